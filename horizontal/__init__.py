@@ -1,0 +1,5 @@
+"""django-horizontal: run a Django monolith as many identical instances."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0.dev0"

@@ -1,0 +1,273 @@
+"""Statements shared by every vendor, parameterised by the vendor's clock expressions.
+
+A subclass sets ``NOW`` (an SQL expression for the database's current instant, evaluated
+per statement) and ``later(param)`` (``NOW`` plus a number of milliseconds), and
+overrides the statements its vendor cannot express in the common dialect.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import DatabaseError
+
+# Statuses a claim may take over, keyed by why the caller is claiming. Fixed strings only:
+# they are spliced into SQL, never user input.
+RUNNING = "running"
+
+
+class UnsupportedDatabase(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What a successful gate claim returns."""
+
+    id: int
+    token: int
+    attempt: int
+
+
+def lock_key(name: str) -> int:
+    """A signed 64-bit key for advisory locks, stable across processes and releases.
+
+    sha256 rather than ``hashtext()`` (32 bits, internal) or crc32 (collides): the
+    namespace prefix keeps us off keys other libraries pick.
+    """
+    digest = hashlib.sha256(f"horizontal:{name}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
+class Dialect:
+    vendor = ""
+    NOW = ""
+
+    def later(self) -> str:
+        """SQL for ``NOW`` plus ``%s`` milliseconds (one integer parameter)."""
+        raise NotImplementedError
+
+    # -- clock ---------------------------------------------------------------------------
+
+    def db_now(self, cursor: Any) -> dt.datetime:
+        cursor.execute(f"SELECT {self.NOW}", [])
+        return self.to_datetime(cursor.fetchone()[0])
+
+    def to_datetime(self, value: Any) -> dt.datetime:
+        if isinstance(value, str):
+            value = dt.datetime.fromisoformat(value)
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=dt.UTC)
+        return value.astimezone(dt.UTC)
+
+    def is_retryable(self, exc: DatabaseError) -> bool:
+        """Deadlocks, lock-wait timeouts and busy errors: the statement may simply be re-run."""
+        return False
+
+    # -- leases --------------------------------------------------------------------------
+
+    def acquire_lease(self, cursor: Any, name: str, owner: str, ttl_ms: int) -> int | None:
+        """Take the lease if it is free or expired; return the new token, else None."""
+        cursor.execute(
+            f"""
+            INSERT INTO horizontal_lease (name, owner, token, expires_at, acquired_at)
+            VALUES (%s, %s, 1, {self.later()}, {self.NOW})
+            ON CONFLICT (name) DO UPDATE SET
+                owner = excluded.owner,
+                token = horizontal_lease.token + 1,
+                expires_at = {self.later()},
+                acquired_at = {self.NOW}
+            WHERE horizontal_lease.expires_at <= {self.NOW}
+            RETURNING token
+            """,
+            [name, owner, ttl_ms, ttl_ms],
+        )
+        row = cursor.fetchone()
+        return None if row is None else int(row[0])
+
+    def renew_lease(self, cursor: Any, name: str, owner: str, token: int, ttl_ms: int) -> bool:
+        cursor.execute(
+            f"""
+            UPDATE horizontal_lease SET expires_at = {self.later()}
+            WHERE name = %s AND owner = %s AND token = %s AND expires_at > {self.NOW}
+            """,
+            [ttl_ms, name, owner, token],
+        )
+        return bool(cursor.rowcount == 1)
+
+    def release_lease(self, cursor: Any, name: str, owner: str, token: int) -> bool:
+        # Expire, never delete: the token sequence must survive the release.
+        cursor.execute(
+            f"""
+            UPDATE horizontal_lease SET expires_at = {self.NOW}
+            WHERE name = %s AND owner = %s AND token = %s AND expires_at > {self.NOW}
+            """,
+            [name, owner, token],
+        )
+        return bool(cursor.rowcount == 1)
+
+    def lease_is_held(self, cursor: Any, name: str, token: int) -> bool:
+        """Inside the caller's transaction: lock the lease row while ``token`` holds it.
+
+        The shared row lock makes a takeover (an UPDATE of this row) wait until the
+        caller's transaction ends, so writes in it commit only while the lease is valid.
+        """
+        cursor.execute(
+            f"""
+            SELECT 1 FROM horizontal_lease
+            WHERE name = %s AND token = %s AND expires_at > {self.NOW} {self.SHARE_LOCK}
+            """,
+            [name, token],
+        )
+        return cursor.fetchone() is not None
+
+    SHARE_LOCK = ""
+
+    # -- job gate ------------------------------------------------------------------------
+
+    def _takeover_condition(self, reclaim_crashed: bool, statuses: tuple[str, ...]) -> str:
+        parts = []
+        if reclaim_crashed:
+            parts.append(
+                f"(horizontal_jobrun.status = '{RUNNING}'"
+                f" AND horizontal_jobrun.expires_at <= {self.NOW})"
+            )
+        if statuses:
+            quoted = ", ".join(f"'{s}'" for s in statuses)
+            parts.append(f"horizontal_jobrun.status IN ({quoted})")
+        return " OR ".join(parts) or "1 = 0"
+
+    def _overlap_condition(self) -> str:
+        return (
+            "NOT EXISTS (SELECT 1 FROM horizontal_jobrun AS other"
+            f" WHERE other.job = %s AND other.slot <> %s AND other.status = '{RUNNING}'"
+            f" AND other.expires_at > {self.NOW})"
+        )
+
+    def claim_slot(
+        self,
+        cursor: Any,
+        *,
+        job: str,
+        slot: str,
+        owner: str,
+        trigger: str,
+        ttl_ms: int,
+        reclaim_crashed: bool,
+        takeover_statuses: tuple[str, ...],
+        skip_if_overlapping: bool,
+    ) -> Claim | None:
+        """Claim (job, slot) in one statement: insert, or take over a crashed/retryable row.
+
+        Returns None when the slot is held, finished, or (with ``skip_if_overlapping``)
+        another slot of the job is still running.
+        """
+        where = self._overlap_condition() if skip_if_overlapping else "1 = 1"
+        params: list[Any] = [job, slot, owner, trigger, ttl_ms]
+        if skip_if_overlapping:
+            params += [job, slot]
+        params += [owner, trigger, ttl_ms]
+        cursor.execute(
+            f"""
+            INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt, trigger,
+                claimed_at, heartbeat_at, expires_at, finished_at, error)
+            SELECT %s, %s, '{RUNNING}', %s, 1, 1, %s, {self.NOW}, {self.NOW}, {self.later()},
+                NULL, ''
+            WHERE {where}
+            ON CONFLICT (job, slot) DO UPDATE SET
+                status = '{RUNNING}', owner = %s, token = horizontal_jobrun.token + 1,
+                attempt = horizontal_jobrun.attempt + 1, trigger = %s,
+                claimed_at = {self.NOW}, heartbeat_at = {self.NOW}, expires_at = {self.later()},
+                finished_at = NULL, error = ''
+            WHERE {self._takeover_condition(reclaim_crashed, takeover_statuses)}
+            RETURNING id, token, attempt
+            """,
+            params,
+        )
+        row = cursor.fetchone()
+        return None if row is None else Claim(int(row[0]), int(row[1]), int(row[2]))
+
+    def record_slot(
+        self, cursor: Any, *, job: str, slot: str, status: str, owner: str, error: str
+    ) -> None:
+        """Insert a row that is not a run (missed, skipped_overlap) unless the slot has one."""
+        cursor.execute(
+            f"""
+            INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt, trigger,
+                claimed_at, heartbeat_at, expires_at, finished_at, error)
+            VALUES (%s, %s, %s, %s, 0, 0, 'schedule', {self.NOW}, {self.NOW}, {self.NOW},
+                {self.NOW}, %s)
+            ON CONFLICT (job, slot) DO NOTHING
+            """,
+            [job, slot, status, owner, error],
+        )
+
+    def renew_run(self, cursor: Any, run_id: int, token: int, ttl_ms: int) -> bool:
+        cursor.execute(
+            f"""
+            UPDATE horizontal_jobrun SET heartbeat_at = {self.NOW}, expires_at = {self.later()}
+            WHERE id = %s AND token = %s AND status = '{RUNNING}' AND expires_at > {self.NOW}
+            """,
+            [ttl_ms, run_id, token],
+        )
+        return bool(cursor.rowcount == 1)
+
+    def finish_run(self, cursor: Any, run_id: int, token: int, status: str, error: str) -> bool:
+        """Fenced completion: only the current token may close the run."""
+        cursor.execute(
+            f"""
+            UPDATE horizontal_jobrun
+            SET status = %s, error = %s, finished_at = {self.NOW}, expires_at = {self.NOW}
+            WHERE id = %s AND token = %s AND status = '{RUNNING}'
+            """,
+            [status, error, run_id, token],
+        )
+        return bool(cursor.rowcount == 1)
+
+    def expire_run(self, cursor: Any, run_id: int, token: int) -> bool:
+        """Hand a claim back (SIGTERM): still ``running``, but re-claimable at once."""
+        cursor.execute(
+            f"""
+            UPDATE horizontal_jobrun SET expires_at = {self.NOW}
+            WHERE id = %s AND token = %s AND status = '{RUNNING}' AND expires_at > {self.NOW}
+            """,
+            [run_id, token],
+        )
+        return bool(cursor.rowcount == 1)
+
+    def insert_effect(self, cursor: Any, key: str, run_id: int, token: int) -> bool:
+        """Insert an idempotency key in the caller's transaction; False if it exists."""
+        cursor.execute(
+            f"""
+            INSERT INTO horizontal_effect ("key", job_run_id, token, created_at)
+            VALUES (%s, %s, %s, {self.NOW})
+            ON CONFLICT ("key") DO NOTHING
+            """,
+            [key, run_id, token],
+        )
+        return bool(cursor.rowcount == 1)
+
+    def run_is_held(self, cursor: Any, run_id: int, token: int) -> bool:
+        """Inside the caller's transaction: lock the run row while ``token`` holds it."""
+        cursor.execute(
+            f"""
+            SELECT 1 FROM horizontal_jobrun
+            WHERE id = %s AND token = %s AND status = '{RUNNING}' AND expires_at > {self.NOW}
+            {self.SHARE_LOCK}
+            """,
+            [run_id, token],
+        )
+        return cursor.fetchone() is not None
+
+    # -- transaction-scoped locks ----------------------------------------------------------
+
+    def xact_lock(self, cursor: Any, name: str, nowait: bool) -> bool:
+        """Take a lock released by COMMIT/ROLLBACK. Must run inside a transaction."""
+        raise NotImplementedError
+
+    def held_lock_count(self, cursor: Any) -> int:
+        """Locks of ours held by any session right now (for leak checks in tests)."""
+        raise NotImplementedError

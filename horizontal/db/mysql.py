@@ -1,0 +1,205 @@
+"""MySQL 8 / MariaDB 10.6+: no ``WHERE`` on upserts, no ``RETURNING`` on updates.
+
+Django's MySQL backend sets ``CLIENT_FOUND_ROWS``, so an upsert's row count cannot tell
+"inserted" from "left alone". Every conditional write here is therefore a plain
+``UPDATE … WHERE <condition>`` (row count 1 iff the condition held) or a plain
+``INSERT`` (a duplicate key means someone else has the row). New tokens come back in the
+OK packet through ``token = LAST_INSERT_ID(token + 1)``: no extra round trip.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import DatabaseError, IntegrityError
+
+from horizontal.db.base import RUNNING, Claim, Dialect
+
+# ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT
+_RETRYABLE_ERRNOS = {1213, 1205}
+# ER_LOCK_NOWAIT (MySQL 3572, MariaDB 1205 with NOWAIT reports lock wait timeout)
+_NOWAIT_ERRNOS = {3572, 1205}
+
+
+def _errno(exc: DatabaseError) -> int | None:
+    args = getattr(exc, "args", ())
+    return args[0] if args and isinstance(args[0], int) else None
+
+
+class MySQLDialect(Dialect):
+    vendor = "mysql"
+    # UTC_TIMESTAMP, not NOW(): NOW() is in the session time zone, Django stores UTC.
+    # (6): microseconds; DATETIME(0) would round to whole seconds.
+    NOW = "UTC_TIMESTAMP(6)"
+    SHARE_LOCK = "LOCK IN SHARE MODE"
+
+    def later(self) -> str:
+        return "(UTC_TIMESTAMP(6) + INTERVAL (%s * 1000) MICROSECOND)"
+
+    def is_retryable(self, exc: DatabaseError) -> bool:
+        return _errno(exc) in _RETRYABLE_ERRNOS
+
+    def acquire_lease(self, cursor: Any, name: str, owner: str, ttl_ms: int) -> int | None:
+        cursor.execute(
+            f"""
+            UPDATE horizontal_lease SET owner = %s, token = LAST_INSERT_ID(token + 1),
+                expires_at = {self.later()}, acquired_at = {self.NOW}
+            WHERE name = %s AND expires_at <= {self.NOW}
+            """,
+            [owner, ttl_ms, name],
+        )
+        if cursor.rowcount == 1:
+            return int(cursor.lastrowid)
+        try:
+            cursor.execute(
+                f"""
+                INSERT INTO horizontal_lease (name, owner, token, expires_at, acquired_at)
+                VALUES (%s, %s, 1, {self.later()}, {self.NOW})
+                """,
+                [name, owner, ttl_ms],
+            )
+        except IntegrityError:
+            return None  # the row exists and is held
+        return 1
+
+    def claim_slot(
+        self,
+        cursor: Any,
+        *,
+        job: str,
+        slot: str,
+        owner: str,
+        trigger: str,
+        ttl_ms: int,
+        reclaim_crashed: bool,
+        takeover_statuses: tuple[str, ...],
+        skip_if_overlapping: bool,
+    ) -> Claim | None:
+        if skip_if_overlapping:
+            cursor.execute(
+                f"SELECT 1 FROM horizontal_jobrun AS other WHERE other.job = %s AND"
+                f" other.slot <> %s AND other.status = '{RUNNING}'"
+                f" AND other.expires_at > {self.NOW} LIMIT 1",
+                [job, slot],
+            )
+            if cursor.fetchone() is not None:
+                return None
+        try:
+            cursor.execute(
+                f"""
+                INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt, trigger,
+                    claimed_at, heartbeat_at, expires_at, finished_at, error)
+                VALUES (%s, %s, '{RUNNING}', %s, 1, 1, %s, {self.NOW}, {self.NOW},
+                    {self.later()}, NULL, '')
+                """,
+                [job, slot, owner, trigger, ttl_ms],
+            )
+            return Claim(int(cursor.lastrowid), 1, 1)
+        except IntegrityError:
+            pass
+        cursor.execute(
+            f"""
+            UPDATE horizontal_jobrun SET status = '{RUNNING}', owner = %s,
+                token = LAST_INSERT_ID(token + 1), attempt = attempt + 1, trigger = %s,
+                claimed_at = {self.NOW}, heartbeat_at = {self.NOW}, expires_at = {self.later()},
+                finished_at = NULL, error = ''
+            WHERE job = %s AND slot = %s
+              AND ({self._takeover_condition(reclaim_crashed, takeover_statuses)})
+            """,
+            [owner, trigger, ttl_ms, job, slot],
+        )
+        if cursor.rowcount != 1:
+            return None
+        token = int(cursor.lastrowid)
+        cursor.execute(
+            "SELECT id, attempt FROM horizontal_jobrun WHERE job = %s AND slot = %s", [job, slot]
+        )
+        run_id, attempt = cursor.fetchone()
+        return Claim(int(run_id), token, int(attempt))
+
+    def record_slot(
+        self, cursor: Any, *, job: str, slot: str, status: str, owner: str, error: str
+    ) -> None:
+        try:
+            cursor.execute(
+                f"""
+                INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt,
+                    trigger, claimed_at, heartbeat_at, expires_at, finished_at, error)
+                VALUES (%s, %s, %s, %s, 0, 0, 'schedule', {self.NOW}, {self.NOW}, {self.NOW},
+                    {self.NOW}, %s)
+                """,
+                [job, slot, status, owner, error],
+            )
+        except IntegrityError:
+            pass  # the slot already has a row; it says more than this one would
+
+    def insert_effect(self, cursor: Any, key: str, run_id: int, token: int) -> bool:
+        # No ON CONFLICT DO NOTHING, and INSERT IGNORE would turn unrelated errors into
+        # warnings: a savepoint lets a duplicate fail without aborting the caller's work.
+        cursor.execute("SAVEPOINT horizontal_effect", [])
+        try:
+            cursor.execute(
+                f"INSERT INTO horizontal_effect (`key`, job_run_id, token, created_at)"
+                f" VALUES (%s, %s, %s, {self.NOW})",
+                [key, run_id, token],
+            )
+        except IntegrityError:
+            cursor.execute("ROLLBACK TO SAVEPOINT horizontal_effect", [])
+            return False
+        cursor.execute("RELEASE SAVEPOINT horizontal_effect", [])
+        return True
+
+    def _takeover_condition(self, reclaim_crashed: bool, statuses: tuple[str, ...]) -> str:
+        # MySQL's UPDATE here has no table alias to qualify with; the columns are unambiguous.
+        return (
+            super()
+            ._takeover_condition(reclaim_crashed, statuses)
+            .replace("horizontal_jobrun.", "")
+        )
+
+    def xact_lock(self, cursor: Any, name: str, nowait: bool) -> bool:
+        # GET_LOCK is session-scoped and survives COMMIT: on a persistent connection a missed
+        # release leaks it. A row lock on a lease-table row ends with the transaction.
+        key = f"xact:{name}"
+        for _ in range(2):
+            locked = self._lock_row(cursor, key, nowait)
+            if locked is not None:
+                return locked
+            # No row yet: our own insert locks the new row until the transaction ends. A
+            # concurrent creator makes it a duplicate; then lock the row it created.
+            cursor.execute("SAVEPOINT horizontal_xact_row", [])
+            try:
+                cursor.execute(
+                    f"INSERT INTO horizontal_lease (name, owner, token, expires_at, acquired_at)"
+                    f" VALUES (%s, '', 0, {self.NOW}, {self.NOW})",
+                    [key],
+                )
+            except IntegrityError:
+                cursor.execute("ROLLBACK TO SAVEPOINT horizontal_xact_row", [])
+                continue
+            cursor.execute("RELEASE SAVEPOINT horizontal_xact_row", [])
+            return True
+        raise DatabaseError(f"could not create or lock the lock row {key!r}")
+
+    def _lock_row(self, cursor: Any, key: str, nowait: bool) -> bool | None:
+        """True if locked, False if busy (nowait), None if the row does not exist."""
+        suffix = " NOWAIT" if nowait else ""
+        try:
+            cursor.execute(
+                f"SELECT name FROM horizontal_lease WHERE name = %s FOR UPDATE{suffix}", [key]
+            )
+        except DatabaseError as exc:
+            if nowait and _errno(exc) in _NOWAIT_ERRNOS:
+                return False
+            raise
+        return True if cursor.fetchone() is not None else None
+
+    def held_lock_count(self, cursor: Any) -> int:
+        # Row locks of ours are visible only through InnoDB's lock views; count open
+        # transactions other than ours that hold locks on our table instead.
+        cursor.execute(
+            "SELECT count(*) FROM information_schema.innodb_trx"
+            " WHERE trx_mysql_thread_id <> CONNECTION_ID() AND trx_rows_locked > 0",
+            [],
+        )
+        return int(cursor.fetchone()[0])

@@ -1,0 +1,78 @@
+"""SQLite (3.35+ for RETURNING): one writer at a time, millisecond ``'now'``.
+
+SQLite has no row or advisory locks: the write lock is the whole database. A write
+statement takes it at once, so guards here are no-op writes, which hold the write lock
+until the transaction ends (a plain read would let another writer in first and then fail
+our upgrade with SQLITE_BUSY without waiting for the busy timeout).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import DatabaseError
+
+from horizontal.db.base import RUNNING, Dialect
+
+# Django stores datetimes as 'YYYY-MM-DD HH:MM:SS.ffffff' text; this has the same shape
+# (milliseconds), so comparisons with stored values are plain text comparisons.
+_NOW = "strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now')"
+
+
+class SQLiteDialect(Dialect):
+    vendor = "sqlite"
+    NOW = _NOW
+
+    def later(self) -> str:
+        return "strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', '+' || (%s / 1000.0) || ' seconds')"
+
+    def is_retryable(self, exc: DatabaseError) -> bool:
+        return "database is locked" in str(exc) or "database table is locked" in str(exc)
+
+    def lease_is_held(self, cursor: Any, name: str, token: int) -> bool:
+        cursor.execute(
+            f"""
+            UPDATE horizontal_lease SET owner = owner
+            WHERE name = %s AND token = %s AND expires_at > {self.NOW}
+            """,
+            [name, token],
+        )
+        return bool(cursor.rowcount == 1)
+
+    def run_is_held(self, cursor: Any, run_id: int, token: int) -> bool:
+        cursor.execute(
+            f"""
+            UPDATE horizontal_jobrun SET owner = owner
+            WHERE id = %s AND token = %s AND status = '{RUNNING}' AND expires_at > {self.NOW}
+            """,
+            [run_id, token],
+        )
+        return bool(cursor.rowcount == 1)
+
+    def xact_lock(self, cursor: Any, name: str, nowait: bool) -> bool:
+        # Any write takes the database's single write lock until COMMIT/ROLLBACK.
+        sql = f"""
+            INSERT INTO horizontal_lease (name, owner, token, expires_at, acquired_at)
+            VALUES (%s, '', 0, {self.NOW}, {self.NOW})
+            ON CONFLICT (name) DO UPDATE SET owner = horizontal_lease.owner
+        """
+        if not nowait:
+            cursor.execute(sql, [f"xact:{name}"])
+            return True
+        cursor.execute("PRAGMA busy_timeout", [])
+        previous = int(cursor.fetchone()[0])
+        cursor.execute("PRAGMA busy_timeout = 0", [])
+        try:
+            cursor.execute(sql, [f"xact:{name}"])
+            return True
+        except DatabaseError as exc:
+            if self.is_retryable(exc):
+                return False
+            raise
+        finally:
+            cursor.execute(f"PRAGMA busy_timeout = {previous:d}", [])
+
+    def held_lock_count(self, cursor: Any) -> int:
+        # A lock can only live inside an open transaction of a live connection; SQLite
+        # cannot see other connections' transactions, so this is always zero from here.
+        return 0

@@ -1,0 +1,38 @@
+"""Errors that job and application code is expected to catch or let propagate."""
+
+from __future__ import annotations
+
+
+class HorizontalError(Exception):
+    """Base class for every error raised by horizontal."""
+
+
+class LeaseLost(HorizontalError):
+    """The lease or claimed run is no longer held: stop starting new work.
+
+    Raised at the next checkpoint (``run.check()``, ``run.effect()``, ``run.fence()``)
+    once the holder can no longer prove, from its own monotonic clock, that its last
+    successful renewal is recent enough, or once the database says another holder
+    has taken over.
+    """
+
+
+class FencedOut(LeaseLost):
+    """A fenced write changed nothing because a newer token holds the lease or run."""
+
+
+class TransactionRefused(HorizontalError):
+    """A lease or gate statement was called inside the caller's open transaction.
+
+    Lease and gate statements must commit on their own: inside an outer transaction
+    they would be invisible to other instances until that transaction commits and,
+    on PostgreSQL, would see the transaction's start time as "now".
+    """
+
+
+class UnknownJob(HorizontalError):
+    """No job is registered under that name."""
+
+
+class InvalidSlot(HorizontalError):
+    """A slot that is not a tick of the job's schedule, or is in the future."""

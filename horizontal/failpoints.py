@@ -1,0 +1,45 @@
+"""Named fault-injection points for the chaos suite.
+
+``HORIZONTAL_FAILPOINTS="after_claim=sleep:10,before_finish=exit"`` takes effect only
+when ``HORIZONTAL_DEBUG_FAILPOINTS = True``; in every other configuration ``hit()`` is a
+dictionary lookup on an empty string and does nothing.
+
+Actions: ``sleep:SECONDS``, ``exit`` (``os._exit(137)``, like a kill -9 of ourselves,
+with no cleanup), ``stop`` (SIGSTOP ourselves: a test resumes us with SIGCONT),
+``raise`` (``RuntimeError``).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+from horizontal.conf import conf
+
+
+def _parse(spec: str) -> dict[str, str]:
+    points = {}
+    for item in filter(None, (part.strip() for part in spec.split(","))):
+        name, _, action = item.partition("=")
+        points[name.strip()] = action.strip()
+    return points
+
+
+def hit(name: str) -> None:
+    spec = conf.FAILPOINTS
+    if not spec:
+        return
+    action = _parse(spec).get(name)
+    if not action:
+        return
+    if action.startswith("sleep:"):
+        time.sleep(float(action.removeprefix("sleep:")))
+    elif action == "exit":
+        os._exit(137)
+    elif action == "stop":
+        os.kill(os.getpid(), signal.SIGSTOP)
+    elif action == "raise":
+        raise RuntimeError(f"failpoint {name}")
+    else:
+        raise ValueError(f"unknown failpoint action {action!r} for {name!r}")

@@ -1,0 +1,42 @@
+"""Who am I? A stable identity for this process, on every row and every log line."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import uuid
+
+from horizontal.conf import conf
+
+# One boot id per process start: tells two incarnations of the same pid apart (containers
+# restart with pid 1 again and again).
+_BOOT_ID = uuid.uuid4().hex[:8]
+_BOOT_PID = os.getpid()
+
+
+def instance_id() -> str:
+    """``HORIZONTAL_INSTANCE_ID`` or ``hostname:pid:boot-id``.
+
+    A forked child (gunicorn worker, multiprocessing) gets its own pid in the id and a
+    fresh boot id, so two workers of one master are never confused.
+    """
+    explicit = conf.INSTANCE_ID
+    if explicit:
+        return explicit
+    global _BOOT_ID, _BOOT_PID
+    pid = os.getpid()
+    if pid != _BOOT_PID:
+        _BOOT_ID, _BOOT_PID = uuid.uuid4().hex[:8], pid
+    return f"{socket.gethostname()}:{pid}:{_BOOT_ID}"
+
+
+class InstanceFilter(logging.Filter):
+    """Adds ``record.instance`` so formatters can print ``%(instance)s``.
+
+    Add it to a handler's ``filters`` in ``LOGGING``; it never drops a record.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.instance = instance_id()
+        return True

@@ -1,0 +1,108 @@
+"""The job gate: one ``JobRun`` row per (job, slot), claimed in one statement.
+
+The row is both the gate (a unique key) and the run's lease (token, expiry renewed by a
+heartbeat). Every function here runs in its own short transaction on
+``HORIZONTAL_DATABASE`` and refuses to run inside the caller's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from horizontal.conf import conf
+from horizontal.db import Claim
+from horizontal.instance import instance_id
+from horizontal.jobs.registry import Job
+from horizontal.leases import run_statement
+from horizontal.models import JobRun
+
+# What each reason for claiming may take over, besides a crashed (expired) running claim.
+RETRY_STATUSES = (JobRun.Status.FAILED, JobRun.Status.ABANDONED)
+UNRUN_STATUSES = (JobRun.Status.MISSED, JobRun.Status.SKIPPED_OVERLAP)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """A successful claim: this process now runs (job, slot) under ``token``."""
+
+    job: Job
+    slot: str
+    claim: Claim
+    owner: str
+    ttl: float
+    using: str
+
+
+def ttl_of(job: Job) -> float:
+    return conf.LEASE_TTL if job.ttl is None else float(job.ttl)
+
+
+def claim_slot(
+    job: Job, slot: str, *, trigger: str, retry: bool = False, explicit: bool = False
+) -> Attempt | None:
+    """Claim ``slot`` for ``job``; None if another run has it, finished it, or overlaps.
+
+    ``explicit`` (an operator named the slot) may run a slot recorded as missed or
+    skipped; ``retry`` may also re-run a failed or abandoned one.
+    """
+    using = conf.DATABASE
+    owner = instance_id()
+    ttl = ttl_of(job)
+    statuses: tuple[str, ...] = ()
+    if explicit or retry:
+        statuses += UNRUN_STATUSES
+    if retry:
+        statuses += RETRY_STATUSES
+    claim = run_statement(
+        using,
+        lambda cursor, dialect: dialect.claim_slot(
+            cursor,
+            job=job.name,
+            slot=slot,
+            owner=owner,
+            trigger=trigger,
+            ttl_ms=int(ttl * 1000),
+            reclaim_crashed=job.reclaim_crashed or retry,
+            takeover_statuses=statuses,
+            skip_if_overlapping=job.overlap == "skip",
+        ),
+    )
+    if claim is None:
+        return None
+    return Attempt(job, slot, claim, owner, ttl, using)
+
+
+def record_slot(job: Job, slot: str, status: str, note: str = "") -> None:
+    """Put a non-run (missed, skipped_overlap) on record, unless the slot has a row."""
+    run_statement(
+        conf.DATABASE,
+        lambda cursor, dialect: dialect.record_slot(
+            cursor, job=job.name, slot=slot, status=status, owner=instance_id(), error=note
+        ),
+    )
+
+
+def slot_row(job: Job, slot: str) -> JobRun | None:
+    return JobRun.objects.using(conf.DATABASE).filter(job=job.name, slot=slot).first()
+
+
+def running_other(job: Job, slot: str) -> JobRun | None:
+    return (
+        JobRun.objects.using(conf.DATABASE)
+        .filter(job=job.name, status=JobRun.Status.RUNNING)
+        .exclude(slot=slot)
+        .order_by("-claimed_at")
+        .first()
+    )
+
+
+def last_recorded_slot(job: Job) -> str | None:
+    """The newest cron slot on record for ``job`` (slot strings sort as instants)."""
+    row = (
+        JobRun.objects.using(conf.DATABASE)
+        .filter(job=job.name, slot__endswith="Z")
+        .order_by("-slot")
+        .values_list("slot", flat=True)
+        .first()
+    )
+    return row

@@ -1,0 +1,49 @@
+"""What ``manage.py jobs`` shows: the registry joined with the run history."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from horizontal.conf import conf
+from horizontal.jobs import slots
+from horizontal.jobs.registry import registry
+from horizontal.jobs.runner import _fmt, db_now
+from horizontal.models import JobRun
+
+
+@dataclass(frozen=True)
+class JobSummary:
+    title: str
+    details: list[str]
+    runs: list[str]
+
+
+def job_summaries(recent: int = 5) -> list[JobSummary]:
+    now = db_now()
+    summaries = []
+    for name in registry.names():
+        job = registry.jobs[name]
+        schedule = f"{job.schedule} ({job.timezone})" if job.schedule else "manual (--slot)"
+        nxt = slots.next_tick(job, now)
+        details = [
+            f"schedule: {schedule}; catchup={job.catchup}, overlap={job.overlap}",
+            f"next slot: {slots.format_slot(nxt) if nxt else '-'}",
+            f"defined in: {job.origin}",
+        ]
+        rows = JobRun.objects.using(conf.DATABASE).filter(job=name).order_by("-slot")[:recent]
+        runs = []
+        for row in rows:
+            took = ""
+            if row.finished_at and row.status in (JobRun.Status.SUCCEEDED, JobRun.Status.FAILED):
+                took = f" in {(row.finished_at - row.claimed_at).total_seconds():.1f} s"
+            expired = (
+                " (claim expired: crashed?)"
+                if row.status == JobRun.Status.RUNNING and row.expires_at <= now
+                else ""
+            )
+            runs.append(
+                f"{row.slot}  {row.status}{took}{expired}  on {row.owner or '-'}  "
+                f"token {row.token}, attempt {row.attempt}, finished {_fmt(row.finished_at)}"
+            )
+        summaries.append(JobSummary(f"{name}: {job.description or ''}".rstrip(": "), details, runs))
+    return summaries

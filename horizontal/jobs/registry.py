@@ -1,0 +1,116 @@
+"""The ``@job`` decorator and the registry it fills.
+
+Registration never raises: a bad schedule or a name registered twice is recorded and
+reported by the system checks (``horizontal.E0xx``) at start-up and by ``runjob``, so a
+typo cannot break an import chain in the middle of app loading.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from horizontal.jobs.runner import Run
+
+CATCHUP_POLICIES = ("skip", "latest", "all")
+OVERLAP_POLICIES = ("skip", "allow")
+
+
+@dataclass(frozen=True)
+class Job:
+    """A registered job. See ``docs/jobs.md`` for every option."""
+
+    name: str
+    func: Callable[[Run], Any]
+    schedule: str | None = None
+    timezone: str = "UTC"
+    catchup: str = "latest"
+    overlap: str = "skip"
+    ttl: float | None = None
+    grace: dt.timedelta = dt.timedelta(minutes=10)
+    window: dt.timedelta = dt.timedelta(days=1)
+    reclaim_crashed: bool = True
+    description: str = ""
+
+    @property
+    def origin(self) -> str:
+        return f"{self.func.__module__}.{self.func.__qualname__}"
+
+
+@dataclass
+class Registry:
+    jobs: dict[str, Job] = field(default_factory=dict)
+    # name -> every origin that registered it, when more than one did
+    duplicates: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, new: Job) -> None:
+        existing = self.jobs.get(new.name)
+        if existing is not None and existing.func is not new.func:
+            origins = self.duplicates.setdefault(new.name, [existing.origin])
+            origins.append(new.origin)
+            return
+        self.jobs[new.name] = new
+
+    def get(self, name: str) -> Job | None:
+        return self.jobs.get(name)
+
+    def names(self) -> list[str]:
+        return sorted(self.jobs)
+
+
+registry = Registry()
+
+
+def job(
+    name: str,
+    *,
+    schedule: str | None = None,
+    timezone: str = "UTC",
+    catchup: str = "latest",
+    overlap: str = "skip",
+    ttl: float | None = None,
+    grace: dt.timedelta | float = dt.timedelta(minutes=10),
+    window: dt.timedelta | float = dt.timedelta(days=1),
+    reclaim_crashed: bool = True,
+) -> Callable[[Callable[[Run], Any]], Callable[[Run], Any]]:
+    """Register ``func(run)`` as the job ``name``.
+
+    - ``schedule``: a cron expression (5 fields, or 6 with seconds last), evaluated in
+      ``timezone``; None for a job that only runs with an explicit ``--slot``.
+    - ``catchup``: what ``runjob`` without ``--slot`` does when the latest tick is old:
+      ``"latest"`` runs the latest tick within ``window``; ``"skip"`` runs it only within
+      ``grace`` of the tick, else records it as missed; ``"all"`` runs every tick not yet
+      on record within ``window``, oldest first.
+    - ``overlap``: ``"skip"`` records the slot as ``skipped_overlap`` while another slot
+      of the job still runs; ``"allow"`` runs them side by side.
+    - ``ttl``: seconds a claim lives without a heartbeat (``HORIZONTAL_LEASE_TTL``).
+    - ``reclaim_crashed``: a run whose heartbeat stopped may be re-claimed, with a higher
+      token, once its claim expires.
+    """
+
+    def decorator(func: Callable[[Run], Any]) -> Callable[[Run], Any]:
+        registry.add(
+            Job(
+                name=name,
+                func=func,
+                schedule=schedule,
+                timezone=timezone,
+                catchup=catchup,
+                overlap=overlap,
+                ttl=ttl,
+                grace=_seconds(grace),
+                window=_seconds(window),
+                reclaim_crashed=reclaim_crashed,
+                description=(func.__doc__ or "").strip().split("\n")[0],
+            )
+        )
+        return func
+
+    return decorator
+
+
+def _seconds(value: dt.timedelta | float) -> dt.timedelta:
+    return value if isinstance(value, dt.timedelta) else dt.timedelta(seconds=value)

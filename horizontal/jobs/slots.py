@@ -1,0 +1,141 @@
+"""From a cron schedule and the database's now to slots: deterministic UTC instants.
+
+A slot is the scheduled instant, never "now": every node that asks for the latest slot
+of ``0 0 * * *`` at 00:00:03 or at 00:07 gets the same ``2026-11-29T00:00:00Z``.
+
+Daylight-saving rule (documented in docs/jobs.md): the schedule is read as wall-clock
+time in the job's time zone. A wall time that does not exist (the spring-forward gap)
+runs once, at the first instant after the gap. A wall time that happens twice (the
+fall-back hour) runs once, at its first occurrence, unless the hour field is ``*`` or a
+step (the job runs every hour or more often): then the repeated hour runs again, as the
+elapsed time demands.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import zoneinfo
+from collections.abc import Iterator
+
+from croniter import croniter
+
+from horizontal.exceptions import InvalidSlot
+from horizontal.jobs.registry import Job
+
+SLOT_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def format_slot(instant: dt.datetime) -> str:
+    return instant.astimezone(dt.UTC).strftime(SLOT_FORMAT)
+
+
+def slot_instant(slot: str) -> dt.datetime | None:
+    """The UTC instant of a cron slot string, or None for a free-form slot (release id)."""
+    try:
+        return dt.datetime.strptime(slot, SLOT_FORMAT).replace(tzinfo=dt.UTC)
+    except ValueError:
+        return None
+
+
+def zone(job: Job) -> zoneinfo.ZoneInfo:
+    return zoneinfo.ZoneInfo(job.timezone)
+
+
+def _hour_repeats(job: Job) -> bool:
+    assert job.schedule is not None
+    fields = job.schedule.split()
+    hour = fields[1] if len(fields) > 1 else "*"
+    return hour == "*" or hour.startswith("*/")
+
+
+def _is_repeat(local: dt.datetime, tz: zoneinfo.ZoneInfo) -> bool:
+    """True for the second occurrence of an ambiguous wall time."""
+    wall = local.replace(tzinfo=None)
+    first = wall.replace(tzinfo=tz, fold=0)
+    return first.utcoffset() != local.utcoffset() and first.astimezone(dt.UTC) < local.astimezone(
+        dt.UTC
+    )
+
+
+def _keep(job: Job, local: dt.datetime, tz: zoneinfo.ZoneInfo) -> bool:
+    return _hour_repeats(job) or not _is_repeat(local, tz)
+
+
+def latest_tick(job: Job, now: dt.datetime) -> dt.datetime | None:
+    """The latest tick of ``job`` at or before ``now`` (UTC), or None without a schedule."""
+    if job.schedule is None:
+        return None
+    tz = zone(job)
+    # Ticks fall on whole seconds: start just after now's second so a tick equal to now is
+    # included (croniter's get_prev is strictly before its start).
+    start = (now.replace(microsecond=0) + dt.timedelta(seconds=1)).astimezone(tz)
+    it = croniter(job.schedule, start)
+    for _ in range(4):
+        local = it.get_prev(dt.datetime)
+        if _keep(job, local, tz):
+            return local.astimezone(dt.UTC)
+    raise AssertionError("a schedule cannot repeat an hour four times in a row")
+
+
+def next_tick(job: Job, now: dt.datetime) -> dt.datetime | None:
+    if job.schedule is None:
+        return None
+    tz = zone(job)
+    it = croniter(job.schedule, now.astimezone(tz))
+    for _ in range(4):
+        local = it.get_next(dt.datetime)
+        if _keep(job, local, tz):
+            return local.astimezone(dt.UTC)
+    raise AssertionError("a schedule cannot repeat an hour four times in a row")
+
+
+def ticks_between(
+    job: Job, after: dt.datetime, until: dt.datetime, limit: int = 10_000
+) -> Iterator[dt.datetime]:
+    """Ticks in ``(after, until]``, oldest first, at most ``limit`` of them."""
+    if job.schedule is None:
+        return
+    tz = zone(job)
+    it = croniter(job.schedule, after.astimezone(tz))
+    count = 0
+    while count < limit:
+        local = it.get_next(dt.datetime)
+        instant = local.astimezone(dt.UTC)
+        if instant > until:
+            return
+        if _keep(job, local, tz):
+            count += 1
+            yield instant
+
+
+def parse_slot(job: Job, text: str, now: dt.datetime) -> str:
+    """Normalise a ``--slot`` value to the canonical slot string, or raise InvalidSlot.
+
+    For a scheduled job the value is an ISO 8601 instant; without an offset it is read in
+    the job's time zone. It must be a tick of the schedule and not in the future (a
+    future slot run now would make the real one a silent no-op).
+    """
+    if job.schedule is None:
+        if not text or len(text) > 64:
+            raise InvalidSlot("a slot is 1 to 64 characters")
+        return text
+    try:
+        parsed = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidSlot(
+            f"{text!r} is not an ISO 8601 instant such as 2026-11-29T00:00:00Z"
+        ) from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=zone(job))
+    instant = parsed.astimezone(dt.UTC)
+    if instant > now:
+        raise InvalidSlot(
+            f"slot {format_slot(instant)} is in the future (database time is "
+            f"{format_slot(now)}); running it now would skip the real run"
+        )
+    if latest_tick(job, instant) != instant:
+        raise InvalidSlot(
+            f"{format_slot(instant)} is not a tick of {job.name}'s schedule "
+            f"{job.schedule!r} ({job.timezone})"
+        )
+    return format_slot(instant)

@@ -1,0 +1,294 @@
+"""Leases: named, expiring grants with fencing tokens, on the database clock.
+
+``acquire`` takes a free or expired lease in one statement and returns a ``Lease``
+carrying a token larger than every token issued for that name before. The holder counts
+its validity from when it *sent* its last successful renewal (a monotonic clock, never
+the wall clock): a reply that arrives late still leaves it valid only until
+``sent_at + renew_deadline``. Writes that depend on the lease go through ``fence``.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from django.db import DatabaseError, connections, transaction
+from django.db.models import Exists, QuerySet
+
+from horizontal import failpoints
+from horizontal.conf import conf
+from horizontal.db import Dialect, dialect_for
+from horizontal.exceptions import FencedOut, LeaseLost, TransactionRefused
+from horizontal.instance import instance_id
+
+logger = logging.getLogger("horizontal.leases")
+
+T = TypeVar("T")
+
+_RETRIES = 8
+
+
+def run_statement(using: str, statement: Callable[[Any, Dialect], T]) -> T:
+    """Run one lease or gate statement in its own transaction, retrying transient errors.
+
+    Refuses to run inside the caller's transaction: there it would be invisible to other
+    instances until the caller commits, and would hold row locks for as long.
+    """
+    connection = connections[using]
+    if connection.in_atomic_block:
+        raise TransactionRefused(
+            "horizontal lease and job-gate statements commit on their own and cannot run "
+            "inside transaction.atomic() (or ATOMIC_REQUESTS): call this outside the "
+            "transaction."
+        )
+    for attempt in range(_RETRIES):
+        try:
+            dialect = dialect_for(connection)
+            with connection.cursor() as cursor:
+                return statement(cursor, dialect)
+        except DatabaseError as exc:
+            retryable = dialect_for(connection).is_retryable(exc)
+            broken = connection.connection is not None and not connection.is_usable()
+            if broken:
+                connection.close()
+            if attempt + 1 == _RETRIES or not (retryable or broken):
+                raise
+            logger.info("retrying after %s: %s", type(exc).__name__, exc)
+            time.sleep(min(0.5, 0.01 * 2**attempt) * (0.5 + random.random()))
+    raise AssertionError("unreachable")
+
+
+class Validity:
+    """The holder's own, conservative view of whether it still holds a grant.
+
+    Valid until ``sent_at(last successful renew) + deadline`` on the monotonic clock, or
+    until someone says the grant is gone.
+    """
+
+    def __init__(self, deadline: float, sent_at: float) -> None:
+        self.deadline = deadline
+        self._valid_until = sent_at + deadline
+        self._lost_reason: str | None = None
+        self._lock = threading.Lock()
+
+    def renewed(self, sent_at: float) -> None:
+        with self._lock:
+            if self._lost_reason is None:
+                self._valid_until = max(self._valid_until, sent_at + self.deadline)
+
+    def lose(self, reason: str) -> None:
+        with self._lock:
+            if self._lost_reason is None:
+                self._lost_reason = reason
+
+    @property
+    def valid(self) -> bool:
+        return self._lost_reason is None and time.monotonic() < self._valid_until
+
+    def check(self, what: str) -> None:
+        if self._lost_reason is not None:
+            raise LeaseLost(f"{what}: {self._lost_reason}")
+        if time.monotonic() >= self._valid_until:
+            raise LeaseLost(f"{what}: no successful renewal within {self.deadline:g} s")
+
+
+class Heartbeat:
+    """A thread that renews a grant every ``interval`` seconds on its own connection.
+
+    ``renew(cursor, dialect)`` returns False when the database says the grant is gone;
+    then the heartbeat stops and marks the validity lost. Errors are retried until the
+    local deadline passes.
+    """
+
+    def __init__(
+        self,
+        using: str,
+        validity: Validity,
+        interval: float,
+        renew: Callable[[Any, Dialect], bool],
+        name: str,
+    ) -> None:
+        self.using = using
+        self.validity = validity
+        self.interval = interval
+        self.renew = renew
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=f"horizontal-heartbeat:{name}")
+        self._thread.daemon = True
+
+    def start(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
+
+    def _loop(self) -> None:
+        try:
+            while not self._stop.wait(self.interval):
+                failpoints.hit("before_renew")
+                sent_at = time.monotonic()
+                try:
+                    ok = run_statement(self.using, self.renew)
+                except DatabaseError as exc:
+                    logger.warning("renewal failed, will retry: %s", exc)
+                    if not self.validity.valid:
+                        self.validity.lose(f"renewals failed until the deadline ({exc})")
+                        return
+                    continue
+                if not ok:
+                    self.validity.lose("the database reports that another holder took over")
+                    return
+                self.validity.renewed(sent_at)
+        finally:
+            connections[self.using].close()
+
+
+class Lease:
+    """A held lease. Use ``renew()`` or ``keep_alive()``, ``check()``, ``fence()``."""
+
+    def __init__(
+        self, name: str, owner: str, token: int, ttl: float, renew_deadline: float,
+        using: str, sent_at: float,
+    ) -> None:
+        self.name = name
+        self.owner = owner
+        self.token = token
+        self.ttl = ttl
+        self.using = using
+        self.validity = Validity(renew_deadline, sent_at)
+
+    def __repr__(self) -> str:
+        return f"<Lease {self.name!r} token={self.token} owner={self.owner!r}>"
+
+    @property
+    def valid(self) -> bool:
+        return self.validity.valid
+
+    def check(self) -> None:
+        """Raise ``LeaseLost`` if this holder can no longer be sure it holds the lease."""
+        self.validity.check(f"lease {self.name!r} (token {self.token})")
+
+    def _renew_statement(self, cursor: Any, dialect: Dialect) -> bool:
+        return dialect.renew_lease(cursor, self.name, self.owner, self.token, _ms(self.ttl))
+
+    def renew(self) -> bool:
+        sent_at = time.monotonic()
+        if run_statement(self.using, self._renew_statement):
+            self.validity.renewed(sent_at)
+            return True
+        self.validity.lose("the database reports the lease expired or was taken over")
+        return False
+
+    def release(self) -> bool:
+        """Expire the lease now (the row stays, so the next token is ours + 1)."""
+        self.validity.lose("released")
+        return run_statement(
+            self.using,
+            lambda cursor, dialect: dialect.release_lease(cursor, self.name, self.owner,
+                                                          self.token),
+        )
+
+    @contextmanager
+    def keep_alive(self, interval: float | None = None) -> Iterator[Lease]:
+        """Renew in a background thread every ``interval`` (default ttl / 3) until exit."""
+        heartbeat = Heartbeat(
+            self.using, self.validity, interval or self.ttl / 3, self._renew_statement, self.name
+        ).start()
+        try:
+            yield self
+        finally:
+            heartbeat.stop()
+
+    def fence(self, queryset: QuerySet[Any], **updates: Any) -> int:
+        """``queryset.update(**updates)`` only while this token holds the lease.
+
+        Raises ``FencedOut`` when a newer token holds it (the update changed nothing).
+        """
+        from horizontal.models import Lease as LeaseRow
+
+        self.check()
+        guard = LeaseRow.objects.filter(name=self.name, token=self.token)
+        return fenced_update(
+            self.using,
+            queryset,
+            updates,
+            held=lambda cursor, dialect: dialect.lease_is_held(cursor, self.name, self.token),
+            guard=guard,
+            what=f"lease {self.name!r} token {self.token}",
+        )
+
+    def __enter__(self) -> Lease:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        try:
+            self.release()
+        except DatabaseError:
+            logger.warning("could not release lease %r; it expires by itself", self.name)
+
+
+def fenced_update(
+    using: str,
+    queryset: QuerySet[Any],
+    updates: dict[str, Any],
+    *,
+    held: Callable[[Any, Dialect], bool],
+    guard: QuerySet[Any],
+    what: str,
+) -> int:
+    """Lock the grant's row, then update; both in one transaction.
+
+    The shared row lock makes a takeover wait until this transaction ends, and the
+    update itself is conditioned on the token in the same statement.
+    """
+    if queryset.db != using:
+        raise ValueError(
+            f"fenced writes must use the database that holds the lease ({using!r}), "
+            f"not {queryset.db!r}"
+        )
+    connection = connections[using]
+    with transaction.atomic(using=using):
+        with connection.cursor() as cursor:
+            if not held(cursor, dialect_for(connection)):
+                raise FencedOut(f"{what} no longer holds: the write was not made")
+        return queryset.filter(Exists(guard)).update(**updates)
+
+
+def _ms(seconds: float) -> int:
+    return int(seconds * 1000)
+
+
+def default_owner() -> str:
+    return instance_id()
+
+
+def acquire(
+    name: str,
+    *,
+    ttl: float | None = None,
+    renew_deadline: float | None = None,
+    owner: str | None = None,
+    using: str | None = None,
+) -> Lease | None:
+    """Take the lease ``name`` if it is free or expired; None if someone holds it."""
+    ttl = conf.LEASE_TTL if ttl is None else float(ttl)
+    renew_deadline = ttl * 2 / 3 if renew_deadline is None else float(renew_deadline)
+    if not 0 < renew_deadline < ttl:
+        raise ValueError("renew_deadline must be positive and shorter than ttl")
+    owner = owner or default_owner()
+    using = using or conf.DATABASE
+    sent_at = time.monotonic()
+    token = run_statement(
+        using, lambda cursor, dialect: dialect.acquire_lease(cursor, name, owner, _ms(ttl))
+    )
+    if token is None:
+        return None
+    return Lease(name, owner, token, ttl, renew_deadline, using, sent_at)

@@ -1,0 +1,48 @@
+"""Transaction-scoped locks for short critical sections.
+
+``xact_lock`` takes a lock that COMMIT or ROLLBACK releases and nothing else can: a
+PostgreSQL advisory *xact* lock, a row lock on MySQL/MariaDB, SQLite's write lock. No
+session-level lock is ever taken, so nothing can leak through a pooled or persistent
+connection (``CONN_MAX_AGE``, PgBouncer in transaction mode). Long jobs use leases and
+fencing instead: holding a transaction open for minutes blocks vacuum and replication.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.db import connections, transaction
+
+from horizontal.conf import conf
+from horizontal.db import dialect_for
+
+
+@contextmanager
+def xact_lock(name: str, *, nowait: bool = False, using: str | None = None) -> Iterator[bool]:
+    """Hold the lock ``name`` until the enclosing transaction ends.
+
+    Opens ``transaction.atomic(using)``; inside an outer atomic block it joins it (a
+    savepoint), and the lock then lasts until the *outer* transaction ends, which is the
+    point. Yields True once locked; with ``nowait=True`` yields False at once when another
+    transaction holds it::
+
+        with xact_lock("rebuild-search-index", nowait=True) as locked:
+            if not locked:
+                return
+            rebuild()
+    """
+    using = using or conf.DATABASE
+    connection = connections[using]
+    with transaction.atomic(using=using):
+        with connection.cursor() as cursor:
+            locked = dialect_for(connection).xact_lock(cursor, name, nowait)
+        yield locked
+
+
+def held_lock_count(using: str | None = None) -> int:
+    """How many transaction-scoped locks other sessions hold right now (leak checks)."""
+    using = using or conf.DATABASE
+    connection = connections[using]
+    with connection.cursor() as cursor:
+        return dialect_for(connection).held_lock_count(cursor)
