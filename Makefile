@@ -1,0 +1,56 @@
+# The two entry points of the README, and the pieces they are made of.
+#   make demo   set up, seed the demo data and run the refund job twice (SQLite)
+#   make test   set up both Django versions, start services, lint, run the whole suite
+
+PY311 ?= python3
+PY312 ?= $(shell (command -v python3.12 || ls $$HOME/.pyenv/versions/3.12*/bin/python3.12 2>/dev/null) | head -n1)
+VENV := .venv
+VENV61 := .venv-django61
+
+.PHONY: demo test test-52 test-61 lint setup setup-61 services bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PY311) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
+	$(VENV)/bin/pip install -q -e ".[dev]" "django>=5.2,<6.0"
+	touch $@
+
+$(VENV61)/.installed: pyproject.toml
+	@test -n "$(PY312)" || (echo "Python 3.12 is needed for Django 6.1 (pyenv install 3.12)"; exit 1)
+	$(PY312) -m venv $(VENV61)
+	$(VENV61)/bin/pip install -q --upgrade pip
+	$(VENV61)/bin/pip install -q -e ".[dev]" "django>=6.1,<6.2"
+	touch $@
+
+setup: $(VENV)/.installed
+setup-61: $(VENV61)/.installed
+
+demo: setup
+	rm -f testproject/db.sqlite3
+	$(VENV)/bin/python manage.py migrate -v0
+	$(VENV)/bin/python manage.py seed_demo --accounts 10 --refunds 50
+	$(VENV)/bin/python manage.py runjob refund_balances
+	$(VENV)/bin/python manage.py runjob refund_balances
+	$(VENV)/bin/python manage.py jobs
+
+services:
+	scripts/services
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+test-52: setup services
+	HORIZONTAL_TEST_DB_SUFFIX=_dj52 $(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+test-61: setup-61 services
+	HORIZONTAL_TEST_DB_SUFFIX=_dj61 $(VENV61)/bin/python -m pytest $(PYTEST_ARGS)
+
+test: lint test-52 test-61
+
+bench: setup services
+	$(VENV)/bin/python -m benchmarks
+
+clean:
+	rm -rf $(VENV) $(VENV61) testproject/db.sqlite3

@@ -1,0 +1,49 @@
+"""Fixtures shared by the whole suite.
+
+The real servers (PostgreSQL, MariaDB, Redis) must be up: ``scripts/services`` starts
+them, and a test that cannot reach one fails rather than skips.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support.databases import VENDORS, ScratchDatabase
+
+_scratch: dict[str, ScratchDatabase] = {}
+
+
+@pytest.fixture(scope="session")
+def scratch_databases() -> Iterator[dict[str, ScratchDatabase]]:
+    yield _scratch
+    for database in _scratch.values():
+        database.drop()
+
+
+@pytest.fixture(params=VENDORS)
+def project_db(request: pytest.FixtureRequest, scratch_databases: dict[str, ScratchDatabase]
+               ) -> ScratchDatabase:
+    """A migrated scratch database for real ``manage.py`` processes, emptied per test.
+
+    Parametrised over SQLite, PostgreSQL and MariaDB; created once per vendor per run.
+    """
+    vendor = request.param
+    if vendor not in scratch_databases:
+        scratch_databases[vendor] = ScratchDatabase(vendor).create()
+    database = scratch_databases[vendor]
+    database.reset()
+    return database
+
+
+# Every vendor alias the in-process suite knows; see tests/settings.py.
+DB_ALIASES = ("default", "postgresql", "mysql")
+
+
+@pytest.fixture(params=DB_ALIASES)
+def db_alias(request: pytest.FixtureRequest, transactional_db: None, settings: object) -> str:
+    """Run the test against each real database in turn, as HORIZONTAL_DATABASE."""
+    alias = str(request.param)
+    settings.HORIZONTAL_DATABASE = alias  # type: ignore[attr-defined]
+    return alias

@@ -1,0 +1,35 @@
+"""Settings for the in-process test suite: testproject plus one alias per real server.
+
+``default`` is whatever ``DATABASE_URL`` says (SQLite file by default); ``postgresql``
+and ``mysql`` always point at the real servers so vendor-parametrised tests cover all
+three in one run. ``REDIS_URL`` defaults to the local server.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
+
+from testproject.dburl import database_from_url, use_pymysql  # noqa: E402
+from testproject.settings import *  # noqa: E402, F403
+from testproject.settings import DATABASES  # noqa: E402
+
+use_pymysql()
+
+TEST_POSTGRES_URL = os.environ.get(
+    "TEST_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/horizontal"
+)
+TEST_MYSQL_URL = os.environ.get("TEST_MYSQL_URL", "mysql://root@127.0.0.1:3306/horizontal")
+
+DATABASES = {
+    **DATABASES,
+    "postgresql": database_from_url(TEST_POSTGRES_URL),
+    "mysql": database_from_url(TEST_MYSQL_URL),
+}
+# Each pytest run (and each Django version's run) gets its own test databases.
+_suffix = os.environ.get("HORIZONTAL_TEST_DB_SUFFIX", "")
+for _alias in ("postgresql", "mysql"):
+    DATABASES[_alias]["TEST"] = {"NAME": f"test_horizontal{_suffix}"}
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

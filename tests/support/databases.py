@@ -1,0 +1,112 @@
+"""Scratch databases on the real servers for tests that start real processes.
+
+A ``ScratchDatabase`` is created empty, migrated by a real ``manage.py migrate`` and
+dropped afterwards; tests read it back with the vendor's own driver so that what they
+assert is what the processes committed.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any
+
+from tests.support.processes import manage
+
+VENDORS = ("sqlite", "postgresql", "mysql")
+
+PG_SERVER = os.environ.get("TEST_POSTGRES_SERVER", "postgres://postgres@127.0.0.1:5432")
+MYSQL_SERVER = os.environ.get("TEST_MYSQL_SERVER", "mysql://root@127.0.0.1:3306")
+
+# Tables a test may leave rows in, children first (for reset()).
+TABLES = (
+    "horizontal_effect", "horizontal_jobrun", "horizontal_lease",
+    "billing_refund", "billing_account", "django_session",
+)
+
+
+def _pg_admin() -> Any:
+    import psycopg
+
+    return psycopg.connect(f"{PG_SERVER}/postgres", autocommit=True, connect_timeout=5)
+
+
+def _mysql_admin(database: str | None = None) -> Any:
+    import pymysql
+
+    return pymysql.connect(
+        host="127.0.0.1", port=3306, user="root", password="", database=database,
+        autocommit=True, connect_timeout=5,
+    )
+
+
+class ScratchDatabase:
+    def __init__(self, vendor: str) -> None:
+        self.vendor = vendor
+        self.name = f"hz_{uuid.uuid4().hex[:10]}"
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        if vendor == "sqlite":
+            self._tmp = tempfile.TemporaryDirectory(prefix="hz-sqlite-")
+            self.path = Path(self._tmp.name) / "db.sqlite3"
+            self.url = f"sqlite:///{self.path}"
+        elif vendor == "postgresql":
+            self.url = f"{PG_SERVER}/{self.name}"
+        elif vendor == "mysql":
+            self.url = f"{MYSQL_SERVER}/{self.name}"
+        else:
+            raise ValueError(vendor)
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {"DATABASE_URL": self.url}
+
+    def create(self) -> ScratchDatabase:
+        if self.vendor == "postgresql":
+            with _pg_admin() as conn:
+                conn.execute(f'CREATE DATABASE "{self.name}"')
+        elif self.vendor == "mysql":
+            with _mysql_admin() as conn, conn.cursor() as cur:
+                cur.execute(f"CREATE DATABASE `{self.name}` CHARACTER SET utf8mb4")
+        manage("migrate", "-v0", env=self.env)
+        return self
+
+    def drop(self) -> None:
+        if self.vendor == "postgresql":
+            with _pg_admin() as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+        elif self.vendor == "mysql":
+            with _mysql_admin() as conn, conn.cursor() as cur:
+                cur.execute(f"DROP DATABASE IF EXISTS `{self.name}`")
+        elif self._tmp is not None:
+            self._tmp.cleanup()
+
+    def connect(self) -> Any:
+        if self.vendor == "postgresql":
+            import psycopg
+
+            return psycopg.connect(self.url, autocommit=True, connect_timeout=5)
+        if self.vendor == "mysql":
+            return _mysql_admin(self.name)
+        conn = sqlite3.connect(self.path, timeout=20, isolation_level=None)
+        return conn
+
+    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Run one statement with ``%s`` placeholders and return every row."""
+        if self.vendor == "sqlite":
+            sql = sql.replace("%s", "?")
+        conn = self.connect()
+        try:
+            cur = conn.cursor()
+            cur.execute(sql, params)
+            rows = list(cur.fetchall()) if cur.description else []
+            cur.close()
+            return rows
+        finally:
+            conn.close()
+
+    def reset(self) -> None:
+        for table in TABLES:
+            self.query(f"DELETE FROM {table}")
