@@ -10,9 +10,9 @@ fencing instead: holding a transaction open for minutes blocks vacuum and replic
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext
 
-from django.db import connections, transaction
+from django.db import DatabaseError, connections, transaction
 
 from horizontal.conf import conf
 from horizontal.db import dialect_for
@@ -34,9 +34,18 @@ def xact_lock(name: str, *, nowait: bool = False, using: str | None = None) -> I
     """
     using = using or conf.DATABASE
     connection = connections[using]
-    with transaction.atomic(using=using):
-        with connection.cursor() as cursor:
-            locked = dialect_for(connection).xact_lock(cursor, name, nowait)
+    dialect = dialect_for(connection)
+    with ExitStack() as transaction_scope:
+        try:
+            with dialect.no_lock_wait(connection) if nowait else nullcontext():
+                transaction_scope.enter_context(transaction.atomic(using=using))
+                with connection.cursor() as cursor:
+                    locked = dialect.xact_lock(cursor, name, nowait)
+        except DatabaseError as exc:
+            # SQLite in IMMEDIATE mode: the BEGIN itself found the database locked.
+            if not (nowait and dialect.is_busy(exc)):
+                raise
+            locked = False
         yield locked
 
 

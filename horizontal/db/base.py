@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -267,6 +269,15 @@ class Dialect:
     def xact_lock(self, cursor: Any, name: str, nowait: bool) -> bool:
         """Take a lock released by COMMIT/ROLLBACK. Must run inside a transaction."""
         raise NotImplementedError
+
+    @contextmanager
+    def no_lock_wait(self, connection: Any) -> Iterator[None]:
+        """While inside, beginning a transaction does not wait for another's lock."""
+        yield
+
+    def is_busy(self, exc: DatabaseError) -> bool:
+        """The error says another transaction holds the lock we did not wait for."""
+        return False
 
     def held_lock_count(self, cursor: Any) -> int:
         """Locks of ours held by any session right now (for leak checks in tests)."""

@@ -8,6 +8,8 @@ our upgrade with SQLITE_BUSY without waiting for the busy timeout).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.db import DatabaseError
@@ -49,28 +51,40 @@ class SQLiteDialect(Dialect):
         )
         return bool(cursor.rowcount == 1)
 
-    def xact_lock(self, cursor: Any, name: str, nowait: bool) -> bool:
-        # Any write takes the database's single write lock until COMMIT/ROLLBACK.
-        sql = f"""
-            INSERT INTO horizontal_lease (name, owner, token, expires_at, acquired_at)
-            VALUES (%s, '', 0, {self.NOW}, {self.NOW})
-            ON CONFLICT (name) DO UPDATE SET owner = horizontal_lease.owner
-        """
-        if not nowait:
-            cursor.execute(sql, [f"xact:{name}"])
-            return True
-        cursor.execute("PRAGMA busy_timeout", [])
-        previous = int(cursor.fetchone()[0])
-        cursor.execute("PRAGMA busy_timeout = 0", [])
+    def is_busy(self, exc: DatabaseError) -> bool:
+        return self.is_retryable(exc)
+
+    @contextmanager
+    def no_lock_wait(self, connection: Any) -> Iterator[None]:
+        # With transaction_mode IMMEDIATE the BEGIN itself takes the write lock, so the
+        # busy timeout has to be off before the transaction starts, not just around our
+        # statement.
+        connection.ensure_connection()
+        raw = connection.connection
+        previous = int(raw.execute("PRAGMA busy_timeout").fetchone()[0])
+        raw.execute("PRAGMA busy_timeout = 0")
         try:
-            cursor.execute(sql, [f"xact:{name}"])
-            return True
+            yield
+        finally:
+            raw.execute(f"PRAGMA busy_timeout = {previous:d}")
+
+    def xact_lock(self, cursor: Any, name: str, nowait: bool) -> bool:
+        # Any write takes the database's single write lock until COMMIT/ROLLBACK. (With
+        # nowait, the caller has turned the busy timeout off around this.)
+        try:
+            cursor.execute(
+                f"""
+                INSERT INTO horizontal_lease (name, owner, token, expires_at, acquired_at)
+                VALUES (%s, '', 0, {self.NOW}, {self.NOW})
+                ON CONFLICT (name) DO UPDATE SET owner = horizontal_lease.owner
+                """,
+                [f"xact:{name}"],
+            )
         except DatabaseError as exc:
-            if self.is_retryable(exc):
+            if nowait and self.is_busy(exc):
                 return False
             raise
-        finally:
-            cursor.execute(f"PRAGMA busy_timeout = {previous:d}", [])
+        return True
 
     def held_lock_count(self, cursor: Any) -> int:
         # A lock can only live inside an open transaction of a live connection; SQLite

@@ -1,0 +1,88 @@
+"""horizontal.locks.xact_lock: held until the transaction ends, and never longer."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from django.db import connections, transaction
+
+from horizontal.locks import held_lock_count, xact_lock
+
+pytestmark = pytest.mark.django_db(transaction=True, databases="__all__")
+
+
+def _in_thread(alias: str, name: str, nowait: bool, hold: float, results: list[object]) -> None:
+    try:
+        with xact_lock(name, nowait=nowait, using=alias) as locked:
+            results.append(locked)
+            time.sleep(hold)
+    except Exception as exc:  # reported to the test, which fails on it
+        results.append(exc)
+    finally:
+        connections[alias].close()
+
+
+def test_a_second_holder_is_refused_with_nowait_and_gets_it_after_commit(db_alias: str) -> None:
+    results: list[object] = []
+    with xact_lock("rebuild", using=db_alias) as locked:
+        assert locked is True
+        thread = threading.Thread(target=_in_thread, args=(db_alias, "rebuild", True, 0, results))
+        thread.start()
+        thread.join(30)
+    assert results == [False]
+    thread = threading.Thread(target=_in_thread, args=(db_alias, "rebuild", True, 0, results))
+    thread.start()
+    thread.join(30)
+    assert results == [False, True]
+
+
+def test_a_blocking_waiter_gets_the_lock_when_the_holder_commits(db_alias: str) -> None:
+    results: list[object] = []
+    started = time.monotonic()
+    with xact_lock("queue", using=db_alias):
+        thread = threading.Thread(target=_in_thread, args=(db_alias, "queue", False, 0, results))
+        thread.start()
+        time.sleep(0.5)
+        assert results == []  # still waiting
+    thread.join(30)
+    assert results == [True]
+    assert time.monotonic() - started >= 0.5
+
+
+def test_rollback_releases_the_lock(db_alias: str) -> None:
+    results: list[object] = []
+    with pytest.raises(RuntimeError), xact_lock("boom", using=db_alias):
+        raise RuntimeError("the critical section failed")
+    thread = threading.Thread(target=_in_thread, args=(db_alias, "boom", True, 0, results))
+    thread.start()
+    thread.join(30)
+    assert results == [True]
+
+
+def test_joining_an_outer_transaction_holds_until_the_outer_commit(db_alias: str) -> None:
+    results: list[object] = []
+    with transaction.atomic(using=db_alias):
+        with xact_lock("outer", using=db_alias) as locked:
+            assert locked
+        thread = threading.Thread(target=_in_thread, args=(db_alias, "outer", True, 0, results))
+        thread.start()
+        thread.join(30)
+        assert results == [False]  # the inner block ended, the transaction did not
+
+
+def test_nothing_is_left_held_on_a_persistent_connection(db_alias: str) -> None:
+    for _ in range(20):
+        try:
+            with xact_lock("persistent", using=db_alias):
+                raise ValueError("30% of requests raise inside the lock in F10")
+        except ValueError:
+            pass
+    # The same (still open) connection holds nothing; another session sees no lock.
+    results: list[object] = []
+    thread = threading.Thread(target=_in_thread, args=(db_alias, "persistent", True, 0, results))
+    thread.start()
+    thread.join(30)
+    assert results == [True]
+    assert held_lock_count(using=db_alias) == 0
