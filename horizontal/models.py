@@ -48,7 +48,8 @@ class JobRun(models.Model):
     owner = models.CharField(max_length=200)
     token = models.BigIntegerField(default=1)
     attempt = models.PositiveIntegerField(default=1)
-    trigger = models.CharField(max_length=20, choices=Trigger.choices)
+    # "trigger" is a reserved word in MySQL/MariaDB.
+    trigger = models.CharField(max_length=20, choices=Trigger.choices, db_column="triggered_by")
     claimed_at = models.DateTimeField()
     heartbeat_at = models.DateTimeField()
     expires_at = models.DateTimeField()

@@ -174,14 +174,14 @@ class Dialect:
         params += [owner, trigger, ttl_ms]
         cursor.execute(
             f"""
-            INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt, trigger,
+            INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt, triggered_by,
                 claimed_at, heartbeat_at, expires_at, finished_at, error)
             SELECT %s, %s, '{RUNNING}', %s, 1, 1, %s, {self.NOW}, {self.NOW}, {self.later()},
                 NULL, ''
             WHERE {where}
             ON CONFLICT (job, slot) DO UPDATE SET
                 status = '{RUNNING}', owner = %s, token = horizontal_jobrun.token + 1,
-                attempt = horizontal_jobrun.attempt + 1, trigger = %s,
+                attempt = horizontal_jobrun.attempt + 1, triggered_by = %s,
                 claimed_at = {self.NOW}, heartbeat_at = {self.NOW}, expires_at = {self.later()},
                 finished_at = NULL, error = ''
             WHERE {self._takeover_condition(reclaim_crashed, takeover_statuses)}
@@ -198,7 +198,7 @@ class Dialect:
         """Insert a row that is not a run (missed, skipped_overlap) unless the slot has one."""
         cursor.execute(
             f"""
-            INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt, trigger,
+            INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt, triggered_by,
                 claimed_at, heartbeat_at, expires_at, finished_at, error)
             VALUES (%s, %s, %s, %s, 0, 0, 'schedule', {self.NOW}, {self.NOW}, {self.NOW},
                 {self.NOW}, %s)

@@ -87,7 +87,7 @@ class MySQLDialect(Dialect):
         try:
             cursor.execute(
                 f"""
-                INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt, trigger,
+                INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt, triggered_by,
                     claimed_at, heartbeat_at, expires_at, finished_at, error)
                 VALUES (%s, %s, '{RUNNING}', %s, 1, 1, %s, {self.NOW}, {self.NOW},
                     {self.later()}, NULL, '')
@@ -100,7 +100,7 @@ class MySQLDialect(Dialect):
         cursor.execute(
             f"""
             UPDATE horizontal_jobrun SET status = '{RUNNING}', owner = %s,
-                token = LAST_INSERT_ID(token + 1), attempt = attempt + 1, trigger = %s,
+                token = LAST_INSERT_ID(token + 1), attempt = attempt + 1, triggered_by = %s,
                 claimed_at = {self.NOW}, heartbeat_at = {self.NOW}, expires_at = {self.later()},
                 finished_at = NULL, error = ''
             WHERE job = %s AND slot = %s
@@ -124,7 +124,7 @@ class MySQLDialect(Dialect):
             cursor.execute(
                 f"""
                 INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt,
-                    trigger, claimed_at, heartbeat_at, expires_at, finished_at, error)
+                    triggered_by, claimed_at, heartbeat_at, expires_at, finished_at, error)
                 VALUES (%s, %s, %s, %s, 0, 0, 'schedule', {self.NOW}, {self.NOW}, {self.NOW},
                     {self.NOW}, %s)
                 """,

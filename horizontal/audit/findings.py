@@ -1,0 +1,144 @@
+"""What the audit reports: categories, their level and fix, and one ``Finding`` per hit."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+LEVELS = ("note", "warning", "error")  # SARIF's result levels, weakest first
+
+
+@dataclass(frozen=True)
+class Category:
+    """One kind of single-instance assumption: what breaks, and which feature fixes it."""
+
+    name: str
+    check_id: str
+    level: str
+    title: str
+    fix: str
+
+
+CATEGORIES: dict[str, Category] = {
+    c.name: c
+    for c in (
+        Category(
+            "module-state",
+            "horizontal.W101",
+            "warning",
+            "process-local state mutated at run time",
+            "Keep shared state in the database or a shared cache (django-redis); per-user "
+            "state belongs in the session (SESSION_ENGINE = 'horizontal.sessions').",
+        ),
+        Category(
+            "cache",
+            "horizontal.W102",
+            "warning",
+            "in-process memo over data that changes",
+            "Cache in a shared cache (django.core.cache on Redis) with a TTL, or invalidate "
+            "through the database; a per-process memo never hears of changes made elsewhere.",
+        ),
+        Category(
+            "file-write",
+            "horizontal.W103",
+            "warning",
+            "file written to the local disk",
+            "Write through default_storage with STORAGES['default'] = "
+            "horizontal.storage.S3Storage; keep local files to tempfiles removed in the "
+            "same request.",
+        ),
+        Category(
+            "in-process-lock",
+            "horizontal.W104",
+            "error",
+            "lock that serialises one process only",
+            "Use horizontal.locks.xact_lock (transaction-scoped) or a lease from "
+            "horizontal.leases; for 'create once' rely on a unique constraint.",
+        ),
+        Category(
+            "timer-thread",
+            "horizontal.W105",
+            "warning",
+            "background thread or timer on every instance",
+            "Move the periodic work into a @job and run it with 'manage.py runjob NAME' "
+            "from cron, a Kubernetes CronJob or runscheduler.",
+        ),
+        Category(
+            "scheduler",
+            "horizontal.W106",
+            "error",
+            "in-process scheduler on every instance",
+            "Register the work with @job and trigger 'manage.py runjob NAME' from one "
+            "external scheduler (or runscheduler on every node): each slot runs once.",
+        ),
+        Category(
+            "image-cron",
+            "horizontal.W107",
+            "error",
+            "cron baked into the image, one per replica",
+            "Remove cron from the image; register the command as a @job and call "
+            "'manage.py runjob NAME' from a single scheduler (Kubernetes CronJob, systemd).",
+        ),
+        Category(
+            "boot-migrate",
+            "horizontal.W108",
+            "warning",
+            "migrate run by every replica at start-up",
+            "Run 'manage.py migrate_locked' (or 'release') once per deploy as a release "
+            "step / pre-deploy job, not in the container entrypoint.",
+        ),
+        Category(
+            "settings",
+            "horizontal.W109",
+            "warning",
+            "setting that only works on one box",
+            "See the horizontal.W0xx deploy checks: shared cache, horizontal.sessions, "
+            "horizontal.storage.S3Storage, a server database, @job + runjob.",
+        ),
+    )
+}
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One single-instance assumption at one place in one file."""
+
+    path: str  # relative to the scanned root, with forward slashes
+    line: int
+    category: str
+    message: str  # one line: what breaks with N instances
+    source: str = ""  # the stripped source line, for the baseline fingerprint
+
+    @property
+    def fix(self) -> str:
+        return CATEGORIES[self.category].fix
+
+    @property
+    def level(self) -> str:
+        return CATEGORIES[self.category].level
+
+    @property
+    def check_id(self) -> str:
+        return CATEGORIES[self.category].check_id
+
+    def fingerprint(self) -> str:
+        """Stable across line shifts: the category, the file and the text of the line."""
+        text = " ".join(self.source.split())
+        key = f"{self.category}\0{self.path}\0{text}".encode()
+        return hashlib.sha1(key, usedforsecurity=False).hexdigest()[:16]
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "category": self.category,
+            "path": self.path,
+            "line": self.line,
+            "level": self.level,
+            "id": self.check_id,
+            "message": self.message,
+            "fix": self.fix,
+            "fingerprint": self.fingerprint(),
+        }
+
+
+def level_rank(level: str) -> int:
+    return LEVELS.index(level)

@@ -1,0 +1,279 @@
+"""The job gate and runner, in-process, on each real database."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Iterator
+
+import pytest
+from django.db import connections, transaction
+
+from horizontal.exceptions import FencedOut, InvalidSlot, LeaseLost, UnknownJob
+from horizontal.jobs import Run, job, registry, run_job
+from horizontal.jobs.runner import db_now
+from horizontal.jobs.slots import format_slot
+from horizontal.models import Effect, JobRun, Lease
+
+pytestmark = pytest.mark.django_db(transaction=True, databases="__all__")
+
+calls: list[str] = []
+
+
+@pytest.fixture(autouse=True)
+def scratch_jobs() -> Iterator[None]:
+    """Register test jobs for one test, and leave the registry as it was."""
+    before = dict(registry.jobs)
+    calls.clear()
+    yield
+    registry.jobs.clear()
+    registry.jobs.update(before)
+    registry.duplicates.clear()
+
+
+def register(name: str, body=None, **options):  # type: ignore[no-untyped-def]
+    def default(run: Run) -> None:
+        calls.append(f"{run.slot}:{run.token}")
+
+    job(name, **options)(body or default)
+    return registry.jobs[name]
+
+
+def test_one_claim_per_slot_and_the_second_caller_is_told_who_has_it(db_alias: str) -> None:
+    register("every_minute", schedule="* * * * *")
+    [first] = run_job("every_minute")
+    [second] = run_job("every_minute")
+    assert first.status == "succeeded" and first.token == 1
+    assert second.status == "taken" and second.exit_code == 0
+    assert "already succeeded on" in second.message
+    assert len(calls) == 1
+    row = JobRun.objects.using(db_alias).get(job="every_minute")
+    assert row.status == "succeeded" and row.attempt == 1 and row.finished_at is not None
+
+
+def test_the_slot_is_the_latest_tick_on_the_database_clock(db_alias: str) -> None:
+    register("every_minute", schedule="* * * * *")
+    now = db_now()
+    [outcome] = run_job("every_minute")
+    assert outcome.slot == format_slot(now.replace(second=0, microsecond=0)) or (
+        outcome.slot == format_slot((now + dt.timedelta(seconds=1)).replace(second=0,
+                                                                           microsecond=0))
+    )
+
+
+def test_a_failed_run_is_recorded_and_rerun_only_with_retry(db_alias: str) -> None:
+    attempts = []
+
+    def flaky(run: Run) -> None:
+        attempts.append(run.token)
+        if len(attempts) == 1:
+            raise ValueError("payment provider said no")
+
+    register("flaky", flaky, schedule="* * * * *")
+    [failed] = run_job("flaky")
+    assert failed.status == "failed" and failed.exit_code == 1
+    row = JobRun.objects.using(db_alias).get(job="flaky")
+    assert row.status == "failed" and "payment provider said no" in row.error
+    [again] = run_job("flaky", slot=row.slot)
+    assert again.status == "taken" and "--retry" in again.message
+    [retried] = run_job("flaky", slot=row.slot, retry=True)
+    assert retried.status == "succeeded" and retried.token == 2
+    row.refresh_from_db()
+    assert (row.status, row.attempt, row.trigger, row.error) == ("succeeded", 2, "retry", "")
+
+
+def test_a_crashed_claim_is_reclaimed_after_expiry_with_a_higher_token(db_alias: str) -> None:
+    register("crashy", schedule="* * * * *", ttl=0.6)
+    slot = format_slot(db_now().replace(second=0, microsecond=0))
+    JobRun.objects.using(db_alias).create(
+        job="crashy", slot=slot, status="running", owner="dead-node", token=7, attempt=1,
+        trigger="schedule", claimed_at=db_now(), heartbeat_at=db_now(),
+        expires_at=db_now() + dt.timedelta(seconds=0.5),
+    )
+    [held] = run_job("crashy", slot=slot)
+    assert held.status == "taken" and "already running on dead-node" in held.message
+    time.sleep(0.6)
+    [reclaimed] = run_job("crashy", slot=slot)
+    assert reclaimed.status == "succeeded" and reclaimed.token == 8
+    assert JobRun.objects.using(db_alias).get(job="crashy").attempt == 2
+
+
+def test_heartbeat_keeps_a_long_run_claimed_past_its_ttl(db_alias: str) -> None:
+    seen = []
+
+    def slow(run: Run) -> None:
+        time.sleep(1.5)  # 2.5 TTLs
+        run.check()
+        seen.append(run.token)
+
+    register("slow", slow, schedule="* * * * *", ttl=0.6)
+    [outcome] = run_job("slow")
+    assert outcome.status == "succeeded" and seen == [1]
+
+
+def test_effects_are_recorded_once_and_skipped_by_a_later_attempt(db_alias: str) -> None:
+    def pay(run: Run) -> None:
+        for key in ("refund:1", "refund:2"):
+            with transaction.atomic(using=db_alias):
+                calls.append(f"{key}:{run.effect(key)}")
+        if run.token == 1:
+            raise RuntimeError("crash after the effects committed")
+
+    register("pay", pay, schedule="* * * * *")
+    [failed] = run_job("pay")
+    [retried] = run_job("pay", slot=failed.slot, retry=True)
+    assert retried.status == "succeeded"
+    assert calls == ["refund:1:True", "refund:2:True", "refund:1:False", "refund:2:False"]
+    assert Effect.objects.using(db_alias).filter(token=1).count() == 2
+
+
+def test_effect_outside_a_transaction_is_refused(db_alias: str) -> None:
+    def careless(run: Run) -> None:
+        run.effect("no-transaction")
+
+    register("careless", careless, schedule="* * * * *")
+    [outcome] = run_job("careless")
+    assert outcome.status == "failed" and "inside transaction.atomic()" in outcome.message
+
+
+def test_a_taken_over_run_is_fenced_out_and_exits_lost(db_alias: str) -> None:
+    def zombie(run: Run) -> None:
+        # Another node takes the slot over (as after our claim expired while paused).
+        JobRun.objects.using(db_alias).filter(pk=run.id).update(token=run.token + 1,
+                                                                 owner="other")
+        with transaction.atomic(using=db_alias):
+            run.effect("refund:99")
+
+    register("zombie", zombie, schedule="* * * * *")
+    [outcome] = run_job("zombie")
+    assert outcome.status == "lost" and outcome.exit_code == 3
+    assert not Effect.objects.using(db_alias).filter(key="refund:99").exists()
+
+
+def test_fence_updates_only_while_the_claim_holds(db_alias: str) -> None:
+    Lease.objects.using(db_alias).create(
+        name="report", owner="-", token=0, expires_at=dt.datetime(2000, 1, 1, tzinfo=dt.UTC),
+        acquired_at=dt.datetime(2000, 1, 1, tzinfo=dt.UTC),
+    )
+    target = Lease.objects.using(db_alias).filter(name="report")
+    results = []
+
+    def report(run: Run) -> None:
+        results.append(run.fence(target, owner=f"run-{run.token}"))
+        JobRun.objects.using(db_alias).filter(pk=run.id).update(token=run.token + 1)
+        try:
+            run.fence(target, owner="stale")
+        except FencedOut:
+            results.append("fenced")
+
+    register("report", report, schedule="* * * * *")
+    run_job("report")
+    assert results == [1, "fenced"]
+    assert target.get().owner == "run-1"
+
+
+def test_lost_validity_stops_the_job_at_its_next_checkpoint(db_alias: str) -> None:
+    def paused(run: Run) -> None:
+        run._validity.lose("simulated: renewals failed until the deadline")
+        run.check()
+        calls.append("not reached")
+
+    register("paused", paused, schedule="* * * * *")
+    [outcome] = run_job("paused")
+    assert outcome.status == "lost" and calls == []
+
+
+def test_overlap_skip_records_the_slot_and_allow_runs_both(db_alias: str) -> None:
+    register("hourly", schedule="0 * * * *", overlap="skip")
+    now = db_now()
+    other = format_slot(now.replace(minute=0, second=0, microsecond=0) - dt.timedelta(hours=1))
+    JobRun.objects.using(db_alias).create(
+        job="hourly", slot=other, status="running", owner="busy-node", token=1, attempt=1,
+        trigger="schedule", claimed_at=now, heartbeat_at=now,
+        expires_at=now + dt.timedelta(seconds=30),
+    )
+    [skipped] = run_job("hourly")
+    assert skipped.status == "skipped_overlap" and "busy-node" in skipped.message
+    assert JobRun.objects.using(db_alias).get(job="hourly", slot=skipped.slot).status == (
+        "skipped_overlap"
+    )
+    register("hourly_allow", schedule="0 * * * *", overlap="allow")
+    JobRun.objects.using(db_alias).create(
+        job="hourly_allow", slot=other, status="running", owner="busy-node", token=1, attempt=1,
+        trigger="schedule", claimed_at=now, heartbeat_at=now,
+        expires_at=now + dt.timedelta(seconds=30),
+    )
+    [ran] = run_job("hourly_allow")
+    assert ran.status == "succeeded"
+
+
+def test_catchup_skip_records_a_missed_slot_past_grace(db_alias: str) -> None:
+    register("strict", schedule="0 0 1 1 *", catchup="skip", grace=60)
+    [outcome] = run_job("strict")
+    assert outcome.status == "missed" and outcome.exit_code == 0
+    assert JobRun.objects.using(db_alias).get(job="strict").status == "missed"
+    # An operator may still run the missed slot on purpose.
+    [manual] = run_job("strict", slot=outcome.slot)
+    assert manual.status == "succeeded"
+
+
+def test_catchup_all_runs_every_tick_since_the_last_one_on_record(db_alias: str) -> None:
+    register("minutely", schedule="* * * * *", catchup="all", window=3600)
+    now = db_now()
+    last = now.replace(second=0, microsecond=0) - dt.timedelta(minutes=4)
+    JobRun.objects.using(db_alias).create(
+        job="minutely", slot=format_slot(last), status="succeeded", owner="x", token=1,
+        attempt=1, trigger="schedule", claimed_at=now, heartbeat_at=now, expires_at=now,
+    )
+    outcomes = run_job("minutely")
+    ran = [o.slot for o in outcomes if o.status == "succeeded"]
+    assert len(ran) in (4, 5)  # 4 ticks, or 5 if the minute turned meanwhile
+    assert ran == sorted(ran)
+    assert JobRun.objects.using(db_alias).filter(job="minutely", trigger="catchup").count() >= 3
+
+
+def test_bad_input_is_a_usage_error_with_a_clear_message(db_alias: str) -> None:
+    register("daily", schedule="0 0 * * *")
+    with pytest.raises(UnknownJob, match="known jobs: .*daily"):
+        run_job("dialy")
+    with pytest.raises(InvalidSlot, match="not an ISO 8601"):
+        run_job("daily", slot="yesterday")
+    with pytest.raises(InvalidSlot, match="not a tick"):
+        run_job("daily", slot="2026-01-01T00:30:00Z")
+    with pytest.raises(InvalidSlot, match="in the future"):
+        run_job("daily", slot="2999-01-01T00:00:00Z")
+
+
+def test_claiming_inside_the_callers_transaction_is_refused(db_alias: str) -> None:
+    from horizontal.exceptions import TransactionRefused
+
+    register("daily", schedule="0 0 * * *")
+    with transaction.atomic(using=db_alias), pytest.raises(TransactionRefused):
+        run_job("daily")
+
+
+def test_a_job_without_schedule_needs_an_explicit_slot(db_alias: str) -> None:
+    register("release_hook")
+    with pytest.raises(InvalidSlot, match="--slot"):
+        run_job("release_hook")
+    [outcome] = run_job("release_hook", slot="v2026.11.29")
+    assert outcome.status == "succeeded" and calls == ["v2026.11.29:1"]
+
+
+def test_claim_is_one_statement(db_alias: str) -> None:
+    """The gate claim itself is one round trip on PostgreSQL and SQLite."""
+    from django.test.utils import CaptureQueriesContext
+
+    from horizontal.jobs import gate
+
+    daily = register("counted", schedule="* * * * *")
+    slot = format_slot(db_now().replace(second=0, microsecond=0))
+    with CaptureQueriesContext(connections[db_alias]) as queries:
+        attempt = gate.claim_slot(daily, slot, trigger="manual")
+    assert attempt is not None
+    expected = 1 if connections[db_alias].vendor in ("postgresql", "sqlite") else 2
+    assert len(queries) == expected, [q["sql"] for q in queries]
+
+
+def test_lease_lost_is_exported_for_job_code(db_alias: str) -> None:
+    assert issubclass(FencedOut, LeaseLost)
