@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from horizontal.storage_env import storages_from_env
 from testproject.dburl import database_from_url, use_pymysql
 
 BASE_DIR = Path(__file__).resolve().parent
@@ -79,6 +80,9 @@ STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "static"
 MEDIA_ROOT = BASE_DIR / "media"
 MEDIA_URL = "media/"
+# Uploads and generated reports: S3 when AWS_STORAGE_BUCKET_NAME is set, else local files
+# (development only; `check --deploy` says so with horizontal.W060).
+STORAGES = storages_from_env()
 
 USE_TZ = True
 TIME_ZONE = "UTC"

@@ -22,9 +22,11 @@ def refund_balances(run: Run) -> None:
         with transaction.atomic():
             # The key commits with the payment or not at all: a crashed attempt's paid
             # refunds are skipped by the next attempt, a zombie's write is fenced out.
+            refund = Refund.objects.get(pk=refund_id)
+            if refund.amount <= 0:
+                raise ValueError(f"refund {refund_id} has a non-positive amount {refund.amount}")
             if not run.effect(f"refund:{refund_id}"):
                 continue
-            refund = Refund.objects.get(pk=refund_id)
             Account.objects.filter(pk=refund.account_id).update(
                 balance=F("balance") + refund.amount
             )

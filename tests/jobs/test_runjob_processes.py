@@ -1,0 +1,180 @@
+"""``manage.py runjob`` as real, concurrent OS processes against each real database.
+
+These are the scenarios of issue 2 and RELIABILITY.md F1/F2/F3: eight nodes at once, a
+runner killed with SIGKILL mid-job, a runner paused with SIGSTOP past its claim's expiry.
+Every assertion is on what the processes committed: each refund paid exactly once, each
+balance equal to the sum of its paid refunds, tokens increasing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import signal
+import subprocess
+import time
+from decimal import Decimal
+
+import pytest
+
+from tests.support.databases import ScratchDatabase
+from tests.support.processes import manage, spawn
+
+pytestmark = pytest.mark.multiprocess
+
+TODAY = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT00:00:00Z")
+
+
+def seed(db: ScratchDatabase, accounts: int, refunds: int) -> None:
+    manage("seed_demo", "--accounts", str(accounts), "--refunds", str(refunds), env=db.env)
+
+
+def assert_paid_exactly_once(db: ScratchDatabase, refunds: int) -> None:
+    statuses = db.query("SELECT status, count(*) FROM billing_refund GROUP BY status")
+    assert dict(statuses) == {"paid": refunds}
+    effects = db.query("SELECT count(*) FROM horizontal_effect")[0][0]
+    assert effects == refunds, "one effect key per refund, no more"
+    mismatched = db.query(
+        """
+        SELECT a.id, a.balance, COALESCE(SUM(r.amount), 0)
+        FROM billing_account a LEFT JOIN billing_refund r
+          ON r.account_id = a.id AND r.status = 'paid'
+        GROUP BY a.id, a.balance
+        """
+    )
+    for account, balance, paid in mismatched:
+        assert Decimal(str(balance)) == Decimal(str(paid)), f"account {account} paid twice"
+
+
+def node_env(db: ScratchDatabase, node: str, **extra: str) -> dict[str, str]:
+    return {**db.env, "HORIZONTAL_INSTANCE_ID": node, **extra}
+
+
+def wait_all(processes: list[subprocess.Popen[str]], timeout: float = 120) -> list[tuple[int, str]]:
+    results = []
+    for process in processes:
+        out, err = process.communicate(timeout=timeout)
+        results.append((process.returncode, out + err))
+    return results
+
+
+@pytest.mark.parametrize("explicit_slot", [True, False], ids=["slot", "due"])
+def test_eight_nodes_at_once_pay_every_refund_exactly_once(
+    project_db: ScratchDatabase, explicit_slot: bool
+) -> None:
+    seed(project_db, accounts=10, refunds=60)
+    args = ["runjob", "refund_balances"] + (["--slot", TODAY] if explicit_slot else [])
+    nodes = [
+        spawn(*args, env=node_env(project_db, f"node-{i}", BILLING_PAY_DELAY="0.01"))
+        for i in range(8)
+    ]
+    results = wait_all(nodes)
+    assert [code for code, _ in results] == [0] * 8, results
+    winners = [out for _, out in results if ": succeeded on" in out]
+    assert len(winners) == 1, results
+    winner = winners[0].split("succeeded on ")[1].split()[0]
+    losers = [out for _, out in results if ": succeeded on" not in out]
+    assert len(losers) == 7
+    for out in losers:
+        assert ("already running on " + winner in out) or ("already succeeded on " + winner
+                                                           in out), out
+    assert_paid_exactly_once(project_db, 60)
+    rows = project_db.query("SELECT status, token, attempt, owner FROM horizontal_jobrun")
+    assert rows == [("succeeded", 1, 1, winner)]
+
+
+def wait_for_paid(db: ScratchDatabase, at_least: int, timeout: float = 60) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        paid = db.query("SELECT count(*) FROM billing_refund WHERE status = 'paid'")[0][0]
+        if paid >= at_least:
+            return int(paid)
+        time.sleep(0.05)
+    raise AssertionError(f"fewer than {at_least} refunds paid within {timeout} s")
+
+
+def test_a_killed_runner_is_reclaimed_after_expiry_with_a_higher_token(
+    project_db: ScratchDatabase,
+) -> None:
+    seed(project_db, accounts=5, refunds=40)
+    ttl = {"HORIZONTAL_LEASE_TTL": "2"}
+    victim = spawn("runjob", "refund_balances", "--slot", TODAY,
+                   env=node_env(project_db, "victim", BILLING_PAY_DELAY="0.1", **ttl))
+    wait_for_paid(project_db, 5)
+    victim.send_signal(signal.SIGKILL)
+    victim.wait(10)
+    paid_by_victim = project_db.query(
+        "SELECT count(*) FROM billing_refund WHERE status = 'paid'")[0][0]
+    assert 0 < paid_by_victim < 40
+
+    early = manage("runjob", "refund_balances", "--slot", TODAY,
+                   env=node_env(project_db, "early", **ttl))
+    assert "already running on victim" in early.stdout  # the claim has not expired yet
+
+    time.sleep(2.2)  # the claim's ttl
+    rescuer = manage("runjob", "refund_balances", "--slot", TODAY,
+                     env=node_env(project_db, "rescuer", **ttl))
+    assert "succeeded on rescuer (token 2, attempt 2)" in rescuer.stdout
+    assert_paid_exactly_once(project_db, 40)
+    tokens = project_db.query("SELECT DISTINCT token FROM horizontal_effect ORDER BY token")
+    assert tokens == [(1,), (2,)]
+
+
+def test_a_paused_runner_resumed_after_takeover_is_fenced_out_and_exits_3(
+    project_db: ScratchDatabase,
+) -> None:
+    seed(project_db, accounts=5, refunds=40)
+    ttl = {"HORIZONTAL_LEASE_TTL": "2"}
+    zombie = spawn("runjob", "refund_balances", "--slot", TODAY,
+                   env=node_env(project_db, "zombie", BILLING_PAY_DELAY="0.1", **ttl))
+    wait_for_paid(project_db, 5)
+    os.kill(zombie.pid, signal.SIGSTOP)
+    try:
+        time.sleep(2.5)  # past the claim's expiry
+        rescuer = spawn("runjob", "refund_balances", "--slot", TODAY,
+                        env=node_env(project_db, "rescuer", **ttl))
+        try:
+            out, err = rescuer.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            # The zombie was paused inside an effect transaction: its row lock makes the
+            # takeover wait until that transaction ends, so let it end.
+            os.kill(zombie.pid, signal.SIGCONT)
+            out, err = rescuer.communicate(timeout=60)
+    finally:
+        os.kill(zombie.pid, signal.SIGCONT)
+    zombie_out, zombie_err = zombie.communicate(timeout=60)
+    assert rescuer.returncode == 0, out + err
+    assert "succeeded on rescuer (token 2" in out
+    assert zombie.returncode == 3, zombie_out + zombie_err
+    assert "claim lost" in zombie_err or "took the slot over" in zombie_err
+    assert_paid_exactly_once(project_db, 40)
+    row = project_db.query("SELECT status, token, owner FROM horizontal_jobrun")
+    assert row == [("succeeded", 2, "rescuer")]
+
+
+def test_runjob_usage_errors_exit_2_with_a_clear_message(project_db: ScratchDatabase) -> None:
+    unknown = manage("runjob", "refund_balance", env=project_db.env, check=False)
+    assert unknown.returncode == 2
+    assert "unknown job 'refund_balance'; known jobs:" in unknown.stderr
+    assert "refund_balances" in unknown.stderr
+    bad_slot = manage("runjob", "refund_balances", "--slot", "29/11/2026", env=project_db.env,
+                      check=False)
+    assert bad_slot.returncode == 2 and "ISO 8601" in bad_slot.stderr
+
+
+def test_a_failed_job_exits_1_and_is_rerun_only_with_retry(project_db: ScratchDatabase) -> None:
+    # The job refuses a non-positive refund (a business rule): the run fails midway.
+    seed(project_db, accounts=2, refunds=4)
+    project_db.query("UPDATE billing_refund SET amount = -1 WHERE id = (SELECT min(id) FROM "
+                     "(SELECT id FROM billing_refund) AS r)")
+    failed = manage("runjob", "refund_balances", "--slot", TODAY,
+                    env=project_db.env, check=False)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "failed (token 1)" in failed.stderr
+    again = manage("runjob", "refund_balances", "--slot", TODAY, env=project_db.env)
+    assert "--retry" in again.stdout
+    project_db.query("UPDATE billing_refund SET amount = 1 WHERE amount < 0")
+    retried = manage("runjob", "refund_balances", "--slot", TODAY, "--retry",
+                     env=project_db.env)
+    assert "succeeded" in retried.stdout and "token 2" in retried.stdout
+    assert_paid_exactly_once(project_db, 4)
