@@ -1,0 +1,101 @@
+"""Cron → slot on the database clock, including the daylight-saving rule (F21)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from horizontal.exceptions import InvalidSlot
+from horizontal.jobs.registry import Job
+from horizontal.jobs.slots import latest_tick, next_tick, parse_slot, ticks_between
+
+UTC = dt.UTC
+
+
+def make(schedule: str, timezone: str = "UTC") -> Job:
+    return Job(name="j", func=lambda run: None, schedule=schedule, timezone=timezone)
+
+
+def at(text: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(text).astimezone(UTC)
+
+
+def test_latest_tick_includes_a_tick_equal_to_now() -> None:
+    daily = make("0 0 * * *")
+    assert latest_tick(daily, at("2026-11-29T00:00:00+00:00")) == at("2026-11-29T00:00:00+00:00")
+    assert latest_tick(daily, at("2026-11-28T23:59:59.999+00:00")) == at(
+        "2026-11-28T00:00:00+00:00")
+    assert latest_tick(daily, at("2026-11-29T07:13:00+00:00")) == at("2026-11-29T00:00:00+00:00")
+
+
+def test_seconds_field_gives_one_slot_per_second() -> None:
+    every_second = make("* * * * * *")
+    assert latest_tick(every_second, at("2026-11-29T10:00:05.700+00:00")) == at(
+        "2026-11-29T10:00:05+00:00")
+
+
+def test_every_node_gets_the_same_slot_however_late_its_cron_fires() -> None:
+    daily = make("0 0 * * *")
+    nows = ["2026-11-29T00:00:00.01", "2026-11-29T00:00:03", "2026-11-29T00:07:00"]
+    assert {latest_tick(daily, at(n + "+00:00")) for n in nows} == {at("2026-11-29T00:00+00:00")}
+
+
+BERLIN = "Europe/Berlin"  # 2026-03-29 02:00→03:00 and 2026-10-25 03:00→02:00
+
+
+def day_ticks(job: Job, start: str, end: str) -> list[str]:
+    return [t.isoformat() for t in ticks_between(job, at(start), at(end))]
+
+
+def test_spring_gap_time_runs_once_just_after_the_gap() -> None:
+    nightly = make("30 2 * * *", BERLIN)
+    ticks = day_ticks(nightly, "2026-03-28T12:00+00:00", "2026-03-30T12:00+00:00")
+    # 02:30 does not exist on 03-29: it runs at 03:00 CEST (01:00 UTC), once.
+    assert ticks == ["2026-03-29T01:00:00+00:00", "2026-03-30T00:30:00+00:00"]
+
+
+def test_fall_back_repeated_time_runs_once_at_its_first_occurrence() -> None:
+    nightly = make("30 2 * * *", BERLIN)
+    ticks = day_ticks(nightly, "2026-10-24T12:00+00:00", "2026-10-26T12:00+00:00")
+    assert ticks == ["2026-10-25T00:30:00+00:00", "2026-10-26T01:30:00+00:00"]
+    # And the latest tick during the repeated hour is the first occurrence too.
+    assert latest_tick(nightly, at("2026-10-25T01:45+00:00")) == at("2026-10-25T00:30+00:00")
+
+
+def test_hourly_jobs_run_in_both_repeated_hours_as_elapsed_time_demands() -> None:
+    hourly = make("0 * * * *", BERLIN)
+    ticks = day_ticks(hourly, "2026-10-24T23:30+00:00", "2026-10-25T02:30+00:00")
+    assert ticks == ["2026-10-25T00:00:00+00:00", "2026-10-25T01:00:00+00:00",
+                     "2026-10-25T02:00:00+00:00"]
+
+
+def test_one_run_per_defined_slot_across_a_whole_dst_year() -> None:
+    nightly = make("30 2 * * *", BERLIN)
+    ticks = list(ticks_between(nightly, at("2026-01-01T00:00+00:00"),
+                               at("2027-01-01T00:00+00:00")))
+    local_days = [t.astimezone(__import__("zoneinfo").ZoneInfo(BERLIN)).date() for t in ticks]
+    assert len(ticks) == 365 and len(set(local_days)) == 365
+
+
+def test_next_tick() -> None:
+    assert next_tick(make("0 0 * * *"), at("2026-11-29T10:00+00:00")) == at(
+        "2026-11-30T00:00+00:00")
+
+
+def test_parse_slot_reads_naive_values_in_the_job_time_zone() -> None:
+    nightly = make("30 2 * * *", BERLIN)
+    now = at("2026-12-01T00:00+00:00")
+    assert parse_slot(nightly, "2026-11-29T02:30", now) == "2026-11-29T01:30:00Z"
+    assert parse_slot(nightly, "2026-11-29T01:30:00Z", now) == "2026-11-29T01:30:00Z"
+    with pytest.raises(InvalidSlot, match="not a tick"):
+        parse_slot(nightly, "2026-11-29T02:31", now)
+    with pytest.raises(InvalidSlot, match="future"):
+        parse_slot(nightly, "2026-12-02T02:30", now)
+
+
+def test_free_form_slots_for_unscheduled_jobs() -> None:
+    hook = Job(name="hook", func=lambda run: None)
+    assert parse_slot(hook, "release-42", at("2026-12-01T00:00+00:00")) == "release-42"
+    with pytest.raises(InvalidSlot):
+        parse_slot(hook, "x" * 65, at("2026-12-01T00:00+00:00"))
