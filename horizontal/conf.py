@@ -59,6 +59,11 @@ class Settings:
         return None if value is None else str(value)
 
     @property
+    def SESSION_END_ON_PASSWORD_CHANGE(self) -> bool:
+        """End every session of a user (``horizontal.sessions``) when their password changes."""
+        return bool(_get("HORIZONTAL_SESSION_END_ON_PASSWORD_CHANGE", False))
+
+    @property
     def EXPECTED_INSTANCES(self) -> int | None:
         """How many instances the deployment runs, for the connection budget check."""
         value = _get("HORIZONTAL_EXPECTED_INSTANCES", None)

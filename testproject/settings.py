@@ -35,7 +35,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    "horizontal.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -75,6 +75,8 @@ if REDIS_URL:
         }
     }
     SESSION_ENGINE = "horizontal.sessions"
+    HORIZONTAL_SESSION_FAILURE = env("HORIZONTAL_SESSION_FAILURE", "closed")
+    HORIZONTAL_SESSION_FALLBACK_ENGINE = env("HORIZONTAL_SESSION_FALLBACK_ENGINE") or None
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "static"

@@ -1,0 +1,420 @@
+"""``SESSION_ENGINE = "horizontal.sessions"``: sessions in Redis that every instance sees.
+
+Built on the django-redis cache named by ``SESSION_CACHE_ALIAS`` and on Django's
+``SessionBase`` contract, with four differences from Django's cache engine:
+
+- A store error is not a missing session. It raises ``SessionStoreUnavailable``
+  (``HORIZONTAL_SESSION_FAILURE = "closed"``: the middleware answers 503) or, when
+  ``"open"``, the request goes on without the session, the cookie is kept and
+  nothing is written. Django's cache engine logs the user out instead.
+- One GET per load and one SET (with its TTL) per save: the "does it still exist"
+  test is ``SET … XX``, not a GET before the SET.
+- A per-user index in Redis, kept by the saves, so ``end_user_sessions(user)`` ends
+  every session of a user on every instance.
+- ``HORIZONTAL_SESSION_FALLBACK_ENGINE``: a session found only in the old engine is
+  moved into Redis on first read, so switching engines logs no one out.
+
+See docs/sessions.md.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from importlib import import_module
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.contrib.auth import SESSION_KEY
+from django.contrib.sessions.backends.base import (
+    VALID_KEY_CHARS,
+    CreateError,
+    SessionBase,
+    UpdateError,
+)
+from django.core.exceptions import ImproperlyConfigured
+from django.db.models.signals import post_save
+from django.utils.crypto import get_random_string
+
+from horizontal.conf import conf
+from horizontal.exceptions import HorizontalError
+from horizontal.sessions_redis import CorruptSession, SessionRedis, pack, session_redis, unpack
+
+try:
+    from redis.exceptions import RedisError
+except ImportError:  # the [redis] extra is absent; SessionStore says so when used.
+
+    class RedisError(Exception):  # type: ignore[no-redef]
+        pass
+
+
+__all__ = [
+    "SessionStore",
+    "SessionStoreUnavailable",
+    "aend_user_sessions",
+    "end_user_sessions",
+]
+
+logger = logging.getLogger("horizontal.sessions")
+# Where Django's own backends report tampered or corrupt session data.
+security_logger = logging.getLogger("django.security.SuspiciousSession")
+
+# redis-py raises its own errors, but a socket timeout can also surface as the
+# builtin TimeoutError (an OSError).
+STORE_ERRORS = (RedisError, OSError)
+
+FAILURE_POLICIES = ("closed", "open")
+# How often, at most, one process logs that the store is failing.
+FAILURE_LOG_INTERVAL = 10.0
+# Session keys are 32 random characters from 36; a collision is a broken RNG, and a
+# bounded loop turns that into an error instead of a spin.
+CREATE_ATTEMPTS = 10
+
+
+class SessionStoreUnavailable(HorizontalError):
+    """The session store could not be read or written; the session is not missing."""
+
+
+class _RateLimitedLog:
+    """Log a store failure at most once per interval per process, with a count."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self._lock = threading.Lock()
+        self._last = -interval
+        self._suppressed = 0
+
+    def failure(self, action: str, error: BaseException) -> None:
+        with self._lock:
+            now = time.monotonic()
+            if now - self._last < self.interval:
+                self._suppressed += 1
+                return
+            suppressed, self._suppressed, self._last = self._suppressed, 0, now
+        logger.error(
+            "Session store unavailable (%s, policy %r): %s: %s "
+            "[%d more failures in the last %.0f s not logged]",
+            action,
+            failure_policy(),
+            type(error).__name__,
+            error,
+            suppressed,
+            self.interval,
+        )
+
+
+failure_log = _RateLimitedLog(FAILURE_LOG_INTERVAL)
+
+
+def failure_policy() -> str:
+    """``HORIZONTAL_SESSION_FAILURE``, validated."""
+    policy = conf.SESSION_FAILURE
+    if policy not in FAILURE_POLICIES:
+        raise ImproperlyConfigured(
+            f"HORIZONTAL_SESSION_FAILURE must be 'closed' or 'open', not {policy!r}."
+        )
+    return policy
+
+
+def _store() -> SessionRedis:
+    return session_redis(settings.SESSION_CACHE_ALIAS)
+
+
+def _index_ttl(ttl: int) -> int:
+    # Twice the session's TTL: a save refreshes the index only once the index could
+    # expire within the session's lifetime, i.e. about once per TTL.
+    return 2 * ttl
+
+
+class SessionStore(SessionBase):
+    """Redis session store; see the module docstring."""
+
+    # A property of SessionBase (validated on assignment); annotated for mypy only.
+    _session_key: str | None
+
+    def __init__(self, session_key: str | None = None) -> None:
+        super().__init__(session_key)
+        self._redis = _store()
+        # What the stored value said about the user index when it was loaded.
+        self._indexed_user: str | None = None
+        self._index_until = 0
+        # Set when an operation failed; the middleware reads it.
+        self.store_error: BaseException | None = None
+
+    # -- keys -------------------------------------------------------------------
+
+    def _get_new_session_key(self) -> str:
+        # No EXISTS round trip: SET NX in save(must_create=True) is the uniqueness test.
+        return get_random_string(32, VALID_KEY_CHARS)
+
+    async def _aget_new_session_key(self) -> str:
+        return self._get_new_session_key()
+
+    # -- load -------------------------------------------------------------------
+
+    def load(self) -> dict[str, Any]:
+        session_key = self.session_key
+        if session_key is None:
+            return {}
+        try:
+            raw = self._redis.client.get(self._redis.session_key(session_key))
+        except STORE_ERRORS as error:
+            return self._load_failed(error)
+        if raw is not None:
+            return self._decode_stored(raw)
+        if conf.SESSION_FALLBACK_ENGINE:
+            return self._load_from_fallback(session_key)
+        self._session_key = None
+        return {}
+
+    async def aload(self) -> dict[str, Any]:
+        # The fallback engine may be the database, which needs the sync thread.
+        thread_sensitive = bool(conf.SESSION_FALLBACK_ENGINE)
+        return await sync_to_async(self.load, thread_sensitive=thread_sensitive)()
+
+    def _load_failed(self, error: BaseException) -> dict[str, Any]:
+        self.store_error = error
+        if failure_policy() == "closed":
+            raise SessionStoreUnavailable(f"cannot read the session: {error}") from error
+        # Open: go on without the session, but keep its key so that the cookie
+        # survives and nothing overwrites the stored session (save() refuses).
+        failure_log.failure("load", error)
+        return {}
+
+    def _decode_stored(self, raw: bytes) -> dict[str, Any]:
+        try:
+            stored = unpack(raw)
+            data = self.serializer().loads(stored.payload)
+            if not isinstance(data, dict):
+                raise CorruptSession("not a mapping")
+        except Exception:
+            # Same outcome as Django's own backends: an empty session and a line on
+            # the django.security logger, never a 500.
+            security_logger.warning("Session data corrupted")
+            return {}
+        if stored.index_until:
+            self._indexed_user = data.get(SESSION_KEY)
+            self._index_until = stored.index_until
+        return data
+
+    # -- save -------------------------------------------------------------------
+
+    def save(self, must_create: bool = False) -> None:
+        if self.session_key is None:
+            return self.create()
+        if self.store_error is not None:
+            # Open policy after a failed load: what we hold is not the stored session.
+            raise SessionStoreUnavailable("not saved: the session could not be loaded")
+        data = self._get_session(no_load=must_create)
+        if not self._write(data, self.get_expiry_age(), must_create):
+            raise CreateError if must_create else UpdateError
+
+    async def asave(self, must_create: bool = False) -> None:
+        return await sync_to_async(self.save, thread_sensitive=False)(must_create)
+
+    def _write(self, data: dict[str, Any], ttl: int, must_create: bool) -> bool:
+        """One SET (or one script call): whether it wrote."""
+        assert self.session_key is not None
+        key = self._redis.session_key(self.session_key)
+        try:
+            if ttl <= 0:
+                # Already expired (a past expiry date): what is left is to forget it.
+                self._redis.client.delete(key)
+                return True
+            payload = self.serializer().dumps(data)
+            user = data.get(SESSION_KEY)
+            if user is None or self._index_is_fresh(user, ttl, must_create):
+                index_until = self._index_until if user is not None else 0
+                return bool(
+                    self._redis.client.set(
+                        key, pack(index_until, payload), ex=ttl, nx=must_create, xx=not must_create
+                    )
+                )
+            return self._write_indexed(key, str(user), payload, ttl, must_create)
+        except STORE_ERRORS as error:
+            self.store_error = error
+            raise SessionStoreUnavailable(f"cannot write the session: {error}") from error
+
+    def _index_is_fresh(self, user: Any, ttl: int, must_create: bool) -> bool:
+        # A new key (create, cycle_key) is not in any index yet.
+        return (
+            not must_create
+            and user == self._indexed_user
+            and self._index_until >= time.time() + ttl
+        )
+
+    def _write_indexed(
+        self, key: str, user: str, payload: bytes, ttl: int, must_create: bool
+    ) -> bool:
+        index_ttl = _index_ttl(ttl)
+        index_until = int(time.time()) + index_ttl
+        keys = [key, self._redis.user_index_key(user)]
+        if self._indexed_user is not None and self._indexed_user != user:
+            keys.append(self._redis.user_index_key(self._indexed_user))
+        args = [pack(index_until, payload), ttl, "NX" if must_create else "XX", index_ttl]
+        if not self._redis.save_indexed(keys=keys, args=args):
+            return False
+        self._indexed_user, self._index_until = user, index_until
+        return True
+
+    # -- create, exists, delete -------------------------------------------------
+
+    def create(self) -> None:
+        for _ in range(CREATE_ATTEMPTS):
+            self._session_key = self._get_new_session_key()
+            try:
+                self.save(must_create=True)
+            except CreateError:
+                continue
+            self.modified = True
+            return
+        raise RuntimeError("Unable to create a new session key: every key tried exists.")
+
+    async def acreate(self) -> None:
+        return await sync_to_async(self.create, thread_sensitive=False)()
+
+    def exists(self, session_key: str) -> bool:
+        if not session_key:
+            return False
+        try:
+            return bool(self._redis.client.exists(self._redis.session_key(session_key)))
+        except STORE_ERRORS as error:
+            self.store_error = error
+            raise SessionStoreUnavailable(f"cannot read the session: {error}") from error
+
+    async def aexists(self, session_key: str) -> bool:
+        return await sync_to_async(self.exists, thread_sensitive=False)(session_key)
+
+    def delete(self, session_key: str | None = None) -> None:
+        if session_key is None:
+            if self.session_key is None:
+                return
+            session_key = self.session_key
+        key = self._redis.session_key(session_key)
+        try:
+            if session_key == self.session_key and self._indexed_user is not None:
+                index = self._redis.user_index_key(self._indexed_user)
+                self._redis.delete_indexed(keys=[key, index])
+            else:
+                self._redis.client.delete(key)
+        except STORE_ERRORS as error:
+            self.store_error = error
+            raise SessionStoreUnavailable(f"cannot delete the session: {error}") from error
+
+    async def adelete(self, session_key: str | None = None) -> None:
+        return await sync_to_async(self.delete, thread_sensitive=False)(session_key)
+
+    @classmethod
+    def clear_expired(cls) -> None:
+        """Nothing to do: every session key carries its TTL and Redis expires it."""
+
+    @classmethod
+    async def aclear_expired(cls) -> None:
+        """Nothing to do: every session key carries its TTL and Redis expires it."""
+
+    # -- migration from the fallback engine -------------------------------------
+
+    def _load_from_fallback(self, session_key: str) -> dict[str, Any]:
+        """Move a session that only the old engine has into Redis, then return it."""
+        old = _fallback_engine().SessionStore(session_key)
+        data = old.load()
+        if not data:
+            self._session_key = None
+            return {}
+        user = data.get(SESSION_KEY)
+        try:
+            revoked = user is not None and bool(
+                self._redis.client.exists(self._redis.revoked_key(str(user)))
+            )
+            if not revoked:
+                # NX: if another instance moved it first, its copy is the same data.
+                self._write(data, old.get_expiry_age(), must_create=True)
+        except STORE_ERRORS as error:
+            return self._load_failed(error)
+        except SessionStoreUnavailable as error:
+            return self._load_failed(error.__cause__ or error)
+        # Move, not copy: a copy left behind would come back after end_user_sessions.
+        old.delete(session_key)
+        if revoked:
+            self._session_key = None
+            return {}
+        logger.info("Session moved from %s into Redis", conf.SESSION_FALLBACK_ENGINE)
+        return data
+
+
+def _fallback_engine() -> Any:
+    path = conf.SESSION_FALLBACK_ENGINE
+    if path == __name__:
+        raise ImproperlyConfigured(
+            "HORIZONTAL_SESSION_FALLBACK_ENGINE is the engine it falls back from; "
+            "name the old engine, e.g. 'django.contrib.sessions.backends.db'."
+        )
+    try:
+        return import_module(str(path))
+    except ImportError as error:
+        raise ImproperlyConfigured(
+            f"HORIZONTAL_SESSION_FALLBACK_ENGINE {path!r} cannot be imported: {error}"
+        ) from error
+
+
+# -- log out everywhere ---------------------------------------------------------
+
+
+def _user_pk(user: Any) -> str:
+    pk = getattr(user, "pk", None)
+    meta = getattr(user, "_meta", None)
+    if pk is None or meta is None:
+        raise ValueError(f"end_user_sessions() needs a saved user instance, not {user!r}.")
+    # The same string login() stores under SESSION_KEY.
+    return str(meta.pk.value_to_string(user))
+
+
+def end_user_sessions(user: Any) -> int:
+    """End every session of ``user`` on every instance; return how many were ended.
+
+    Sessions saved through ``horizontal.sessions`` are indexed by user, so this is
+    one atomic script in Redis. With ``HORIZONTAL_SESSION_FALLBACK_ENGINE`` set it
+    also leaves a marker (for ``SESSION_COOKIE_AGE``) that stops the user's sessions
+    still in the old engine from being moved into Redis.
+    """
+    store = _store()
+    pk = _user_pk(user)
+    keys = [store.user_index_key(pk)]
+    args: list[int] = []
+    if conf.SESSION_FALLBACK_ENGINE:
+        keys.append(store.revoked_key(pk))
+        args.append(int(settings.SESSION_COOKIE_AGE))
+    try:
+        return int(store.end_user_sessions(keys=keys, args=args))
+    except STORE_ERRORS as error:
+        raise SessionStoreUnavailable(f"cannot end the user's sessions: {error}") from error
+
+
+async def aend_user_sessions(user: Any) -> int:
+    """Async ``end_user_sessions``."""
+    return await sync_to_async(end_user_sessions, thread_sensitive=False)(user)
+
+
+def _engine_is_ours() -> bool:
+    return bool(__name__ == settings.SESSION_ENGINE)
+
+
+def _end_sessions_on_password_change(
+    sender: Any, instance: Any, created: bool, **kwargs: Any
+) -> None:
+    # AbstractBaseUser.set_password() leaves the raw password in ``_password`` until
+    # save() has run, so post_save still sees that this save changes the password.
+    if created or getattr(instance, "_password", None) is None:
+        return
+    if conf.SESSION_END_ON_PASSWORD_CHANGE and _engine_is_ours():
+        end_user_sessions(instance)
+
+
+# A lazy sender ("app_label.Model") resolves once the user model is registered.
+post_save.connect(
+    _end_sessions_on_password_change,
+    sender=settings.AUTH_USER_MODEL,
+    dispatch_uid="horizontal.sessions.end_on_password_change",
+)
