@@ -26,6 +26,7 @@ from importlib import import_module
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.apps import apps
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY
 from django.contrib.sessions.backends.base import (
@@ -412,9 +413,15 @@ def _end_sessions_on_password_change(
         end_user_sessions(instance)
 
 
-# A lazy sender ("app_label.Model") resolves once the user model is registered.
-post_save.connect(
-    _end_sessions_on_password_change,
-    sender=settings.AUTH_USER_MODEL,
-    dispatch_uid="horizontal.sessions.end_on_password_change",
-)
+def _connect_password_change_receiver() -> None:
+    # Without django.contrib.auth there is no user model to watch, and a lazy sender
+    # that never resolves would be reported by Django's own checks.
+    if apps.is_installed("django.contrib.auth"):
+        post_save.connect(
+            _end_sessions_on_password_change,
+            sender=settings.AUTH_USER_MODEL,  # lazy "app_label.Model", resolved when ready
+            dispatch_uid="horizontal.sessions.end_on_password_change",
+        )
+
+
+_connect_password_change_receiver()

@@ -36,9 +36,19 @@ class RedisServer:
         assert binary, "redis-server is not installed"
         self.process = subprocess.Popen(
             [
-                binary, "--port", str(self.port), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no",
-                "--dir", self._dir.name, "--dbfilename", "dump.rdb",
+                binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                self._dir.name,
+                "--dbfilename",
+                "dump.rdb",
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

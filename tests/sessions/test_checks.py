@@ -1,0 +1,118 @@
+"""Deploy checks horizontal.W020-W025 for the Redis session store."""
+
+from __future__ import annotations
+
+import pytest
+from django.core import checks
+from django.test import override_settings
+
+REDIS = "django_redis.cache.RedisCache"
+GOOD_OPTIONS = {"SOCKET_CONNECT_TIMEOUT": 0.5, "SOCKET_TIMEOUT": 0.5}
+OUR_MIDDLEWARE = [
+    "horizontal.middleware.SessionMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+]
+DJANGO_MIDDLEWARE = [
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+]
+
+
+def session_ids(**overrides) -> list[str]:
+    base = {
+        "SESSION_ENGINE": "horizontal.sessions",
+        "SESSION_CACHE_ALIAS": "sessions",
+        "MIDDLEWARE": OUR_MIDDLEWARE,
+        "CACHES": {
+            "default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"},
+            "sessions": {"BACKEND": REDIS, "LOCATION": "redis://r:6379/1", "OPTIONS": GOOD_OPTIONS},
+        },
+    }
+    with override_settings(**{**base, **overrides}):
+        messages = checks.run_checks(include_deployment_checks=True, tags=["horizontal"])
+    return sorted(m.id for m in messages if m.id and m.id.startswith("horizontal.W02"))
+
+
+def sessions_cache(**config) -> dict:
+    return {
+        "default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"},
+        "sessions": {"BACKEND": REDIS, "LOCATION": "redis://r:6379/1", **config},
+    }
+
+
+def test_a_good_configuration_is_silent():
+    assert session_ids() == []
+
+
+def test_nothing_is_said_when_the_engine_is_not_ours():
+    assert session_ids(SESSION_ENGINE="django.contrib.sessions.backends.db", CACHES={}) == []
+
+
+def test_w020_alias_is_not_django_redis():
+    caches = {"sessions": {"BACKEND": "django.core.cache.backends.redis.RedisCache"}}
+    assert session_ids(CACHES=caches) == ["horizontal.W020"]
+
+
+def test_w020_alias_is_missing():
+    assert session_ids(SESSION_CACHE_ALIAS="nope") == ["horizontal.W020"]
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        ({}, ["horizontal.W021"]),
+        ({"SOCKET_TIMEOUT": 1}, ["horizontal.W021"]),
+        ({"SOCKET_CONNECT_TIMEOUT": 1}, ["horizontal.W021"]),
+        ({"SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 0}, ["horizontal.W021"]),
+        (GOOD_OPTIONS, []),
+    ],
+)
+def test_w021_missing_timeouts(options, expected):
+    assert session_ids(CACHES=sessions_cache(OPTIONS=options)) == expected
+
+
+def test_w021_names_the_missing_option():
+    from horizontal.checks.sessions import check_session_cache_timeouts
+
+    with override_settings(
+        CACHES=sessions_cache(OPTIONS={"SOCKET_TIMEOUT": 1}),
+        SESSION_ENGINE="horizontal.sessions",
+        SESSION_CACHE_ALIAS="sessions",
+    ):
+        (message,) = check_session_cache_timeouts()
+    assert "SOCKET_CONNECT_TIMEOUT" in message.msg and "SOCKET_TIMEOUT or" not in message.msg
+
+
+def test_w022_ignore_exceptions_on_the_alias_or_globally():
+    ignoring = sessions_cache(OPTIONS={**GOOD_OPTIONS, "IGNORE_EXCEPTIONS": True})
+    assert session_ids(CACHES=ignoring) == ["horizontal.W022"]
+    assert session_ids(DJANGO_REDIS_IGNORE_EXCEPTIONS=True) == ["horizontal.W022"]
+    explicit_off = sessions_cache(OPTIONS={**GOOD_OPTIONS, "IGNORE_EXCEPTIONS": False})
+    assert session_ids(CACHES=explicit_off, DJANGO_REDIS_IGNORE_EXCEPTIONS=True) == []
+
+
+@pytest.mark.parametrize(
+    "location", [["redis://a:6379/1", "redis://b:6379/1"], "redis://a:6379/1,redis://b:6379/1"]
+)
+def test_w023_replicas(location):
+    caches = sessions_cache(OPTIONS=GOOD_OPTIONS)
+    caches["sessions"]["LOCATION"] = location
+    assert session_ids(CACHES=caches) == ["horizontal.W023"]
+
+
+def test_w024_djangos_middleware_instead_of_ours():
+    assert session_ids(MIDDLEWARE=DJANGO_MIDDLEWARE) == ["horizontal.W024"]
+
+
+def test_w025_shared_with_a_general_cache():
+    caches = sessions_cache(OPTIONS=GOOD_OPTIONS)
+    caches["default"] = {"BACKEND": REDIS, "LOCATION": "redis://r:6379/1"}
+    assert session_ids(CACHES=caches) == ["horizontal.W025"]
+    caches["default"]["LOCATION"] = "redis://r:6379/2"
+    assert session_ids(CACHES=caches) == []
+
+
+def test_checks_are_deploy_only():
+    with override_settings(SESSION_ENGINE="horizontal.sessions", MIDDLEWARE=DJANGO_MIDDLEWARE):
+        messages = checks.run_checks(tags=["horizontal"])
+    assert not [m for m in messages if m.id and m.id.startswith("horizontal.W02")]

@@ -1,0 +1,154 @@
+"""Store errors are not missing sessions; corrupt data is an empty session, not a 500."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client, override_settings
+
+from horizontal import sessions
+from horizontal.sessions import SessionStore, SessionStoreUnavailable
+from horizontal.sessions_redis import pack
+
+COOKIE_KEY = "k" * 32
+
+
+@pytest.fixture(autouse=True)
+def fresh_failure_log(monkeypatch):
+    # Each test sees the first failure logged (the limiter is process-wide).
+    monkeypatch.setattr(sessions, "failure_log", sessions._RateLimitedLog(10.0))
+    import horizontal.middleware
+
+    monkeypatch.setattr(horizontal.middleware, "failure_log", sessions.failure_log)
+
+
+# -- the store, unreachable ------------------------------------------------------
+
+
+@pytest.mark.usefixtures("closed_port_sessions")
+def test_closed_load_raises_instead_of_logging_out():
+    store = SessionStore(COOKIE_KEY)
+    started = time.monotonic()
+    with pytest.raises(SessionStoreUnavailable):
+        store.load()
+    assert time.monotonic() - started < 1
+    assert store.session_key == COOKIE_KEY  # the cookie is not given up
+
+
+@pytest.mark.usefixtures("closed_port_sessions")
+@override_settings(HORIZONTAL_SESSION_FAILURE="open")
+def test_open_load_is_empty_keeps_the_key_and_refuses_to_save(caplog):
+    store = SessionStore(COOKIE_KEY)
+    with caplog.at_level(logging.ERROR, logger="horizontal.sessions"):
+        assert store.load() == {}
+        store.load()
+    assert store.session_key == COOKIE_KEY
+    assert not store.is_empty()  # so SessionMiddleware does not delete the cookie
+    failures = [r for r in caplog.records if "Session store unavailable" in r.getMessage()]
+    assert len(failures) == 1  # rate-limited, not once per failure
+    store._session_cache = {"a": 1}
+    with pytest.raises(SessionStoreUnavailable):
+        store.save()
+
+
+@pytest.mark.usefixtures("closed_port_sessions")
+@pytest.mark.parametrize("policy", ["closed", "open"])
+def test_writes_raise_under_both_policies(settings, policy):
+    settings.HORIZONTAL_SESSION_FAILURE = policy
+    with pytest.raises(SessionStoreUnavailable):
+        SessionStore().save()
+    with pytest.raises(SessionStoreUnavailable):
+        SessionStore().delete(COOKIE_KEY)
+    with pytest.raises(SessionStoreUnavailable):
+        SessionStore().exists(COOKIE_KEY)
+
+
+@pytest.mark.usefixtures("closed_port_sessions")
+def test_unknown_policy_is_a_clear_error(settings):
+    from django.core.exceptions import ImproperlyConfigured
+
+    settings.HORIZONTAL_SESSION_FAILURE = "sometimes"
+    with pytest.raises(ImproperlyConfigured, match="'closed' or 'open'"):
+        SessionStore(COOKIE_KEY).load()
+
+
+# -- through the middleware ------------------------------------------------------
+
+
+@pytest.mark.usefixtures("closed_port_sessions")
+def test_closed_answers_503_with_retry_after_and_keeps_the_cookie():
+    client = Client()
+    client.cookies["sessionid"] = COOKIE_KEY
+    started = time.monotonic()
+    response = client.get("/accounts/whoami/")
+    assert time.monotonic() - started < 1
+    assert response.status_code == 503
+    assert response["Retry-After"].isdigit()
+    assert "sessionid" not in response.cookies
+
+
+@pytest.mark.usefixtures("closed_port_sessions")
+@override_settings(HORIZONTAL_SESSION_FAILURE="open")
+def test_open_proceeds_anonymous_and_keeps_the_cookie():
+    client = Client()
+    client.cookies["sessionid"] = COOKIE_KEY
+    response = client.get("/accounts/whoami/")
+    assert response.status_code == 200
+    assert response.json()["user"] is None
+    assert "sessionid" not in response.cookies  # neither refreshed nor deleted
+    # A modified session is not written (it is not the stored one) and not a 500.
+    response = client.post("/accounts/visit/")
+    assert response.status_code == 200
+    assert "sessionid" not in response.cookies
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("closed_port_sessions")
+@override_settings(HORIZONTAL_SESSION_FAILURE="open")
+def test_open_login_that_cannot_write_is_503_not_a_fake_login():
+    User.objects.create_user("ann", password="pw")
+    response = Client().post("/accounts/login/", {"username": "ann", "password": "pw"})
+    assert response.status_code == 503
+
+
+# -- corrupt data ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"garbage",
+        b"h1:notanumber:{}",
+        pack(0, b'{"_auth_user_id": "1", "trunc'),  # truncated payload
+        pack(0, b"[1, 2]"),  # valid JSON, not a session
+        b"\x80\x04\x95",  # a pickle from another engine
+    ],
+)
+def test_corrupt_data_is_an_empty_session_and_a_security_log(redis_sessions, caplog, raw):
+    store = SessionStore()
+    store["a"] = 1
+    store.save()
+    redis_sessions.set(store._redis.session_key(store.session_key), raw)
+    with caplog.at_level(logging.WARNING, logger="django.security.SuspiciousSession"):
+        assert SessionStore(store.session_key).load() == {}
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("django.security")] == [
+        "Session data corrupted"
+    ]
+
+
+def test_truncated_session_through_the_stack_is_anonymous_not_500(redis_sessions, caplog):
+    store = SessionStore()
+    store["_auth_user_id"] = "1"
+    store.save()
+    key = store._redis.session_key(store.session_key)
+    redis_sessions.set(key, redis_sessions.get(key)[:-7])
+    client = Client()
+    client.cookies["sessionid"] = store.session_key
+    with caplog.at_level(logging.WARNING, logger="django.security.SuspiciousSession"):
+        response = client.get("/accounts/whoami/")
+    assert response.status_code == 200
+    assert response.json()["user"] is None
+    assert any(r.getMessage() == "Session data corrupted" for r in caplog.records)
