@@ -1,0 +1,62 @@
+"""cache: memoisation decorators over data that changes (rows, files, responses).
+
+``@lru_cache`` over a pure function is the same on every instance and is not reported.
+Over a query it freezes the first answer in one process: an admin edits the row, the
+instance that served the edit may drop its memo, the other N-1 keep the old value until
+they restart. Module-level memo dicts and lazily loaded globals are handled in ``state``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from horizontal.audit.effects import reaches_outside
+from horizontal.audit.findings import Finding
+from horizontal.audit.source import PythonModule, last_part
+
+MEMO_DECORATORS = frozenset(
+    {
+        "functools.lru_cache",
+        "functools.cache",
+        "lru_cache",
+        "cache",
+        "memoize",
+        "memoized",
+        "cachetools.cached",
+        "cachetools.func.lru_cache",
+        "cachetools.func.ttl_cache",
+        "cachetools.func.lfu_cache",
+        "ttl_cache",
+    }
+)
+
+
+def memo_decorator(module: PythonModule, decorator: ast.expr) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    name = module.qualify(target) or ""
+    if name in MEMO_DECORATORS:
+        # A bare ``@cache`` is functools' only if imported from there.
+        return name != "cache" or module.imports.get("cache") == "functools.cache"
+    return last_part(name) in {"lru_cache", "memoize", "memoized", "ttl_cache"}
+
+
+def find_memoised_reads(module: PythonModule) -> Iterator[Finding]:
+    if module.is_script:
+        return
+    for node in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
+        assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        decorator = next((d for d in node.decorator_list if memo_decorator(module, d)), None)
+        if decorator is None:
+            continue
+        outside = reaches_outside(module, node)
+        if not outside:
+            continue
+        yield Finding(
+            module.path,
+            decorator.lineno,
+            "cache",
+            f"{node.name}() memoises {'/'.join(sorted(outside))} reads per process: "
+            "a change made through another instance is never seen here",
+            module.line(decorator.lineno),
+        )

@@ -1,0 +1,255 @@
+"""in-process-lock, timer-thread, scheduler, and ``migrate`` called from start-up code.
+
+All four assume "this process is the only one": a ``threading.Lock`` around a read-modify-
+write of a row serialises one process, not the fleet; a thread started at boot runs once
+per instance; an APScheduler in ``ready()`` fires every job N times.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from horizontal.audit.effects import reaches_outside
+from horizontal.audit.findings import Finding
+from horizontal.audit.source import (
+    PythonModule,
+    Scope,
+    call_name,
+    dotted,
+    keyword,
+    last_part,
+    string_value,
+)
+
+LOCK_FACTORIES = frozenset(
+    {
+        "threading.Lock",
+        "threading.RLock",
+        "threading.Semaphore",
+        "threading.BoundedSemaphore",
+        "threading.Condition",
+        "multiprocessing.Lock",
+        "multiprocessing.RLock",
+        "asyncio.Lock",
+        "asyncio.Semaphore",
+        "Lock",
+        "RLock",
+        "Semaphore",
+        "BoundedSemaphore",
+    }
+)
+HOST_LOCKS = frozenset({"fcntl.flock", "fcntl.lockf", "filelock.FileLock", "filelock.SoftFileLock"})
+THREAD_FACTORIES = frozenset(
+    {"threading.Thread", "threading.Timer", "multiprocessing.Process", "_thread.start_new_thread"}
+)
+SCHEDULER_CLASSES = frozenset(
+    {
+        "BackgroundScheduler",
+        "BlockingScheduler",
+        "AsyncIOScheduler",
+        "GeventScheduler",
+        "TornadoScheduler",
+        "TwistedScheduler",
+        "QtScheduler",
+    }
+)
+UWSGI_TIMERS = frozenset({"timer", "rbtimer", "cron", "rbcron", "mulefunc"})
+# Code that runs when a process boots, on every instance.
+STARTUP_FUNCTIONS = frozenset(
+    {"ready", "on_starting", "when_ready", "post_fork", "post_worker_init", "pre_fork"}
+)
+SLEEPS = frozenset({"sleep", "wait", "join"})
+
+
+def is_startup(module: PythonModule, scope: Scope) -> bool:
+    if module.is_script:
+        return False
+    function = scope.function
+    if function is None:
+        return True  # module level or a class body: runs at import, in every process
+    return getattr(function, "name", "") in STARTUP_FUNCTIONS
+
+
+def find_in_process_locks(module: PythonModule) -> Iterator[Finding]:
+    locks = _lock_names(module)
+    for node in module.nodes(ast.With, ast.AsyncWith):
+        assert isinstance(node, ast.With | ast.AsyncWith)
+        for item in node.items:
+            expr = item.context_expr
+            host_lock = last_part(call_name(module, expr)) in {"FileLock", "SoftFileLock"}
+            name = _lock_key(expr, module.scope(node).cls)
+            if not host_lock and name not in locks:
+                continue
+            body = ast.Module(body=node.body, type_ignores=[])
+            outside = reaches_outside(module, body, writes=True)
+            if not (host_lock or outside):
+                continue  # guards this process's own memory: correct and harmless
+            what = "a file lock on this host's disk" if host_lock else f"{name} (in-process)"
+            guarded = "/".join(sorted(outside)) or "work"
+            yield Finding(
+                module.path,
+                node.lineno,
+                "in-process-lock",
+                f"{what} guards {guarded} across requests, but only within one "
+                "process: other instances run the same section at the same time",
+                module.line(node.lineno),
+            )
+    for call in module.nodes(ast.Call):
+        assert isinstance(call, ast.Call)
+        if (call_name(module, call) or "") in {"fcntl.flock", "fcntl.lockf"}:
+            yield Finding(
+                module.path,
+                call.lineno,
+                "in-process-lock",
+                "flock() serialises processes on one host only: other instances do "
+                "not see the lock",
+                module.line(call.lineno),
+            )
+
+
+def _lock_names(module: PythonModule) -> set[str]:
+    """Keys (``NAME``, ``Class.NAME``) of locks created in this module."""
+    names: set[str] = set()
+    for node in module.nodes(ast.Assign):
+        assert isinstance(node, ast.Assign)
+        if (call_name(module, node.value) or "") not in LOCK_FACTORIES:
+            continue
+        cls = module.scope(node).cls
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                names.add(f"{cls.name}.{target.id}" if cls else target.id)
+            elif isinstance(target, ast.Attribute) and cls is not None:
+                names.add(f"{cls.name}.{target.attr}")
+    return names
+
+
+def _lock_key(expr: ast.AST, cls: ast.ClassDef | None) -> str | None:
+    name = dotted(expr)
+    if name is None:
+        return None
+    head, _, rest = name.partition(".")
+    if head in {"self", "cls"} and rest and "." not in rest:
+        return f"{cls.name}.{rest}" if cls else None
+    return name
+
+
+def find_timer_threads(module: PythonModule) -> Iterator[Finding]:
+    thread_classes = _thread_subclasses(module)
+    for call in module.nodes(ast.Call):
+        assert isinstance(call, ast.Call)
+        name = call_name(module, call) or ""
+        if name not in THREAD_FACTORIES and last_part(name) not in thread_classes:
+            continue
+        scope = module.scope(call)
+        loops = _target_loops(module, call, name, thread_classes)
+        if not (is_startup(module, scope) or loops):
+            continue
+        why = "loops in the background" if loops else "starts when the process boots"
+        yield Finding(
+            module.path,
+            call.lineno,
+            "timer-thread",
+            f"{last_part(name)} {why}: every instance runs its own copy of this work",
+            module.line(call.lineno),
+        )
+
+
+def _thread_subclasses(module: PythonModule) -> dict[str, ast.ClassDef]:
+    classes: dict[str, ast.ClassDef] = {}
+    for node in module.nodes(ast.ClassDef):
+        assert isinstance(node, ast.ClassDef)
+        if any((module.qualify(b) or "") in THREAD_FACTORIES for b in node.bases):
+            classes[node.name] = node
+    return classes
+
+
+def _target_loops(
+    module: PythonModule, call: ast.Call, name: str, thread_classes: dict[str, ast.ClassDef]
+) -> bool:
+    """Does the thread's target (or ``run``) loop with a sleep: periodic work?"""
+    bodies: list[ast.AST] = []
+    if last_part(name) in thread_classes:
+        bodies.append(thread_classes[last_part(name)])
+    target = keyword(call, "target") or keyword(call, "function")
+    if target is None and name.endswith("Timer") and len(call.args) > 1:
+        target = call.args[1]
+    if target is None and name.endswith("start_new_thread") and call.args:
+        target = call.args[0]
+    if target is not None:
+        target_name = last_part(dotted(target))
+        bodies.extend(module.functions.get(target_name, []))
+        if name.endswith("Timer") and any(_calls_timer(module, b) for b in bodies):
+            return True  # a timer that re-arms itself is a periodic job
+    return any(_sleeping_loop(module, body) for body in bodies)
+
+
+def _calls_timer(module: PythonModule, body: ast.AST) -> bool:
+    return any(
+        isinstance(n, ast.Call) and last_part(call_name(module, n)) == "Timer"
+        for n in ast.walk(body)
+    )
+
+
+def _sleeping_loop(module: PythonModule, body: ast.AST) -> bool:
+    for loop in ast.walk(body):
+        if isinstance(loop, ast.While):
+            for node in ast.walk(loop):
+                if isinstance(node, ast.Call) and last_part(call_name(module, node)) in SLEEPS:
+                    return True
+    return False
+
+
+def find_schedulers(module: PythonModule) -> Iterator[Finding]:
+    if module.is_script:
+        return  # a dedicated scheduler command is one process by construction
+    for call in module.nodes(ast.Call):
+        assert isinstance(call, ast.Call)
+        name = call_name(module, call) or ""
+        scheduler = (
+            last_part(name) in SCHEDULER_CLASSES
+            or name.startswith(("schedule.every", "sched.scheduler"))
+            or name == "crontab.CronTab"
+        )
+        if scheduler:
+            yield Finding(
+                module.path,
+                call.lineno,
+                "scheduler",
+                f"{last_part(name)} schedules jobs inside this process: with N instances "
+                "every job runs N times (or not at all when they restart)",
+                module.line(call.lineno),
+            )
+    for function in module.nodes(ast.FunctionDef):
+        assert isinstance(function, ast.FunctionDef)
+        for decorator in function.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            qualified = module.qualify(target) or ""
+            if qualified.startswith("uwsgidecorators.") and last_part(qualified) in UWSGI_TIMERS:
+                yield Finding(
+                    module.path,
+                    decorator.lineno,
+                    "scheduler",
+                    f"uWSGI @{last_part(qualified)} runs in every uWSGI instance: the job "
+                    "fires once per instance",
+                    module.line(decorator.lineno),
+                )
+
+
+def find_startup_migrate(module: PythonModule) -> Iterator[Finding]:
+    for call in module.nodes(ast.Call):
+        assert isinstance(call, ast.Call)
+        if last_part(call_name(module, call)) != "call_command" or not call.args:
+            continue
+        if string_value(call.args[0]) != "migrate":
+            continue
+        if not is_startup(module, module.scope(call)):
+            continue
+        yield Finding(
+            module.path,
+            call.lineno,
+            "boot-migrate",
+            "migrate runs when each process starts: N replicas race to apply the same "
+            "migrations, and an old replica can boot against a newer schema",
+            module.line(call.lineno),
+        )

@@ -1,0 +1,141 @@
+"""image-cron, boot-migrate and schedulers started by the image: non-Python files.
+
+Dockerfiles, entrypoint and start scripts, Procfiles, uWSGI and supervisor configs and
+crontabs decide what *every replica* runs when it starts. ``migrate`` there runs N
+times per deploy; a crontab there runs every job N times. A ``RUN`` line is build time
+(once per image) and a Procfile ``release:`` line is a one-off release step: both fine.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from horizontal.audit.findings import Finding
+
+MIGRATE = re.compile(r"(manage\.py|django-admin|-m\s+django)\b[^;&|]*?\bmigrate\b(?!-)")
+DRY_RUN = re.compile(r"--(check|plan)\b|showmigrations|makemigrations")
+CRON_INSTALL = re.compile(
+    r"\bcrontab\s+(?!-l\b)\S|/etc/cron|\bcron\.d\b|\bsupercronic\b|\bcrond\b|"
+    r"\bservice\s+cron\b|/etc/init\.d/cron\b|(^|[\s;&|'\"\[,])cron(\s+-f)?\s*($|[;&|'\"\],])"
+)
+PACKAGE_INSTALL = re.compile(r"\b(apt-get|apt|apk|yum|dnf|pip)\b.*\b(install|add)\b")
+SERVER = re.compile(
+    r"\b(gunicorn|uwsgi|daphne|uvicorn|hypercorn|granian|runserver|supervisord|waitress)\b|"
+    r"exec\s+\"?\$@"
+)
+IN_PROCESS_BEAT = re.compile(r"\bcelery\b.*(\bbeat\b|\s-B\b|--beat\b)|\brunapscheduler\b")
+ENTRYPOINT_NAME = re.compile(r"entrypoint|start|boot|run|docker|init|cmd|serve|launch", re.I)
+CRON_ENTRY = re.compile(
+    r"^\s*(@\w+|([\d*/,\-]+|[A-Za-z]{3})(\s+([\d*/,\-?LW#]+|[A-Za-z]{3})){4})\s"
+)
+
+
+@dataclass(frozen=True)
+class Line:
+    number: int
+    text: str
+
+
+def logical_lines(text: str) -> list[Line]:
+    """Lines with backslash continuations joined and comments dropped."""
+    lines: list[Line] = []
+    pending: list[str] = []
+    start = 0
+    for number, raw in enumerate(text.splitlines(), start=1):
+        stripped = raw.strip()
+        if not pending:
+            start = number
+            if not stripped or stripped.startswith(("#", ";")):
+                continue
+        pending.append(stripped.rstrip("\\"))
+        if not stripped.endswith("\\"):
+            lines.append(Line(start, " ".join(pending)))
+            pending = []
+    if pending:
+        lines.append(Line(start, " ".join(pending)))
+    return lines
+
+
+def _migrates(text: str) -> bool:
+    return bool(MIGRATE.search(text)) and not DRY_RUN.search(text)
+
+
+def _starts_cron(text: str) -> bool:
+    return bool(CRON_INSTALL.search(text)) and not PACKAGE_INSTALL.search(text)
+
+
+def _finding(path: str, line: Line, category: str, message: str) -> Finding:
+    return Finding(path, line.number, category, message, line.text)
+
+
+BOOT_MIGRATE = (
+    "migrate runs every time a replica starts: N replicas race to apply migrations and "
+    "old replicas meet a new schema mid-rollout"
+)
+IMAGE_CRON = "cron inside the image: every replica runs every cron job"
+EMBEDDED_BEAT = "a scheduler starts next to the web server: every replica runs every job"
+
+
+def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
+    for line in logical_lines(text):
+        instruction = line.text.split(None, 1)[0].upper() if line.text else ""
+        runs_at_start = instruction in {"CMD", "ENTRYPOINT"}
+        if runs_at_start and _migrates(line.text):
+            yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
+        if _starts_cron(line.text) and instruction in {"RUN", "COPY", "ADD", "CMD", "ENTRYPOINT"}:
+            yield _finding(path, line, "image-cron", IMAGE_CRON)
+        if runs_at_start and IN_PROCESS_BEAT.search(line.text) and SERVER.search(line.text):
+            yield _finding(path, line, "scheduler", EMBEDDED_BEAT)
+
+
+def find_in_shell(path: str, text: str) -> Iterator[Finding]:
+    lines = logical_lines(text)
+    starts_server = any(SERVER.search(line.text) for line in lines)
+    if not (starts_server or ENTRYPOINT_NAME.search(posixpath.basename(path))):
+        return  # a deploy or maintenance script someone runs once, by hand
+    for line in lines:
+        if _migrates(line.text):
+            yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
+        elif _starts_cron(line.text):
+            yield _finding(path, line, "image-cron", IMAGE_CRON)
+        elif starts_server and IN_PROCESS_BEAT.search(line.text):
+            yield _finding(path, line, "scheduler", EMBEDDED_BEAT)
+
+
+def find_in_procfile(path: str, text: str) -> Iterator[Finding]:
+    for line in logical_lines(text):
+        process, _, command = line.text.partition(":")
+        if process.strip() == "release":
+            continue  # Heroku-style release phase: once per deploy, the right place
+        if _migrates(command):
+            yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
+        if _starts_cron(command):
+            yield _finding(path, line, "image-cron", IMAGE_CRON)
+        if IN_PROCESS_BEAT.search(command) and SERVER.search(command):
+            yield _finding(path, line, "scheduler", EMBEDDED_BEAT)
+
+
+def find_in_server_config(path: str, text: str) -> Iterator[Finding]:
+    """uWSGI ini and supervisor conf: hooks, attached daemons and programs per replica."""
+    for line in logical_lines(text):
+        key = line.text.split("=", 1)[0].strip().lower()
+        if _migrates(line.text):
+            yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
+        elif key in {"cron", "cron2", "unique-cron", "legion-cron"}:
+            yield _finding(path, line, "image-cron", "uWSGI cron: every instance runs the job")
+        elif _starts_cron(line.text) and key in {"command", "attach-daemon", "smart-attach-daemon"}:
+            yield _finding(path, line, "image-cron", IMAGE_CRON)
+
+
+def find_in_crontab(path: str, text: str) -> Iterator[Finding]:
+    for line in logical_lines(text):
+        if CRON_ENTRY.match(line.text + " "):
+            yield _finding(
+                path,
+                line,
+                "image-cron",
+                "crontab entry: every host or container that installs this file runs it",
+            )

@@ -1,0 +1,90 @@
+"""Render findings: text for people, TSV for spreadsheets, JSON for tools, SARIF 2.1.0
+for code-scanning UIs (GitHub, GitLab, Azure DevOps show the results inline on the diff).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from horizontal.audit.findings import CATEGORIES, Finding
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+DOCS_URL = "https://github.com/django-horizontal/django-horizontal/blob/main/docs/audit.md"
+FORMATS = ("text", "tsv", "json", "sarif")
+
+
+def render(findings: Sequence[Finding], fmt: str) -> str:
+    if fmt == "text":
+        return render_text(findings)
+    if fmt == "tsv":
+        return render_tsv(findings)
+    if fmt == "json":
+        return json.dumps([f.as_dict() for f in findings], indent=2) + "\n"
+    if fmt == "sarif":
+        return json.dumps(render_sarif(findings), indent=2) + "\n"
+    raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+
+
+def render_text(findings: Sequence[Finding]) -> str:
+    lines = []
+    for finding in findings:
+        lines.append(f"{finding.path}:{finding.line}: {finding.category}: {finding.message}")
+        lines.append(f"    fix: {finding.fix}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def render_tsv(findings: Sequence[Finding]) -> str:
+    rows = ["category\tpath\tline\tmessage\tfix"]
+    for f in findings:
+        rows.append("\t".join([f.category, f.path, str(f.line), f.message, f.fix]))
+    return "\n".join(rows) + "\n"
+
+
+def render_sarif(findings: Sequence[Finding]) -> dict[str, object]:
+    rules = [
+        {
+            "id": category.check_id,
+            "name": category.name,
+            "shortDescription": {"text": category.title},
+            "help": {"text": category.fix},
+            "helpUri": f"{DOCS_URL}#{category.name}",
+            "defaultConfiguration": {"level": category.level},
+        }
+        for category in CATEGORIES.values()
+    ]
+    index = {name: i for i, name in enumerate(CATEGORIES)}
+    results = [
+        {
+            "ruleId": f.check_id,
+            "ruleIndex": index[f.category],
+            "level": f.level,
+            "message": {"text": f"{f.message}. Fix: {f.fix}"},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
+                        "region": {"startLine": f.line},
+                    }
+                }
+            ],
+            "partialFingerprints": {"horizontalAudit/v1": f.fingerprint()},
+        }
+        for f in findings
+    ]
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "horizontal-audit",
+                        "informationUri": DOCS_URL,
+                        "rules": rules,
+                    }
+                },
+                "results": results,
+            }
+        ],
+    }

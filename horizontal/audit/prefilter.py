@@ -1,0 +1,180 @@
+"""Which lines of a Python file can hold a finding, found before parsing.
+
+Parsing and walking every module of a large tree costs seconds, and most modules cannot
+produce a finding at all. The needles here are necessary conditions of the detectors (a
+call to ``open``, a lock, a thread; a mutation of a name that is bound to a container at
+module or class level), so a file without any is skipped unparsed, and in a file with
+some only the matching lines get their expressions indexed.
+
+Everything is ``str.find`` plus a regex on single lines: Python's ``re`` tries a large
+alternation at every character of a file, which costs more than the parse it saves.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+HOT_NEEDLES = (
+    "open(",
+    "write_text",
+    "write_bytes",
+    "to_csv",
+    "to_excel",
+    "to_parquet",
+    "savefig",
+    "ZipFile",
+    "shutil.",
+    "FileSystemStorage",
+    "storage.path",
+    "Lock(",
+    "Semaphore(",
+    "Condition(",
+    "flock",
+    "lockf",
+    "Thread(",
+    "Timer(",
+    "Process(",
+    "start_new_thread",
+    "Scheduler(",
+    "every(",
+    "scheduler(",
+    "CronTab(",
+    "call_command(",
+    "MEDIA_ROOT",
+)
+MUTATORS = (
+    "append",
+    "appendleft",
+    "extend",
+    "insert",
+    "add",
+    "update",
+    "setdefault",
+    "pop",
+    "popleft",
+    "popitem",
+    "remove",
+    "discard",
+    "clear",
+)
+CONTAINER_NEEDLES = (
+    "= {",
+    "={",
+    "= [",
+    "=[",
+    "dict(",
+    "Dict(",
+    "set(",
+    "Set(",
+    "list(",
+    "deque(",
+    "Counter(",
+    "ChainMap(",
+)
+CONTAINER_LINE = re.compile(
+    r"([ \t]*)([A-Za-z_]\w*)(?:\s*:[^=\n]+)?\s*=\s*(?:\{|\[|(?:collections\.)?"
+    r"(?:dict|list|set|defaultdict|OrderedDict|Counter|deque|ChainMap|Weak\w+)\()"
+)
+MUTATION_AFTER_NAME = re.compile(
+    r"\s*\[[^\n]*\]\s*[-+|&]?=(?!=)|\.(?:" + "|".join(MUTATORS) + r")\("
+)
+MEMO_DECORATORS = frozenset(
+    {"lru_cache", "cache", "memoize", "memoized", "cached", "ttl_cache", "lfu_cache"}
+)
+# open() only matters with a literal write mode somewhere in its first three lines.
+WRITE_MODE = re.compile(r"[\"'](?:[rbt]*[wax]|[rwabt]*\+)")
+THREAD_CLASS = re.compile(r"[ \t]*class[ \t]+(\w+)\([^)]*Thread\b")
+
+
+def find_all(text: str, needle: str) -> Iterator[int]:
+    position = text.find(needle)
+    while position != -1:
+        yield position
+        position = text.find(needle, position + 1)
+
+
+def line_of(text: str, position: int) -> str:
+    start = text.rfind("\n", 0, position) + 1
+    end = text.find("\n", position)
+    return text[start : end if end != -1 else len(text)]
+
+
+def line_numbers(text: str, positions: Iterable[int]) -> list[int]:
+    """1-based line numbers of sorted character positions, counting incrementally."""
+    numbers: list[int] = []
+    line, last = 1, 0
+    for position in sorted(positions):
+        line += text.count("\n", last, position)
+        last = position
+        numbers.append(line)
+    return numbers
+
+
+def container_names(text: str) -> tuple[set[str], set[str]]:
+    """Names bound to a container at column 0, and indented (class bodies, functions)."""
+    module_level: set[str] = set()
+    indented: set[str] = set()
+    for needle in CONTAINER_NEEDLES:
+        for position in find_all(text, needle):
+            match = CONTAINER_LINE.match(line_of(text, position))
+            if match:
+                (indented if match.group(1) else module_level).add(match.group(2))
+    return module_level, indented - module_level
+
+
+def mutation_positions(text: str) -> list[int]:
+    """Where a module-level container is mutated by name, or a class-level one via ``.``."""
+    module_level, indented = container_names(text)
+    positions: list[int] = []
+    for names, attribute in ((module_level, False), (indented, True)):
+        for name in names:
+            for position in find_all(text, name):
+                before = text[position - 1] if position else "\n"
+                if attribute != (before == ".") or (
+                    not attribute and (before.isalnum() or before == "_")
+                ):
+                    continue
+                if MUTATION_AFTER_NAME.match(text, position + len(name)):
+                    positions.append(position)
+    return positions
+
+
+def statement_triggers(text: str) -> bool:
+    """``global`` rebinding, memo decorators, uWSGI timers: seen on statements, not lines."""
+    if "uwsgidecorators" in text:
+        return True
+    for position in find_all(text, "global "):
+        if line_of(text, position).lstrip().startswith("global "):
+            return True
+    for position in find_all(text, "@"):
+        line = line_of(text, position).strip()
+        if line.startswith("@"):
+            name = line[1:].split("(", 1)[0].strip().rsplit(".", 1)[-1]
+            if name in MEMO_DECORATORS:
+                return True
+    return False
+
+
+def _read_only_open(text: str, position: int) -> bool:
+    if not text.startswith("open(", position):
+        return False
+    end = position
+    for _ in range(3):
+        following = text.find("\n", end + 1)
+        end = following if following != -1 else len(text)
+    return not WRITE_MODE.search(text, position, end)
+
+
+def hot_lines(text: str) -> list[int] | None:
+    """Lines whose expressions the detectors need; None when the file needs no parse."""
+    positions = [p for needle in HOT_NEEDLES for p in find_all(text, needle)]
+    positions = [p for p in positions if not _read_only_open(text, p)]
+    positions += mutation_positions(text)
+    for position in find_all(text, "Thread"):
+        match = THREAD_CLASS.match(line_of(text, position))
+        if match:
+            positions += find_all(text, f"{match.group(1)}(")
+    if not positions and not statement_triggers(text):
+        return None
+    return line_numbers(text, positions)

@@ -1,0 +1,219 @@
+"""Walk a project tree, send each file to the scanners for its kind, apply suppressions.
+
+Python files are parsed once and handed to every Python detector. Files whose text
+cannot contain any finding (no trigger word at all) are not parsed: parsing is most of
+the cost, and most modules in a large tree are models, forms and tests of pure logic.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from horizontal.audit import caches, concurrency, deploy, files, state
+from horizontal.audit.findings import CATEGORIES, Finding
+from horizontal.audit.prefilter import hot_lines
+from horizontal.audit.settings_modules import find_settings_problems, is_settings_path
+from horizontal.audit.source import PythonModule
+from horizontal.audit.suppress import is_suppressed
+
+# Never ours to audit: dependencies, build output, VCS, caches; migrations run once.
+EXCLUDED_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".tox",
+        ".nox",
+        ".venv",
+        "venv",
+        "env",
+        ".env",
+        "node_modules",
+        "site-packages",
+        "dist-packages",
+        "__pycache__",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".pytest_cache",
+        "build",
+        "dist",
+        "migrations",
+        "tests",
+        "test",
+        "static",
+        "staticfiles",
+        "media",
+        "locale",
+    }
+)
+TEST_FILE = re.compile(r"(^test_.*|.*_tests?|^tests|^conftest)\.py$")
+PythonDetector = Callable[[PythonModule], Iterable[Finding]]
+PYTHON_DETECTORS: tuple[PythonDetector, ...] = (
+    state.find_module_state,
+    caches.find_memoised_reads,
+    files.find_file_writes,
+    concurrency.find_in_process_locks,
+    concurrency.find_timer_threads,
+    concurrency.find_schedulers,
+    concurrency.find_startup_migrate,
+)
+TextDetector = Callable[[str, str], Iterable[Finding]]
+
+
+@dataclass
+class AuditResult:
+    findings: list[Finding] = field(default_factory=list)
+    suppressed: int = 0
+    files: int = 0
+
+
+def text_detector(path: str) -> TextDetector | None:
+    """The scanner for a non-Python file, chosen by its name, or None."""
+    name = posixpath.basename(path)
+    lower = name.lower()
+    parent = posixpath.basename(posixpath.dirname(path))
+    if lower.startswith(("dockerfile", "containerfile")) or lower.endswith(".dockerfile"):
+        return deploy.find_in_dockerfile
+    if lower.startswith("procfile"):
+        return deploy.find_in_procfile
+    if lower.startswith("crontab") or lower.endswith((".crontab", ".cron")):
+        return deploy.find_in_crontab
+    if parent in {"cron.d", "crontabs"} and "." not in name:
+        return deploy.find_in_crontab
+    if lower.endswith((".sh", ".bash")):
+        return deploy.find_in_shell
+    if lower.endswith((".ini", ".conf")) and ("uwsgi" in lower or "supervisor" in lower):
+        return deploy.find_in_server_config
+    if "." not in name and deploy.ENTRYPOINT_NAME.search(name):
+        return _shell_if_shebang
+    return None
+
+
+def _shell_if_shebang(path: str, text: str) -> Iterable[Finding]:
+    first = text.split("\n", 1)[0]
+    if first.startswith("#!") and ("sh" in first or "bash" in first):
+        return deploy.find_in_shell(path, text)
+    return ()
+
+
+def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
+    """Files under ``root`` (or ``root`` itself), skipping dependency and test trees."""
+    if root.is_file():
+        yield root
+        return
+    for directory, subdirs, names in os.walk(root):
+        subdirs[:] = sorted(
+            d
+            for d in subdirs
+            if d not in EXCLUDED_DIRS and d not in exclude and not d.startswith(".")
+        )
+        for name in sorted(names):
+            if name.endswith(".py") and TEST_FILE.match(name):
+                continue
+            yield Path(directory, name)
+
+
+def relative(path: Path, base: Path) -> str:
+    try:
+        return path.resolve().relative_to(base).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def scan_paths(
+    paths: Sequence[str | Path],
+    *,
+    categories: Collection[str] | None = None,
+    base: str | Path | None = None,
+    exclude: Collection[str] = (),
+) -> AuditResult:
+    """Audit files and trees; finding paths are relative to ``base`` (default: cwd)."""
+    base_dir = Path(base or os.getcwd()).resolve()
+    wanted = set(categories) if categories is not None else set(CATEGORIES)
+    result = AuditResult()
+    settings_groups: dict[str, list[PythonModule]] = {}
+    texts: dict[str, list[str]] = {}
+    seen: set[Path] = set()
+    for root in paths:
+        for path in iter_files(Path(root), exclude):
+            resolved = path.resolve()
+            if resolved in seen:
+                continue
+            seen.add(resolved)
+            name = relative(path, base_dir)
+            result.files += 1
+            for finding in _scan_file(path, name, wanted, settings_groups, texts):
+                _keep(finding, texts, result)
+    if "settings" in wanted:
+        for group in settings_groups.values():
+            for finding in find_settings_problems(group):
+                _keep(finding, texts, result)
+    result.findings.sort()
+    return result
+
+
+def _keep(finding: Finding, texts: dict[str, list[str]], result: AuditResult) -> None:
+    if is_suppressed(finding, texts.get(finding.path, [])):
+        result.suppressed += 1
+    else:
+        result.findings.append(finding)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _scan_file(
+    path: Path,
+    name: str,
+    wanted: set[str],
+    settings_groups: dict[str, list[PythonModule]],
+    texts: dict[str, list[str]],
+) -> Iterator[Finding]:
+    if name.endswith(".py"):
+        yield from _scan_python(path, name, wanted, settings_groups, texts)
+        return
+    detector = text_detector(name)
+    if detector is None:
+        return
+    text = _read(path)
+    if text is None:
+        return
+    texts[name] = text.splitlines()
+    yield from (f for f in detector(name, text) if f.category in wanted)
+
+
+def _scan_python(
+    path: Path,
+    name: str,
+    wanted: set[str],
+    settings_groups: dict[str, list[PythonModule]],
+    texts: dict[str, list[str]],
+) -> Iterator[Finding]:
+    text = _read(path)
+    if text is None:
+        return
+    settings = "settings" in wanted and is_settings_path(name)
+    lines = hot_lines(text)
+    if lines is None and not settings:
+        return
+    module = PythonModule.parse(name, text, lines or ())
+    if module is None:
+        return
+    texts[name] = module.lines
+    if settings:
+        settings_groups.setdefault(posixpath.dirname(name), []).append(module)
+    seen: set[tuple[int, str]] = set()
+    for detector in PYTHON_DETECTORS:
+        for finding in detector(module):
+            key = (finding.line, finding.category)
+            if finding.category in wanted and key not in seen:
+                seen.add(key)
+                yield finding

@@ -1,0 +1,177 @@
+"""settings: the deploy checks' single-instance settings, read statically from source.
+
+``check --deploy`` (horizontal.W0xx) sees the settings of the process it runs in. The audit
+reads every settings module in the tree instead, including production modules that CI
+never imports, and the implicit defaults a module leaves in place (no ``CACHES`` means
+``LocMemCache``). Modules named for development or tests are skipped.
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+import re
+from collections.abc import Iterator
+
+from horizontal.audit.findings import Finding
+from horizontal.audit.source import PythonModule, call_name, last_part, string_value
+
+SETTINGS_FILE = re.compile(r"(^|/)(settings[^/]*|[^/]*_settings|settings/[^/]+)\.py$")
+DEV_FILE = re.compile(
+    r"(^|[/_])(dev|develop|development|local|test|tests|testing|ci|debug)\w*\.py$"
+)
+KNOWN_SETTINGS = ("INSTALLED_APPS", "DATABASES", "MIDDLEWARE", "ROOT_URLCONF", "SECRET_KEY")
+
+# (setting, backend string) -> what breaks with N instances
+BAD_VALUES: dict[tuple[str, str], str] = {
+    ("CACHES", "django.core.cache.backends.locmem.LocMemCache"): (
+        "LocMemCache is per process: invalidation, rate limits and cache locks do not "
+        "cross instances"
+    ),
+    ("CACHES", "django.core.cache.backends.filebased.FileBasedCache"): (
+        "FileBasedCache lives on one host's disk: each instance caches separately"
+    ),
+    ("CACHES", "django.core.cache.backends.dummy.DummyCache"): (
+        "DummyCache stores nothing: cache.add() gates and locks silently never hold"
+    ),
+    ("SESSION_ENGINE", "django.contrib.sessions.backends.file"): (
+        "file sessions live on one host: users are logged out when the balancer "
+        "sends them elsewhere"
+    ),
+    ("DEFAULT_FILE_STORAGE", "django.core.files.storage.FileSystemStorage"): (
+        "uploads go to this host's disk: other instances cannot serve them"
+    ),
+    ("DATABASES", "django.db.backends.sqlite3"): (
+        "SQLite is a file on one host: each instance would have its own database"
+    ),
+    ("CHANNEL_LAYERS", "channels.layers.InMemoryChannelLayer"): (
+        "InMemoryChannelLayer cannot deliver messages between instances"
+    ),
+    ("TASKS", "django.tasks.backends.immediate.ImmediateBackend"): (
+        "ImmediateBackend runs tasks inline in the request worker"
+    ),
+    ("TASKS", "django.tasks.backends.dummy.DummyBackend"): "DummyBackend never runs tasks",
+    ("EMAIL_BACKEND", "django.core.mail.backends.filebased.EmailBackend"): (
+        "the file email backend writes mail to one host's disk"
+    ),
+    ("INSTALLED_APPS", "django_apscheduler"): (
+        "django_apscheduler runs a scheduler per process: jobs fire once per instance"
+    ),
+    ("INSTALLED_APPS", "django_crontab"): (
+        "django_crontab installs its CRONJOBS into every host's crontab"
+    ),
+}
+FILE_LOG_HANDLERS = re.compile(
+    r"^logging\.(handlers\.)?(FileHandler|RotatingFileHandler|TimedRotatingFileHandler|"
+    r"WatchedFileHandler)$"
+)
+RANDOM_KEYS = frozenset({"get_random_secret_key", "token_urlsafe", "token_hex", "urandom"})
+
+
+def is_settings_path(path: str) -> bool:
+    return bool(SETTINGS_FILE.search(path))
+
+
+def is_dev_settings(path: str) -> bool:
+    return bool(DEV_FILE.search(posixpath.basename(path)))
+
+
+def top_level_settings(module: PythonModule) -> dict[str, list[ast.stmt]]:
+    """UPPERCASE names assigned at import time (including under if/try), with statements."""
+    assigned: dict[str, list[ast.stmt]] = {}
+    for node in module.nodes(ast.Assign, ast.AnnAssign, ast.AugAssign):
+        assert isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign)
+        if module.scope(node).function is not None or module.scope(node).cls is not None:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            root = target
+            while isinstance(root, ast.Subscript | ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id.isupper():
+                assigned.setdefault(root.id, []).append(node)
+    return assigned
+
+
+def find_settings_problems(modules: list[PythonModule]) -> Iterator[Finding]:
+    """Findings for one settings package (or one settings file) read together."""
+    assigned = [(m, top_level_settings(m)) for m in modules]
+    assigned = [(m, a) for m, a in assigned if a]
+    if not any(k in a for _, a in assigned for k in KNOWN_SETTINGS):
+        return  # a file named *settings* that is not a Django settings module
+    everything: set[str] = set().union(*(a.keys() for _, a in assigned)) if assigned else set()
+    for module, settings in assigned:
+        if is_dev_settings(module.path):
+            continue
+        for name, statements in settings.items():
+            for statement in statements:
+                yield from _bad_values(module, name, statement)
+        yield from _implicit_defaults(module, settings, everything)
+
+
+def _bad_values(module: PythonModule, name: str, statement: ast.stmt) -> Iterator[Finding]:
+    value = getattr(statement, "value", None)
+    if value is None:
+        return
+    if name == "STORAGES":
+        value = _storages_default(value) or ast.Constant(None)
+        name = "DEFAULT_FILE_STORAGE"
+    for node in ast.walk(value):
+        text = string_value(node)
+        line = getattr(node, "lineno", statement.lineno)
+        if text is not None:
+            why = BAD_VALUES.get((name, text))
+            if why is None and name == "LOGGING" and FILE_LOG_HANDLERS.match(text):
+                why = "logs go to a file on one host: each instance keeps a partial log"
+            if why:
+                yield _finding(module, line, f"{name}: {why}")
+        elif (
+            name == "SECRET_KEY"
+            and isinstance(node, ast.Call)
+            and last_part(call_name(module, node)) in RANDOM_KEYS
+        ):
+            yield _finding(
+                module,
+                line,
+                "SECRET_KEY is generated at start-up: each instance signs sessions, "
+                "CSRF and reset tokens with a different key",
+            )
+    if name == "CRONJOBS":
+        yield _finding(
+            module,
+            statement.lineno,
+            "CRONJOBS (django-crontab) is installed into the crontab of every host that "
+            "runs 'crontab add'",
+        )
+
+
+def _storages_default(value: ast.AST) -> ast.AST | None:
+    if isinstance(value, ast.Dict):
+        for key, item in zip(value.keys, value.values, strict=True):
+            if string_value(key) == "default":
+                return item
+    return None
+
+
+def _implicit_defaults(
+    module: PythonModule, settings: dict[str, list[ast.stmt]], everything: set[str]
+) -> Iterator[Finding]:
+    if "INSTALLED_APPS" in settings and "CACHES" not in everything:
+        line = settings["INSTALLED_APPS"][0].lineno
+        yield _finding(
+            module,
+            line,
+            "CACHES is not set, so Django uses LocMemCache: a per-process cache on every instance",
+        )
+    if "MEDIA_ROOT" in settings and not everything & {"STORAGES", "DEFAULT_FILE_STORAGE"}:
+        line = settings["MEDIA_ROOT"][0].lineno
+        yield _finding(
+            module,
+            line,
+            "MEDIA_ROOT with no STORAGES['default']: uploads go to FileSystemStorage on one "
+            "host's disk",
+        )
+
+
+def _finding(module: PythonModule, line: int, message: str) -> Finding:
+    return Finding(module.path, line, "settings", message, module.line(line))

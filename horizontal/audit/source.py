@@ -1,0 +1,179 @@
+"""A parsed Python file with what every detector needs: import aliases and scopes.
+
+One walk over the tree records, for each node, its innermost enclosing function and
+class. Detectors then look at calls, assignments and ``with`` blocks together with where
+they sit (import time or run time) instead of matching text.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+DefNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where a node sits: the innermost function (None at import time) and class."""
+
+    function: FunctionNode | None
+    cls: ast.ClassDef | None
+
+
+@dataclass
+class PythonModule:
+    path: str
+    text: str
+    tree: ast.Module
+    lines: list[str]
+    imports: dict[str, str] = field(default_factory=dict)
+    scopes: dict[int, Scope] = field(default_factory=dict)  # id(node) -> Scope
+    by_type: dict[type[ast.AST], list[ast.AST]] = field(default_factory=lambda: defaultdict(list))
+    functions: dict[str, list[DefNode]] = field(default_factory=lambda: defaultdict(list))
+    decorator_names: set[str] = field(default_factory=set)
+
+    hot_lines: list[int] = field(default_factory=list)
+
+    @classmethod
+    def parse(cls, path: str, text: str, hot_lines: Iterable[int] = ()) -> PythonModule | None:
+        """Parse ``text``; expressions are indexed only on ``hot_lines`` (see ``_index``)."""
+        try:
+            tree = ast.parse(text, filename=path)
+        except (SyntaxError, ValueError):
+            return None  # not our job to report broken files; the compiler will
+        module = cls(path=path, text=text, tree=tree, lines=text.splitlines())
+        module.hot_lines = sorted(set(hot_lines))
+        module._index()
+        return module
+
+    def _index(self) -> None:
+        """Index every statement with its scope, and expressions only on hot lines.
+
+        Visiting every expression node of a large tree costs several times the parse
+        itself; the detectors only look at calls on lines a regex already picked out
+        (``hot_lines``), so statements are walked fully and expressions selectively.
+        """
+        statements: list[tuple[ast.stmt, Scope]] = []
+        stack: list[tuple[ast.stmt, Scope]] = [(s, Scope(None, None)) for s in self.tree.body]
+        while stack:
+            node, scope = stack.pop()
+            statements.append((node, scope))
+            self.scopes[id(node)] = scope
+            self.by_type[type(node)].append(node)
+            inner = scope
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                self.functions[node.name].append(node)
+                for decorator in node.decorator_list:
+                    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                    name = dotted(target)
+                    if name:
+                        self.decorator_names.add(name.rsplit(".", 1)[-1])
+                inner = Scope(node, scope.cls)
+            elif isinstance(node, ast.ClassDef):
+                inner = Scope(scope.function, node)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    local = alias.asname or alias.name.split(".")[0]
+                    self.imports[local] = alias.name if alias.asname else local
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    self.imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            for child in _child_statements(node):
+                stack.append((child, inner))
+        if self.hot_lines:
+            for node, scope in statements:
+                self._index_expressions(node, scope)
+
+    def _index_expressions(self, node: ast.stmt, scope: Scope) -> None:
+        for name, value in ast.iter_fields(node):
+            if name in {"body", "orelse", "finalbody", "handlers", "cases"}:
+                continue
+            for expr in value if isinstance(value, list) else [value]:
+                if not isinstance(expr, ast.expr | ast.withitem | ast.arguments | ast.keyword):
+                    continue
+                first = getattr(expr, "lineno", node.lineno)
+                last = getattr(expr, "end_lineno", None) or node.end_lineno or first
+                if not self._hot(first, last):
+                    continue
+                for child in ast.walk(expr):
+                    if isinstance(child, ast.Call | ast.Attribute):
+                        self.scopes[id(child)] = scope
+                        self.by_type[type(child)].append(child)
+
+    def _hot(self, first: int, last: int) -> bool:
+        index = bisect.bisect_left(self.hot_lines, first)
+        return index < len(self.hot_lines) and self.hot_lines[index] <= last
+
+    @property
+    def is_script(self) -> bool:
+        """A management command or ``__main__`` script: its process ends with the run."""
+        return "/management/commands/" in f"/{self.path}" or "__main__" in self.text
+
+    def nodes(self, *types: type[ast.AST]) -> Iterator[ast.AST]:
+        for node_type in types:
+            yield from self.by_type.get(node_type, ())
+
+    def scope(self, node: ast.AST) -> Scope:
+        return self.scopes.get(id(node), Scope(None, None))
+
+    def qualify(self, node: ast.AST) -> str | None:
+        """``lru_cache`` → ``functools.lru_cache`` when imported so; None if not a name."""
+        name = dotted(node)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        full = self.imports.get(head)
+        if full is None:
+            return name
+        return f"{full}.{rest}" if rest else full
+
+    def line(self, number: int) -> str:
+        return self.lines[number - 1].strip() if 0 < number <= len(self.lines) else ""
+
+
+def _child_statements(node: ast.stmt) -> Iterator[ast.stmt]:
+    for name in ("body", "orelse", "finalbody"):
+        for child in getattr(node, name, ()):
+            if isinstance(child, ast.stmt):
+                yield child
+    for handler in getattr(node, "handlers", ()):
+        yield from handler.body
+    for case in getattr(node, "cases", ()):
+        yield from case.body
+
+
+def dotted(node: ast.AST) -> str | None:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def call_name(module: PythonModule, node: ast.AST) -> str | None:
+    """Qualified name of what a call calls (``threading.Thread``), if it is a name."""
+    return module.qualify(node.func) if isinstance(node, ast.Call) else None
+
+
+def last_part(name: str | None) -> str:
+    return name.rsplit(".", 1)[-1] if name else ""
+
+
+def string_value(node: ast.AST | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def keyword(call: ast.Call, name: str) -> ast.expr | None:
+    for kw in call.keywords:
+        if kw.arg == name:
+            return kw.value
+    return None

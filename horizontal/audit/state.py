@@ -1,0 +1,313 @@
+"""module-state: containers at module or class level that requests mutate, ``global`` rebinding.
+
+A constant table is the same on every instance, so only containers *mutated inside a
+function that runs after import* are findings. Registries filled by decorators,
+``ready()`` or other import-time code are the same on every instance too, and are skipped.
+A container filled with rows, file contents or responses is a memo over changing data and
+is reported as ``cache`` instead.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from horizontal.audit.effects import reaches_outside
+from horizontal.audit.findings import Finding
+from horizontal.audit.source import FunctionNode, PythonModule, dotted, last_part
+
+CONTAINER_CALLS = frozenset(
+    {
+        "dict",
+        "list",
+        "set",
+        "defaultdict",
+        "OrderedDict",
+        "Counter",
+        "deque",
+        "ChainMap",
+        "WeakValueDictionary",
+        "WeakKeyDictionary",
+        "WeakSet",
+    }
+)
+CONTAINER_KINDS = {
+    ast.Dict: "dict",
+    ast.DictComp: "dict",
+    ast.List: "list",
+    ast.ListComp: "list",
+    ast.Set: "set",
+    ast.SetComp: "set",
+}
+MUTATORS = frozenset(
+    {
+        "append",
+        "appendleft",
+        "extend",
+        "insert",
+        "add",
+        "update",
+        "setdefault",
+        "pop",
+        "popleft",
+        "popitem",
+        "remove",
+        "discard",
+        "clear",
+    }
+)
+# Functions that run once at start-up on every instance alike (registration, app loading).
+IMPORT_TIME_FUNCTION = re.compile(
+    r"^(_?_?(un)?register\w*|autodiscover\w*|ready|populate\w*|__init_subclass__|__new__|"
+    r"__set_name__|contribute_to_class|setup|setUp\w*|main)$"
+)
+MEMO_NAME = re.compile(r"cache|memo|registry|_seen_warnings", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Container:
+    name: str  # "NAME" or "Class.NAME"
+    kind: str
+    line: int
+    owner: ast.ClassDef | None
+
+
+def container_kind(value: ast.AST | None) -> str | None:
+    if value is None:
+        return None
+    kind = CONTAINER_KINDS.get(type(value))
+    if kind:
+        return kind
+    if isinstance(value, ast.Call):
+        name = last_part(dotted(value.func))
+        if name in CONTAINER_CALLS:
+            return name
+    return None
+
+
+def find_containers(module: PythonModule) -> dict[str, Container]:
+    """Module- and class-level names bound to mutable containers, keyed as they are used."""
+    found: dict[str, Container] = {}
+    for node in module.nodes(ast.Assign, ast.AnnAssign):
+        assert isinstance(node, ast.Assign | ast.AnnAssign)
+        scope = module.scope(node)
+        kind = container_kind(node.value)
+        if scope.function is not None or kind is None:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            if not isinstance(target, ast.Name) or target.id in {"urlpatterns", "__all__"}:
+                continue
+            key = f"{scope.cls.name}.{target.id}" if scope.cls else target.id
+            found.setdefault(key, Container(key, kind, node.lineno, scope.cls))
+    return found
+
+
+def import_time_functions(module: PythonModule) -> set[str]:
+    """Functions that only run while the module (or the app registry) loads."""
+    names = {n for n in module.functions if IMPORT_TIME_FUNCTION.match(n)}
+    names |= module.decorator_names & set(module.functions)
+    for statement in module.tree.body:
+        value = getattr(statement, "value", None)
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+            names.add(value.func.id)  # called while the module is imported
+    return names
+
+
+def local_names(function: FunctionNode) -> set[str]:
+    """Names bound in a function (its parameters and assignments), minus ``global`` ones."""
+    args = function.args
+    names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    names |= {a.arg for a in (args.vararg, args.kwarg) if a}
+    declared: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            declared.update(node.names)
+    return names - declared
+
+
+def mutated_key(module: PythonModule, target: ast.AST, function: FunctionNode) -> str | None:
+    """The container key a mutation hits: ``NAME``, or ``Class.NAME`` via self/cls/Class."""
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+        owner = target.value.id
+        cls = module.scope(function).cls if not isinstance(function, ast.Lambda) else None
+        if owner in {"self", "cls"}:
+            return f"{cls.name}.{target.attr}" if cls else None
+        return f"{owner}.{target.attr}"
+    return None
+
+
+def mutations(module: PythonModule) -> Iterator[tuple[ast.AST, ast.AST]]:
+    """(container expression, statement) for every in-place change of a named container."""
+    for node in module.nodes(ast.Assign, ast.AugAssign, ast.Delete):
+        assert isinstance(node, ast.Assign | ast.AugAssign | ast.Delete)
+        targets = node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target]
+        for target in targets:
+            if isinstance(target, ast.Subscript):
+                yield target.value, node
+    for call in module.nodes(ast.Call):
+        assert isinstance(call, ast.Call)
+        if isinstance(call.func, ast.Attribute) and call.func.attr in MUTATORS:
+            yield call.func.value, call
+
+
+def instance_attributes(cls: ast.ClassDef) -> set[str]:
+    """Attributes assigned on ``self`` anywhere in the class: those shadow class attributes."""
+    return {
+        node.attr
+        for node in ast.walk(cls)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.ctx, ast.Store)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    }
+
+
+def find_module_state(module: PythonModule) -> Iterator[Finding]:
+    if module.is_script:
+        return
+    containers = find_containers(module)
+    if containers:
+        yield from _mutated_containers(module, containers)
+    yield from _global_rebinding(module)
+
+
+def _mutated_containers(
+    module: PythonModule, containers: dict[str, Container]
+) -> Iterator[Finding]:
+    skip = import_time_functions(module)
+    reported: set[str] = set()
+    locals_cache: dict[int, set[str]] = {}
+    shadowed: dict[int, set[str]] = {}
+    for target, statement in mutations(module):
+        function = module.scope(statement).function
+        if function is None or getattr(function, "name", "") in skip:
+            continue
+        key = mutated_key(module, target, function)
+        container = containers.get(key or "")
+        if container is None or container.name in reported:
+            continue
+        if isinstance(target, ast.Name):
+            names = locals_cache.setdefault(id(function), local_names(function))
+            if target.id in names:
+                continue
+        elif container.owner is not None and isinstance(target, ast.Attribute):
+            attrs = shadowed.setdefault(id(container.owner), instance_attributes(container.owner))
+            via_self = isinstance(target.value, ast.Name) and target.value.id == "self"
+            if via_self and target.attr in attrs:
+                continue  # self.NAME is assigned somewhere: an instance attribute
+        reported.add(container.name)
+        outside = reaches_outside(module, function)
+        if not outside and (MEMO_NAME.search(container.name) or _memo_fill(function, target)):
+            continue  # a memo of pure computation or of clients built from configuration
+        yield _container_finding(module, container, statement, outside)
+
+
+def _container_finding(
+    module: PythonModule, container: Container, statement: ast.AST, outside: set[str]
+) -> Finding:
+    where = getattr(statement, "lineno", container.line)
+    if outside:
+        reads = "/".join(sorted(outside))
+        return Finding(
+            module.path,
+            container.line,
+            "cache",
+            f"{container.kind} {container.name!s} memoises {reads} reads in process memory "
+            f"(filled at line {where}): writes on other instances never invalidate it",
+            module.line(container.line),
+        )
+    what = "class attribute" if container.owner else "module-level"
+    return Finding(
+        module.path,
+        container.line,
+        "module-state",
+        f"{what} {container.kind} {container.name} is mutated at run time (line {where}): "
+        "each instance keeps its own copy and they diverge",
+        module.line(container.line),
+    )
+
+
+def _memo_fill(function: FunctionNode, container: ast.AST) -> bool:
+    """Does the function look the key up before storing it (get-or-build)?"""
+    name = ast.dump(container)
+    for node in ast.walk(function):
+        if isinstance(node, ast.Compare) and any(
+            isinstance(op, ast.In | ast.NotIn) for op in node.ops
+        ):
+            if any(ast.dump(c) == name for c in node.comparators):
+                return True
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "get" and ast.dump(node.func.value) == name:
+                return True
+        elif isinstance(node, ast.Try):
+            for inner in ast.walk(ast.Module(body=node.body, type_ignores=[])):
+                loads = isinstance(inner, ast.Subscript) and isinstance(inner.ctx, ast.Load)
+                if loads and ast.dump(inner.value) == name:  # type: ignore[attr-defined]
+                    return True
+    return False
+
+
+def _global_rebinding(module: PythonModule) -> Iterator[Finding]:
+    skip = import_time_functions(module)
+    for node in module.nodes(ast.Global):
+        assert isinstance(node, ast.Global)
+        function = module.scope(node).function
+        if function is None or getattr(function, "name", "") in skip:
+            continue
+        for name in node.names:
+            assignments = _assignments_to(function, name)
+            if not assignments:
+                continue
+            outside = reaches_outside(module, function)
+            if all(_guarded_lazy_init(function, a, name) for a in assignments):
+                if not outside:
+                    continue  # lazy construction of a client or object: same everywhere
+                yield Finding(
+                    module.path,
+                    node.lineno,
+                    "cache",
+                    f"global {name} is loaded once from {'/'.join(sorted(outside))} and kept "
+                    "for the life of the process: other instances' changes never reach it",
+                    module.line(node.lineno),
+                )
+            elif not MEMO_NAME.search(name) or outside:
+                yield Finding(
+                    module.path,
+                    node.lineno,
+                    "module-state",
+                    f"global {name} is rebound at run time: each instance has its own value",
+                    module.line(node.lineno),
+                )
+
+
+def _assignments_to(function: FunctionNode, name: str) -> list[ast.AST]:
+    found: list[ast.AST] = []
+    for node in ast.walk(function):
+        targets: list[ast.AST] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            found.append(node)
+    return found
+
+
+def _guarded_lazy_init(function: FunctionNode, assignment: ast.AST, name: str) -> bool:
+    """Is the assignment inside ``if NAME is None`` / ``if not NAME`` (build once)?"""
+    for node in ast.walk(function):
+        guarded = isinstance(node, ast.If) and _tests_unset(node.test, name)
+        if guarded and any(child is assignment for child in ast.walk(node)):
+            return True
+    return False
+
+
+def _tests_unset(test: ast.AST, name: str) -> bool:
+    return any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(test))

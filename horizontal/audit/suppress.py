@@ -1,0 +1,80 @@
+"""Inline ``# horizontal: ignore[category]`` comments and the baseline file.
+
+A team adopting the audit on an old codebase records today's findings in a baseline and
+fails CI only on new ones. The baseline keys a finding by category, file and the text of
+its line (not the line number), so unrelated edits above it do not resurrect it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+from horizontal.audit.findings import Finding
+
+IGNORE = re.compile(r"#\s*horizontal:\s*ignore(?:\[(?P<categories>[\w\-, ]+)\])?")
+BASELINE_VERSION = 1
+
+
+def ignored_categories(line: str) -> set[str] | None:
+    """Categories an inline comment ignores; ``{"*"}`` for a bare ignore; None if none."""
+    match = IGNORE.search(line)
+    if match is None:
+        return None
+    listed = match.group("categories")
+    if not listed:
+        return {"*"}
+    return {part.strip() for part in listed.split(",") if part.strip()}
+
+
+def is_suppressed(finding: Finding, lines: list[str]) -> bool:
+    """An ignore comment on the finding's line, or alone on the line just above it."""
+    candidates = []
+    if 0 < finding.line <= len(lines):
+        candidates.append(lines[finding.line - 1])
+    if 1 < finding.line <= len(lines) + 1:
+        above = lines[finding.line - 2]
+        if above.lstrip().startswith("#"):
+            candidates.append(above)
+    for line in candidates:
+        categories = ignored_categories(line)
+        if categories and ("*" in categories or finding.category in categories):
+            return True
+    return False
+
+
+def write_baseline(path: str | Path, findings: Iterable[Finding]) -> int:
+    entries = sorted(
+        (
+            {"category": f.category, "path": f.path, "fingerprint": f.fingerprint()}
+            for f in findings
+        ),
+        key=lambda e: (e["path"], e["category"], e["fingerprint"]),
+    )
+    document = {"version": BASELINE_VERSION, "tool": "horizontal-audit", "findings": entries}
+    Path(path).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    return len(entries)
+
+
+def read_baseline(path: str | Path) -> Counter[str]:
+    """Fingerprints in the baseline, with how many findings share each one."""
+    document = json.loads(Path(path).read_text(encoding="utf-8"))
+    if document.get("version") != BASELINE_VERSION:
+        raise ValueError(f"{path}: not a horizontal audit baseline (version 1)")
+    return Counter(entry["fingerprint"] for entry in document["findings"])
+
+
+def new_findings(findings: Iterable[Finding], baseline: Counter[str]) -> list[Finding]:
+    """Findings not in the baseline; N identical lines in the baseline absorb N findings."""
+    remaining = Counter(baseline)
+    fresh: list[Finding] = []
+    for finding in findings:
+        key = finding.fingerprint()
+        if remaining[key] > 0:
+            remaining[key] -= 1
+        else:
+            fresh.append(finding)
+    return fresh
