@@ -1,0 +1,439 @@
+"""Files every instance can read: ``S3Storage`` and helpers for generated files.
+
+``S3Storage`` is django-storages' S3 backend with defaults that are safe when many
+instances write to one bucket (``docs/files.md``):
+
+- a save never replaces an existing object. The write itself is conditional
+  (``If-None-Match: *``), so two instances saving ``report.pdf`` at the same moment
+  both keep their bytes: the loser of the race is stored under a fresh name. There is
+  no HEAD before each save (upstream's ``file_overwrite=False`` asks first, which costs
+  a round trip and still races);
+- private objects (no ACL is sent; the bucket's policy applies) and signed URLs;
+- SigV4; connect/read timeouts of 2 s / 5 s and botocore's ``standard`` retries with 3
+  attempts, so a wedged endpoint costs seconds, not minutes;
+- region and endpoint from ``OPTIONS``, the ``AWS_S3_*`` settings, or the environment
+  (``AWS_REGION``, ``AWS_ENDPOINT_URL_S3``...), for AWS, MinIO, Ceph, R2 or moto;
+- a read is one GET (upstream: HEAD, HEAD, GET).
+
+Every upstream option still works and wins over these defaults.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import io
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import IO, Any
+
+from boto3.s3.transfer import TransferConfig
+from botocore.config import Config
+from botocore.exceptions import ClientError
+from django.conf import settings as django_settings
+from django.core.files.base import ContentFile, File
+from django.core.files.storage import Storage, storages
+from s3transfer.constants import ALLOWED_DOWNLOAD_ARGS
+from storages.backends.s3 import S3Storage as UpstreamS3Storage
+from storages.utils import (
+    ReadBytesWrapper,
+    clean_name,
+    get_available_overwrite_name,
+    is_seekable,
+    setting,
+)
+
+from horizontal.storage_env import endpoint_from_env, region_from_env, storages_from_env
+from horizontal.storage_probe import Probe, probe
+
+__all__ = [
+    "GeneratedFile",
+    "Probe",
+    "S3Storage",
+    "SavedFile",
+    "generated_file",
+    "probe",
+    "save_generated",
+    "shared_url",
+    "storages_from_env",
+    "worst_case_seconds",
+]
+
+DEFAULT_CONNECT_TIMEOUT = 2.0
+DEFAULT_READ_TIMEOUT = 5.0
+DEFAULT_MAX_ATTEMPTS = 3
+# botocore's fixed wait for "100 Continue" before it sends an upload's body anyway.
+EXPECT_CONTINUE_WAIT = 1.0
+# One conditional PUT is one request; boto3 switches to multipart (create, parts,
+# complete: 4+ requests) at 8 MiB, which costs more than it gains for uploads of this
+# size on a nearby endpoint. Above this, multipart with parts of MULTIPART_CHUNK.
+MULTIPART_THRESHOLD = 64 * 1024 * 1024
+MULTIPART_CHUNK = 16 * 1024 * 1024
+# Fresh names a save tries when each one turns out to be taken at write time; each try
+# after the first costs a HEAD per candidate, so this only matters under a name storm.
+NAME_ATTEMPTS = 10
+# S3 answers 412 when If-None-Match: * finds the key, 409 when another conditional
+# write to the same key is still in flight.
+NAME_TAKEN_STATUSES = frozenset({409, 412})
+# Generated files up to this size stay in memory while they are written.
+SPOOL_MEMORY = 8 * 1024 * 1024
+_COPY_CHUNK = 1024 * 1024
+
+# Storage.save() knows the field's max_length, _save() does not; a fresh name picked
+# after a lost race must respect it too.
+_max_length: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "horizontal_storage_max_length", default=None
+)
+
+
+def worst_case_seconds(config: Config) -> float:
+    """Longest one S3 call can block under ``config``: attempts * timeouts + backoff.
+
+    Each attempt may connect, wait for ``100 Continue`` (botocore sends uploads with
+    ``Expect: 100-continue`` and waits up to 1 s for it), then wait for the answer.
+    Backoff uses botocore's throttling scale (1 s * 2^i, jittered down, at most 20 s),
+    the larger of its two, so this is an upper bound.
+    """
+    retries = config.retries or {}
+    mode = retries.get("mode", "legacy")
+    if "total_max_attempts" in retries:
+        attempts = int(retries["total_max_attempts"])
+    elif "max_attempts" in retries:
+        attempts = int(retries["max_attempts"]) + 1
+    else:
+        attempts = 3 if mode == "standard" else 5
+    connect = float(config.connect_timeout or 60)
+    read = float(config.read_timeout or 60)
+    backoff = sum(min(2.0**i, 20.0) for i in range(attempts - 1))
+    return attempts * (connect + EXPECT_CONTINUE_WAIT + read) + backoff
+
+
+class S3Storage(UpstreamS3Storage):
+    """django-storages' ``S3Storage`` with fleet-safe defaults (see the module doc).
+
+    Extra ``OPTIONS``: ``connect_timeout`` and ``read_timeout`` (seconds),
+    ``max_attempts`` (per call, first try included) and ``conditional_writes``
+    (``False`` only for an S3-compatible server that rejects ``If-None-Match``; saves
+    then ask with a HEAD first, which two instances can still race).
+    """
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        # Ours underneath, the caller's client_config (if any) on top: every option
+        # they set explicitly wins, timeouts and retries they left out are bounded.
+        bounded = Config(
+            connect_timeout=float(self.connect_timeout),
+            read_timeout=float(self.read_timeout),
+            retries={"mode": "standard", "total_max_attempts": int(self.max_attempts)},
+        )
+        self.client_config: Config = bounded.merge(self.client_config)
+        self._writers = threading.local()
+
+    def get_default_settings(self) -> dict[str, Any]:
+        defaults: dict[str, Any] = super().get_default_settings()
+        defaults.update(
+            file_overwrite=setting("AWS_S3_FILE_OVERWRITE", False),
+            signature_version=setting("AWS_S3_SIGNATURE_VERSION") or "s3v4",
+            region_name=setting("AWS_S3_REGION_NAME") or region_from_env(),
+            endpoint_url=setting("AWS_S3_ENDPOINT_URL") or endpoint_from_env(),
+            connect_timeout=DEFAULT_CONNECT_TIMEOUT,
+            read_timeout=DEFAULT_READ_TIMEOUT,
+            max_attempts=DEFAULT_MAX_ATTEMPTS,
+            conditional_writes=True,
+            transfer_config=setting("AWS_S3_TRANSFER_CONFIG")
+            or TransferConfig(
+                multipart_threshold=MULTIPART_THRESHOLD, multipart_chunksize=MULTIPART_CHUNK
+            ),
+        )
+        return defaults
+
+    def __getstate__(self) -> dict[str, Any]:
+        state: dict[str, Any] = super().__getstate__()
+        state.pop("_writers", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        self._writers = threading.local()
+
+    @property
+    def worst_case_seconds(self) -> float:
+        """Longest one call to the endpoint can block (see ``worst_case_seconds()``)."""
+        return worst_case_seconds(self.client_config)
+
+    @property
+    def refuses_overwrite(self) -> bool:
+        """Whether a save is a conditional create that cannot replace an object."""
+        return not self.file_overwrite and bool(self.conditional_writes)
+
+    # --- saving -----------------------------------------------------------------
+
+    def save(self, name: str | None, content: Any, max_length: int | None = None) -> str:
+        token = _max_length.set(max_length)
+        try:
+            return str(super().save(name, content, max_length=max_length))
+        finally:
+            _max_length.reset(token)
+
+    def get_available_name(self, name: str, max_length: int | None = None) -> str:
+        if self.refuses_overwrite:
+            # The write itself refuses an existing key; asking first would cost a HEAD
+            # per save and still race with another instance.
+            return str(get_available_overwrite_name(clean_name(name), max_length))
+        return str(super().get_available_name(name, max_length))
+
+    def _save(self, name: str, content: Any) -> str:
+        if not self.refuses_overwrite:
+            return str(super()._save(name, content))
+        name = clean_name(name)
+        params = self._get_write_parameters(self._normalize_name(name), content)
+        payload = _Payload(content)
+        if self._compresses(params):
+            payload = _Payload(self._compress_content(payload.source))
+            params["ContentEncoding"] = "gzip"
+        for _ in range(NAME_ATTEMPTS):
+            try:
+                self._create(self._normalize_name(name), payload, params)
+                return name
+            except ClientError as error:
+                if _status(error) not in NAME_TAKEN_STATUSES:
+                    raise
+            # Another instance took the name between our choice and our write.
+            name = str(super().get_available_name(name, _max_length.get()))
+        raise FileExistsError(
+            f"no free name for {name!r} after {NAME_ATTEMPTS} attempts; nothing was written"
+        )
+
+    def _compresses(self, params: dict[str, Any]) -> bool:
+        return bool(
+            self.gzip
+            and params["ContentType"] in self.gzip_content_types
+            and "ContentEncoding" not in params
+        )
+
+    def _create(self, key: str, payload: _Payload, params: dict[str, Any]) -> None:
+        """Write ``key`` only if it does not exist yet (412/409 otherwise)."""
+        if payload.size < self.transfer_config.multipart_threshold:
+            self._writer.put_object(
+                Bucket=self.bucket_name, Key=key, Body=payload.rewound(), **params
+            )
+            return
+        # Multipart: the writer client adds If-None-Match to CompleteMultipartUpload;
+        # s3transfer aborts the upload (and its parts) when that is refused.
+        source = payload.rewound()
+        self._writer.upload_fileobj(
+            source, self.bucket_name, key, ExtraArgs=params, Config=self.transfer_config
+        )
+
+    @property
+    def _writer(self) -> Any:
+        """This thread's client whose object writes are create-only."""
+        client = getattr(self._writers, "client", None)
+        if client is None:
+            client = self._create_session().client(
+                "s3",
+                region_name=self.region_name,
+                use_ssl=self.use_ssl,
+                endpoint_url=self.endpoint_url,
+                config=self.client_config,
+                verify=self.verify,
+            )
+            events = client.meta.events
+            events.register("before-parameter-build.s3.PutObject", _if_none_match)
+            events.register("before-parameter-build.s3.CompleteMultipartUpload", _if_none_match)
+            self._writers.client = client
+        return client
+
+    # --- reading ------------------------------------------------------------------
+
+    def _open(self, name: str, mode: str = "rb") -> File[Any]:
+        if any(flag in mode for flag in "wa+") or self.gzip:
+            return super()._open(name, mode)
+        key = self._normalize_name(clean_name(name))
+        params = {
+            k: v for k, v in self.get_object_parameters(key).items() if k in ALLOWED_DOWNLOAD_ARGS
+        }
+        try:
+            response = self.connection.meta.client.get_object(
+                Bucket=self.bucket_name, Key=key, **params
+            )
+        except ClientError as error:
+            if _status(error) == 404:
+                raise FileNotFoundError(f"File does not exist: {key}") from error
+            raise
+        return _downloaded(name, response, mode, self.max_memory_size)
+
+
+def _if_none_match(params: dict[str, Any], **kwargs: Any) -> None:
+    params.setdefault("IfNoneMatch", "*")
+
+
+def _status(error: ClientError) -> int | None:
+    status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+    return int(status) if status is not None else None
+
+
+def _downloaded(name: str, response: dict[str, Any], mode: str, memory: int) -> File[Any]:
+    """The GET's body as a seekable local file (in memory up to ``memory`` bytes).
+
+    ``memory`` is ``max_memory_size``: 0 (the default) keeps everything in memory, as
+    upstream's spool does; then one read() of the body avoids a copy per chunk.
+    """
+    body = response["Body"]
+    try:
+        if memory == 0 or int(response.get("ContentLength", memory + 1)) <= memory:
+            local: IO[bytes] = io.BytesIO(body.read())
+        else:
+            # The spool is the returned file's storage; its caller closes it.
+            local = tempfile.SpooledTemporaryFile(  # noqa: SIM115
+                max_size=memory, suffix=".S3File", dir=django_settings.FILE_UPLOAD_TEMP_DIR
+            )
+            shutil.copyfileobj(body, local, _COPY_CHUNK)
+            local.seek(0)
+    finally:
+        body.close()
+    if "b" in mode:
+        return File(local, name=name)
+    return File(io.TextIOWrapper(local, encoding="utf-8"), name=name)
+
+
+class _Payload:
+    """The bytes of one save, readable again for a retry under a fresh name."""
+
+    def __init__(self, content: Any) -> None:
+        if is_seekable(content) and isinstance(content.read(0), str):
+            # Text: sizes and offsets must be counted in encoded bytes.
+            content.seek(0)
+            content = io.BytesIO(content.read().encode("utf-8"))
+        if is_seekable(content):
+            content.seek(0, os.SEEK_END)
+            self.size = int(content.tell())
+            content.seek(0)
+            self.source: IO[bytes] = ReadBytesWrapper(content)
+        else:
+            spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY)  # noqa: SIM115
+            shutil.copyfileobj(ReadBytesWrapper(content), spool, _COPY_CHUNK)
+            self.size = spool.tell()
+            spool.seek(0)
+            self.source = spool
+
+    def rewound(self) -> IO[bytes]:
+        self.source.seek(0)
+        # s3transfer closes what it uploaded (boto/s3transfer#80); the caller owns it.
+        self.source.close = lambda: None  # type: ignore[method-assign]
+        return self.source
+
+
+# --- generated files (reports, exports) -------------------------------------------
+
+
+@dataclass(frozen=True)
+class SavedFile:
+    """A file in shared storage: the name it got (maybe not the one asked for) and a URL."""
+
+    name: str
+    url: str
+    size: int
+
+
+def shared_url(
+    name: str,
+    *,
+    storage: Storage | None = None,
+    download_name: str | None = None,
+    expire: int | None = None,
+) -> str:
+    """A URL for ``name`` that works through any instance: signed when on S3.
+
+    ``download_name`` makes browsers save it under that name (S3 only).
+    """
+    target = storages["default"] if storage is None else storage
+    if not isinstance(target, UpstreamS3Storage):
+        return target.url(name)
+    parameters = {}
+    if download_name:
+        parameters["ResponseContentDisposition"] = f'attachment; filename="{download_name}"'
+    return str(target.url(name, parameters=parameters, expire=expire))
+
+
+def save_generated(
+    name: str,
+    content: bytes | str | IO[Any] | File[Any],
+    *,
+    storage: Storage | None = None,
+    download_name: str | None = None,
+    expire: int | None = None,
+) -> SavedFile:
+    """Save a generated file (report, export) to shared storage; return its name and URL.
+
+    The name may come back changed (``report_a1b2c3d.csv``) when ``name`` is taken:
+    store the returned name, not the one you asked for.
+    """
+    target = storages["default"] if storage is None else storage
+    file = content if isinstance(content, File) else _as_file(content)
+    stored = target.save(name, file)
+    url = shared_url(stored, storage=target, download_name=download_name, expire=expire)
+    return SavedFile(stored, url, int(file.size))
+
+
+def _as_file(content: bytes | str | IO[Any]) -> File[Any]:
+    if isinstance(content, (bytes, str)):
+        return ContentFile(content.encode() if isinstance(content, str) else content)
+    return File(content)
+
+
+class GeneratedFile:
+    """What ``generated_file()`` yields: write to ``.file``; ``.saved`` after the block."""
+
+    def __init__(self, text: bool, encoding: str) -> None:
+        # Closed by generated_file() when its block ends.
+        self._spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY)  # noqa: SIM115
+        self.file: IO[Any] = (
+            io.TextIOWrapper(self._spool, encoding=encoding, newline="") if text else self._spool
+        )
+        self.saved: SavedFile | None = None
+
+    def _bytes(self) -> IO[bytes]:
+        self.file.flush()
+        self._spool.seek(0)
+        return self._spool
+
+    def close(self) -> None:
+        self.file.close()
+
+
+@contextmanager
+def generated_file(
+    name: str,
+    *,
+    text: bool = False,
+    encoding: str = "utf-8",
+    storage: Storage | None = None,
+    download_name: str | None = None,
+    expire: int | None = None,
+) -> Iterator[GeneratedFile]:
+    """Write a report or export locally, then save it to shared storage in one piece.
+
+        with generated_file("reports/daily.csv", text=True) as report:
+            csv.writer(report.file).writerows(rows)
+        report.saved.name, report.saved.url
+
+    Nothing is saved if the block raises. The local spool (memory, then a temp file
+    past 8 MiB) is removed either way.
+    """
+    generated = GeneratedFile(text, encoding)
+    try:
+        yield generated
+        generated.saved = save_generated(
+            name,
+            File(generated._bytes()),
+            storage=storage,
+            download_name=download_name,
+            expire=expire,
+        )
+    finally:
+        generated.close()

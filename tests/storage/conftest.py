@@ -1,0 +1,91 @@
+"""Fixtures for the storage tests: moto's server as a real S3 endpoint over HTTP."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from horizontal.storage import S3Storage
+from tests.support.s3 import ISOLATED_AWS_ENV, MotoServer, start_moto_server
+
+
+@pytest.fixture(autouse=True)
+def isolated_aws(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No developer credentials, config files or instance metadata reach a client."""
+    for name in list(os.environ):
+        if name.startswith("AWS_"):
+            monkeypatch.delenv(name)
+    for name, value in ISOLATED_AWS_ENV.items():
+        monkeypatch.setenv(name, value)
+
+
+@pytest.fixture(scope="session")
+def moto() -> Iterator[MotoServer]:
+    server = start_moto_server()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def strict_moto() -> Iterator[MotoServer]:
+    """A moto server that checks access keys and signatures, as real S3 does."""
+    server = start_moto_server({"INITIAL_NO_AUTH_ACTION_COUNT": "0"})
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def bucket(moto: MotoServer) -> str:
+    return moto.create_bucket()
+
+
+@pytest.fixture
+def storage(moto: MotoServer, bucket: str) -> S3Storage:
+    return S3Storage(**moto.storage_options(bucket))
+
+
+class SilentServer:
+    """A loopback TCP server that accepts connections and never sends a byte."""
+
+    def __init__(self) -> None:
+        self.socket = socket.create_server(("127.0.0.1", 0))
+        self.port = self.socket.getsockname()[1]
+        self.accepted: list[socket.socket] = []
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:
+                return  # closed
+            self.accepted.append(connection)  # held open, never answered
+
+    def close(self) -> None:
+        self.socket.close()
+        for connection in self.accepted:
+            connection.close()
+
+
+@pytest.fixture
+def silent_server() -> Iterator[SilentServer]:
+    server = SilentServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def closed_port() -> int:
+    """A loopback port nobody listens on (connection refused)."""
+    with socket.socket() as probe_socket:
+        probe_socket.bind(("127.0.0.1", 0))
+        return int(probe_socket.getsockname()[1])

@@ -1,0 +1,240 @@
+"""``horizontal.storage.S3Storage`` against a real S3 endpoint (moto's server over HTTP)."""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import threading
+import urllib.request
+from typing import Any
+
+import pytest
+from boto3.s3.transfer import TransferConfig
+from botocore.config import Config
+from django.core.exceptions import SuspiciousFileOperation
+from django.core.files.base import ContentFile, File
+
+from horizontal.storage import S3Storage
+from tests.support.s3 import MotoServer
+
+
+def keys(moto: MotoServer, bucket: str) -> list[str]:
+    listing = moto.client().list_objects_v2(Bucket=bucket)
+    return sorted(item["Key"] for item in listing.get("Contents", []))
+
+
+def stored_bytes(moto: MotoServer, bucket: str, key: str) -> bytes:
+    return bytes(moto.client().get_object(Bucket=bucket, Key=key)["Body"].read())
+
+
+class RequestLog:
+    """Records the S3 operations a storage's clients send (botocore's own event hook)."""
+
+    def __init__(self, storage: S3Storage) -> None:
+        self.operations: list[str] = []
+        for client in (storage._writer, storage.connection.meta.client):
+            client.meta.events.register("before-send.s3", self._record)
+
+    def _record(self, event_name: str, **kwargs: Any) -> None:
+        self.operations.append(event_name.rsplit(".", 1)[-1])  # before-send.s3.PutObject
+
+
+def test_save_and_open_round_trip_byte_for_byte(storage: S3Storage) -> None:
+    data = os.urandom(300_000)
+    name = storage.save("uploads/photo.jpg", ContentFile(data))
+    assert name == "uploads/photo.jpg"
+    with storage.open(name, "rb") as file:
+        assert file.read() == data
+        assert file.size == len(data)
+
+
+def test_text_content_is_stored_as_utf8(storage: S3Storage, moto: MotoServer, bucket: str) -> None:
+    name = storage.save("notes/hello.txt", ContentFile("grüße, 世界"))
+    assert stored_bytes(moto, bucket, name) == "grüße, 世界".encode()
+    with storage.open(name, "r") as file:
+        assert file.read() == "grüße, 世界"
+
+
+def test_a_free_name_costs_one_put_and_a_read_one_get(storage: S3Storage) -> None:
+    log = RequestLog(storage)
+    name = storage.save("one/request.bin", ContentFile(b"x" * 10))
+    assert log.operations == ["PutObject"]
+    storage.open(name).read()
+    assert log.operations == ["PutObject", "GetObject"]
+
+
+def test_a_taken_name_gets_a_fresh_one_and_both_are_kept(
+    storage: S3Storage, moto: MotoServer, bucket: str
+) -> None:
+    first = storage.save("reports/report.pdf", ContentFile(b"first"))
+    second = storage.save("reports/report.pdf", ContentFile(b"second"))
+    assert first == "reports/report.pdf"
+    assert second != first
+    assert second.startswith("reports/report_") and second.endswith(".pdf")
+    assert stored_bytes(moto, bucket, first) == b"first"
+    assert stored_bytes(moto, bucket, second) == b"second"
+
+
+def test_concurrent_saves_of_one_name_keep_every_file(moto: MotoServer, bucket: str) -> None:
+    # One storage object per thread, as on separate instances; all start together.
+    writers = 8
+    start = threading.Barrier(writers)
+    names: list[str] = []
+    errors: list[BaseException] = []
+
+    def save(index: int) -> None:
+        storage = S3Storage(**moto.storage_options(bucket))
+        assert storage._writer is not None  # build the client before the race, not in it
+        start.wait()
+        try:
+            names.append(storage.save("race/report.pdf", ContentFile(f"writer {index}".encode())))
+        except BaseException as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=save, args=(i,)) for i in range(writers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not errors
+    assert len(set(names)) == writers
+    contents = {stored_bytes(moto, bucket, name) for name in names}
+    assert contents == {f"writer {i}".encode() for i in range(writers)}
+
+
+def test_multipart_save_refuses_an_existing_name_and_leaves_no_parts(
+    moto: MotoServer, bucket: str
+) -> None:
+    storage = S3Storage(
+        **moto.storage_options(bucket),
+        transfer_config=TransferConfig(
+            multipart_threshold=5 * 1024 * 1024, multipart_chunksize=5 * 1024 * 1024
+        ),
+    )
+    big_one, big_two = os.urandom(6 * 1024 * 1024), os.urandom(6 * 1024 * 1024)
+    first = storage.save("exports/big.bin", ContentFile(big_one))
+    second = storage.save("exports/big.bin", ContentFile(big_two))
+    assert first != second
+    assert stored_bytes(moto, bucket, first) == big_one
+    assert stored_bytes(moto, bucket, second) == big_two
+    in_progress = moto.client().list_multipart_uploads(Bucket=bucket).get("Uploads", [])
+    assert in_progress == []
+
+
+def test_fresh_names_respect_max_length(storage: S3Storage) -> None:
+    first = storage.save("a/averyveryverylongname.txt", ContentFile(b"1"), max_length=30)
+    second = storage.save("a/averyveryverylongname.txt", ContentFile(b"2"), max_length=30)
+    assert first != second
+    assert len(first) <= 30 and len(second) <= 30
+
+
+def test_non_seekable_content_is_saved_whole(storage: S3Storage) -> None:
+    class Stream(io.RawIOBase):
+        def __init__(self, data: bytes) -> None:
+            self._data = io.BytesIO(data)
+
+        def readable(self) -> bool:
+            return True
+
+        def seekable(self) -> bool:
+            return False
+
+        def readinto(self, buffer: Any) -> int:
+            chunk = self._data.read(len(buffer))
+            buffer[: len(chunk)] = chunk
+            return len(chunk)
+
+    data = os.urandom(100_000)
+    first = storage.save("stream/data.bin", File(Stream(data), name="data.bin"))
+    second = storage.save("stream/data.bin", File(Stream(data[::-1]), name="data.bin"))
+    assert storage.open(first).read() == data
+    assert storage.open(second).read() == data[::-1]
+
+
+def test_path_traversal_is_refused_and_nothing_is_written(
+    storage: S3Storage, moto: MotoServer, bucket: str
+) -> None:
+    with pytest.raises(SuspiciousFileOperation):
+        storage.save("../outside.txt", ContentFile(b"x"))
+    assert keys(moto, bucket) == []
+
+
+def test_opening_a_missing_file_raises_file_not_found(storage: S3Storage) -> None:
+    with pytest.raises(FileNotFoundError, match=r"nothing/here\.txt"):
+        storage.open("nothing/here.txt")
+
+
+def test_signed_url_downloads_the_bytes(storage: S3Storage) -> None:
+    data = os.urandom(5000)
+    name = storage.save("signed/file.bin", ContentFile(data))
+    url = storage.url(name)
+    assert "X-Amz-Algorithm=AWS4-HMAC-SHA256" in url and "X-Amz-Signature=" in url
+    with urllib.request.urlopen(url, timeout=5) as response:
+        assert response.read() == data
+
+
+def test_unsigned_url_of_a_private_object_is_refused(storage: S3Storage, moto: MotoServer) -> None:
+    # moto's default server does not enforce auth, so read the object's ACL instead:
+    # no ACL was sent, the object is private to the bucket owner.
+    name = storage.save("private/file.bin", ContentFile(b"secret"))
+    acl = moto.client().get_object_acl(Bucket=storage.bucket_name, Key=name)
+    grants = {(g["Grantee"].get("URI"), g["Permission"]) for g in acl["Grants"]}
+    assert ("http://acs.amazonaws.com/groups/global/AllUsers", "READ") not in grants
+
+
+def test_explicit_file_overwrite_replaces_as_upstream_does(moto: MotoServer, bucket: str) -> None:
+    storage = S3Storage(**moto.storage_options(bucket), file_overwrite=True)
+    storage.save("same.txt", ContentFile(b"old"))
+    assert storage.save("same.txt", ContentFile(b"new")) == "same.txt"
+    assert stored_bytes(moto, bucket, "same.txt") == b"new"
+
+
+def test_without_conditional_writes_a_taken_name_is_found_by_asking_first(
+    moto: MotoServer, bucket: str
+) -> None:
+    storage = S3Storage(**moto.storage_options(bucket), conditional_writes=False)
+    first = storage.save("ask/first.txt", ContentFile(b"1"))
+    second = storage.save("ask/first.txt", ContentFile(b"2"))
+    assert first != second
+    assert stored_bytes(moto, bucket, first) == b"1"
+
+
+def test_safe_defaults() -> None:
+    storage = S3Storage(bucket_name="b")
+    assert storage.file_overwrite is False
+    assert storage.querystring_auth is True
+    assert storage.default_acl is None
+    assert storage.signature_version == "s3v4"
+    assert storage.client_config.connect_timeout == 2.0
+    assert storage.client_config.read_timeout == 5.0
+    assert storage.client_config.retries == {"mode": "standard", "total_max_attempts": 3}
+    assert storage.refuses_overwrite is True
+    # 3 attempts x (2 s connect + 1 s for 100-continue + 5 s read) + backoff <= 1 + 2 s
+    assert storage.worst_case_seconds == 27.0
+
+
+def test_a_given_client_config_wins_and_unset_timeouts_stay_bounded() -> None:
+    storage = S3Storage(bucket_name="b", client_config=Config(read_timeout=30))
+    assert storage.client_config.read_timeout == 30
+    assert storage.client_config.connect_timeout == 2.0
+
+
+def test_region_and_endpoint_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWS_ENDPOINT_URL_S3", "http://minio.internal:9000")
+    monkeypatch.setenv("AWS_REGION", "eu-central-1")
+    storage = S3Storage(bucket_name="b")
+    assert storage.endpoint_url == "http://minio.internal:9000"
+    assert storage.region_name == "eu-central-1"
+
+
+def test_settings_win_over_the_environment(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
+    monkeypatch.setenv("AWS_REGION", "eu-central-1")
+    settings.AWS_S3_REGION_NAME = "us-west-2"
+    assert S3Storage(bucket_name="b").region_name == "us-west-2"
+
+
+def test_storage_pickles_without_its_clients(storage: S3Storage) -> None:
+    storage.save("pickle/me.txt", ContentFile(b"x"))
+    clone = pickle.loads(pickle.dumps(storage))
+    assert clone.open("pickle/me.txt").read() == b"x"
