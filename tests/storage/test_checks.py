@@ -1,0 +1,164 @@
+"""Deploy checks horizontal.W060 to W065: one rule each, matched by class."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from botocore.config import Config
+from django.core.checks import run_checks
+from django.core.files.storage import FileSystemStorage
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
+from django.test import override_settings
+
+from horizontal.checks import storage as checks
+
+STATIC = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
+OURS = "horizontal.storage.S3Storage"
+UPSTREAM = "storages.backends.s3.S3Storage"
+
+
+def storages_with(default: dict[str, Any], **others: dict[str, Any]) -> dict[str, Any]:
+    return {"default": default, "staticfiles": STATIC, **others}
+
+
+def s3(backend: str = OURS, **options: Any) -> dict[str, Any]:
+    return {
+        "BACKEND": backend,
+        "OPTIONS": {"bucket_name": "media", "region_name": "eu-west-1", **options},
+    }
+
+
+def storage_ids() -> list[str]:
+    messages = run_checks(include_deployment_checks=True, tags=["files"])
+    return sorted(m.id for m in messages if m.id and m.id.startswith("horizontal.W06"))
+
+
+class MyLocalStorage(FileSystemStorage):
+    """A project's own subclass: still local files."""
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [
+        "django.core.files.storage.FileSystemStorage",
+        "django.core.files.storage.InMemoryStorage",
+        "tests.storage.test_checks.MyLocalStorage",
+    ],
+)
+def test_w060_local_default_storage(backend: str) -> None:
+    with override_settings(STORAGES=storages_with({"BACKEND": backend})):
+        messages = checks.check_local_storage()
+    assert [m.id for m in messages] == ["horizontal.W060"]
+    assert "STORAGES['default']" in messages[0].msg
+
+
+def test_w060_ignores_staticfiles_on_local_files() -> None:
+    with override_settings(STORAGES=storages_with(s3())):
+        assert checks.check_local_storage() == []
+
+
+def test_w060_names_every_local_alias() -> None:
+    local = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+    with override_settings(STORAGES=storages_with(s3(), exports=local)):
+        messages = checks.check_local_storage()
+    assert [m.msg.split("]")[0] for m in messages] == ["STORAGES['exports'"]
+
+
+def test_w061_upstream_s3_overwrites_by_default() -> None:
+    with override_settings(STORAGES=storages_with(s3(UPSTREAM))):
+        assert [m.id for m in checks.check_s3_overwrite()] == ["horizontal.W061"]
+
+
+def test_w061_also_for_ours_when_asked_to_overwrite() -> None:
+    with override_settings(STORAGES=storages_with(s3(file_overwrite=True))):
+        assert [m.id for m in checks.check_s3_overwrite()] == ["horizontal.W061"]
+
+
+def test_w061_follows_the_global_aws_setting() -> None:
+    with override_settings(STORAGES=storages_with(s3()), AWS_S3_FILE_OVERWRITE=True):
+        assert [m.id for m in checks.check_s3_overwrite()] == ["horizontal.W061"]
+
+
+def test_w062_endpoint_without_region() -> None:
+    options = {"bucket_name": "media", "endpoint_url": "http://minio:9000"}
+    with override_settings(STORAGES=storages_with({"BACKEND": OURS, "OPTIONS": options})):
+        messages = checks.check_s3_endpoint_region()
+    assert [m.id for m in messages] == ["horizontal.W062"]
+    assert "http://minio:9000" in messages[0].msg
+
+
+def test_w062_region_from_the_environment_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWS_REGION", "eu-west-1")
+    options = {"bucket_name": "media", "endpoint_url": "http://minio:9000"}
+    with override_settings(STORAGES=storages_with({"BACKEND": OURS, "OPTIONS": options})):
+        assert checks.check_s3_endpoint_region() == []
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"default_acl": "public-read"},
+        {"object_parameters": {"ACL": "public-read-write"}},
+        {"default_acl": "authenticated-read"},
+    ],
+)
+def test_w063_public_acls(options: dict[str, Any]) -> None:
+    with override_settings(STORAGES=storages_with(s3(**options))):
+        messages = checks.check_s3_public_acl()
+    assert [m.id for m in messages] == ["horizontal.W063"]
+
+
+def test_w063_private_acl_and_public_static_files_are_fine() -> None:
+    static = s3(UPSTREAM, default_acl="public-read", file_overwrite=True)
+    with override_settings(STORAGES={"default": s3(default_acl="private"), "staticfiles": static}):
+        assert checks.check_s3_public_acl() == []
+        assert checks.check_s3_overwrite() == []
+
+
+def test_w064_check_then_write() -> None:
+    upstream = s3(UPSTREAM, file_overwrite=False)
+    with override_settings(STORAGES=storages_with(upstream)):
+        assert [m.id for m in checks.check_s3_check_then_write()] == ["horizontal.W064"]
+    with override_settings(STORAGES=storages_with(s3(conditional_writes=False))):
+        assert [m.id for m in checks.check_s3_check_then_write()] == ["horizontal.W064"]
+
+
+def test_w064_is_silent_when_w061_already_fires() -> None:
+    with override_settings(STORAGES=storages_with(s3(UPSTREAM))):
+        assert checks.check_s3_check_then_write() == []
+
+
+def test_w065_upstream_has_unbounded_timeouts() -> None:
+    with override_settings(STORAGES=storages_with(s3(UPSTREAM, file_overwrite=False))):
+        messages = checks.check_s3_timeouts()
+    assert [m.id for m in messages] == ["horizontal.W065"]
+    # botocore defaults: 5 legacy attempts x (60 + 1 + 60) s + backoff
+    assert "up to 620 s" in messages[0].msg
+
+
+def test_w065_bounded_client_config_is_fine() -> None:
+    bounded = Config(connect_timeout=2, read_timeout=5, retries={"total_max_attempts": 3})
+    upstream = s3(UPSTREAM, file_overwrite=False, client_config=bounded)
+    with override_settings(STORAGES=storages_with(upstream)):
+        assert checks.check_s3_timeouts() == []
+
+
+def test_safe_s3_configuration_is_silent() -> None:
+    with override_settings(STORAGES=storages_with(s3())):
+        assert storage_ids() == []
+
+
+def test_checks_are_deploy_only_and_registered() -> None:
+    local = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+    with override_settings(STORAGES=storages_with(local)):
+        assert "horizontal.W060" not in [m.id for m in run_checks(tags=["files"])]
+        assert storage_ids() == ["horizontal.W060"]
+        with pytest.raises(SystemCheckError, match=r"horizontal\.W060"):
+            call_command("check", "--deploy", "--tag", "files", "--fail-level", "WARNING")
+
+
+def test_an_unimportable_backend_is_left_to_django() -> None:
+    with override_settings(STORAGES=storages_with({"BACKEND": "no.such.Storage"})):
+        assert storage_ids() == []
