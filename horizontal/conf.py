@@ -70,6 +70,22 @@ class Settings:
         return None if value is None else int(value)
 
     @property
+    def PROCESSES_PER_INSTANCE(self) -> int | None:
+        """Worker processes per instance (default: ``WEB_CONCURRENCY``), for the budget."""
+        value = _get("HORIZONTAL_PROCESSES_PER_INSTANCE", None)
+        if value is None:
+            value = os.environ.get("WEB_CONCURRENCY") or None
+        try:
+            return None if value is None else int(value)
+        except ValueError:
+            return None
+
+    @property
+    def LOCAL_CACHES(self) -> tuple[str, ...]:
+        """Cache aliases that are per-instance on purpose (no horizontal.W001–W003)."""
+        return tuple(str(alias) for alias in _get("HORIZONTAL_LOCAL_CACHES", ()))
+
+    @property
     def FAILPOINTS(self) -> str:
         """Fault-injection points for the chaos suite; ignored unless ``DEBUG_FAILPOINTS``."""
         if not bool(_get("HORIZONTAL_DEBUG_FAILPOINTS", False)):

@@ -49,7 +49,7 @@ def run_statement(using: str, statement: Callable[[Any, Dialect], T]) -> T:
     for attempt in range(_RETRIES):
         try:
             dialect = dialect_for(connection)
-            with connection.cursor() as cursor:
+            with dialect.cursor(connection) as cursor:
                 return statement(cursor, dialect)
         except DatabaseError as exc:
             retryable = dialect_for(connection).is_retryable(exc)

@@ -107,8 +107,8 @@ def find_in_shell(path: str, text: str) -> Iterator[Finding]:
 
 def find_in_procfile(path: str, text: str) -> Iterator[Finding]:
     for line in logical_lines(text):
-        process, _, command = line.text.partition(":")
-        if process.strip() == "release":
+        process, colon, command = line.text.partition(":")
+        if not colon or process.strip() == "release":
             continue  # Heroku-style release phase: once per deploy, the right place
         if _migrates(command):
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)

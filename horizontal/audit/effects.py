@@ -41,8 +41,10 @@ ORM_WRITES = frozenset({"save", "delete", "create", "update"})
 # instance, so reading them is not "data that changes"; uploads are, and they are reached
 # through a storage or MEDIA_ROOT.
 STORAGE_CALLS = frozenset({"open", "save", "exists", "listdir", "size", "url", "path"})
-NETWORK_ROOTS = ("requests.", "httpx.", "urllib.request.", "urllib3.", "boto3.", "smtplib.")
-NETWORK_NAMES = frozenset({"urlopen", "send_mail", "send_mass_mail"})
+# Calls that fetch something; building a client (boto3.client, Minio(...)) fetches nothing.
+NETWORK_ROOTS = ("requests.", "httpx.")
+NETWORK_VERBS = frozenset({"get", "post", "put", "patch", "delete", "head", "request"})
+NETWORK_NAMES = frozenset({"urlopen"})
 DB_BACKED_CONFIG = ("constance.config", "dynamic_preferences", "solo.")
 
 
@@ -65,7 +67,9 @@ def touches(module: PythonModule, node: ast.AST, *, writes: bool = False) -> set
                 kinds.add("database")
             elif name in STORAGE_CALLS and "storage" in full.rsplit(".", 1)[0].lower():
                 kinds.add("file")
-            elif full.startswith(NETWORK_ROOTS) or name in NETWORK_NAMES:
+            elif (
+                full.startswith(NETWORK_ROOTS) and name in NETWORK_VERBS
+            ) or name in NETWORK_NAMES:
                 kinds.add("network")
     return kinds
 

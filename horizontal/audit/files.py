@@ -35,7 +35,9 @@ TEMP_FACTORIES = frozenset(
     }
 )
 CLEANUPS = frozenset({"remove", "unlink", "rmtree", "cleanup", "close"})
-COPIES = frozenset({"shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.move"})
+COPIES = frozenset(
+    {"shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.move", "os.rename", "os.replace"}
+)
 FRAME_WRITERS = frozenset({"to_csv", "to_excel", "to_parquet", "savefig"})
 HARMLESS_TARGETS = ("/dev/", "/proc/", "/sys/")
 
@@ -66,8 +68,9 @@ def written_path(module: PythonModule, call: ast.Call) -> ast.AST | None:
             return call.args[0]
     if name in COPIES and len(call.args) > 1:
         return call.args[1]
-    if method == "ZipFile" and write_mode(call, 1):
-        return call.args[0] if call.args else None
+    if method == "ZipFile" and write_mode(call, 1) and call.args:
+        # ZipFile(BytesIO(), "w") builds an archive in memory: only a path is a file.
+        return call.args[0] if _looks_like_path(call.args[0]) else None
     return None
 
 

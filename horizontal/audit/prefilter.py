@@ -25,6 +25,8 @@ HOT_NEEDLES = (
     "savefig",
     "ZipFile",
     "shutil.",
+    "os.rename",
+    "os.replace",
     "FileSystemStorage",
     "storage.path",
     "Lock(",

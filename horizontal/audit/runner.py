@@ -64,11 +64,16 @@ PYTHON_DETECTORS: tuple[PythonDetector, ...] = (
 TextDetector = Callable[[str, str], Iterable[Finding]]
 
 
+# Code that uses Django's cache API: only then is the implicit LocMemCache a problem.
+CACHE_USE = ("django.core.cache", "cache_page", "cache_control", "django_ratelimit")
+
+
 @dataclass
 class AuditResult:
     findings: list[Finding] = field(default_factory=list)
     suppressed: int = 0
     files: int = 0
+    uses_cache: bool = False
 
 
 def text_detector(path: str) -> TextDetector | None:
@@ -78,14 +83,15 @@ def text_detector(path: str) -> TextDetector | None:
     parent = posixpath.basename(posixpath.dirname(path))
     if lower.startswith(("dockerfile", "containerfile")) or lower.endswith(".dockerfile"):
         return deploy.find_in_dockerfile
-    if lower.startswith("procfile"):
-        return deploy.find_in_procfile
+
     if lower.startswith("crontab") or lower.endswith((".crontab", ".cron")):
         return deploy.find_in_crontab
     if parent in {"cron.d", "crontabs"} and "." not in name:
         return deploy.find_in_crontab
     if lower.endswith((".sh", ".bash")):
         return deploy.find_in_shell
+    if lower.startswith("procfile"):
+        return deploy.find_in_procfile
     if lower.endswith((".ini", ".conf")) and ("uwsgi" in lower or "supervisor" in lower):
         return deploy.find_in_server_config
     if "." not in name and deploy.ENTRYPOINT_NAME.search(name):
@@ -146,11 +152,11 @@ def scan_paths(
             seen.add(resolved)
             name = relative(path, base_dir)
             result.files += 1
-            for finding in _scan_file(path, name, wanted, settings_groups, texts):
+            for finding in _scan_file(path, name, wanted, settings_groups, texts, result):
                 _keep(finding, texts, result)
     if "settings" in wanted:
         for group in settings_groups.values():
-            for finding in find_settings_problems(group):
+            for finding in find_settings_problems(group, uses_cache=result.uses_cache):
                 _keep(finding, texts, result)
     result.findings.sort()
     return result
@@ -176,9 +182,10 @@ def _scan_file(
     wanted: set[str],
     settings_groups: dict[str, list[PythonModule]],
     texts: dict[str, list[str]],
+    result: AuditResult,
 ) -> Iterator[Finding]:
     if name.endswith(".py"):
-        yield from _scan_python(path, name, wanted, settings_groups, texts)
+        yield from _scan_python(path, name, wanted, settings_groups, texts, result)
         return
     detector = text_detector(name)
     if detector is None:
@@ -196,10 +203,13 @@ def _scan_python(
     wanted: set[str],
     settings_groups: dict[str, list[PythonModule]],
     texts: dict[str, list[str]],
+    result: AuditResult,
 ) -> Iterator[Finding]:
     text = _read(path)
     if text is None:
         return
+    if not result.uses_cache and any(marker in text for marker in CACHE_USE):
+        result.uses_cache = True
     settings = "settings" in wanted and is_settings_path(name)
     lines = hot_lines(text)
     if lines is None and not settings:

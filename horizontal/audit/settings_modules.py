@@ -61,6 +61,9 @@ BAD_VALUES: dict[tuple[str, str], str] = {
         "django_crontab installs its CRONJOBS into every host's crontab"
     ),
 }
+BACKEND_PROBLEMS: dict[str, tuple[str, str]] = {
+    value: (setting, why) for (setting, value), why in BAD_VALUES.items()
+}
 FILE_LOG_HANDLERS = re.compile(
     r"^logging\.(handlers\.)?(FileHandler|RotatingFileHandler|TimedRotatingFileHandler|"
     r"WatchedFileHandler)$"
@@ -93,70 +96,95 @@ def top_level_settings(module: PythonModule) -> dict[str, list[ast.stmt]]:
     return assigned
 
 
-def find_settings_problems(modules: list[PythonModule]) -> Iterator[Finding]:
-    """Findings for one settings package (or one settings file) read together."""
+def find_settings_problems(
+    modules: list[PythonModule], *, uses_cache: bool = True
+) -> Iterator[Finding]:
+    """Findings for one settings package (or one settings file) read together.
+
+    ``uses_cache``: whether the project's code calls Django's cache at all; without it
+    the implicit ``LocMemCache`` default harms nobody.
+    """
     assigned = [(m, top_level_settings(m)) for m in modules]
     assigned = [(m, a) for m, a in assigned if a]
     if not any(k in a for _, a in assigned for k in KNOWN_SETTINGS):
         return  # a file named *settings* that is not a Django settings module
-    everything: set[str] = set().union(*(a.keys() for _, a in assigned)) if assigned else set()
+    everything: set[str] = set().union(*(a.keys() for _, a in assigned))
     for module, settings in assigned:
         if is_dev_settings(module.path):
             continue
-        for name, statements in settings.items():
-            for statement in statements:
-                yield from _bad_values(module, name, statement)
-        yield from _implicit_defaults(module, settings, everything)
-
-
-def _bad_values(module: PythonModule, name: str, statement: ast.stmt) -> Iterator[Finding]:
-    value = getattr(statement, "value", None)
-    if value is None:
-        return
-    if name == "STORAGES":
-        value = _storages_default(value) or ast.Constant(None)
-        name = "DEFAULT_FILE_STORAGE"
-    for node in ast.walk(value):
-        text = string_value(node)
-        line = getattr(node, "lineno", statement.lineno)
-        if text is not None:
-            why = BAD_VALUES.get((name, text))
-            if why is None and name == "LOGGING" and FILE_LOG_HANDLERS.match(text):
-                why = "logs go to a file on one host: each instance keeps a partial log"
-            if why:
-                yield _finding(module, line, f"{name}: {why}")
-        elif (
-            name == "SECRET_KEY"
-            and isinstance(node, ast.Call)
-            and last_part(call_name(module, node)) in RANDOM_KEYS
-        ):
+        yield from _bad_backends(module)
+        for statement in settings.get("SECRET_KEY", []):
+            yield from _generated_secret_key(module, statement)
+        for statement in settings.get("CRONJOBS", []):
             yield _finding(
                 module,
-                line,
-                "SECRET_KEY is generated at start-up: each instance signs sessions, "
-                "CSRF and reset tokens with a different key",
+                statement.lineno,
+                "CRONJOBS (django-crontab) is installed into the crontab of every host that "
+                "runs 'crontab add'",
             )
-    if name == "CRONJOBS":
-        yield _finding(
-            module,
-            statement.lineno,
-            "CRONJOBS (django-crontab) is installed into the crontab of every host that "
-            "runs 'crontab add'",
-        )
+        yield from _implicit_defaults(module, settings, everything, uses_cache)
 
 
-def _storages_default(value: ast.AST) -> ast.AST | None:
-    if isinstance(value, ast.Dict):
-        for key, item in zip(value.keys, value.values, strict=True):
-            if string_value(key) == "default":
-                return item
-    return None
+def _bad_backends(module: PythonModule) -> Iterator[Finding]:
+    """Backend strings that only work on one box, wherever the module puts them.
+
+    Settings are often built in helpers (``config = {...}``; ``def setup_database()``)
+    or as a default (``os.getenv("DB_ENGINE") or "...sqlite3"``), so the string itself is
+    the evidence, not the statement. Comparisons and static-files storage are not.
+    """
+    ignored = _static_or_compared(module.tree)
+    for node in ast.walk(module.tree):
+        text = string_value(node)
+        if text is None or id(node) in ignored:
+            continue
+        match = BACKEND_PROBLEMS.get(text)
+        if match is None and FILE_LOG_HANDLERS.match(text):
+            match = ("LOGGING", "logs go to a file on one host: each instance keeps a partial log")
+        if match:
+            setting, why = match
+            yield _finding(module, getattr(node, "lineno", 1), f"{setting}: {why}")
+
+
+def _static_or_compared(tree: ast.AST) -> set[int]:
+    ignored: set[int] = set()
+    for node in ast.walk(tree):
+        parts: list[ast.AST] = []
+        if isinstance(node, ast.Compare):
+            parts = [node]
+        elif isinstance(node, ast.Dict):
+            parts = [
+                v
+                for k, v in zip(node.keys, node.values, strict=True)
+                if string_value(k) == "staticfiles"
+            ]
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "STATICFILES_STORAGE" for t in node.targets
+        ):
+            parts = [node.value]
+        for part in parts:
+            ignored.update(id(child) for child in ast.walk(part))
+    return ignored
+
+
+def _generated_secret_key(module: PythonModule, statement: ast.stmt) -> Iterator[Finding]:
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Call) and last_part(call_name(module, node)) in RANDOM_KEYS:
+            yield _finding(
+                module,
+                node.lineno,
+                "SECRET_KEY is generated at start-up: each instance signs sessions, CSRF and "
+                "reset tokens with a different key",
+            )
+            return
 
 
 def _implicit_defaults(
-    module: PythonModule, settings: dict[str, list[ast.stmt]], everything: set[str]
+    module: PythonModule,
+    settings: dict[str, list[ast.stmt]],
+    everything: set[str],
+    uses_cache: bool,
 ) -> Iterator[Finding]:
-    if "INSTALLED_APPS" in settings and "CACHES" not in everything:
+    if uses_cache and "INSTALLED_APPS" in settings and "CACHES" not in everything:
         line = settings["INSTALLED_APPS"][0].lineno
         yield _finding(
             module,

@@ -1,3 +1,253 @@
-"""Placeholder until this module's checks land (see horizontal/checks/__init__.py)."""
+"""``horizontal.E001``-``E009``: ``HORIZONTAL_*`` settings that cannot work as written.
+
+These run on every ``check`` (and so when ``runserver``, ``migrate`` and ``runjob``
+start): a lease TTL of ``"30"`` or a lease database that does not exist is a broken
+deploy, not a style issue. They read settings only; ``horizontal.conf`` applies the
+defaults and these checks say what is wrong before a property would fail.
+"""
 
 from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.core import checks
+from django.db import router
+from django.utils.module_loading import import_string
+
+from horizontal.conf import Settings
+
+TAG = "horizontal"
+SESSION_FAILURE_MODES = ("closed", "open")
+# JobRun.owner / Lease.owner are CharField(max_length=200).
+INSTANCE_ID_MAX_LENGTH = 200
+
+
+def E001(name: str, expected: str, value: object) -> checks.Error:
+    return checks.Error(
+        f"{name} must be {expected}, not {type(value).__name__}.",
+        hint=f"Set {name} to {expected}, or remove it to use the default.",
+        obj=name,
+        id="horizontal.E001",
+    )
+
+
+def E002(name: str, expected: str, value: object) -> checks.Error:
+    return checks.Error(
+        f"{name} is {value!r}; it must be {expected}.",
+        hint=f"Set {name} to {expected}, or remove it to use the default.",
+        obj=name,
+        id="horizontal.E002",
+    )
+
+
+def E003(alias: str) -> checks.Error:
+    return checks.Error(
+        f"HORIZONTAL_DATABASE is {alias!r}, which is not in DATABASES.",
+        hint="Name the DATABASES alias every instance shares for leases and job runs.",
+        obj="HORIZONTAL_DATABASE",
+        id="horizontal.E003",
+    )
+
+
+def E004(alias: str) -> checks.Error:
+    return checks.Error(
+        f"DATABASE_ROUTERS keep horizontal's tables off {alias!r}.",
+        hint="Let allow_migrate() return True for app 'horizontal' on HORIZONTAL_DATABASE.",
+        obj="HORIZONTAL_DATABASE",
+        id="horizontal.E004",
+    )
+
+
+def E005(engine: str) -> checks.Error:
+    return checks.Error(
+        f"HORIZONTAL_SESSION_FALLBACK_ENGINE {engine!r} cannot be imported.",
+        hint="Name a session engine module, e.g. 'django.contrib.sessions.backends.db'.",
+        obj="HORIZONTAL_SESSION_FALLBACK_ENGINE",
+        id="horizontal.E005",
+    )
+
+
+def E006(alias: str) -> checks.Error:
+    return checks.Error(
+        f"HORIZONTAL_LOCAL_CACHES names {alias!r}, which is not in CACHES.",
+        hint="List only CACHES aliases that are per-instance on purpose.",
+        obj="HORIZONTAL_LOCAL_CACHES",
+        id="horizontal.E006",
+    )
+
+
+def E009(name: str, known: str) -> checks.Error:
+    return checks.Error(
+        f"{name} is not a horizontal setting; did you mean {known}?",
+        hint=f"Rename it to {known}: as spelt, it is ignored.",
+        obj=name,
+        id="horizontal.E009",
+    )
+
+
+# -- one rule per setting --------------------------------------------------------------------
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What one ``HORIZONTAL_*`` setting accepts: a type test, then a value test."""
+
+    type_ok: Callable[[Any], bool]
+    type_name: str
+    value_ok: Callable[[Any], bool] = lambda value: True
+    value_name: str = ""
+    allow_none: bool = False
+
+
+RULES: dict[str, Rule] = {
+    "HORIZONTAL_DATABASE": Rule(
+        lambda v: isinstance(v, str), "a string", bool, "a DATABASES alias"
+    ),
+    "HORIZONTAL_INSTANCE_ID": Rule(
+        lambda v: isinstance(v, str),
+        "a string",
+        lambda v: 0 < len(v) <= INSTANCE_ID_MAX_LENGTH and not any(c.isspace() for c in v),
+        f"1 to {INSTANCE_ID_MAX_LENGTH} characters without whitespace",
+        allow_none=True,
+    ),
+    "HORIZONTAL_LEASE_TTL": Rule(
+        _is_number, "a number of seconds", lambda v: v > 0, "greater than 0"
+    ),
+    "HORIZONTAL_RELEASE": Rule(
+        lambda v: isinstance(v, str), "a string", bool, "a non-empty string", allow_none=True
+    ),
+    "HORIZONTAL_SESSION_FAILURE": Rule(
+        lambda v: isinstance(v, str),
+        "a string",
+        lambda v: v in SESSION_FAILURE_MODES,
+        " or ".join(repr(mode) for mode in SESSION_FAILURE_MODES),
+    ),
+    "HORIZONTAL_SESSION_FALLBACK_ENGINE": Rule(
+        lambda v: isinstance(v, str), "a module path", bool, "a module path", allow_none=True
+    ),
+    "HORIZONTAL_EXPECTED_INSTANCES": Rule(
+        _is_count, "an integer", lambda v: v >= 1, "at least 1", allow_none=True
+    ),
+    "HORIZONTAL_PROCESSES_PER_INSTANCE": Rule(
+        _is_count, "an integer", lambda v: v >= 1, "at least 1", allow_none=True
+    ),
+    "HORIZONTAL_LOCAL_CACHES": Rule(
+        lambda v: isinstance(v, list | tuple) and all(isinstance(a, str) for a in v),
+        "a list of cache aliases",
+    ),
+    "HORIZONTAL_DEBUG_FAILPOINTS": Rule(lambda v: isinstance(v, bool), "True or False"),
+    "HORIZONTAL_FAILPOINTS": Rule(lambda v: isinstance(v, str), "a string"),
+}
+
+
+def _setting_errors(name: str, rule: Rule) -> list[checks.Error]:
+    if not hasattr(settings, name):
+        return []
+    value = getattr(settings, name)
+    if value is None and rule.allow_none:
+        return []
+    if not rule.type_ok(value):
+        return [E001(name, rule.type_name, value)]
+    if not rule.value_ok(value):
+        return [E002(name, rule.value_name, value)]
+    return []
+
+
+@checks.register(TAG)
+def check_setting_values(
+    app_configs: Iterable[Any] | None = None, **kwargs: Any
+) -> list[checks.Error]:
+    errors: list[checks.Error] = []
+    for name, rule in RULES.items():
+        errors.extend(_setting_errors(name, rule))
+    return errors
+
+
+def _lease_database() -> str | None:
+    """``HORIZONTAL_DATABASE`` if it is a usable string (E001/E002 report otherwise)."""
+    alias = getattr(settings, "HORIZONTAL_DATABASE", "default")
+    return alias if isinstance(alias, str) and alias else None
+
+
+@checks.register(TAG)
+def check_lease_database_exists(
+    app_configs: Iterable[Any] | None = None, **kwargs: Any
+) -> list[checks.Error]:
+    alias = _lease_database()
+    passed = alias is None or alias in settings.DATABASES
+    return [] if passed else [E003(str(alias))]
+
+
+@checks.register(TAG)
+def check_lease_database_routed(
+    app_configs: Iterable[Any] | None = None, **kwargs: Any
+) -> list[checks.Error]:
+    alias = _lease_database()
+    if alias is None or alias not in settings.DATABASES:
+        return []
+    # Routers answer from code, not the database: asking them is not I/O.
+    passed = router.allow_migrate(alias, "horizontal")
+    return [] if passed else [E004(alias)]
+
+
+@checks.register(TAG)
+def check_session_fallback_engine(
+    app_configs: Iterable[Any] | None = None, **kwargs: Any
+) -> list[checks.Error]:
+    engine = getattr(settings, "HORIZONTAL_SESSION_FALLBACK_ENGINE", None)
+    if not isinstance(engine, str) or not engine:
+        return []
+    try:
+        import_string(f"{engine}.SessionStore")
+    except ImportError:
+        return [E005(engine)]
+    return []
+
+
+@checks.register(TAG)
+def check_local_caches_exist(
+    app_configs: Iterable[Any] | None = None, **kwargs: Any
+) -> list[checks.Error]:
+    aliases = getattr(settings, "HORIZONTAL_LOCAL_CACHES", ())
+    if not RULES["HORIZONTAL_LOCAL_CACHES"].type_ok(aliases):
+        return []  # E001 already says what is wrong with it
+    return [E006(alias) for alias in aliases if alias not in settings.CACHES]
+
+
+def _known_setting_names() -> Sequence[str]:
+    # Every property of horizontal.conf is a setting, including ones added after RULES.
+    properties = (
+        f"HORIZONTAL_{name}"
+        for name, value in vars(Settings).items()
+        if isinstance(value, property)
+    )
+    return tuple(sorted({*RULES, *properties}))
+
+
+@checks.register(TAG)
+def check_misspelt_settings(
+    app_configs: Iterable[Any] | None = None, **kwargs: Any
+) -> list[checks.Error]:
+    known = _known_setting_names()
+    errors = []
+    for name in dir(settings._wrapped):
+        if not name.startswith("HORIZONTAL_") or name in known:
+            continue
+        # Only a near miss is an error: an unrelated HORIZONTAL_* name may be the
+        # project's own, and a new setting in horizontal.conf must not break anyone.
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.85)
+        if close:
+            errors.append(E009(name, close[0]))
+    return errors

@@ -52,6 +52,12 @@ class Dialect:
         """SQL for ``NOW`` plus ``%s`` milliseconds (one integer parameter)."""
         raise NotImplementedError
 
+    @contextmanager
+    def cursor(self, connection: Any) -> Iterator[Any]:
+        """A cursor for horizontal's own statements on ``connection`` (a Django wrapper)."""
+        with connection.cursor() as cursor:
+            yield cursor
+
     # -- clock ---------------------------------------------------------------------------
 
     def db_now(self, cursor: Any) -> dt.datetime:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.db import DatabaseError
@@ -21,6 +23,35 @@ class PostgreSQLDialect(Dialect):
 
     def later(self) -> str:
         return "(clock_timestamp() + %s * interval '1 millisecond')"
+
+    @contextmanager
+    def cursor(self, connection: Any) -> Iterator[Any]:
+        """Django's cursor when something is watching queries, else a reused driver cursor.
+
+        Creating a Django cursor per statement costs about as much as the statement itself
+        on loopback (a psycopg cursor per call, adapters copied, wrappers). The lease and
+        gate statements are tiny and hot (a heartbeat, every node every minute), so they
+        reuse one server-side-binding cursor per connection, with Django's error
+        translation. Debug logging, ``CaptureQueriesContext`` and ``execute_wrapper``
+        instrumentation still see every statement because they get Django's cursor.
+        Statements are prepared only if the connection says so (Django's OPTIONS
+        ``prepare_threshold``; off by default, since named prepared statements break
+        behind PgBouncer in transaction mode before 1.21).
+        """
+        if connection.queries_logged or connection.execute_wrappers:
+            with connection.cursor() as cursor:
+                yield cursor
+            return
+        connection.ensure_connection()
+        raw = connection.connection
+        cached = getattr(connection, "_horizontal_cursor", None)
+        if cached is None or cached[0] is not raw or cached[1].closed:
+            import psycopg
+
+            cached = (raw, psycopg.Cursor(raw))
+            connection._horizontal_cursor = cached
+        with connection.wrap_database_errors:
+            yield cached[1]
 
     def is_retryable(self, exc: DatabaseError) -> bool:
         return getattr(exc.__cause__, "sqlstate", None) in _RETRYABLE_SQLSTATES
