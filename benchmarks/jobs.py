@@ -154,15 +154,19 @@ def _time_command(args: list[str], env: dict[str, str]) -> float:
 
 def startup_ratio(rounds: int = 12) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp}/bench.sqlite3",
-               "DJANGO_SETTINGS_MODULE": "testproject.settings"}
+        env = {
+            **os.environ,
+            "DATABASE_URL": f"sqlite:///{tmp}/bench.sqlite3",
+            "DJANGO_SETTINGS_MODULE": "testproject.settings",
+        }
         manage = [sys.executable, str(ROOT / "manage.py")]
         subprocess.run([*manage, "migrate", "-v0"], cwd=ROOT, env=env, check=True)
         runjob, check = [], []
         for day in range(rounds):
             slot = f"2026-01-{day + 1:02d}T00:00:00Z"
-            runjob.append(_time_command([*manage, "runjob", "refund_balances", "--slot", slot],
-                                        env))
+            runjob.append(
+                _time_command([*manage, "runjob", "refund_balances", "--slot", slot], env)
+            )
             check.append(_time_command([*manage, "check"], env))
         return statistics.median(runjob), statistics.median(check)
 
@@ -194,7 +198,10 @@ def main() -> None:
 
     sqlite_claims = subprocess.run(
         [sys.executable, "-c", "import benchmarks.jobs as b; b._sqlite_claims()"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     print(f"gate claim statements on SQLite: {sqlite_claims} (target 1)")
 

@@ -155,8 +155,14 @@ class Lease:
     """A held lease. Use ``renew()`` or ``keep_alive()``, ``check()``, ``fence()``."""
 
     def __init__(
-        self, name: str, owner: str, token: int, ttl: float, renew_deadline: float,
-        using: str, sent_at: float,
+        self,
+        name: str,
+        owner: str,
+        token: int,
+        ttl: float,
+        renew_deadline: float,
+        using: str,
+        sent_at: float,
     ) -> None:
         self.name = name
         self.owner = owner
@@ -192,8 +198,9 @@ class Lease:
         self.validity.lose("released")
         return run_statement(
             self.using,
-            lambda cursor, dialect: dialect.release_lease(cursor, self.name, self.owner,
-                                                          self.token),
+            lambda cursor, dialect: dialect.release_lease(
+                cursor, self.name, self.owner, self.token
+            ),
         )
 
     @contextmanager

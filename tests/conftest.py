@@ -23,8 +23,9 @@ def scratch_databases() -> Iterator[dict[str, ScratchDatabase]]:
 
 
 @pytest.fixture(params=VENDORS)
-def project_db(request: pytest.FixtureRequest, scratch_databases: dict[str, ScratchDatabase]
-               ) -> ScratchDatabase:
+def project_db(
+    request: pytest.FixtureRequest, scratch_databases: dict[str, ScratchDatabase]
+) -> ScratchDatabase:
     """A migrated scratch database for real ``manage.py`` processes, emptied per test.
 
     Parametrised over SQLite, PostgreSQL and MariaDB; created once per vendor per run.

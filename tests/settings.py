@@ -11,9 +11,9 @@ import os
 
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
 
-from testproject.dburl import database_from_url, use_pymysql  # noqa: E402
-from testproject.settings import *  # noqa: E402, F403
-from testproject.settings import DATABASES  # noqa: E402
+from testproject.dburl import database_from_url, use_pymysql
+from testproject.settings import *  # noqa: F403
+from testproject.settings import DATABASES
 
 use_pymysql()
 

@@ -9,6 +9,7 @@ OK packet through ``token = LAST_INSERT_ID(token + 1)``: no extra round trip.
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Any
 
 from django.db import DatabaseError, IntegrityError
@@ -87,8 +88,8 @@ class MySQLDialect(Dialect):
         try:
             cursor.execute(
                 f"""
-                INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt, triggered_by,
-                    claimed_at, heartbeat_at, expires_at, finished_at, error)
+                INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt,
+                    triggered_by, claimed_at, heartbeat_at, expires_at, finished_at, error)
                 VALUES (%s, %s, '{RUNNING}', %s, 1, 1, %s, {self.NOW}, {self.NOW},
                     {self.later()}, NULL, '')
                 """,
@@ -120,7 +121,8 @@ class MySQLDialect(Dialect):
     def record_slot(
         self, cursor: Any, *, job: str, slot: str, status: str, owner: str, error: str
     ) -> None:
-        try:
+        # A duplicate means the slot already has a row, which says more than this one would.
+        with suppress(IntegrityError):
             cursor.execute(
                 f"""
                 INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt,
@@ -130,8 +132,6 @@ class MySQLDialect(Dialect):
                 """,
                 [job, slot, status, owner, error],
             )
-        except IntegrityError:
-            pass  # the slot already has a row; it says more than this one would
 
     def insert_effect(self, cursor: Any, key: str, run_id: int, token: int) -> bool:
         # No ON CONFLICT DO NOTHING, and INSERT IGNORE would turn unrelated errors into
@@ -152,9 +152,7 @@ class MySQLDialect(Dialect):
     def _takeover_condition(self, reclaim_crashed: bool, statuses: tuple[str, ...]) -> str:
         # MySQL's UPDATE here has no table alias to qualify with; the columns are unambiguous.
         return (
-            super()
-            ._takeover_condition(reclaim_crashed, statuses)
-            .replace("horizontal_jobrun.", "")
+            super()._takeover_condition(reclaim_crashed, statuses).replace("horizontal_jobrun.", "")
         )
 
     def xact_lock(self, cursor: Any, name: str, nowait: bool) -> bool:

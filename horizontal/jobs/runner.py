@@ -212,8 +212,12 @@ def due_slots(job: Job, now: dt.datetime) -> tuple[list[tuple[str, str]], list[O
         gate.record_slot(job, slot, JobRun.Status.MISSED, f"not claimed within {limit}")
         policy = "grace" if job.catchup == "skip" else "catch-up window"
         outcomes.append(
-            Outcome(job.name, slot, "missed",
-                    f"{job.name}@{slot}: missed; {now - tick} late, past the {policy} {limit}")
+            Outcome(
+                job.name,
+                slot,
+                "missed",
+                f"{job.name}@{slot}: missed; {now - tick} late, past the {policy} {limit}",
+            )
         )
         return [], outcomes
     return [(JobRun.Trigger.SCHEDULE, slots.format_slot(tick))], outcomes
@@ -243,8 +247,12 @@ def _not_claimed(job: Job, slot: str, retry: bool) -> Outcome:
         other = gate.running_other(job, slot)
         note = f"{other.slot} still running on {other.owner}" if other else "overlap"
         gate.record_slot(job, slot, JobRun.Status.SKIPPED_OVERLAP, note)
-        return Outcome(job.name, slot, "skipped_overlap",
-                       f"{job.name}@{slot}: skipped, {note} (overlap='skip')")
+        return Outcome(
+            job.name,
+            slot,
+            "skipped_overlap",
+            f"{job.name}@{slot}: skipped, {note} (overlap='skip')",
+        )
     return Outcome(job.name, slot, "taken", describe(row, retry), row.token)
 
 
@@ -253,21 +261,26 @@ def describe(row: JobRun, retry: bool = False) -> str:
     when = _fmt(row.finished_at or row.claimed_at)
     ident = f"token {row.token}, attempt {row.attempt}"
     if row.status == JobRun.Status.RUNNING:
-        return (f"{head}: already running on {row.owner} since {_fmt(row.claimed_at)} "
-                f"({ident}; claim valid until {_fmt(row.expires_at)})")
+        return (
+            f"{head}: already running on {row.owner} since {_fmt(row.claimed_at)} "
+            f"({ident}; claim valid until {_fmt(row.expires_at)})"
+        )
     if row.status == JobRun.Status.SUCCEEDED:
         took = (row.finished_at - row.claimed_at).total_seconds() if row.finished_at else 0
-        return (f"{head}: already succeeded on {row.owner} at {when} "
-                f"({ident}, took {took:.1f} s)")
+        return f"{head}: already succeeded on {row.owner} at {when} ({ident}, took {took:.1f} s)"
     if row.status in (JobRun.Status.FAILED, JobRun.Status.ABANDONED):
         first = (row.error.strip().splitlines() or [""])[-1]
         hint = "" if retry else "; run again with --retry to re-run it"
         return f"{head}: {row.status} on {row.owner} at {when} ({ident}): {first}{hint}"
-    return f"{head}: recorded as {row.status} at {when} ({row.error}); name it with --slot to run it"
+    return (
+        f"{head}: recorded as {row.status} at {when} ({row.error}); name it with --slot to run it"
+    )
 
 
 def _fmt(value: dt.datetime | None) -> str:
-    return "-" if value is None else value.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + "Z"
+    if value is None:
+        return "-"
+    return value.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + "Z"
 
 
 def _run_claimed(attempt: gate.Attempt, sent_at: float) -> Outcome:
@@ -296,8 +309,9 @@ def _run_claimed(attempt: gate.Attempt, sent_at: float) -> Outcome:
             attempt.using, lambda c, d: d.expire_run(c, claim.id, claim.token)
         )
         note = "handed back; another node may claim it now" if handed_back else "already lost"
-        return Outcome(job.name, slot, "interrupted", f"{head}: interrupted, claim {note}",
-                       claim.token)
+        return Outcome(
+            job.name, slot, "interrupted", f"{head}: interrupted, claim {note}", claim.token
+        )
     except Exception:
         status = JobRun.Status.FAILED
         error = traceback.format_exc()
@@ -308,13 +322,27 @@ def _run_claimed(attempt: gate.Attempt, sent_at: float) -> Outcome:
         attempt.using, lambda c, d: d.finish_run(c, claim.id, claim.token, status, error)
     )
     if not finished:
-        return Outcome(job.name, slot, "lost",
-                       f"{head}: a newer attempt took the slot over; this result was not "
-                       f"recorded (token {claim.token})", claim.token)
+        return Outcome(
+            job.name,
+            slot,
+            "lost",
+            f"{head}: a newer attempt took the slot over; this result was not "
+            f"recorded (token {claim.token})",
+            claim.token,
+        )
     if status == JobRun.Status.FAILED:
         last_line = error.strip().splitlines()[-1]
-        return Outcome(job.name, slot, "failed", f"{head}: failed (token {claim.token}): "
-                       f"{last_line}", claim.token)
-    return Outcome(job.name, slot, "succeeded",
-                   f"{head}: succeeded on {attempt.owner} (token {claim.token}, "
-                   f"attempt {claim.attempt})", claim.token)
+        return Outcome(
+            job.name,
+            slot,
+            "failed",
+            f"{head}: failed (token {claim.token}): {last_line}",
+            claim.token,
+        )
+    return Outcome(
+        job.name,
+        slot,
+        "succeeded",
+        f"{head}: succeeded on {attempt.owner} (token {claim.token}, attempt {claim.attempt})",
+        claim.token,
+    )

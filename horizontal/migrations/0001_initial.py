@@ -5,59 +5,103 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Lease',
+            name="Lease",
             fields=[
-                ('name', models.CharField(max_length=200, primary_key=True, serialize=False)),
-                ('owner', models.CharField(max_length=200)),
-                ('token', models.BigIntegerField()),
-                ('expires_at', models.DateTimeField()),
-                ('acquired_at', models.DateTimeField()),
+                ("name", models.CharField(max_length=200, primary_key=True, serialize=False)),
+                ("owner", models.CharField(max_length=200)),
+                ("token", models.BigIntegerField()),
+                ("expires_at", models.DateTimeField()),
+                ("acquired_at", models.DateTimeField()),
             ],
             options={
-                'db_table': 'horizontal_lease',
+                "db_table": "horizontal_lease",
             },
         ),
         migrations.CreateModel(
-            name='JobRun',
+            name="JobRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('job', models.CharField(max_length=200)),
-                ('slot', models.CharField(help_text='ISO UTC instant, or a release id', max_length=64)),
-                ('status', models.CharField(choices=[('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('abandoned', 'Abandoned'), ('missed', 'Missed'), ('skipped_overlap', 'Skipped Overlap')], max_length=20)),
-                ('owner', models.CharField(max_length=200)),
-                ('token', models.BigIntegerField(default=1)),
-                ('attempt', models.PositiveIntegerField(default=1)),
-                ('trigger', models.CharField(choices=[('schedule', 'Schedule'), ('manual', 'Manual'), ('retry', 'Retry'), ('catchup', 'Catchup')], db_column='triggered_by', max_length=20)),
-                ('claimed_at', models.DateTimeField()),
-                ('heartbeat_at', models.DateTimeField()),
-                ('expires_at', models.DateTimeField()),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('error', models.TextField(blank=True, default='')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("job", models.CharField(max_length=200)),
+                (
+                    "slot",
+                    models.CharField(help_text="ISO UTC instant, or a release id", max_length=64),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                            ("abandoned", "Abandoned"),
+                            ("missed", "Missed"),
+                            ("skipped_overlap", "Skipped Overlap"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("owner", models.CharField(max_length=200)),
+                ("token", models.BigIntegerField(default=1)),
+                ("attempt", models.PositiveIntegerField(default=1)),
+                (
+                    "trigger",
+                    models.CharField(
+                        choices=[
+                            ("schedule", "Schedule"),
+                            ("manual", "Manual"),
+                            ("retry", "Retry"),
+                            ("catchup", "Catchup"),
+                        ],
+                        db_column="triggered_by",
+                        max_length=20,
+                    ),
+                ),
+                ("claimed_at", models.DateTimeField()),
+                ("heartbeat_at", models.DateTimeField()),
+                ("expires_at", models.DateTimeField()),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("error", models.TextField(blank=True, default="")),
             ],
             options={
-                'db_table': 'horizontal_jobrun',
-                'indexes': [models.Index(fields=['job', 'status'], name='horizontal_jobrun_status')],
-                'constraints': [models.UniqueConstraint(fields=('job', 'slot'), name='horizontal_jobrun_job_slot')],
+                "db_table": "horizontal_jobrun",
+                "indexes": [
+                    models.Index(fields=["job", "status"], name="horizontal_jobrun_status")
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("job", "slot"), name="horizontal_jobrun_job_slot"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Effect',
+            name="Effect",
             fields=[
-                ('key', models.CharField(max_length=255, primary_key=True, serialize=False)),
-                ('token', models.BigIntegerField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('job_run', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='effects', to='horizontal.jobrun')),
+                ("key", models.CharField(max_length=255, primary_key=True, serialize=False)),
+                ("token", models.BigIntegerField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "job_run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="effects",
+                        to="horizontal.jobrun",
+                    ),
+                ),
             ],
             options={
-                'db_table': 'horizontal_effect',
+                "db_table": "horizontal_effect",
             },
         ),
     ]

@@ -56,8 +56,8 @@ def test_the_slot_is_the_latest_tick_on_the_database_clock(db_alias: str) -> Non
     now = db_now()
     [outcome] = run_job("every_minute")
     assert outcome.slot == format_slot(now.replace(second=0, microsecond=0)) or (
-        outcome.slot == format_slot((now + dt.timedelta(seconds=1)).replace(second=0,
-                                                                           microsecond=0))
+        outcome.slot
+        == format_slot((now + dt.timedelta(seconds=1)).replace(second=0, microsecond=0))
     )
 
 
@@ -86,8 +86,15 @@ def test_a_crashed_claim_is_reclaimed_after_expiry_with_a_higher_token(db_alias:
     register("crashy", schedule="* * * * *", ttl=0.6)
     slot = format_slot(db_now().replace(second=0, microsecond=0))
     JobRun.objects.using(db_alias).create(
-        job="crashy", slot=slot, status="running", owner="dead-node", token=7, attempt=1,
-        trigger="schedule", claimed_at=db_now(), heartbeat_at=db_now(),
+        job="crashy",
+        slot=slot,
+        status="running",
+        owner="dead-node",
+        token=7,
+        attempt=1,
+        trigger="schedule",
+        claimed_at=db_now(),
+        heartbeat_at=db_now(),
         expires_at=db_now() + dt.timedelta(seconds=0.5),
     )
     [held] = run_job("crashy", slot=slot)
@@ -139,8 +146,7 @@ def test_effect_outside_a_transaction_is_refused(db_alias: str) -> None:
 def test_a_taken_over_run_is_fenced_out_and_exits_lost(db_alias: str) -> None:
     def zombie(run: Run) -> None:
         # Another node takes the slot over (as after our claim expired while paused).
-        JobRun.objects.using(db_alias).filter(pk=run.id).update(token=run.token + 1,
-                                                                 owner="other")
+        JobRun.objects.using(db_alias).filter(pk=run.id).update(token=run.token + 1, owner="other")
         with transaction.atomic(using=db_alias):
             run.effect("refund:99")
 
@@ -152,7 +158,10 @@ def test_a_taken_over_run_is_fenced_out_and_exits_lost(db_alias: str) -> None:
 
 def test_fence_updates_only_while_the_claim_holds(db_alias: str) -> None:
     Lease.objects.using(db_alias).create(
-        name="report", owner="-", token=0, expires_at=dt.datetime(2000, 1, 1, tzinfo=dt.UTC),
+        name="report",
+        owner="-",
+        token=0,
+        expires_at=dt.datetime(2000, 1, 1, tzinfo=dt.UTC),
         acquired_at=dt.datetime(2000, 1, 1, tzinfo=dt.UTC),
     )
     target = Lease.objects.using(db_alias).filter(name="report")
@@ -188,8 +197,15 @@ def test_overlap_skip_records_the_slot_and_allow_runs_both(db_alias: str) -> Non
     now = db_now()
     other = format_slot(now.replace(minute=0, second=0, microsecond=0) - dt.timedelta(hours=1))
     JobRun.objects.using(db_alias).create(
-        job="hourly", slot=other, status="running", owner="busy-node", token=1, attempt=1,
-        trigger="schedule", claimed_at=now, heartbeat_at=now,
+        job="hourly",
+        slot=other,
+        status="running",
+        owner="busy-node",
+        token=1,
+        attempt=1,
+        trigger="schedule",
+        claimed_at=now,
+        heartbeat_at=now,
         expires_at=now + dt.timedelta(seconds=30),
     )
     [skipped] = run_job("hourly")
@@ -199,8 +215,15 @@ def test_overlap_skip_records_the_slot_and_allow_runs_both(db_alias: str) -> Non
     )
     register("hourly_allow", schedule="0 * * * *", overlap="allow")
     JobRun.objects.using(db_alias).create(
-        job="hourly_allow", slot=other, status="running", owner="busy-node", token=1, attempt=1,
-        trigger="schedule", claimed_at=now, heartbeat_at=now,
+        job="hourly_allow",
+        slot=other,
+        status="running",
+        owner="busy-node",
+        token=1,
+        attempt=1,
+        trigger="schedule",
+        claimed_at=now,
+        heartbeat_at=now,
         expires_at=now + dt.timedelta(seconds=30),
     )
     [ran] = run_job("hourly_allow")
@@ -222,8 +245,16 @@ def test_catchup_all_runs_every_tick_since_the_last_one_on_record(db_alias: str)
     now = db_now()
     last = now.replace(second=0, microsecond=0) - dt.timedelta(minutes=4)
     JobRun.objects.using(db_alias).create(
-        job="minutely", slot=format_slot(last), status="succeeded", owner="x", token=1,
-        attempt=1, trigger="schedule", claimed_at=now, heartbeat_at=now, expires_at=now,
+        job="minutely",
+        slot=format_slot(last),
+        status="succeeded",
+        owner="x",
+        token=1,
+        attempt=1,
+        trigger="schedule",
+        claimed_at=now,
+        heartbeat_at=now,
+        expires_at=now,
     )
     outcomes = run_job("minutely")
     ran = [o.slot for o in outcomes if o.status == "succeeded"]
@@ -234,7 +265,7 @@ def test_catchup_all_runs_every_tick_since_the_last_one_on_record(db_alias: str)
 
 def test_bad_input_is_a_usage_error_with_a_clear_message(db_alias: str) -> None:
     register("daily", schedule="0 0 * * *")
-    with pytest.raises(UnknownJob, match="known jobs: .*daily"):
+    with pytest.raises(UnknownJob, match=r"known jobs: .*daily"):
         run_job("dialy")
     with pytest.raises(InvalidSlot, match="not an ISO 8601"):
         run_job("daily", slot="yesterday")

@@ -72,8 +72,11 @@ def test_keep_alive_renews_in_the_background(db_alias: str) -> None:
 
 def test_fence_writes_for_the_holder_and_refuses_a_stale_token(db_alias: str) -> None:
     LeaseRow.objects.using(db_alias).create(
-        name="target", owner="-", token=0,
-        expires_at="2000-01-01T00:00:00Z", acquired_at="2000-01-01T00:00:00Z",
+        name="target",
+        owner="-",
+        token=0,
+        expires_at="2000-01-01T00:00:00Z",
+        acquired_at="2000-01-01T00:00:00Z",
     )
     old = leases.acquire("fenced", ttl=0.5, owner="old")
     assert old is not None

@@ -49,8 +49,9 @@ def test_the_testproject_registrations_are_clean() -> None:
         ({"ttl": -5}, ["horizontal.E015"]),
     ],
 )
-def test_each_invalid_option_is_its_own_error(options: dict[str, object],
-                                              expected: list[str]) -> None:
+def test_each_invalid_option_is_its_own_error(
+    options: dict[str, object], expected: list[str]
+) -> None:
     job("broken", **options)(noop)  # type: ignore[arg-type]
     assert ids() == expected
 
@@ -89,5 +90,5 @@ def test_registering_the_same_function_twice_is_harmless() -> None:
 
 def test_errors_fail_a_plain_check_not_only_deploy() -> None:
     job("broken", schedule="* * *")(noop)
-    with pytest.raises(SystemCheckError, match="horizontal.E010"):
+    with pytest.raises(SystemCheckError, match=r"horizontal\.E010"):
         call_command("check")

@@ -76,8 +76,9 @@ def test_eight_nodes_at_once_pay_every_refund_exactly_once(
     losers = [out for _, out in results if ": succeeded on" not in out]
     assert len(losers) == 7
     for out in losers:
-        assert ("already running on " + winner in out) or ("already succeeded on " + winner
-                                                           in out), out
+        assert ("already running on " + winner in out) or (
+            "already succeeded on " + winner in out
+        ), out
     assert_paid_exactly_once(project_db, 60)
     rows = project_db.query("SELECT status, token, attempt, owner FROM horizontal_jobrun")
     assert rows == [("succeeded", 1, 1, winner)]
@@ -98,22 +99,30 @@ def test_a_killed_runner_is_reclaimed_after_expiry_with_a_higher_token(
 ) -> None:
     seed(project_db, accounts=5, refunds=40)
     ttl = {"HORIZONTAL_LEASE_TTL": "2"}
-    victim = spawn("runjob", "refund_balances", "--slot", TODAY,
-                   env=node_env(project_db, "victim", BILLING_PAY_DELAY="0.1", **ttl))
+    victim = spawn(
+        "runjob",
+        "refund_balances",
+        "--slot",
+        TODAY,
+        env=node_env(project_db, "victim", BILLING_PAY_DELAY="0.1", **ttl),
+    )
     wait_for_paid(project_db, 5)
     victim.send_signal(signal.SIGKILL)
     victim.wait(10)
-    paid_by_victim = project_db.query(
-        "SELECT count(*) FROM billing_refund WHERE status = 'paid'")[0][0]
+    paid_by_victim = project_db.query("SELECT count(*) FROM billing_refund WHERE status = 'paid'")[
+        0
+    ][0]
     assert 0 < paid_by_victim < 40
 
-    early = manage("runjob", "refund_balances", "--slot", TODAY,
-                   env=node_env(project_db, "early", **ttl))
+    early = manage(
+        "runjob", "refund_balances", "--slot", TODAY, env=node_env(project_db, "early", **ttl)
+    )
     assert "already running on victim" in early.stdout  # the claim has not expired yet
 
     time.sleep(2.2)  # the claim's ttl
-    rescuer = manage("runjob", "refund_balances", "--slot", TODAY,
-                     env=node_env(project_db, "rescuer", **ttl))
+    rescuer = manage(
+        "runjob", "refund_balances", "--slot", TODAY, env=node_env(project_db, "rescuer", **ttl)
+    )
     assert "succeeded on rescuer (token 2, attempt 2)" in rescuer.stdout
     assert_paid_exactly_once(project_db, 40)
     tokens = project_db.query("SELECT DISTINCT token FROM horizontal_effect ORDER BY token")
@@ -125,14 +134,20 @@ def test_a_paused_runner_resumed_after_takeover_is_fenced_out_and_exits_3(
 ) -> None:
     seed(project_db, accounts=5, refunds=40)
     ttl = {"HORIZONTAL_LEASE_TTL": "2"}
-    zombie = spawn("runjob", "refund_balances", "--slot", TODAY,
-                   env=node_env(project_db, "zombie", BILLING_PAY_DELAY="0.1", **ttl))
+    zombie = spawn(
+        "runjob",
+        "refund_balances",
+        "--slot",
+        TODAY,
+        env=node_env(project_db, "zombie", BILLING_PAY_DELAY="0.1", **ttl),
+    )
     wait_for_paid(project_db, 5)
     os.kill(zombie.pid, signal.SIGSTOP)
     try:
         time.sleep(2.5)  # past the claim's expiry
-        rescuer = spawn("runjob", "refund_balances", "--slot", TODAY,
-                        env=node_env(project_db, "rescuer", **ttl))
+        rescuer = spawn(
+            "runjob", "refund_balances", "--slot", TODAY, env=node_env(project_db, "rescuer", **ttl)
+        )
         try:
             out, err = rescuer.communicate(timeout=10)
         except subprocess.TimeoutExpired:
@@ -157,24 +172,25 @@ def test_runjob_usage_errors_exit_2_with_a_clear_message(project_db: ScratchData
     assert unknown.returncode == 2
     assert "unknown job 'refund_balance'; known jobs:" in unknown.stderr
     assert "refund_balances" in unknown.stderr
-    bad_slot = manage("runjob", "refund_balances", "--slot", "29/11/2026", env=project_db.env,
-                      check=False)
+    bad_slot = manage(
+        "runjob", "refund_balances", "--slot", "29/11/2026", env=project_db.env, check=False
+    )
     assert bad_slot.returncode == 2 and "ISO 8601" in bad_slot.stderr
 
 
 def test_a_failed_job_exits_1_and_is_rerun_only_with_retry(project_db: ScratchDatabase) -> None:
     # The job refuses a non-positive refund (a business rule): the run fails midway.
     seed(project_db, accounts=2, refunds=4)
-    project_db.query("UPDATE billing_refund SET amount = -1 WHERE id = (SELECT min(id) FROM "
-                     "(SELECT id FROM billing_refund) AS r)")
-    failed = manage("runjob", "refund_balances", "--slot", TODAY,
-                    env=project_db.env, check=False)
+    project_db.query(
+        "UPDATE billing_refund SET amount = -1 WHERE id = (SELECT min(id) FROM "
+        "(SELECT id FROM billing_refund) AS r)"
+    )
+    failed = manage("runjob", "refund_balances", "--slot", TODAY, env=project_db.env, check=False)
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert "failed (token 1)" in failed.stderr
     again = manage("runjob", "refund_balances", "--slot", TODAY, env=project_db.env)
     assert "--retry" in again.stdout
     project_db.query("UPDATE billing_refund SET amount = 1 WHERE amount < 0")
-    retried = manage("runjob", "refund_balances", "--slot", TODAY, "--retry",
-                     env=project_db.env)
+    retried = manage("runjob", "refund_balances", "--slot", TODAY, "--retry", env=project_db.env)
     assert "succeeded" in retried.stdout and "token 2" in retried.stdout
     assert_paid_exactly_once(project_db, 4)

@@ -25,14 +25,16 @@ def test_latest_tick_includes_a_tick_equal_to_now() -> None:
     daily = make("0 0 * * *")
     assert latest_tick(daily, at("2026-11-29T00:00:00+00:00")) == at("2026-11-29T00:00:00+00:00")
     assert latest_tick(daily, at("2026-11-28T23:59:59.999+00:00")) == at(
-        "2026-11-28T00:00:00+00:00")
+        "2026-11-28T00:00:00+00:00"
+    )
     assert latest_tick(daily, at("2026-11-29T07:13:00+00:00")) == at("2026-11-29T00:00:00+00:00")
 
 
 def test_seconds_field_gives_one_slot_per_second() -> None:
     every_second = make("* * * * * *")
     assert latest_tick(every_second, at("2026-11-29T10:00:05.700+00:00")) == at(
-        "2026-11-29T10:00:05+00:00")
+        "2026-11-29T10:00:05+00:00"
+    )
 
 
 def test_every_node_gets_the_same_slot_however_late_its_cron_fires() -> None:
@@ -66,21 +68,24 @@ def test_fall_back_repeated_time_runs_once_at_its_first_occurrence() -> None:
 def test_hourly_jobs_run_in_both_repeated_hours_as_elapsed_time_demands() -> None:
     hourly = make("0 * * * *", BERLIN)
     ticks = day_ticks(hourly, "2026-10-24T23:30+00:00", "2026-10-25T02:30+00:00")
-    assert ticks == ["2026-10-25T00:00:00+00:00", "2026-10-25T01:00:00+00:00",
-                     "2026-10-25T02:00:00+00:00"]
+    assert ticks == [
+        "2026-10-25T00:00:00+00:00",
+        "2026-10-25T01:00:00+00:00",
+        "2026-10-25T02:00:00+00:00",
+    ]
 
 
 def test_one_run_per_defined_slot_across_a_whole_dst_year() -> None:
     nightly = make("30 2 * * *", BERLIN)
-    ticks = list(ticks_between(nightly, at("2026-01-01T00:00+00:00"),
-                               at("2027-01-01T00:00+00:00")))
+    ticks = list(ticks_between(nightly, at("2026-01-01T00:00+00:00"), at("2027-01-01T00:00+00:00")))
     local_days = [t.astimezone(__import__("zoneinfo").ZoneInfo(BERLIN)).date() for t in ticks]
     assert len(ticks) == 365 and len(set(local_days)) == 365
 
 
 def test_next_tick() -> None:
     assert next_tick(make("0 0 * * *"), at("2026-11-29T10:00+00:00")) == at(
-        "2026-11-30T00:00+00:00")
+        "2026-11-30T00:00+00:00"
+    )
 
 
 def test_parse_slot_reads_naive_values_in_the_job_time_zone() -> None:

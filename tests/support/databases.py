@@ -23,8 +23,12 @@ MYSQL_SERVER = os.environ.get("TEST_MYSQL_SERVER", "mysql://root@127.0.0.1:3306"
 
 # Tables a test may leave rows in, children first (for reset()).
 TABLES = (
-    "horizontal_effect", "horizontal_jobrun", "horizontal_lease",
-    "billing_refund", "billing_account", "django_session",
+    "horizontal_effect",
+    "horizontal_jobrun",
+    "horizontal_lease",
+    "billing_refund",
+    "billing_account",
+    "django_session",
 )
 
 
@@ -38,8 +42,13 @@ def _mysql_admin(database: str | None = None) -> Any:
     import pymysql
 
     return pymysql.connect(
-        host="127.0.0.1", port=3306, user="root", password="", database=database,
-        autocommit=True, connect_timeout=5,
+        host="127.0.0.1",
+        port=3306,
+        user="root",
+        password="",
+        database=database,
+        autocommit=True,
+        connect_timeout=5,
     )
 
 

@@ -96,7 +96,10 @@ class Instance:
 
 
 def start_gunicorn(
-    env: Mapping[str, str] | None = None, *, workers: int = 1, ready_path: str = "/admin/login/",
+    env: Mapping[str, str] | None = None,
+    *,
+    workers: int = 1,
+    ready_path: str = "/admin/login/",
     timeout: float = 30,
 ) -> Instance:
     """Start one gunicorn instance of testproject and wait until it answers HTTP."""
@@ -106,10 +109,14 @@ def start_gunicorn(
         [
             str(_BIN / "gunicorn"),
             "testproject.wsgi:application",
-            "--bind", f"127.0.0.1:{port}",
-            "--workers", str(workers),
-            "--graceful-timeout", "10",
-            "--timeout", "60",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(workers),
+            "--graceful-timeout",
+            "10",
+            "--timeout",
+            "60",
         ],
         cwd=ROOT,
         env=full_env,

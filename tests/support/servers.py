@@ -39,9 +39,9 @@ class PrivatePostgres:
         if os.geteuid() == 0:
             shutil.chown(self.dir, "postgres")
         subprocess.run(
-            _as_postgres(_pg_bin("initdb"), "-D", str(self.data), "-U", "postgres",
-                         "--auth=trust"),
-            check=True, capture_output=True,
+            _as_postgres(_pg_bin("initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust"),
+            check=True,
+            capture_output=True,
         )
 
     @property
@@ -51,16 +51,25 @@ class PrivatePostgres:
     def start(self) -> None:
         subprocess.run(
             _as_postgres(
-                _pg_bin("pg_ctl"), "-D", str(self.data), "-l", str(self.dir / "log"), "-w",
-                "-o", f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1", "start",
+                _pg_bin("pg_ctl"),
+                "-D",
+                str(self.data),
+                "-l",
+                str(self.dir / "log"),
+                "-w",
+                "-o",
+                f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1",
+                "start",
             ),
-            check=True, capture_output=True,
+            check=True,
+            capture_output=True,
         )
 
     def stop(self, mode: str = "fast") -> None:
         subprocess.run(
             _as_postgres(_pg_bin("pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop"),
-            check=False, capture_output=True,
+            check=False,
+            capture_output=True,
         )
 
     def restart(self, mode: str = "fast") -> None:
@@ -86,9 +95,16 @@ class PrivateMariaDB:
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
         subprocess.run(
-            ["mariadb-install-db", "--no-defaults", f"--datadir={self.data}", "--user=root",
-             "--auth-root-authentication-method=normal", "--skip-test-db"],
-            check=True, capture_output=True,
+            [
+                "mariadb-install-db",
+                "--no-defaults",
+                f"--datadir={self.data}",
+                "--user=root",
+                "--auth-root-authentication-method=normal",
+                "--skip-test-db",
+            ],
+            check=True,
+            capture_output=True,
         )
 
     @property
@@ -97,10 +113,19 @@ class PrivateMariaDB:
 
     def start(self, timeout: float = 30) -> None:
         self.process = subprocess.Popen(
-            ["mariadbd", "--no-defaults", f"--datadir={self.data}", f"--port={self.port}",
-             "--bind-address=127.0.0.1", f"--socket={self.dir / 'sock'}", "--user=root",
-             "--skip-log-bin", "--innodb-buffer-pool-size=32M"],
-            stdout=subprocess.DEVNULL, stderr=open(self.dir / "log", "ab"),  # noqa: SIM115
+            [
+                "mariadbd",
+                "--no-defaults",
+                f"--datadir={self.data}",
+                f"--port={self.port}",
+                "--bind-address=127.0.0.1",
+                f"--socket={self.dir / 'sock'}",
+                "--user=root",
+                "--skip-log-bin",
+                "--innodb-buffer-pool-size=32M",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=open(self.dir / "log", "ab"),  # noqa: SIM115
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -114,8 +139,15 @@ class PrivateMariaDB:
     def _connect(self, database: str | None = None):  # type: ignore[no-untyped-def]
         import pymysql
 
-        return pymysql.connect(host="127.0.0.1", port=self.port, user="root", password="",
-                               database=database, autocommit=True, connect_timeout=2)
+        return pymysql.connect(
+            host="127.0.0.1",
+            port=self.port,
+            user="root",
+            password="",
+            database=database,
+            autocommit=True,
+            connect_timeout=2,
+        )
 
     def kill(self) -> None:
         if self.process is not None and self.process.poll() is None:
