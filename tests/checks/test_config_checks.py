@@ -1,0 +1,215 @@
+"""Configuration errors E001-E009 (horizontal/checks/config.py) and, through the
+registry, the job-registration errors E010-E016 they sit beside.
+
+These run on every ``check``; each test asserts the exact ids of horizontal's
+non-deploy checks under one bad setting.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core import checks
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
+from django.test import override_settings
+
+from horizontal.checks import config as config_checks
+from horizontal.checks import jobs as job_checks
+from horizontal.jobs.registry import registry
+
+
+def config_ids(**overrides: Any) -> list[str]:
+    with override_settings(**overrides):
+        messages = checks.run_checks(tags=["horizontal"], databases=[])
+    return sorted(m.id for m in messages if m.level >= checks.ERROR)
+
+
+def test_the_suite_settings_are_valid() -> None:
+    assert config_ids() == []
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("HORIZONTAL_DATABASE", 1),
+        ("HORIZONTAL_INSTANCE_ID", 42),
+        ("HORIZONTAL_LEASE_TTL", "30"),
+        ("HORIZONTAL_LEASE_TTL", True),
+        ("HORIZONTAL_RELEASE", 7),
+        ("HORIZONTAL_SESSION_FAILURE", False),
+        ("HORIZONTAL_SESSION_FALLBACK_ENGINE", object()),
+        ("HORIZONTAL_EXPECTED_INSTANCES", "3"),
+        ("HORIZONTAL_EXPECTED_INSTANCES", 2.5),
+        ("HORIZONTAL_PROCESSES_PER_INSTANCE", "4"),
+        ("HORIZONTAL_LOCAL_CACHES", "l1"),
+        ("HORIZONTAL_LOCAL_CACHES", [1]),
+        ("HORIZONTAL_DEBUG_FAILPOINTS", "yes"),
+        ("HORIZONTAL_FAILPOINTS", ["after_claim=exit"]),
+    ],
+)
+def test_wrong_type_is_e001(name: str, value: object) -> None:
+    assert config_ids(**{name: value}) == ["horizontal.E001"]
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("HORIZONTAL_DATABASE", ""),
+        ("HORIZONTAL_INSTANCE_ID", ""),
+        ("HORIZONTAL_INSTANCE_ID", "web 1"),
+        ("HORIZONTAL_INSTANCE_ID", "x" * 201),
+        ("HORIZONTAL_LEASE_TTL", 0),
+        ("HORIZONTAL_LEASE_TTL", -5.0),
+        ("HORIZONTAL_RELEASE", ""),
+        ("HORIZONTAL_SESSION_FAILURE", "half-open"),
+        ("HORIZONTAL_EXPECTED_INSTANCES", 0),
+        ("HORIZONTAL_PROCESSES_PER_INSTANCE", -1),
+    ],
+)
+def test_wrong_value_is_e002(name: str, value: object) -> None:
+    assert config_ids(**{name: value}) == ["horizontal.E002"]
+
+
+def test_e001_message_names_setting_and_type() -> None:
+    with override_settings(HORIZONTAL_LEASE_TTL="30"):
+        [error] = config_checks.check_setting_values()
+    assert error.msg == "HORIZONTAL_LEASE_TTL must be a number of seconds, not str."
+    assert error.obj == "HORIZONTAL_LEASE_TTL"
+
+
+def test_none_is_the_default_where_a_setting_allows_it() -> None:
+    ids = config_ids(
+        HORIZONTAL_INSTANCE_ID=None,
+        HORIZONTAL_RELEASE=None,
+        HORIZONTAL_EXPECTED_INSTANCES=None,
+        HORIZONTAL_SESSION_FALLBACK_ENGINE=None,
+    )
+    assert ids == []
+
+
+def test_good_values_pass() -> None:
+    ids = config_ids(
+        HORIZONTAL_DATABASE="postgresql",
+        HORIZONTAL_INSTANCE_ID="web-1",
+        HORIZONTAL_LEASE_TTL=12.5,
+        HORIZONTAL_RELEASE="2026.11.29",
+        HORIZONTAL_SESSION_FAILURE="open",
+        HORIZONTAL_EXPECTED_INSTANCES=4,
+        HORIZONTAL_PROCESSES_PER_INSTANCE=8,
+        HORIZONTAL_DEBUG_FAILPOINTS=False,
+        HORIZONTAL_FAILPOINTS="",
+    )
+    assert ids == []
+
+
+def test_lease_database_that_does_not_exist_is_e003() -> None:
+    assert config_ids(HORIZONTAL_DATABASE="leases") == ["horizontal.E003"]
+
+
+def test_router_that_keeps_horizontal_off_the_lease_database_is_e004() -> None:
+    routers = ["tests.checks.backends.HorizontalStaysOffRouter"]
+    assert config_ids(DATABASE_ROUTERS=routers) == ["horizontal.E004"]
+
+
+def test_fallback_engine_that_cannot_be_imported_is_e005() -> None:
+    engine = "django.contrib.sessions.backends.redis"  # no such engine
+    assert config_ids(HORIZONTAL_SESSION_FALLBACK_ENGINE=engine) == ["horizontal.E005"]
+
+
+def test_importable_fallback_engine_passes() -> None:
+    engine = "django.contrib.sessions.backends.db"
+    assert config_ids(HORIZONTAL_SESSION_FALLBACK_ENGINE=engine) == []
+
+
+def test_local_cache_alias_that_does_not_exist_is_e006() -> None:
+    assert config_ids(HORIZONTAL_LOCAL_CACHES=["default", "l1"]) == ["horizontal.E006"]
+
+
+@pytest.mark.parametrize(
+    ("typo", "meant"),
+    [
+        ("HORIZONTAL_LEASE_TTLS", "HORIZONTAL_LEASE_TTL"),
+        ("HORIZONTAL_DATABSE", "HORIZONTAL_DATABASE"),
+        ("HORIZONTAL_EXPECTED_INSTANCE", "HORIZONTAL_EXPECTED_INSTANCES"),
+    ],
+)
+def test_misspelt_setting_is_e009(typo: str, meant: str) -> None:
+    with override_settings(**{typo: 1}):
+        [error] = config_checks.check_misspelt_settings()
+    assert error.id == "horizontal.E009"
+    assert meant in error.msg
+
+
+def test_unrelated_horizontal_name_is_left_alone() -> None:
+    assert config_ids(HORIZONTAL_SCROLLING_BANNER=True) == []
+
+
+def test_invalid_configuration_fails_a_plain_check_command() -> None:
+    """E0xx are errors on every check: `migrate` and `runserver` refuse to start."""
+    with override_settings(HORIZONTAL_LEASE_TTL=0), pytest.raises(SystemCheckError) as raised:
+        call_command("check", "--tag", "horizontal", "--database", "default")
+    assert "horizontal.E002" in str(raised.value)
+
+
+# -- E010-E016: job registrations (horizontal/checks/jobs.py) -----------------------------
+
+
+@pytest.fixture
+def own_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The global job registry, restored after the test registers its own jobs."""
+    monkeypatch.setattr(registry, "jobs", dict(registry.jobs))
+    monkeypatch.setattr(
+        registry, "duplicates", {k: list(v) for k, v in registry.duplicates.items()}
+    )
+    yield
+
+
+def job_ids() -> list[str]:
+    return sorted(e.id for e in job_checks.check_jobs())
+
+
+def test_cron_expression_that_does_not_parse_is_e010(own_registry: None) -> None:
+    from horizontal.jobs import job
+
+    job("check_bad_cron", schedule="61 * * * *")(lambda run: None)
+    assert job_ids() == ["horizontal.E010"]
+
+
+def test_time_zone_that_does_not_exist_is_e011(own_registry: None) -> None:
+    from horizontal.jobs import job
+
+    job("check_bad_zone", schedule="0 3 * * *", timezone="Mars/Olympus")(lambda run: None)
+    assert job_ids() == ["horizontal.E011"]
+
+
+def test_same_function_imported_twice_is_e012(
+    own_registry: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One jobs.py reachable as 'shop.jobs' and as 'jobs': two registrations, one job."""
+    package = tmp_path / "shop"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "jobs.py").write_text(
+        "from horizontal.jobs import job\n\n"
+        "@job('check_nightly_refunds', schedule='0 0 * * *')\n"
+        "def nightly_refunds(run):\n"
+        "    pass\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.syspath_prepend(str(package))
+    for name in ("shop", "shop.jobs", "jobs"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    importlib.import_module("shop.jobs")
+    importlib.import_module("jobs")
+    errors = job_checks.check_jobs()
+    assert [e.id for e in errors] == ["horizontal.E012"]
+    assert "shop.jobs.nightly_refunds" in errors[0].msg
+    assert "jobs.nightly_refunds" in errors[0].msg
+    for name in ("shop", "shop.jobs", "jobs"):
+        sys.modules.pop(name, None)
