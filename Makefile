@@ -3,7 +3,9 @@
 #   make test   set up both Django versions, start services, lint, run the whole suite
 
 PY311 ?= python3
-PY312 ?= $(shell (command -v python3.12 || ls $$HOME/.pyenv/versions/3.12*/bin/python3.12 2>/dev/null) | head -n1)
+# The first Python 3.12 that actually runs (a pyenv shim may exist and still refuse).
+PY312 ?= $(shell for p in $$HOME/.pyenv/versions/3.12*/bin/python3.12 $$(command -v python3.12); do \
+	"$$p" -c 'import sys' 2>/dev/null && echo "$$p" && break; done)
 VENV := .venv
 VENV61 := .venv-django61
 
