@@ -194,3 +194,33 @@ def test_a_failed_job_exits_1_and_is_rerun_only_with_retry(project_db: ScratchDa
     retried = manage("runjob", "refund_balances", "--slot", TODAY, "--retry", env=project_db.env)
     assert "succeeded" in retried.stdout and "token 2" in retried.stdout
     assert_paid_exactly_once(project_db, 4)
+
+
+def test_sigterm_hands_the_claim_back_for_an_immediate_takeover(
+    project_db: ScratchDatabase,
+) -> None:
+    seed(project_db, accounts=3, refunds=30)
+    ttl = {"HORIZONTAL_LEASE_TTL": "30"}  # long: the takeover must not wait for expiry
+    leaving = spawn("runjob", "refund_balances", "--slot", TODAY,
+                    env=node_env(project_db, "leaving", BILLING_PAY_DELAY="0.1", **ttl))
+    wait_for_paid(project_db, 3)
+    leaving.send_signal(signal.SIGTERM)
+    out, err = leaving.communicate(timeout=30)
+    assert leaving.returncode == 4, out + err
+    assert "interrupted, claim handed back" in err
+    started = time.monotonic()
+    successor = manage("runjob", "refund_balances", "--slot", TODAY,
+                       env=node_env(project_db, "successor", **ttl))
+    assert "succeeded on successor (token 2, attempt 2)" in successor.stdout
+    assert time.monotonic() - started < 15  # far below the 30 s TTL
+    assert_paid_exactly_once(project_db, 30)
+
+
+def test_jobs_lists_schedule_next_slot_and_recent_runs(project_db: ScratchDatabase) -> None:
+    seed(project_db, accounts=1, refunds=1)
+    manage("runjob", "refund_balances", env=node_env(project_db, "lister"))
+    listing = manage("jobs", env=project_db.env).stdout
+    assert "refund_balances: Pay every pending refund" in listing
+    assert "schedule: 0 0 * * * (UTC); catchup=latest, overlap=skip" in listing
+    assert "next slot: " in listing
+    assert "succeeded in " in listing and "on lister" in listing
