@@ -216,7 +216,7 @@ def find_schedulers(module: PythonModule) -> Iterator[Finding]:
                 module.path,
                 call.lineno,
                 "scheduler",
-                f"{last_part(name)} schedules jobs inside this process: with N instances "
+                f"{name} schedules jobs inside this process: with N instances "
                 "every job runs N times (or not at all when they restart)",
                 module.line(call.lineno),
             )

@@ -26,7 +26,10 @@ SERVER = re.compile(
     r"\b(gunicorn|uwsgi|daphne|uvicorn|hypercorn|granian|runserver|supervisord|waitress)\b|"
     r"exec\s+\"?\$@"
 )
-IN_PROCESS_BEAT = re.compile(r"\bcelery\b.*(\bbeat\b|\s-B\b|--beat\b)|\brunapscheduler\b")
+# A scheduler that only makes sense as one process, started next to the web server.
+IN_PROCESS_BEAT = re.compile(r"\bcelery\b.*\bbeat\b|\brunapscheduler\b")
+# celery worker -B embeds beat in every worker: N workers, N beats, wherever they run.
+EMBEDDED_BEAT = re.compile(r"\bcelery\b.*\bworker\b.*(\s-B\b|--beat\b)")
 ENTRYPOINT_NAME = re.compile(r"entrypoint|start|boot|run|docker|init|cmd|serve|launch", re.I)
 CRON_ENTRY = re.compile(
     r"^\s*(@\w+|([\d*/,\-]+|[A-Za-z]{3})(\s+([\d*/,\-?LW#]+|[A-Za-z]{3})){4})\s"
@@ -76,7 +79,14 @@ BOOT_MIGRATE = (
     "old replicas meet a new schema mid-rollout"
 )
 IMAGE_CRON = "cron inside the image: every replica runs every cron job"
-EMBEDDED_BEAT = "a scheduler starts next to the web server: every replica runs every job"
+BEAT_EVERYWHERE = "a scheduler starts in every replica or worker: every job runs N times"
+
+
+def _runs_beat(command: str, context: str) -> bool:
+    """celery worker -B anywhere; beat or runapscheduler alongside a web server."""
+    if EMBEDDED_BEAT.search(command):
+        return True
+    return bool(IN_PROCESS_BEAT.search(command) and SERVER.search(context))
 
 
 def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
@@ -87,8 +97,8 @@ def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
         if _starts_cron(line.text) and instruction in {"RUN", "COPY", "ADD", "CMD", "ENTRYPOINT"}:
             yield _finding(path, line, "image-cron", IMAGE_CRON)
-        if runs_at_start and IN_PROCESS_BEAT.search(line.text) and SERVER.search(line.text):
-            yield _finding(path, line, "scheduler", EMBEDDED_BEAT)
+        if runs_at_start and _runs_beat(line.text, line.text):
+            yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
 
 
 def find_in_shell(path: str, text: str) -> Iterator[Finding]:
@@ -101,8 +111,8 @@ def find_in_shell(path: str, text: str) -> Iterator[Finding]:
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
         elif _starts_cron(line.text):
             yield _finding(path, line, "image-cron", IMAGE_CRON)
-        elif starts_server and IN_PROCESS_BEAT.search(line.text):
-            yield _finding(path, line, "scheduler", EMBEDDED_BEAT)
+        elif _runs_beat(line.text, "gunicorn" if starts_server else ""):
+            yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
 
 
 def find_in_procfile(path: str, text: str) -> Iterator[Finding]:
@@ -114,8 +124,8 @@ def find_in_procfile(path: str, text: str) -> Iterator[Finding]:
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
         if _starts_cron(command):
             yield _finding(path, line, "image-cron", IMAGE_CRON)
-        if IN_PROCESS_BEAT.search(command) and SERVER.search(command):
-            yield _finding(path, line, "scheduler", EMBEDDED_BEAT)
+        if _runs_beat(command, command):
+            yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
 
 
 def find_in_server_config(path: str, text: str) -> Iterator[Finding]:

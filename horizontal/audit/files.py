@@ -53,8 +53,9 @@ def write_mode(call: ast.Call, position: int) -> bool:
 def written_path(module: PythonModule, call: ast.Call) -> ast.AST | None:
     """The path expression a call writes to, or None if the call writes no file."""
     name = call_name(module, call) or ""
-    method = last_part(name)
     func = call.func
+    # Path(...).write_bytes(): the receiver is a call, so there is no dotted name.
+    method = func.attr if isinstance(func, ast.Attribute) else last_part(name)
     if name in {"open", "io.open", "codecs.open"} and write_mode(call, 1):
         return call.args[0] if call.args else keyword(call, "file")
     if isinstance(func, ast.Attribute):

@@ -123,11 +123,11 @@ def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
             yield Path(directory, name)
 
 
-def relative(path: Path, base: Path) -> str:
-    try:
-        return path.resolve().relative_to(base).as_posix()
-    except ValueError:
-        return path.as_posix()
+def relative(absolute: str, base: str) -> str:
+    """``absolute`` relative to ``base`` with forward slashes (string work, no syscalls)."""
+    prefix = base.rstrip(os.sep) + os.sep
+    inside = absolute[len(prefix) :] if absolute.startswith(prefix) else absolute
+    return inside.replace(os.sep, "/")
 
 
 def scan_paths(
@@ -138,19 +138,19 @@ def scan_paths(
     exclude: Collection[str] = (),
 ) -> AuditResult:
     """Audit files and trees; finding paths are relative to ``base`` (default: cwd)."""
-    base_dir = Path(base or os.getcwd()).resolve()
+    base_dir = os.path.abspath(base or os.getcwd())
     wanted = set(categories) if categories is not None else set(CATEGORIES)
     result = AuditResult()
     settings_groups: dict[str, list[PythonModule]] = {}
     texts: dict[str, list[str]] = {}
-    seen: set[Path] = set()
+    seen: set[str] = set()
     for root in paths:
         for path in iter_files(Path(root), exclude):
-            resolved = path.resolve()
-            if resolved in seen:
+            absolute = os.path.abspath(path)
+            if absolute in seen:
                 continue
-            seen.add(resolved)
-            name = relative(path, base_dir)
+            seen.add(absolute)
+            name = relative(absolute, base_dir)
             result.files += 1
             for finding in _scan_file(path, name, wanted, settings_groups, texts, result):
                 _keep(finding, texts, result)

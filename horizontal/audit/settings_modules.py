@@ -38,7 +38,7 @@ BAD_VALUES: dict[tuple[str, str], str] = {
         "file sessions live on one host: users are logged out when the balancer "
         "sends them elsewhere"
     ),
-    ("DEFAULT_FILE_STORAGE", "django.core.files.storage.FileSystemStorage"): (
+    ("STORAGES['default']", "django.core.files.storage.FileSystemStorage"): (
         "uploads go to this host's disk: other instances cannot serve them"
     ),
     ("DATABASES", "django.db.backends.sqlite3"): (
@@ -108,7 +108,10 @@ def find_settings_problems(
     assigned = [(m, a) for m, a in assigned if a]
     if not any(k in a for _, a in assigned for k in KNOWN_SETTINGS):
         return  # a file named *settings* that is not a Django settings module
-    everything: set[str] = set().union(*(a.keys() for _, a in assigned))
+    # What production sees: development and test modules do not count as "set".
+    everything: set[str] = set().union(
+        *(a.keys() for m, a in assigned if not is_dev_settings(m.path))
+    )
     for module, settings in assigned:
         if is_dev_settings(module.path):
             continue

@@ -113,6 +113,15 @@ def import_time_functions(module: PythonModule) -> set[str]:
         value = getattr(statement, "value", None)
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
             names.add(value.func.id)  # called while the module is imported
+    # The closure a registering decorator returns runs at import time too.
+    for name in list(names):
+        for function in module.functions.get(name, []):
+            names.update(
+                inner.name
+                for inner in ast.walk(function)
+                if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef)
+                and inner is not function
+            )
     return names
 
 
@@ -204,7 +213,8 @@ def _mutated_containers(
                 continue  # self.NAME is assigned somewhere: an instance attribute
         reported.add(container.name)
         outside = reaches_outside(module, function)
-        if not outside and (MEMO_NAME.search(container.name) or _memo_fill(function, target)):
+        memo = _memo_fill(function, target) and _stores_by_key(statement)
+        if not outside and (MEMO_NAME.search(container.name) or memo):
             continue  # a memo of pure computation or of clients built from configuration
         yield _container_finding(module, container, statement, outside)
 
@@ -231,6 +241,17 @@ def _container_finding(
         f"{what} {container.kind} {container.name} is mutated at run time (line {where}): "
         "each instance keeps its own copy and they diverge",
         module.line(container.line),
+    )
+
+
+def _stores_by_key(statement: ast.AST) -> bool:
+    """``X[key] = value`` or ``X.setdefault(key, value)``: a memo's store (a set's add is not)."""
+    if isinstance(statement, ast.Assign):
+        return True
+    return (
+        isinstance(statement, ast.Call)
+        and isinstance(statement.func, ast.Attribute)
+        and statement.func.attr == "setdefault"
     )
 
 

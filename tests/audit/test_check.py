@@ -1,0 +1,59 @@
+"""``horizontal.W101``–``W108``: the audit as a deploy check over the project's own apps."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+from django.apps import apps
+
+from horizontal.checks.code import check_code, installed_roots, is_project_app, project_app_paths
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def fake_app(name: str, path: Path) -> SimpleNamespace:
+    return SimpleNamespace(name=name, path=str(path))
+
+
+def test_testproject_has_no_code_findings():
+    assert check_code() == []
+
+
+def test_findings_become_warnings_with_the_category_id_and_a_hint():
+    warnings = check_code(app_configs=[fake_app("shop", CORPUS / "project" / "shop")])
+    by_id = {w.id for w in warnings}
+    assert by_id == {
+        "horizontal.W101",
+        "horizontal.W102",
+        "horizontal.W103",
+        "horizontal.W104",
+        "horizontal.W105",
+        "horizontal.W106",
+    }
+    hits = [w for w in warnings if w.id == "horizontal.W101"]
+    assert any(str(w.obj).endswith("corpus/project/shop/state.py:10") for w in hits)
+    assert all(w.hint for w in warnings)
+
+
+def test_settings_are_left_to_the_w0xx_checks():
+    warnings = check_code(app_configs=[fake_app("project", CORPUS / "project")])
+    assert "horizontal.W109" not in {w.id for w in warnings}
+    assert "horizontal.W108" in {w.id for w in warnings}  # gunicorn.conf.py's migrate
+
+
+def test_installed_packages_and_horizontal_itself_are_never_scanned():
+    roots = installed_roots()
+    admin = apps.get_app_config("admin")
+    assert not is_project_app(admin, roots)
+    assert not is_project_app(apps.get_app_config("horizontal"), roots)
+    assert is_project_app(apps.get_app_config("billing"), roots)
+    fake_site = fake_app("x", Path(sys.prefix) / "lib" / "site-packages" / "x")
+    assert not is_project_app(fake_site, roots)
+
+
+def test_nested_app_paths_are_scanned_once():
+    outer = fake_app("project", CORPUS / "project")
+    inner = fake_app("shop", CORPUS / "project" / "shop")
+    assert project_app_paths([outer, inner]) == [(CORPUS / "project").resolve()]

@@ -1,0 +1,82 @@
+"""Inline ignores and baselines: adopt the audit on an old codebase, fail only on new code."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from horizontal.audit import scan_paths
+from horizontal.audit.suppress import (
+    ignored_categories,
+    new_findings,
+    read_baseline,
+    write_baseline,
+)
+
+CORPUS = Path(__file__).parent / "corpus"
+SUPPRESSED = CORPUS / "project" / "shop" / "suppressed.py"
+
+
+def test_ignore_comment_parsing():
+    assert ignored_categories("x = {}  # horizontal: ignore[module-state]") == {"module-state"}
+    assert ignored_categories("x = {}  # horizontal: ignore[cache, file-write]") == {
+        "cache",
+        "file-write",
+    }
+    assert ignored_categories("# horizontal: ignore") == {"*"}
+    assert ignored_categories("x = {}  # noqa") is None
+
+
+def test_matching_ignores_hide_findings_and_a_wrong_category_does_not():
+    result = scan_paths([SUPPRESSED], base=CORPUS)
+    assert [(f.line, f.category) for f in result.findings] == [(8, "module-state")]
+    assert result.suppressed == 2  # line 5 (same line) and line 7 (comment above)
+
+
+def copy_module(tmp_path: Path) -> Path:
+    target = tmp_path / "state.py"
+    shutil.copy(CORPUS / "project" / "shop" / "state.py", target)
+    return target
+
+
+def test_baseline_absorbs_known_findings_even_after_lines_move(tmp_path):
+    module = copy_module(tmp_path)
+    before = scan_paths([module], base=tmp_path).findings
+    assert len(before) == 4
+    baseline = tmp_path / "baseline.json"
+    assert write_baseline(baseline, before) == 4
+
+    # Unrelated lines inserted at the top shift every finding down.
+    module.write_text("import os\nimport sys\n\n" + module.read_text())
+    after = scan_paths([module], base=tmp_path).findings
+    assert [f.line for f in after] == [f.line + 3 for f in before]
+    assert new_findings(after, read_baseline(baseline)) == []
+
+
+def test_new_finding_is_reported_against_the_baseline(tmp_path):
+    module = copy_module(tmp_path)
+    baseline = tmp_path / "baseline.json"
+    write_baseline(baseline, scan_paths([module], base=tmp_path).findings)
+    module.write_text(
+        module.read_text() + "\n_QUEUE = []\n\n\ndef enqueue(job):\n    _QUEUE.append(job)\n"
+    )
+    fresh = new_findings(scan_paths([module], base=tmp_path).findings, read_baseline(baseline))
+    assert [(f.category, module.read_text().splitlines()[f.line - 1]) for f in fresh] == [
+        ("module-state", "_QUEUE = []")
+    ]
+
+
+def test_baseline_file_shape_and_version_check(tmp_path):
+    module = copy_module(tmp_path)
+    baseline = tmp_path / "baseline.json"
+    write_baseline(baseline, scan_paths([module], base=tmp_path).findings)
+    document = json.loads(baseline.read_text())
+    assert document["version"] == 1
+    assert {e["category"] for e in document["findings"]} == {"module-state"}
+    assert all(e["path"] == "state.py" for e in document["findings"])
+    baseline.write_text(json.dumps({"version": 99, "findings": []}))
+    with pytest.raises(ValueError, match="not a horizontal audit baseline"):
+        read_baseline(baseline)
