@@ -8,6 +8,7 @@ three in one run. ``REDIS_URL`` defaults to the local server.
 from __future__ import annotations
 
 import os
+import tempfile
 
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
 
@@ -27,9 +28,16 @@ DATABASES = {
     "postgresql": database_from_url(TEST_POSTGRES_URL),
     "mysql": database_from_url(TEST_MYSQL_URL),
 }
-# Each pytest run (and each Django version's run) gets its own test databases.
-_suffix = os.environ.get("HORIZONTAL_TEST_DB_SUFFIX", "")
+# Each pytest process gets its own test databases: runs for two Django versions, or by
+# two people on one machine, must not drop each other's.
+_run = f"{os.environ.get('HORIZONTAL_TEST_DB_SUFFIX', '')}_{os.getpid()}"
 for _alias in ("postgresql", "mysql"):
-    DATABASES[_alias]["TEST"] = {"NAME": f"test_horizontal{_suffix}"}
+    DATABASES[_alias]["TEST"] = {"NAME": f"test_horizontal{_run}"}
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    DATABASES["default"]["TEST"] = {
+        "NAME": os.path.join(tempfile.gettempdir(), f"horizontal-test{_run}.sqlite3")
+    }
+else:
+    DATABASES["default"]["TEST"] = {"NAME": f"test_horizontal_default{_run}"}
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
