@@ -41,7 +41,14 @@ from django.utils.crypto import get_random_string
 
 from horizontal.conf import conf
 from horizontal.exceptions import HorizontalError
-from horizontal.sessions_redis import CorruptSession, SessionRedis, pack, session_redis, unpack
+from horizontal.sessions_redis import (
+    CorruptSession,
+    SessionCodec,
+    SessionRedis,
+    pack,
+    session_redis,
+    unpack,
+)
 
 try:
     from redis.exceptions import RedisError
@@ -138,6 +145,7 @@ class SessionStore(SessionBase):
     def __init__(self, session_key: str | None = None) -> None:
         super().__init__(session_key)
         self._redis = _store()
+        self._codec = SessionCodec(self.serializer)
         # What the stored value said about the user index when it was loaded.
         self._indexed_user: str | None = None
         self._index_until = 0
@@ -160,7 +168,7 @@ class SessionStore(SessionBase):
         if session_key is None:
             return {}
         try:
-            raw = self._redis.client.get(self._redis.session_key(session_key))
+            raw = self._redis.get(self._redis.session_key(session_key))
         except STORE_ERRORS as error:
             return self._load_failed(error)
         if raw is not None:
@@ -184,10 +192,10 @@ class SessionStore(SessionBase):
         failure_log.failure("load", error)
         return {}
 
-    def _decode_stored(self, raw: bytes) -> dict[str, Any]:
+    def _decode_stored(self, raw: bytes | str) -> dict[str, Any]:
         try:
             stored = unpack(raw)
-            data = self.serializer().loads(stored.payload)
+            data = self._codec.loads(stored.payload)
             if not isinstance(data, dict):
                 raise CorruptSession("not a mapping")
         except Exception:
@@ -209,11 +217,18 @@ class SessionStore(SessionBase):
             # Open policy after a failed load: what we hold is not the stored session.
             raise SessionStoreUnavailable("not saved: the session could not be loaded")
         data = self._get_session(no_load=must_create)
-        if not self._write(data, self.get_expiry_age(), must_create):
+        if not self._write(data, self._ttl(data), must_create):
             raise CreateError if must_create else UpdateError
 
     async def asave(self, must_create: bool = False) -> None:
         return await sync_to_async(self.save, thread_sensitive=False)(must_create)
+
+    def _ttl(self, data: dict[str, Any]) -> int:
+        # get_expiry_age() reads the clock even when there is no custom expiry;
+        # most sessions have none, and this runs on every save.
+        if not data.get("_session_expiry"):
+            return int(self.get_session_cookie_age())
+        return int(self.get_expiry_age())
 
     def _write(self, data: dict[str, Any], ttl: int, must_create: bool) -> bool:
         """One SET (or one script call): whether it wrote."""
@@ -224,15 +239,11 @@ class SessionStore(SessionBase):
                 # Already expired (a past expiry date): what is left is to forget it.
                 self._redis.client.delete(key)
                 return True
-            payload = self.serializer().dumps(data)
+            payload = self._codec.dumps(data)
             user = data.get(SESSION_KEY)
             if user is None or self._index_is_fresh(user, ttl, must_create):
                 index_until = self._index_until if user is not None else 0
-                return bool(
-                    self._redis.client.set(
-                        key, pack(index_until, payload), ex=ttl, nx=must_create, xx=not must_create
-                    )
-                )
+                return self._redis.set(key, pack(index_until, payload), ttl, create=must_create)
             return self._write_indexed(key, str(user), payload, ttl, must_create)
         except STORE_ERRORS as error:
             self.store_error = error

@@ -10,14 +10,17 @@ credentials, pool options, ``KEY_PREFIX``, ``VERSION`` and ``KEY_FUNCTION``.
 
 from __future__ import annotations
 
+import functools
+import inspect
+import json
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.core.cache import caches
 from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
+from django.core.signing import JSONSerializer as DjangoJSONSerializer
 from django.dispatch import receiver
 from django.utils.module_loading import import_string
 
@@ -45,8 +48,7 @@ class CorruptSession(ValueError):
     """The stored bytes are not a session this store wrote."""
 
 
-@dataclass(frozen=True)
-class Stored:
+class Stored(NamedTuple):
     index_until: int
     payload: bytes
 
@@ -66,6 +68,33 @@ def unpack(raw: bytes | str) -> Stored:
     except ValueError:
         raise CorruptSession("bad index time") from None
     return Stored(index_until, parts[2])
+
+
+class SessionCodec:
+    """SESSION_SERIALIZER, with a shortcut for Django's JSONSerializer.
+
+    Django's JSONSerializer builds a new JSONEncoder per call; a session store runs
+    one encode and one decode per request, so a reused encoder and decoder (same
+    output bytes) are worth having.
+    """
+
+    _encoder = json.JSONEncoder(separators=(",", ":"))
+    _decoder = json.JSONDecoder()
+
+    def __init__(self, serializer_class: type) -> None:
+        self._fast = serializer_class is DjangoJSONSerializer
+        self._serializer = None if self._fast else serializer_class()
+
+    def dumps(self, data: dict[str, Any]) -> bytes:
+        if self._serializer is None:
+            return self._encoder.encode(data).encode("latin-1")
+        payload = self._serializer.dumps(data)
+        return payload if isinstance(payload, bytes) else str(payload).encode()
+
+    def loads(self, payload: bytes) -> Any:
+        if self._serializer is None:
+            return self._decoder.decode(payload.decode("latin-1"))
+        return self._serializer.loads(payload)
 
 
 # SET the session (NX to create, XX to update) and, only if that wrote, keep the
@@ -125,9 +154,33 @@ class SessionRedis:
         self._key_func: Callable[[str, str, int], str] = cache.key_func
         self._key_prefix: str = cache.key_prefix
         self._version: int = cache.version
+        self._pool = self.client.connection_pool
+        self._checkout = _checkout_function(self._pool)
         self.save_indexed = self.client.register_script(SAVE_INDEXED)
         self.end_user_sessions = self.client.register_script(END_USER_SESSIONS)
         self.delete_indexed = self.client.register_script(DELETE_INDEXED)
+
+    def get(self, key: str) -> bytes | str | None:
+        return self._command("GET", key)
+
+    def set(self, key: str, value: bytes, ttl: int, *, create: bool) -> bool:
+        """SET with its TTL, NX to create or XX to update: whether it wrote."""
+        return self._command("SET", key, value, "EX", ttl, "NX" if create else "XX") is not None
+
+    def _command(self, *args: Any) -> Any:
+        # The two commands on every request go straight to a pooled connection:
+        # redis-py's execute_command wraps each in retry, event and metrics machinery
+        # that costs about as much as the whole session logic, and buys nothing here
+        # (no retries: fail fast; errors are mapped by the store).
+        connection = self._checkout()
+        try:
+            connection.send_command(*args)
+            return connection.read_response()
+        except BaseException:
+            connection.disconnect()  # a reply may be half read: never reuse it
+            raise
+        finally:
+            self._pool.release(connection)
 
     def key(self, namespace: str, name: str) -> str:
         return self._key_func(namespace + name, self._key_prefix, self._version)
@@ -140,6 +193,17 @@ class SessionRedis:
 
     def revoked_key(self, user_pk: str) -> str:
         return self.key(REVOKED_NAMESPACE, user_pk)
+
+
+def _checkout_function(pool: Any) -> Callable[[], Any]:
+    """``pool.get_connection`` as this redis-py version wants it called.
+
+    redis-py < 5.3 requires a command name; later versions warn when given one.
+    """
+    parameter = inspect.signature(pool.get_connection).parameters.get("command_name")
+    if parameter is None or parameter.default is not inspect.Parameter.empty:
+        return pool.get_connection
+    return functools.partial(pool.get_connection, "GET")
 
 
 def _django_redis_cache(alias: str) -> Any:
