@@ -218,9 +218,7 @@ class S3Storage(UpstreamS3Storage):
     def _create(self, key: str, payload: _Payload, params: dict[str, Any]) -> None:
         """Write ``key`` only if it does not exist yet (412/409 otherwise)."""
         if payload.size < self.transfer_config.multipart_threshold:
-            self._writer.put_object(
-                Bucket=self.bucket_name, Key=key, Body=payload.rewound(), **params
-            )
+            self._writer.put_object(Bucket=self.bucket_name, Key=key, Body=payload.body(), **params)
             return
         # Multipart: the writer client adds If-None-Match to CompleteMultipartUpload;
         # s3transfer aborts the upload (and its parts) when that is refused.
@@ -262,7 +260,8 @@ class S3Storage(UpstreamS3Storage):
                 Bucket=self.bucket_name, Key=key, **params
             )
         except ClientError as error:
-            if _status(error) == 404:
+            # A missing bucket is a configuration error, not a missing file.
+            if _status(error) == 404 and _code(error) != "NoSuchBucket":
                 raise FileNotFoundError(f"File does not exist: {key}") from error
             raise
         return _downloaded(name, response, mode, self.max_memory_size)
@@ -270,6 +269,10 @@ class S3Storage(UpstreamS3Storage):
 
 def _if_none_match(params: dict[str, Any], **kwargs: Any) -> None:
     params.setdefault("IfNoneMatch", "*")
+
+
+def _code(error: ClientError) -> str:
+    return str(error.response.get("Error", {}).get("Code", ""))
 
 
 def _status(error: ClientError) -> int | None:
@@ -301,6 +304,15 @@ def _downloaded(name: str, response: dict[str, Any], mode: str, memory: int) -> 
     return File(io.TextIOWrapper(local, encoding="utf-8"), name=name)
 
 
+def _held_in_memory(content: Any) -> bool:
+    """Whether ``content`` (a Django File, or what it wraps) is already in memory."""
+    for _ in range(3):  # File -> UploadedFile.file -> BytesIO, at most
+        if isinstance(content, io.BytesIO):
+            return True
+        content = getattr(content, "file", None)
+    return False
+
+
 class _Payload:
     """The bytes of one save, readable again for a retry under a fresh name."""
 
@@ -314,12 +326,25 @@ class _Payload:
             self.size = int(content.tell())
             content.seek(0)
             self.source: IO[bytes] = ReadBytesWrapper(content)
+            self.in_memory = _held_in_memory(content)
         else:
             spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY)  # noqa: SIM115
             shutil.copyfileobj(ReadBytesWrapper(content), spool, _COPY_CHUNK)
             self.size = spool.tell()
             spool.seek(0)
             self.source = spool
+            self.in_memory = False
+
+    def body(self) -> bytes | IO[bytes]:
+        """What a single PUT sends: bytes when they are cheap, else the file itself.
+
+        Bytes go out in one send with no ``Expect: 100-continue`` round trip; a big file
+        on disk (a large ``TemporaryUploadedFile``) is streamed instead of loaded.
+        """
+        source = self.rewound()
+        if self.in_memory or self.size <= SPOOL_MEMORY:
+            return source.read()
+        return source
 
     def rewound(self) -> IO[bytes]:
         self.source.seek(0)

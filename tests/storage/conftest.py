@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import os
 import socket
-import threading
 from collections.abc import Iterator
 
 import pytest
 
 from horizontal.storage import S3Storage
-from tests.support.s3 import ISOLATED_AWS_ENV, MotoServer, start_moto_server
+from tests.support.s3 import ISOLATED_AWS_ENV, MotoServer, SilentServer, start_moto_server
 
 
 @pytest.fixture(autouse=True)
@@ -46,34 +45,6 @@ def bucket(moto: MotoServer) -> str:
 @pytest.fixture
 def storage(moto: MotoServer, bucket: str) -> S3Storage:
     return S3Storage(**moto.storage_options(bucket))
-
-
-class SilentServer:
-    """A loopback TCP server that accepts connections and never sends a byte."""
-
-    def __init__(self) -> None:
-        self.socket = socket.create_server(("127.0.0.1", 0))
-        self.port = self.socket.getsockname()[1]
-        self.accepted: list[socket.socket] = []
-        self._thread = threading.Thread(target=self._accept, daemon=True)
-        self._thread.start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                connection, _ = self.socket.accept()
-            except OSError:
-                return  # closed
-            self.accepted.append(connection)  # held open, never answered
-
-    def close(self) -> None:
-        self.socket.close()
-        for connection in self.accepted:
-            connection.close()
 
 
 @pytest.fixture

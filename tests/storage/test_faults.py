@@ -16,8 +16,7 @@ from django.core.files.base import ContentFile
 
 from horizontal import storage_probe
 from horizontal.storage import S3Storage, probe
-from tests.storage.conftest import SilentServer
-from tests.support.s3 import REGION, MotoServer
+from tests.support.s3 import REGION, MotoServer, SilentServer
 
 # Small bounds so the suite stays fast; the defaults (2 s, 5 s, 3 attempts) scale the
 # same way: storage.worst_case_seconds is the bound either way.
@@ -82,6 +81,12 @@ def test_missing_bucket_is_a_clear_error(moto: MotoServer) -> None:
     assert isinstance(error, ClientError)
     assert error.response["Error"]["Code"] == "NoSuchBucket"
     assert seconds < storage.worst_case_seconds + SLACK
+
+
+def test_reading_from_a_missing_bucket_is_not_a_missing_file(moto: MotoServer) -> None:
+    storage = storage_at(moto.url, bucket="no-such-bucket-here")
+    with pytest.raises(ClientError, match="NoSuchBucket"):
+        storage.open("a.txt")
 
 
 def test_probe_reports_a_healthy_bucket(moto: MotoServer, bucket: str) -> None:

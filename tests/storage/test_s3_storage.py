@@ -152,6 +152,18 @@ def test_non_seekable_content_is_saved_whole(storage: S3Storage) -> None:
     assert storage.open(second).read() == data[::-1]
 
 
+def test_a_big_file_on_disk_is_streamed_and_saved_whole(storage: S3Storage, tmp_path: Any) -> None:
+    data = os.urandom(9 * 1024 * 1024)  # past the in-memory limit: sent from the file
+    path = tmp_path / "big.bin"
+    path.write_bytes(data)
+    with path.open("rb") as disk_file:
+        first = storage.save("disk/big.bin", File(disk_file, name="big.bin"))
+        second = storage.save("disk/big.bin", File(disk_file, name="big.bin"))
+    assert first != second
+    assert storage.open(first).read() == data
+    assert storage.open(second).read() == data
+
+
 def test_path_traversal_is_refused_and_nothing_is_written(
     storage: S3Storage, moto: MotoServer, bucket: str
 ) -> None:

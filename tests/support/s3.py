@@ -9,8 +9,10 @@ each test takes its own bucket.
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -119,3 +121,35 @@ def start_moto_server(env: Mapping[str, str] | None = None, timeout: float = 30)
             time.sleep(0.05)
     server.stop()
     raise AssertionError(f"moto_server on port {port} did not answer within {timeout} s")
+
+
+class SilentServer:
+    """A loopback TCP server that accepts connections and never sends a byte.
+
+    The worst kind of broken endpoint: connecting succeeds, so only a read timeout
+    stands between a request and a hang.
+    """
+
+    def __init__(self) -> None:
+        self.socket = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self.socket.getsockname()[1])
+        self.accepted: list[socket.socket] = []
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:
+                return  # closed
+            self.accepted.append(connection)  # held open, never answered
+
+    def close(self) -> None:
+        self.socket.close()
+        for connection in self.accepted:
+            connection.close()
