@@ -35,6 +35,7 @@ from boto3.s3.transfer import TransferConfig
 from botocore.config import Config
 from botocore.exceptions import ClientError
 from django.conf import settings as django_settings
+from django.core.exceptions import ImproperlyConfigured
 from django.core.files.base import ContentFile, File
 from django.core.files.storage import Storage, storages
 from s3transfer.constants import ALLOWED_DOWNLOAD_ARGS
@@ -123,6 +124,7 @@ class S3Storage(UpstreamS3Storage):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
+        self._validate_bounds()
         # Ours underneath, the caller's client_config (if any) on top: every option
         # they set explicitly wins, timeouts and retries they left out are bounded.
         bounded = Config(
@@ -132,6 +134,14 @@ class S3Storage(UpstreamS3Storage):
         )
         self.client_config: Config = bounded.merge(self.client_config)
         self._writers = threading.local()
+
+    def _validate_bounds(self) -> None:
+        for option in ("connect_timeout", "read_timeout", "max_attempts"):
+            value = getattr(self, option)
+            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+                raise ImproperlyConfigured(
+                    f"S3Storage option {option} must be a positive number, got {value!r}"
+                )
 
     def get_default_settings(self) -> dict[str, Any]:
         defaults: dict[str, Any] = super().get_default_settings()

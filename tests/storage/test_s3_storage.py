@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from boto3.s3.transfer import TransferConfig
 from botocore.config import Config
-from django.core.exceptions import SuspiciousFileOperation
+from django.core.exceptions import ImproperlyConfigured, SuspiciousFileOperation
 from django.core.files.base import ContentFile, File
 
 from horizontal.storage import S3Storage
@@ -230,6 +230,14 @@ def test_a_given_client_config_wins_and_unset_timeouts_stay_bounded() -> None:
     storage = S3Storage(bucket_name="b", client_config=Config(read_timeout=30))
     assert storage.client_config.read_timeout == 30
     assert storage.client_config.connect_timeout == 2.0
+
+
+@pytest.mark.parametrize(
+    "option", [{"read_timeout": 0}, {"connect_timeout": "2"}, {"max_attempts": -1}]
+)
+def test_a_bound_that_is_not_a_positive_number_is_refused(option: dict[str, Any]) -> None:
+    with pytest.raises(ImproperlyConfigured, match=next(iter(option))):
+        S3Storage(bucket_name="b", **option)
 
 
 def test_region_and_endpoint_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
