@@ -15,7 +15,9 @@ from dataclasses import dataclass
 
 from horizontal.audit.findings import Finding
 
-MIGRATE = re.compile(r"(manage\.py|django-admin|-m\s+django)\b[^;&|]*?\bmigrate\b(?!-)")
+# migrate as the subcommand (options may come first), not an argument of another command
+# ("manage.py document_index migrate" migrates something else).
+MIGRATE = re.compile(r"(manage\.py|django-admin|-m\s+django)(\s+--?\S+)*\s+migrate\b(?!-)")
 DRY_RUN = re.compile(r"--(check|plan)\b|showmigrations|makemigrations")
 CRON_INSTALL = re.compile(
     r"\bcrontab\s+(?!-l\b)\S|/etc/cron|\bcron\.d\b|\bsupercronic\b|\bcrond\b|"
@@ -30,6 +32,7 @@ SERVER = re.compile(
 IN_PROCESS_BEAT = re.compile(r"\bcelery\b.*\bbeat\b|\brunapscheduler\b")
 # celery worker -B embeds beat in every worker: N workers, N beats, wherever they run.
 EMBEDDED_BEAT = re.compile(r"\bcelery\b.*\bworker\b.*(\s-B\b|--beat\b)")
+CONTAINER_SERVICE = re.compile(r"(^|/)(s6-overlay|s6-rc\.d|services\.d|service|sv)/")
 ENTRYPOINT_NAME = re.compile(r"entrypoint|start|boot|run|docker|init|cmd|serve|launch", re.I)
 CRON_ENTRY = re.compile(
     r"^\s*(@\w+|([\d*/,\-]+|[A-Za-z]{3})(\s+([\d*/,\-?LW#]+|[A-Za-z]{3})){4})\s"
@@ -103,7 +106,10 @@ def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
 
 def find_in_shell(path: str, text: str) -> Iterator[Finding]:
     lines = logical_lines(text)
-    starts_server = any(SERVER.search(line.text) for line in lines)
+    # s6-overlay and runit service scripts run in every container, like a web server.
+    starts_server = CONTAINER_SERVICE.search(path) is not None or any(
+        SERVER.search(line.text) for line in lines
+    )
     if not (starts_server or ENTRYPOINT_NAME.search(posixpath.basename(path))):
         return  # a deploy or maintenance script someone runs once, by hand
     for line in lines:
@@ -138,6 +144,10 @@ def find_in_server_config(path: str, text: str) -> Iterator[Finding]:
             yield _finding(path, line, "image-cron", "uWSGI cron: every instance runs the job")
         elif _starts_cron(line.text) and key in {"command", "attach-daemon", "smart-attach-daemon"}:
             yield _finding(path, line, "image-cron", IMAGE_CRON)
+        elif key in {"command", "attach-daemon", "smart-attach-daemon"} and _runs_beat(
+            line.text, "gunicorn"
+        ):
+            yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
 
 
 def find_in_crontab(path: str, text: str) -> Iterator[Finding]:

@@ -10,6 +10,7 @@ only their ``MEDIA_ROOT`` use is reported.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from horizontal.audit.findings import Finding
@@ -34,12 +35,15 @@ TEMP_FACTORIES = frozenset(
         "gettempdir",
     }
 )
-CLEANUPS = frozenset({"remove", "unlink", "rmtree", "cleanup", "close"})
+CLEANUP_FUNCTIONS = frozenset({"os.remove", "os.unlink", "os.rmdir", "shutil.rmtree"})
+CLEANUP_METHODS = frozenset({"unlink", "rmtree", "cleanup"})  # Path, TemporaryDirectory
 COPIES = frozenset(
     {"shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.move", "os.rename", "os.replace"}
 )
 FRAME_WRITERS = frozenset({"to_csv", "to_excel", "to_parquet", "savefig"})
 HARMLESS_TARGETS = ("/dev/", "/proc/", "/sys/")
+# self.tempdir, self._temp_dir, self.scratch_dir: a scratch directory the object owns.
+OWNED_SCRATCH = re.compile(r"^_*(te?mp|scratch)[a-z_]*$|dir_?te?mp$", re.IGNORECASE)
 
 
 def write_mode(call: ast.Call, position: int) -> bool:
@@ -81,15 +85,24 @@ def _looks_like_path(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and last_part(dotted(node.func)) in {"join", "Path"}
 
 
-def temp_names(module: PythonModule, function: FunctionNode) -> set[str]:
-    """Names in a function that hold a temp file or directory, or a path inside one."""
+def temp_names(module: PythonModule, function: FunctionNode, *, owned: bool = False) -> set[str]:
+    """Names in a function that hold a temp file or directory, or a path inside one.
+
+    ``owned``: only those derived from an object's own scratch directory
+    (``self.tempdir``), which the object creates and removes (``__exit__``, ``cleanup``).
+    """
     names: set[str] = set()
     for node in sorted(ast.walk(function), key=lambda n: getattr(n, "lineno", 0)):
         if isinstance(node, ast.withitem) and node.optional_vars is not None:
-            if _mentions_temp(module, node.context_expr, names):
+            if _mentions_temp(module, node.context_expr, names, owned=owned):
                 names |= _bound_names(node.optional_vars)
-        elif isinstance(node, ast.Assign) and _mentions_temp(module, node.value, names):
-            for target in node.targets:
+        elif (
+            isinstance(node, ast.Assign | ast.AnnAssign)
+            and node.value is not None
+            and _mentions_temp(module, node.value, names, owned=owned)
+        ):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
                 names |= _bound_names(target)
     return names
 
@@ -98,19 +111,31 @@ def _bound_names(target: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
-def _mentions_temp(module: PythonModule, node: ast.AST, names: set[str]) -> bool:
+def _mentions_temp(
+    module: PythonModule, node: ast.AST, names: set[str], *, owned: bool = False
+) -> bool:
     for child in ast.walk(node):
         if isinstance(child, ast.Name) and child.id in names:
             return True
-        if isinstance(child, ast.Call) and last_part(call_name(module, child)) in TEMP_FACTORIES:
+        if owned:
+            if (
+                isinstance(child, ast.Attribute)
+                and dotted(child.value) == "self"
+                and OWNED_SCRATCH.match(child.attr)
+            ):
+                return True
+        elif isinstance(child, ast.Call) and last_part(call_name(module, child)) in TEMP_FACTORIES:
             return True
     return False
 
 
 def cleans_up(module: PythonModule, function: FunctionNode) -> bool:
     for node in ast.walk(function):
-        if isinstance(node, ast.Call) and last_part(call_name(module, node)) in CLEANUPS:
-            return True
+        if isinstance(node, ast.Call):
+            name = call_name(module, node) or ""
+            method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+            if name in CLEANUP_FUNCTIONS or method in CLEANUP_METHODS:
+                return True
         if isinstance(node, ast.withitem) and isinstance(node.context_expr, ast.Call):
             factory = last_part(call_name(module, node.context_expr))
             delete = keyword(node.context_expr, "delete")
@@ -133,13 +158,17 @@ def _local_writes(module: PythonModule) -> Iterator[Finding]:
     if module.is_script:
         return
     temps: dict[int, set[str]] = {}
+    owned_temps: dict[int, set[str]] = {}
     for call in module.nodes(ast.Call):
         assert isinstance(call, ast.Call)
-        target = written_path(module, call)
+        function = module.scope(call).function
+        target = written_path(module, call) or _saved_to_temp(module, call, function, temps)
         if target is None or _harmless(target):
             continue
-        function = module.scope(call).function
         if function is not None:
+            owned = owned_temps.setdefault(id(function), temp_names(module, function, owned=True))
+            if _mentions_temp(module, target, owned, owned=True):
+                continue  # the object's own scratch directory, removed with the object
             names = temps.setdefault(id(function), temp_names(module, function))
             if _mentions_temp(module, target, names):
                 if cleans_up(module, function):
@@ -162,10 +191,34 @@ def _local_writes(module: PythonModule) -> Iterator[Finding]:
         )
 
 
+def _saved_to_temp(
+    module: PythonModule,
+    call: ast.Call,
+    function: FunctionNode | None,
+    temps: dict[int, set[str]],
+) -> ast.AST | None:
+    """``pdf.save(path)`` where ``path`` is in a temp dir made here: a file write.
+
+    Any other ``.save(...)`` is a model, form or image saved somewhere we cannot see.
+    """
+    is_save = isinstance(call.func, ast.Attribute) and call.func.attr == "save"
+    if not is_save or function is None or not call.args:
+        return None
+    names = temps.setdefault(id(function), temp_names(module, function))
+    return call.args[0] if _mentions_temp(module, call.args[0], names) else None
+
+
 def _harmless(target: ast.AST) -> bool:
     text = string_value(target) or ""
     name = dotted(target) or ""
     return text.startswith(HARMLESS_TARGETS) or name in {"os.devnull", "sys.stdout", "sys.stderr"}
+
+
+def _local_storage_path(name: str) -> bool:
+    """``default_storage.path()``: only local storage has paths (static files are in
+    every image, so ``staticfiles_storage.path()`` is fine)."""
+    receiver = last_part(name.rsplit(".", 1)[0]) if "." in name else ""
+    return last_part(name) == "path" and receiver.endswith("storage") and "static" not in receiver
 
 
 def _local_storage(module: PythonModule) -> Iterator[Finding]:
@@ -181,7 +234,7 @@ def _local_storage(module: PythonModule) -> Iterator[Finding]:
                 "serve 404 for them",
                 module.line(call.lineno),
             )
-        elif last_part(name) == "path" and last_part(name.rsplit(".", 1)[0]).endswith("storage"):
+        elif _local_storage_path(name):
             yield Finding(
                 module.path,
                 call.lineno,

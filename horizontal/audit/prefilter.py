@@ -81,6 +81,7 @@ CONTAINER_LINE = re.compile(
 MUTATION_AFTER_NAME = re.compile(
     r"\s*\[[^\n]*\]\s*[-+|&]?=(?!=)|\.(?:" + "|".join(MUTATORS) + r")\("
 )
+TEMP_FACTORIES = ("mkdtemp", "mkstemp", "NamedTemporaryFile")
 MEMO_DECORATORS = frozenset(
     {"lru_cache", "cache", "memoize", "memoized", "cached", "ttl_cache", "lfu_cache"}
 )
@@ -172,6 +173,9 @@ def hot_lines(text: str) -> list[int] | None:
     """Lines whose expressions the detectors need; None when the file needs no parse."""
     positions = [p for needle in HOT_NEEDLES for p in find_all(text, needle)]
     positions = [p for p in positions if not _read_only_open(text, p)]
+    if any(factory in text for factory in TEMP_FACTORIES):
+        # obj.save(path) into a temp dir that outlives the function (see files.py)
+        positions += find_all(text, ".save(")
     positions += mutation_positions(text)
     for position in find_all(text, "Thread"):
         match = THREAD_CLASS.match(line_of(text, position))

@@ -154,6 +154,9 @@ def _static_or_compared(tree: ast.AST) -> set[int]:
         parts: list[ast.AST] = []
         if isinstance(node, ast.Compare):
             parts = [node]
+        elif isinstance(node, ast.If | ast.IfExp) and _is_debug(node.test):
+            # Chosen only when DEBUG is on: a development value, not production's.
+            parts = list(node.body) if isinstance(node, ast.If) else [node.body]
         elif isinstance(node, ast.Dict):
             parts = [
                 v
@@ -167,6 +170,10 @@ def _static_or_compared(tree: ast.AST) -> set[int]:
         for part in parts:
             ignored.update(id(child) for child in ast.walk(part))
     return ignored
+
+
+def _is_debug(test: ast.AST) -> bool:
+    return isinstance(test, ast.Name) and test.id == "DEBUG"
 
 
 def _generated_secret_key(module: PythonModule, statement: ast.stmt) -> Iterator[Finding]:
