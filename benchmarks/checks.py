@@ -1,0 +1,228 @@
+"""Issue 5 figure: what horizontal's checks add to ``manage.py check --deploy``.
+
+    python -m benchmarks.checks [ROUNDS]
+
+1. Whole command, side by side in one run: ``manage.py check --deploy`` on testproject's
+   production settings (PostgreSQL, Redis, S3 from the environment), and the same
+   command on the same settings without ``horizontal`` in ``INSTALLED_APPS``. Runs are
+   interleaved; the figure is the difference of the medians, and the budget is 50 ms.
+   The difference also contains importing horizontal and its apps' start-up, so it is an
+   upper bound on the checks' share.
+2. In process, the checks alone: horizontal's registered checks (``--tag horizontal``,
+   deploy included) against all of Django's deploy checks, median over many runs, and
+   the five slowest of horizontal's check functions.
+
+Nothing here needs a running server: checks read settings, and no ``--database`` is
+given, so the budget check that asks the server is not run.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import secrets
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+BUDGET_MS = 50.0
+
+PRODUCTION_ENV = {
+    "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+    "DJANGO_ALLOWED_HOSTS": "app.example.com",
+    "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/postgres",
+    "REDIS_URL": "redis://127.0.0.1:6379/15",
+    "AWS_STORAGE_BUCKET_NAME": "bench-media",
+    "AWS_S3_REGION_NAME": "us-east-1",
+}
+
+# The peer: the same production settings with horizontal (and what only horizontal
+# provides) taken out, written to a temporary module.
+WITHOUT_HORIZONTAL = """
+from testproject.settings_production import *  # noqa: F403
+from testproject.settings_production import INSTALLED_APPS, MIDDLEWARE
+
+INSTALLED_APPS = [app for app in INSTALLED_APPS if app != "horizontal"]
+MIDDLEWARE = [
+    "django.contrib.sessions.middleware.SessionMiddleware"
+    if m == "horizontal.middleware.SessionMiddleware"
+    else m
+    for m in MIDDLEWARE
+]
+SESSION_ENGINE = "django.contrib.sessions.backends.cache"
+"""
+
+
+def _env(settings_module: str, scratch: str, extra_path: str = "") -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("DJANGO_SETT") and k != "PYTHONDONTWRITEBYTECODE"
+    }
+    env.update(PRODUCTION_ENV)
+    env["DJANGO_SETTINGS_MODULE"] = settings_module
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), extra_path) if p)
+    # A deployed image has its bytecode compiled; without this, every run would compile
+    # the project's modules from source. The cache lives outside the repository.
+    env["PYTHONPYCACHEPREFIX"] = str(Path(scratch, "pycache"))
+    return env
+
+
+def _run_check(env: dict[str, str], *python_flags: str) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [sys.executable, *python_flags, str(ROOT / "manage.py"), "check", "--deploy"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"check --deploy failed:\n{done.stdout}\n{done.stderr}")
+    return done
+
+
+def _time_command(env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU (user + system) seconds of one command.
+
+    CPU time is the steadier figure on a shared machine: waiting for a core is not in it.
+    """
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    _run_check(env)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def _import_ms(env: dict[str, str]) -> dict[str, float]:
+    """Cumulative import milliseconds of each ``horizontal.checks`` module, one run.
+
+    A module is charged for the libraries it is the first to import (croniter, redis…),
+    which the same command without horizontal may never load.
+    """
+    stderr = _run_check(env, "-X", "importtime").stderr
+    found = {}
+    for line in stderr.splitlines():
+        if not line.startswith("import time:"):
+            continue
+        _, cumulative, name = (part.strip() for part in line.split("|"))
+        if name.startswith("horizontal.checks"):
+            found[name] = int(cumulative) / 1000
+    return found
+
+
+@dataclass
+class Side:
+    """Runs of one side of the comparison."""
+
+    wall: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+
+    def add(self, wall_and_cpu: tuple[float, float]) -> None:
+        self.wall.append(wall_and_cpu[0])
+        self.cpu.append(wall_and_cpu[1])
+
+
+def whole_command(rounds: int) -> tuple[Side, Side, dict[str, float]]:
+    """``check --deploy`` with and without horizontal, interleaved; and imports."""
+    with tempfile.TemporaryDirectory() as scratch:
+        Path(scratch, "bench_settings_without_horizontal.py").write_text(WITHOUT_HORIZONTAL)
+        with_env = _env("testproject.settings_production", scratch)
+        without_env = _env("bench_settings_without_horizontal", scratch, scratch)
+        _time_command(with_env)  # warm the file system cache and write the bytecode
+        _time_command(without_env)
+        with_side, without_side = Side(), Side()
+        for _ in range(rounds):
+            with_side.add(_time_command(with_env))
+            without_side.add(_time_command(without_env))
+        imports = _import_ms(with_env)
+    return with_side, without_side, imports
+
+
+def _median_seconds(func: Callable[[], Any], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        func()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def in_process(runs: int = 200) -> tuple[float, float, float, list[tuple[float, str]]]:
+    os.environ.update(PRODUCTION_ENV)
+    os.environ["DJANGO_SETTINGS_MODULE"] = "testproject.settings_production"
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.core.checks import run_checks
+    from django.core.checks.registry import registry
+
+    def ours() -> None:
+        run_checks(include_deployment_checks=True, tags=["horizontal"], databases=[])
+
+    def djangos_deploy() -> None:
+        run_checks(include_deployment_checks=True, databases=[])
+
+    # The first run is what one `check --deploy` pays: lazy imports, parsed sources.
+    started = time.perf_counter()
+    ours()
+    first = time.perf_counter() - started
+
+    own = [
+        check
+        for check in registry.get_checks(include_deployment_checks=True)
+        if "horizontal" in check.tags
+    ]
+    slowest = sorted(
+        (
+            (_median_seconds(lambda c=check: c(app_configs=None, databases=[]), runs), name)
+            for check in own
+            for name in [f"{check.__module__}.{check.__name__}"]
+        ),
+        reverse=True,
+    )[:5]
+    return first, _median_seconds(ours, runs), _median_seconds(djangos_deploy, runs), slowest
+
+
+def main() -> None:
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 21
+    with_side, without_side, imports = whole_command(rounds)
+    print(f"manage.py check --deploy on testproject production settings, {rounds} runs each")
+    for figure in ("wall", "cpu"):
+        with_runs, without_runs = getattr(with_side, figure), getattr(without_side, figure)
+        with_ms = statistics.median(with_runs) * 1000
+        without_ms = statistics.median(without_runs) * 1000
+        low, _, high = (q * 1000 for q in statistics.quantiles(without_runs, n=4))
+        print(f"  {figure} time, median")
+        print(f"    without horizontal  {without_ms:7.1f} ms   (quartiles {low:.0f}-{high:.0f})")
+        print(f"    with horizontal     {with_ms:7.1f} ms")
+        print(
+            f"    added               {with_ms - without_ms:7.1f} ms   (budget < {BUDGET_MS:.0f})"
+            f"   ratio {with_ms / without_ms:.2f}x"
+        )
+    print("  import of each horizontal.checks module, cumulative (one run):")
+    for name, ms in sorted(imports.items(), key=lambda item: -item[1]):
+        print(f"    {ms:8.1f} ms  {name}")
+
+    first, ours, djangos, slowest = in_process()
+    print("in process (checks only, no start-up)")
+    print(f"  horizontal's checks {first * 1000:7.2f} ms   first run, as in one command")
+    print(f"  horizontal's checks {ours * 1000:7.2f} ms   median of 200 warm runs")
+    print(f"  all deploy checks   {djangos * 1000:7.2f} ms   warm, Django's and horizontal's")
+    print(f"  share               {ours / djangos:7.0%}")
+    print("  slowest of horizontal's check functions:")
+    for seconds, name in slowest:
+        print(f"    {seconds * 1e6:8.0f} µs  {name}")
+
+
+if __name__ == "__main__":
+    main()
