@@ -60,9 +60,12 @@ class SessionMiddleware(DjangoSessionMiddleware):
 
     @staticmethod
     def _store_failed_in_closed_mode(request: HttpRequest, response: HttpResponseBase) -> bool:
+        # Only a server error is replaced: a view that caught the store error and
+        # answered on purpose keeps its answer.
         session: Any = getattr(request, "session", None)
         return (
-            getattr(session, "store_error", None) is not None
+            response.status_code >= 500
+            and getattr(session, "store_error", None) is not None
             and not getattr(response, "session_store_unavailable", False)
             and failure_policy() == "closed"
         )

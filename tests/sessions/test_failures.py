@@ -7,11 +7,17 @@ import time
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.cache import caches as django_caches
 from django.test import Client, override_settings
 
 from horizontal import sessions
 from horizontal.sessions import SessionStore, SessionStoreUnavailable
-from horizontal.sessions_redis import pack
+from horizontal.sessions_redis import (
+    DEFAULT_SOCKET_CONNECT_TIMEOUT,
+    DEFAULT_SOCKET_TIMEOUT,
+    pack,
+)
+from tests.sessions.conftest import redis_caches
 
 COOKIE_KEY = "k" * 32
 
@@ -112,6 +118,46 @@ def test_open_login_that_cannot_write_is_503_not_a_fake_login():
     User.objects.create_user("ann", password="pw")
     response = Client().post("/accounts/login/", {"username": "ann", "password": "pw"})
     assert response.status_code == 503
+
+
+@pytest.mark.usefixtures("closed_port_sessions")
+def test_closed_turns_a_500_from_another_middleware_into_503(settings):
+    settings.MIDDLEWARE = [
+        "horizontal.middleware.SessionMiddleware",
+        "django.contrib.auth.middleware.AuthenticationMiddleware",
+        "tests.sessions.middleware.ReadsUserMiddleware",
+    ]
+    client = Client(raise_request_exception=False)
+    client.cookies["sessionid"] = COOKIE_KEY
+    response = client.get("/accounts/whoami/")
+    assert response.status_code == 503
+    assert response["Retry-After"].isdigit()
+
+
+def test_alias_without_timeouts_still_fails_fast(own_redis, key_prefix):
+    # No SOCKET_*TIMEOUT on the alias: the store bounds its own pool, and leaves the
+    # cache's pool as configured.
+    caches = redis_caches(own_redis.url, key_prefix)
+    caches["default"]["OPTIONS"] = {}
+    with override_settings(CACHES=caches):
+        store = SessionStore()
+        store["a"] = 1
+        store.save()
+        pool_kwargs = store._redis.client.connection_pool.connection_kwargs
+        assert pool_kwargs["socket_timeout"] == DEFAULT_SOCKET_TIMEOUT
+        assert pool_kwargs["socket_connect_timeout"] == DEFAULT_SOCKET_CONNECT_TIMEOUT
+        cache_pool = django_caches["default"].client.get_client(write=True).connection_pool
+        assert not cache_pool.connection_kwargs.get("socket_timeout")
+
+        own_redis.pause()  # the port stays open; nothing answers
+        try:
+            started = time.monotonic()
+            with pytest.raises(SessionStoreUnavailable):
+                SessionStore(store.session_key).load()
+            assert time.monotonic() - started < 1
+        finally:
+            own_redis.resume()
+        assert SessionStore(store.session_key)["a"] == 1  # and it recovers
 
 
 # -- corrupt data ----------------------------------------------------------------
