@@ -57,3 +57,10 @@ def test_nested_app_paths_are_scanned_once():
     outer = fake_app("project", CORPUS / "project")
     inner = fake_app("shop", CORPUS / "project" / "shop")
     assert project_app_paths([outer, inner]) == [(CORPUS / "project").resolve()]
+
+
+def test_registered_as_a_deploy_check_only():
+    from django.core.checks.registry import registry
+
+    assert check_code in registry.get_checks(include_deployment_checks=True)
+    assert check_code not in registry.get_checks(include_deployment_checks=False)

@@ -27,3 +27,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # ok: a comp
     DATABASES["default"]["OPTIONS"] = {"timeout": 20}
 
 SESSION_ENGINE = "django.contrib.sessions.backends.db"  # ok: shared
+
+DEBUG = os.environ.get("DEBUG") == "1"
+if DEBUG:
+    EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"  # ok: DEBUG only
+CACHE_BACKEND = (
+    "django.core.cache.backends.locmem.LocMemCache"  # ok: DEBUG only
+    if DEBUG
+    else "django.core.cache.backends.redis.RedisCache"
+)
