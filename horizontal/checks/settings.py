@@ -23,7 +23,7 @@ import os
 import sys
 import threading
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -289,7 +289,7 @@ W045 = checks.Warning(
 
 def W046(reason: str) -> checks.Warning:
     return checks.Warning(
-        f"django_cron's CacheLock {reason}: two instances can run the same job.",
+        f"django_cron's CacheLock {reason}: instances run the same job.",
         hint="Have cron call 'manage.py runjob' (one run per slot) instead of runcrons.",
         obj="DJANGO_CRON_LOCK_BACKEND",
         id="horizontal.W046",
@@ -370,7 +370,10 @@ def _backends(setting: Mapping[str, Any]) -> Iterator[tuple[str, object]]:
 
 def _local_caches() -> set[str]:
     """Aliases the project declared per-instance on purpose (HORIZONTAL_LOCAL_CACHES)."""
-    return set(conf.LOCAL_CACHES)
+    try:
+        return set(conf.LOCAL_CACHES)
+    except TypeError:
+        return set()  # not a list: horizontal.E001 says so on the same run
 
 
 def _cache_aliases_using(known: Sequence[str]) -> list[str]:
@@ -535,15 +538,25 @@ def _connections_per_process(alias: str) -> int:
     if not pool:
         return 1
     if isinstance(pool, Mapping):
-        size = pool.get("max_size") or pool.get("min_size") or PSYCOPG_POOL_DEFAULT_SIZE
-        return int(size)
+        size = pool.get("max_size") or pool.get("min_size")
+        if isinstance(size, int) and size >= 1:
+            return size
     return PSYCOPG_POOL_DEFAULT_SIZE
+
+
+def _count(read: Callable[[], int | None]) -> int | None:
+    """A ``horizontal.conf`` count, or ``None`` when it is unusable (E001/E002 say why)."""
+    try:
+        value = read()
+    except (TypeError, ValueError):
+        return None
+    return value if value is not None and value >= 1 else None
 
 
 def _demand(alias: str) -> Demand:
     return Demand(
-        instances=conf.EXPECTED_INSTANCES,
-        processes=conf.PROCESSES_PER_INSTANCE,
+        instances=_count(lambda: conf.EXPECTED_INSTANCES),
+        processes=_count(lambda: conf.PROCESSES_PER_INSTANCE),
         per_process=_connections_per_process(alias),
     )
 
@@ -663,9 +676,9 @@ def check_django_cron_cache_lock(
     alias = getattr(settings, "DJANGO_CRON_CACHE", "default")
     backend = (settings.CACHES.get(alias) or {}).get("BACKEND")
     if _is_a(backend, NOT_SHARED_CACHES):
-        return [W046(f"uses cache {alias!r}, which is not shared")]
+        return [W046(f"uses local cache {alias!r}")]
     # On a shared cache it still reads, then sets: both instances can read "free".
-    return [W046("is a get-then-set, not atomic")]
+    return [W046("is not atomic")]
 
 
 def _embedded_celery_beat() -> bool:

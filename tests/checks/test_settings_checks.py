@@ -339,7 +339,7 @@ def test_django_cron_cache_lock_on_a_local_cache_says_so() -> None:
         if m.id.startswith("horizontal.W04")
     ]
     assert warning.id == "horizontal.W046"
-    assert "'cron', which is not shared" in warning.msg
+    assert "uses local cache 'cron'" in warning.msg
 
 
 def test_django_cron_database_lock_is_not_flagged() -> None:
@@ -493,3 +493,67 @@ def test_every_deploy_check_is_registered_deploy_only() -> None:
     assert own == []
     assert len(deploy) == 21
     assert all("horizontal" in c.tags for c in deploy)
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"HORIZONTAL_EXPECTED_INSTANCES": "many"},
+        {"HORIZONTAL_PROCESSES_PER_INSTANCE": 0},
+        {"HORIZONTAL_LOCAL_CACHES": 5},
+    ],
+)
+def test_invalid_horizontal_settings_do_not_crash_the_deploy_run(changes: dict[str, Any]) -> None:
+    """E001/E002 report them on the same run; the deploy checks must still finish."""
+    with override_settings(**{**SHARED, **changes}):
+        messages = checks.run_checks(
+            tags=["horizontal"], include_deployment_checks=True, databases=[]
+        )
+    assert {m.id for m in messages if m.level >= checks.ERROR} <= {
+        "horizontal.E001",
+        "horizontal.E002",
+    }
+
+
+# -- the message contract (Django's topic guide): msg < 80 chars, no newline, one-line hint
+
+
+def every_message() -> list[checks.CheckMessage]:
+    alias = "default"
+    demand = settings_checks.Demand(instances=12, processes=8, per_process=10)
+    builders = [
+        settings_checks.W001(alias, implicit=True),
+        settings_checks.W001(alias, implicit=False),
+        settings_checks.W002(alias),
+        settings_checks.W003(alias),
+        settings_checks.W010,
+        settings_checks.W011(alias),
+        settings_checks.W030(alias),
+        settings_checks.W031(alias),
+        settings_checks.W032(alias),
+        settings_checks.I033(alias, demand),
+        settings_checks.W034(alias, demand, 500),
+        settings_checks.I035(alias, demand, 500),
+        settings_checks.W040(alias),
+        settings_checks.W041(alias, implicit=True),
+        settings_checks.W041(alias, implicit=False),
+        settings_checks.W042(alias),
+        settings_checks.W043,
+        settings_checks.W044,
+        settings_checks.W045,
+        settings_checks.W046("uses local cache 'default'"),
+        settings_checks.W046("is not atomic"),
+        settings_checks.W047,
+        settings_checks.W050("settings.py:12"),
+        settings_checks.W051("file"),
+        settings_checks.W052("EMAIL_BACKEND"),
+    ]
+    return builders
+
+
+@pytest.mark.parametrize("message", every_message(), ids=lambda m: m.id)
+def test_message_follows_the_contract(message: checks.CheckMessage) -> None:
+    assert len(message.msg) < 80, message.msg
+    assert "\n" not in message.msg
+    assert message.hint and "\n" not in message.hint
+    assert message.id.startswith("horizontal.")
