@@ -33,10 +33,6 @@ LOCK_FACTORIES = frozenset(
         "multiprocessing.RLock",
         "asyncio.Lock",
         "asyncio.Semaphore",
-        "Lock",
-        "RLock",
-        "Semaphore",
-        "BoundedSemaphore",
     }
 )
 HOST_LOCKS = frozenset({"fcntl.flock", "fcntl.lockf", "filelock.FileLock", "filelock.SoftFileLock"})

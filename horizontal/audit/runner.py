@@ -138,35 +138,83 @@ def scan_paths(
     exclude: Collection[str] = (),
 ) -> AuditResult:
     """Audit files and trees; finding paths are relative to ``base`` (default: cwd)."""
-    base_dir = os.path.abspath(base or os.getcwd())
     wanted = set(categories) if categories is not None else set(CATEGORIES)
-    result = AuditResult()
-    settings_groups: dict[str, list[PythonModule]] = {}
-    texts: dict[str, list[str]] = {}
+    scan = Scan(os.path.abspath(base or os.getcwd()), wanted)
     seen: set[str] = set()
     for root in paths:
         for path in iter_files(Path(root), exclude):
             absolute = os.path.abspath(path)
-            if absolute in seen:
-                continue
-            seen.add(absolute)
-            name = relative(absolute, base_dir)
-            result.files += 1
-            for finding in _scan_file(path, name, wanted, settings_groups, texts, result):
-                _keep(finding, texts, result)
-    if "settings" in wanted:
-        for group in settings_groups.values():
-            for finding in find_settings_problems(group, uses_cache=result.uses_cache):
-                _keep(finding, texts, result)
-    result.findings.sort()
-    return result
+            if absolute not in seen:
+                seen.add(absolute)
+                scan.file(path, relative(absolute, scan.base))
+    return scan.finish()
 
 
-def _keep(finding: Finding, texts: dict[str, list[str]], result: AuditResult) -> None:
-    if is_suppressed(finding, texts.get(finding.path, [])):
-        result.suppressed += 1
-    else:
-        result.findings.append(finding)
+@dataclass
+class Scan:
+    """One audit run: what was read (for suppressions) and what settings were seen."""
+
+    base: str
+    wanted: set[str]
+    result: AuditResult = field(default_factory=AuditResult)
+    texts: dict[str, list[str]] = field(default_factory=dict)
+    settings_groups: dict[str, list[PythonModule]] = field(default_factory=dict)
+
+    def file(self, path: Path, name: str) -> None:
+        self.result.files += 1
+        findings = self.python(path, name) if name.endswith(".py") else self.other(path, name)
+        for finding in findings:
+            self.keep(finding)
+
+    def finish(self) -> AuditResult:
+        # Settings are judged per package, after every module of it has been read.
+        if "settings" in self.wanted:
+            for group in self.settings_groups.values():
+                for finding in find_settings_problems(group, uses_cache=self.result.uses_cache):
+                    self.keep(finding)
+        self.result.findings.sort()
+        return self.result
+
+    def keep(self, finding: Finding) -> None:
+        if is_suppressed(finding, self.texts.get(finding.path, [])):
+            self.result.suppressed += 1
+        else:
+            self.result.findings.append(finding)
+
+    def other(self, path: Path, name: str) -> Iterator[Finding]:
+        detector = text_detector(name)
+        text = _read(path) if detector else None
+        if detector is None or text is None:
+            return
+        self.texts[name] = text.splitlines()
+        yield from (f for f in detector(name, text) if f.category in self.wanted)
+
+    def python(self, path: Path, name: str) -> Iterator[Finding]:
+        text = _read(path)
+        if text is None:
+            return
+        if not self.result.uses_cache and any(marker in text for marker in CACHE_USE):
+            self.result.uses_cache = True
+        settings = "settings" in self.wanted and is_settings_path(name)
+        lines = hot_lines(text)
+        if lines is None and not settings:
+            return
+        module = PythonModule.parse(name, text, lines or ())
+        if module is None:
+            return
+        self.texts[name] = module.lines
+        if settings:
+            self.settings_groups.setdefault(posixpath.dirname(name), []).append(module)
+        yield from self._detect(module)
+
+    def _detect(self, module: PythonModule) -> Iterator[Finding]:
+        seen: set[tuple[int, str]] = set()  # two detectors may agree on a line
+        for detector in PYTHON_DETECTORS:
+            for finding in detector(module):
+                key = (finding.line, finding.category)
+                if finding.category in self.wanted and key not in seen:
+                    seen.add(key)
+                    yield finding
 
 
 def _read(path: Path) -> str | None:
@@ -174,56 +222,3 @@ def _read(path: Path) -> str | None:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-
-
-def _scan_file(
-    path: Path,
-    name: str,
-    wanted: set[str],
-    settings_groups: dict[str, list[PythonModule]],
-    texts: dict[str, list[str]],
-    result: AuditResult,
-) -> Iterator[Finding]:
-    if name.endswith(".py"):
-        yield from _scan_python(path, name, wanted, settings_groups, texts, result)
-        return
-    detector = text_detector(name)
-    if detector is None:
-        return
-    text = _read(path)
-    if text is None:
-        return
-    texts[name] = text.splitlines()
-    yield from (f for f in detector(name, text) if f.category in wanted)
-
-
-def _scan_python(
-    path: Path,
-    name: str,
-    wanted: set[str],
-    settings_groups: dict[str, list[PythonModule]],
-    texts: dict[str, list[str]],
-    result: AuditResult,
-) -> Iterator[Finding]:
-    text = _read(path)
-    if text is None:
-        return
-    if not result.uses_cache and any(marker in text for marker in CACHE_USE):
-        result.uses_cache = True
-    settings = "settings" in wanted and is_settings_path(name)
-    lines = hot_lines(text)
-    if lines is None and not settings:
-        return
-    module = PythonModule.parse(name, text, lines or ())
-    if module is None:
-        return
-    texts[name] = module.lines
-    if settings:
-        settings_groups.setdefault(posixpath.dirname(name), []).append(module)
-    seen: set[tuple[int, str]] = set()
-    for detector in PYTHON_DETECTORS:
-        for finding in detector(module):
-            key = (finding.line, finding.category)
-            if finding.category in wanted and key not in seen:
-                seen.add(key)
-                yield finding
