@@ -49,6 +49,7 @@ class SessionMiddleware(DjangoSessionMiddleware):
         if self._store_failed_in_closed_mode(request, response):
             # The error was raised somewhere that turned it into a 500 (another
             # middleware, a template) before process_exception could see it.
+            failure_log.failure("request", request.session.store_error)
             return session_unavailable_response()
         try:
             return super().process_response(request, response)

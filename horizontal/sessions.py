@@ -103,7 +103,7 @@ class _RateLimitedLog:
             suppressed, self._suppressed, self._last = self._suppressed, 0, now
         logger.error(
             "Session store unavailable (%s, policy %r): %s: %s "
-            "[%d more failures in the last %.0f s not logged]",
+            "[%d failures not logged since the previous line; at most one line per %.0f s]",
             action,
             failure_policy(),
             type(error).__name__,

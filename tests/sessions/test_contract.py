@@ -238,3 +238,40 @@ def test_async_unknown_key_loads_empty():
         return store.session_key
 
     assert run(scenario) is None
+
+
+def test_async_mapping_helpers_load_once_and_save():
+    async def scenario():
+        store = SessionStore()
+        await store.aupdate({"a": 1, "b": 2})
+        assert await store.asetdefault("c", 3) == 3
+        await store.aset_test_cookie()
+        await store.asave()
+        loaded = SessionStore(store.session_key)
+        assert await loaded.ahas_key("a")
+        assert sorted(await loaded.akeys()) == ["a", "b", "c", "testcookie"]
+        assert await loaded.atest_cookie_worked()
+        await loaded.adelete_test_cookie()
+        assert await loaded.apop("b") == 2
+        assert not await loaded.aget_expire_at_browser_close()
+        assert (await loaded.aget_expiry_date()) > timezone.now()
+        await loaded.asave()
+        return store.session_key
+
+    key = run(scenario)
+    assert dict(SessionStore(key).items()) == {"a": 1, "c": 3}
+
+
+def test_sync_mapping_helpers():
+    store = SessionStore()
+    store.update({"a": 1})
+    store.setdefault("b", 2)
+    store.set_test_cookie()
+    store.save()
+    loaded = SessionStore(store.session_key)
+    assert loaded.test_cookie_worked()
+    loaded.delete_test_cookie()
+    assert loaded.pop("a") == 1
+    assert "b" in loaded and loaded.has_key("b")
+    loaded.save()
+    assert dict(SessionStore(store.session_key).items()) == {"b": 2}
