@@ -6,7 +6,9 @@ dictionary lookup on an empty string and does nothing.
 
 Actions: ``sleep:SECONDS``, ``exit`` (``os._exit(137)``, like a kill -9 of ourselves,
 with no cleanup), ``stop`` (SIGSTOP ourselves: a test resumes us with SIGCONT),
-``raise`` (``RuntimeError``).
+``raise`` (``RuntimeError``). ``exit_once:PATH`` and ``stop_once:PATH`` act only if the
+file PATH exists, and remove it first: a test arms one process at one moment by creating
+the file.
 """
 
 from __future__ import annotations
@@ -33,6 +35,13 @@ def hit(name: str) -> None:
     action = _parse(spec).get(name)
     if not action:
         return
+    if action.startswith(("exit_once:", "stop_once:")):
+        kind, _, path = action.partition(":")
+        try:
+            os.remove(path)
+        except FileNotFoundError:
+            return
+        action = kind.removesuffix("_once")
     if action.startswith("sleep:"):
         time.sleep(float(action.removeprefix("sleep:")))
     elif action == "exit":

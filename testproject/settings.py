@@ -42,6 +42,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
 ]
 
+if env("HORIZONTAL_CHAOS") == "1":
+    INSTALLED_APPS.append("testproject.chaos")  # the chaos suite's workload only
+
 ROOT_URLCONF = "testproject.urls"
 WSGI_APPLICATION = "testproject.wsgi.application"
 TEMPLATES = [

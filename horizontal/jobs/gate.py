@@ -7,12 +7,14 @@ heartbeat). Every function here runs in its own short transaction on
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 
 from horizontal.conf import conf
 from horizontal.db import Claim
 from horizontal.instance import instance_id
 from horizontal.jobs.registry import Job
+from horizontal.jobs.slots import format_slot
 from horizontal.leases import run_statement
 from horizontal.models import JobRun
 
@@ -93,6 +95,28 @@ def running_other(job: Job, slot: str) -> JobRun | None:
         .exclude(slot=slot)
         .order_by("-claimed_at")
         .first()
+    )
+
+
+def crashed_slots(job: Job, now: dt.datetime) -> list[str]:
+    """Older slots whose run stopped heartbeating, within the job's window, oldest first.
+
+    A crash leaves the row ``running`` with an expired claim; the next ``runjob`` (or the
+    scheduler's next poll) re-claims it with a higher token, so nothing is lost to a
+    kill -9 even under catch-up policies that only look at the latest tick.
+    """
+    horizon = format_slot(now - job.window)
+    return list(
+        JobRun.objects.using(conf.DATABASE)
+        .filter(
+            job=job.name,
+            status=JobRun.Status.RUNNING,
+            expires_at__lt=now,
+            slot__gte=horizon,
+            slot__endswith="Z",
+        )
+        .order_by("slot")
+        .values_list("slot", flat=True)[:100]
     )
 
 

@@ -53,8 +53,9 @@ def _mysql_admin(database: str | None = None) -> Any:
 
 
 class ScratchDatabase:
-    def __init__(self, vendor: str) -> None:
+    def __init__(self, vendor: str, extra_env: dict[str, str] | None = None) -> None:
         self.vendor = vendor
+        self.extra_env = extra_env or {}
         self.name = f"hz_{uuid.uuid4().hex[:10]}"
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         if vendor == "sqlite":
@@ -70,7 +71,7 @@ class ScratchDatabase:
 
     @property
     def env(self) -> dict[str, str]:
-        return {"DATABASE_URL": self.url}
+        return {"DATABASE_URL": self.url, **self.extra_env}
 
     def create(self) -> ScratchDatabase:
         if self.vendor == "postgresql":
@@ -116,6 +117,6 @@ class ScratchDatabase:
         finally:
             conn.close()
 
-    def reset(self) -> None:
-        for table in TABLES:
+    def reset(self, tables: tuple[str, ...] = TABLES) -> None:
+        for table in tables:
             self.query(f"DELETE FROM {table}")

@@ -1,0 +1,32 @@
+"""``chaos_tick``: a job every second that writes an effect and a fenced update.
+
+Failpoints ``mid_job`` and ``before_fenced_write`` let the chaos suite pause or kill a
+runner at those moments (with ``HORIZONTAL_DEBUG_FAILPOINTS``).
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import F
+
+from horizontal import failpoints
+from horizontal.jobs import Run, job
+from testproject.chaos.models import FencedWrite, SharedCounter, TickEffect
+
+
+@job("chaos_tick", schedule="* * * * * *", catchup="all", window=600, overlap="allow")
+def chaos_tick(run: Run) -> None:
+    """Record one effect for the slot and bump the shared counter, fenced."""
+    failpoints.hit("mid_job")
+    with transaction.atomic():
+        if run.effect(f"chaos:{run.slot}"):
+            TickEffect.objects.create(slot=run.slot, token=run.token, owner=run.owner)
+    failpoints.hit("before_fenced_write")
+    with transaction.atomic():
+        run.fence(
+            SharedCounter.objects.filter(pk=1),
+            value=F("value") + 1,
+            last_slot=run.slot,
+            last_token=run.token,
+        )
+        FencedWrite.objects.create(slot=run.slot, token=run.token, owner=run.owner)

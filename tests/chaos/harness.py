@@ -1,0 +1,243 @@
+"""The chaos harness of RELIABILITY.md: N real scheduler processes, faults, a checker.
+
+Each worker is ``manage.py runscheduler --jobs chaos_tick`` with its own instance id and
+the test timings (TTL 3 s, renew 1 s, renew deadline 2 s, poll 0.5 s). The workload
+(``testproject/chaos``) runs a job every second that commits one effect row (no unique
+constraint, so duplicates show) and a fenced update of a shared row whose history is
+logged. After a heal-and-settle phase the checker reads the tables and computes the
+metrics; any non-zero D, S, M or T fails.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.support.databases import ScratchDatabase
+from tests.support.processes import PYTHON, ROOT, child_env
+
+TTL = 3.0
+POLL = 0.5
+CHAOS_ENV = {
+    "HORIZONTAL_CHAOS": "1",
+    "HORIZONTAL_LEASE_TTL": str(TTL),
+    "HORIZONTAL_DEBUG_FAILPOINTS": "1",
+}
+CHAOS_TABLES = (
+    "chaos_tickeffect",
+    "chaos_fencedwrite",
+    "chaos_sharedcounter",
+    "horizontal_effect",
+    "horizontal_jobrun",
+    "horizontal_lease",
+)
+_LEADER = re.compile(r"leader: acquired \S+ \(token (\d+)\) at ([\d.]+)")
+
+
+@dataclass
+class Worker:
+    name: str
+    process: subprocess.Popen[bytes]
+    log: Path
+    trigger_dir: Path
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def leader_since(self) -> list[tuple[int, float]]:
+        return [(int(t), float(at)) for t, at in _LEADER.findall(self.output())]
+
+    def arm(self, action: str) -> None:
+        """Create this worker's one-shot failpoint trigger (``exit`` or ``stop``)."""
+        (self.trigger_dir / f"{self.name}.{action}").touch()
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+
+@dataclass
+class Metrics:
+    duplicates: int
+    lost: int
+    stale_accepted: int
+    token_regressions: int
+    stuck: int
+    slots: int
+    attempts_lost: int = 0
+    failover: list[float] = field(default_factory=list)
+
+    def line(self) -> str:
+        failover = ", ".join(f"{f:.2f}s" for f in self.failover) or "-"
+        return (
+            f"slots={self.slots} D={self.duplicates} L={self.lost} "
+            f"S={self.stale_accepted} M={self.token_regressions} T={self.stuck} "
+            f"Z_rejected={self.attempts_lost} F=[{failover}]"
+        )
+
+
+def _utc(value: object) -> dt.datetime:
+    if isinstance(value, str):
+        value = dt.datetime.fromisoformat(value)
+    assert isinstance(value, dt.datetime)
+    return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
+
+
+class Cluster:
+    def __init__(self, database: ScratchDatabase, workers: int) -> None:
+        self.database = database
+        self.dir = Path(tempfile.mkdtemp(prefix="hz-chaos-"))
+        self.workers: list[Worker] = []
+        database.reset(CHAOS_TABLES)
+        database.query(
+            "INSERT INTO chaos_sharedcounter (id, value, last_slot, last_token) "
+            "VALUES (1, 0, '', 0)"
+        )
+        for i in range(workers):
+            self.start_worker(f"w{i}")
+
+    def start_worker(self, name: str) -> Worker:
+        log = self.dir / f"{name}.log"
+        points = ",".join(
+            f"{point}={action}_once:{self.dir / f'{name}.{action}'}"
+            for point, action in (("mid_job", "stop"), ("before_fenced_write", "exit"))
+        )
+        env = child_env(
+            {
+                **self.database.env,
+                **CHAOS_ENV,
+                "HORIZONTAL_INSTANCE_ID": name,
+                "HORIZONTAL_FAILPOINTS": points,
+            }
+        )
+        process = subprocess.Popen(
+            [
+                PYTHON,
+                str(ROOT / "manage.py"),
+                "runscheduler",
+                "--jobs",
+                "chaos_tick",
+                "--poll",
+                str(POLL),
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log.open("ab"),
+            stderr=subprocess.STDOUT,
+        )
+        worker = Worker(name, process, log, self.dir)
+        self.workers = [w for w in self.workers if w.name != name] + [worker]
+        return worker
+
+    def leader(self, timeout: float = 30) -> Worker:
+        """The worker holding leadership now (the latest acquire among live workers)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            rows = self.database.query(
+                "SELECT owner FROM horizontal_lease WHERE name = 'horizontal:scheduler'"
+            )
+            if rows:
+                for worker in self.workers:
+                    if worker.name == rows[0][0] and worker.alive:
+                        return worker
+            time.sleep(0.1)
+        raise AssertionError("no leader within the timeout")
+
+    def new_leader_after(self, since: float, old: Worker, timeout: float = 30) -> float:
+        """Seconds from ``since`` (wall clock) until another worker became leader."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            times = [
+                at
+                for w in self.workers
+                if w is not old
+                for _, at in w.leader_since()
+                if at >= since
+            ]
+            if times:
+                return min(times) - since
+            time.sleep(0.1)
+        raise AssertionError("no new leader within the timeout")
+
+    def stop_all(self, timeout: float = 30) -> None:
+        for worker in self.workers:
+            if worker.alive:
+                os.kill(worker.process.pid, signal.SIGCONT)
+                worker.process.send_signal(signal.SIGTERM)
+        for worker in self.workers:
+            try:
+                worker.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                worker.process.kill()
+                worker.process.wait()
+
+    def wait_for_slots(self, count: int, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            done = self.database.query("SELECT count(DISTINCT slot) FROM chaos_tickeffect")
+            if done[0][0] >= count:
+                return
+            time.sleep(0.5)
+        raise AssertionError(f"fewer than {count} slots ran within {timeout} s")
+
+    def settle(self, seconds: float = TTL * 2 + 2) -> None:
+        """Heal-and-settle: let expired claims be re-claimed and in-flight runs finish."""
+        time.sleep(seconds)
+
+    def db_now(self) -> dt.datetime:
+        sql = {
+            "postgresql": "SELECT clock_timestamp()",
+            "mysql": "SELECT UTC_TIMESTAMP(6)",
+            "sqlite": "SELECT strftime('%Y-%m-%d %H:%M:%f', 'now')",
+        }[self.database.vendor]
+        return _utc(self.database.query(sql)[0][0])
+
+    def stuck_runs(self) -> int:
+        """T, on the live cluster: runs whose claim expired over a TTL ago, not re-claimed."""
+        now = self.db_now()
+        rows = self.database.query(
+            "SELECT expires_at FROM horizontal_jobrun WHERE job = 'chaos_tick' "
+            "AND status = 'running'"
+        )
+        return sum(1 for (expires,) in rows if _utc(expires) < now - dt.timedelta(seconds=TTL))
+
+    def metrics(self, stuck: int) -> Metrics:
+        db = self.database
+        counts = dict(db.query("SELECT slot, count(*) FROM chaos_tickeffect GROUP BY slot"))
+        duplicates = sum(n - 1 for n in counts.values() if n > 1)
+        slots = sorted(counts)
+        lost = 0
+        if slots:
+            first = dt.datetime.strptime(slots[0], "%Y-%m-%dT%H:%M:%SZ")
+            last = dt.datetime.strptime(slots[-1], "%Y-%m-%dT%H:%M:%SZ")
+            expected = int((last - first).total_seconds()) + 1
+            lost = expected - len(counts)
+        # S: per slot, a fenced write accepted after one with a higher token.
+        stale = 0
+        highest: dict[str, int] = defaultdict(int)
+        for slot, token in db.query("SELECT slot, token FROM chaos_fencedwrite ORDER BY id"):
+            if token < highest[slot]:
+                stale += 1
+            highest[slot] = max(highest[slot], token)
+        # M: a run's token must equal its attempt count (each re-claim adds exactly one),
+        # and the leader lease's token must be at least the number of acquisitions seen.
+        regressions = db.query(
+            "SELECT count(*) FROM horizontal_jobrun WHERE job = 'chaos_tick' "
+            "AND token > 0 AND token <> attempt"
+        )[0][0]
+        acquisitions = sorted(t for w in self.workers for t, _ in w.leader_since())
+        regressions += sum(
+            1 for a, b in zip(acquisitions, acquisitions[1:], strict=False) if b <= a
+        )
+        attempts_lost = sum(w.output().count("claim lost") for w in self.workers)
+        return Metrics(
+            duplicates, lost, stale, int(regressions), int(stuck), len(slots), attempts_lost
+        )

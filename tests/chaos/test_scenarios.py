@@ -1,0 +1,148 @@
+"""RELIABILITY.md scenarios against real processes and real databases.
+
+Each scenario prints its metrics line (run pytest with -s to see them) and fails on any
+non-zero D (duplicates), S (stale writes accepted), M (token regressions) or T (stuck
+runs), on lost slots, and on a failover slower than TTL + poll + 1 s.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from tests.chaos.harness import POLL, TTL, Cluster, Metrics
+from tests.support.databases import ScratchDatabase
+
+pytestmark = [pytest.mark.multiprocess, pytest.mark.chaos]
+
+SLOTS = int(os.environ.get("CHAOS_SLOTS", "60"))
+FAILOVER_BOUND = TTL + POLL + 1.0
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql", "mysql"])
+def chaos_db(request: pytest.FixtureRequest) -> Iterator[ScratchDatabase]:
+    from tests.chaos.harness import CHAOS_ENV
+
+    database = ScratchDatabase(request.param, extra_env=CHAOS_ENV).create()
+    yield database
+    database.drop()
+
+
+def assert_clean(metrics: Metrics, name: str) -> None:
+    print(f"\n{name} [{metrics.slots} slots]: {metrics.line()}")
+    assert metrics.duplicates == 0, metrics.line()
+    assert metrics.stale_accepted == 0, metrics.line()
+    assert metrics.token_regressions == 0, metrics.line()
+    assert metrics.stuck == 0, metrics.line()
+    assert metrics.lost == 0, metrics.line()
+    for seconds in metrics.failover:
+        assert seconds <= FAILOVER_BOUND, metrics.line()
+
+
+def test_f1_no_faults(chaos_db: ScratchDatabase) -> None:
+    cluster = Cluster(chaos_db, workers=8)
+    try:
+        cluster.wait_for_slots(SLOTS, timeout=SLOTS * 3 + 30)
+        stuck = cluster.stuck_runs()
+    finally:
+        cluster.stop_all()
+    metrics = cluster.metrics(stuck)
+    assert_clean(metrics, f"F1 no faults, 8 workers, {chaos_db.vendor}")
+    assert metrics.slots >= SLOTS
+
+
+def test_f2_leader_paused_mid_job_past_its_ttl(chaos_db: ScratchDatabase) -> None:
+    cluster = Cluster(chaos_db, workers=4)
+    try:
+        cluster.wait_for_slots(5, timeout=60)
+        zombie = cluster.leader()
+        zombie.arm("stop")  # SIGSTOPs itself at its next mid_job failpoint
+        deadline = time.monotonic() + 30
+        while _state(zombie.process.pid) != "T" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _state(zombie.process.pid) == "T", "the leader did not stop at the failpoint"
+        paused_at = time.time()
+        time.sleep(3 * TTL)
+        failover = cluster.new_leader_after(paused_at, zombie)
+        os.kill(zombie.process.pid, signal.SIGCONT)
+        cluster.settle()
+        stuck = cluster.stuck_runs()
+    finally:
+        cluster.stop_all()
+    metrics = cluster.metrics(stuck)
+    metrics.failover.append(failover)
+    assert_clean(metrics, f"F2 SIGSTOP leader 3xTTL mid-job, {chaos_db.vendor}")
+    assert metrics.attempts_lost >= 1, "the resumed zombie's write was not rejected"
+    zombie_rows = chaos_db.query(
+        "SELECT count(*) FROM chaos_fencedwrite f WHERE f.owner = %s AND f.token < "
+        "(SELECT max(token) FROM horizontal_jobrun r WHERE r.slot = f.slot)",
+        (zombie.name,),
+    )
+    assert zombie_rows[0][0] == 0
+
+
+def test_f3_leader_killed_before_its_fenced_write(chaos_db: ScratchDatabase) -> None:
+    cluster = Cluster(chaos_db, workers=4)
+    try:
+        cluster.wait_for_slots(5, timeout=60)
+        victim = cluster.leader()
+        victim.arm("exit")  # os._exit(137) at its next before_fenced_write failpoint
+        victim.process.wait(30)
+        killed_at = time.time()
+        failover = cluster.new_leader_after(killed_at, victim)
+        cluster.settle()
+        stuck = cluster.stuck_runs()
+    finally:
+        cluster.stop_all()
+    metrics = cluster.metrics(stuck)
+    metrics.failover.append(failover)
+    assert_clean(metrics, f"F3 kill -9 at before_fenced_write, {chaos_db.vendor}")
+    assert victim.process.returncode == 137
+
+
+def test_f5_sigterm_hands_over_within_one_poll(chaos_db: ScratchDatabase) -> None:
+    cluster = Cluster(chaos_db, workers=4)
+    try:
+        cluster.wait_for_slots(5, timeout=60)
+        leaving = cluster.leader()
+        token_before = max(t for t, _ in leaving.leader_since())
+        stopped_at = time.time()
+        leaving.process.send_signal(signal.SIGTERM)
+        leaving.process.wait(30)
+        handover = cluster.new_leader_after(stopped_at, leaving)
+        successor = cluster.leader()
+        cluster.settle(TTL)
+        stuck = cluster.stuck_runs()
+    finally:
+        cluster.stop_all()
+    metrics = cluster.metrics(stuck)
+    assert_clean(metrics, f"F5 SIGTERM leader (hand-over {handover:.2f}s), {chaos_db.vendor}")
+    assert handover < TTL, f"hand-over took {handover:.2f} s"
+    assert min(t for t, _ in successor.leader_since()) == token_before + 1
+
+
+def test_f4_all_killed_then_restarted_catches_up(chaos_db: ScratchDatabase) -> None:
+    cluster = Cluster(chaos_db, workers=3)
+    try:
+        cluster.wait_for_slots(5, timeout=60)
+        for worker in cluster.workers:
+            worker.process.send_signal(signal.SIGKILL)
+            worker.process.wait(10)
+        time.sleep(10)
+        for name in ("r0", "r1", "r2"):
+            cluster.start_worker(name)
+        cluster.settle(TTL * 2 + 6)
+        stuck = cluster.stuck_runs()
+    finally:
+        cluster.stop_all()
+    metrics = cluster.metrics(stuck)
+    assert_clean(metrics, f"F4 kill -9 all, restart after 10 s, {chaos_db.vendor}")
+
+
+def _state(pid: int) -> str:
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().rsplit(")", 1)[1].split()[0]
