@@ -13,8 +13,10 @@ missing key).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+import uuid
 import weakref
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -28,6 +30,7 @@ BUCKET_MISSING = "bucket_missing"
 CREDENTIALS_REFUSED = "credentials_refused"
 CREDENTIALS_MISSING = "credentials_missing"
 ACCESS_DENIED = "access_denied"
+CONDITIONAL_WRITES_UNSUPPORTED = "conditional_writes_unsupported"
 ERROR = "error"
 
 DEFAULT_TIMEOUT = 3.0
@@ -58,8 +61,16 @@ class Probe:
         return asdict(self)
 
 
-def probe(storage: Storage | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> Probe:
-    """Check that ``storage`` (``STORAGES["default"]``) answers, within ``timeout`` seconds."""
+def probe(
+    storage: Storage | None = None, *, timeout: float = DEFAULT_TIMEOUT, writes: bool = False
+) -> Probe:
+    """Check that ``storage`` (``STORAGES["default"]``) answers, within ``timeout`` seconds.
+
+    ``writes=True`` also creates a probe object twice with ``If-None-Match: *`` and
+    deletes it: the second write must be refused, or saves could overwrite each other
+    (``conditional_writes_unsupported``). Meant for a release step, not for every
+    readiness call.
+    """
     from storages.backends.s3 import S3Storage
 
     target = storages["default"] if storage is None else storage
@@ -68,8 +79,8 @@ def probe(storage: Storage | None = None, *, timeout: float = DEFAULT_TIMEOUT) -
     started = time.monotonic()
     outcome: list[BaseException | None] = []
     worker = threading.Thread(
-        target=_list_one_key,
-        args=(target, timeout, outcome),
+        target=_exercise,
+        args=(target, timeout, writes, outcome),
         name="horizontal-storage-probe",
         daemon=True,  # a wedged endpoint must not keep the process alive at exit
     )
@@ -83,15 +94,45 @@ def probe(storage: Storage | None = None, *, timeout: float = DEFAULT_TIMEOUT) -
     return _explain(outcome[0], target, seconds)
 
 
-def _list_one_key(storage: Any, timeout: float, outcome: list[BaseException | None]) -> None:
+class ConditionalWritesIgnored(Exception):
+    """The endpoint stored a second create-only write of one key."""
+
+
+def _exercise(
+    storage: Any, timeout: float, writes: bool, outcome: list[BaseException | None]
+) -> None:
     try:
-        _probe_client(storage, timeout).list_objects_v2(
-            Bucket=storage.bucket_name, Prefix=storage.location, MaxKeys=1
-        )
+        client = _probe_client(storage, timeout)
+        client.list_objects_v2(Bucket=storage.bucket_name, Prefix=storage.location, MaxKeys=1)
+        if writes:
+            _create_twice(client, storage)
     except Exception as exc:
         outcome.append(exc)
     else:
         outcome.append(None)
+
+
+def _create_twice(client: Any, storage: Any) -> None:
+    from botocore.exceptions import ClientError
+
+    key = storage._normalize_name(f".horizontal-probe/{uuid.uuid4().hex}")
+    create = {"Bucket": storage.bucket_name, "Key": key, "Body": b"", "IfNoneMatch": "*"}
+    try:
+        client.put_object(**create)
+        try:
+            client.put_object(**create)
+        except ClientError as error:
+            status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+            if status in (409, 412):
+                return  # refused, as S3 does: saves cannot overwrite each other
+            raise
+        raise ConditionalWritesIgnored(
+            f"a second If-None-Match: * write of {key!r} was accepted; set OPTIONS "
+            "conditional_writes=False (see horizontal.W064)"
+        )
+    finally:
+        with contextlib.suppress(Exception):  # best effort: the answer matters more
+            client.delete_object(Bucket=storage.bucket_name, Key=key)
 
 
 # One client per (storage, timeout): building a boto3 client costs tens of
@@ -150,6 +191,8 @@ def _explain(error: BaseException | None, storage: Any, seconds: float) -> Probe
         return Probe(False, UNREACHABLE, f"{where}: cannot connect ({error})", seconds)
     if isinstance(error, ReadTimeoutError):
         return Probe(False, TIMEOUT, f"{where}: connected, no answer ({error})", seconds)
+    if isinstance(error, ConditionalWritesIgnored):
+        return Probe(False, CONDITIONAL_WRITES_UNSUPPORTED, f"{where}: {error}", seconds)
     if isinstance(error, (NoCredentialsError, PartialCredentialsError)):
         return Probe(False, CREDENTIALS_MISSING, f"{where}: {error}", seconds)
     if isinstance(error, ClientError):
@@ -166,4 +209,6 @@ def _problem_for_code(code: str) -> str:
         return CREDENTIALS_REFUSED
     if code in _DENIED_CODES:
         return ACCESS_DENIED
+    if code == "NotImplemented":  # a server that rejects If-None-Match outright
+        return CONDITIONAL_WRITES_UNSUPPORTED
     return ERROR

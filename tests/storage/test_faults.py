@@ -96,6 +96,21 @@ def test_probe_reports_a_healthy_bucket(moto: MotoServer, bucket: str) -> None:
     assert bucket in result.detail
 
 
+def test_probe_with_writes_finds_create_only_writes_honoured_and_cleans_up(
+    moto: MotoServer, bucket: str
+) -> None:
+    result = probe(storage_at(moto.url, bucket=bucket, location="tenant"), timeout=3, writes=True)
+    assert result.ok, result
+    leftovers = moto.client().list_objects_v2(Bucket=bucket).get("Contents", [])
+    assert leftovers == []
+
+
+def test_probe_with_writes_reports_refused_credentials(strict_moto: MotoServer) -> None:
+    storage = storage_at(strict_moto.url, access_key="AKIAUNKNOWNKEY000000")
+    result = probe(storage, timeout=2, writes=True)
+    assert result.problem == storage_probe.CREDENTIALS_REFUSED
+
+
 def test_probe_reports_endpoint_down(closed_port: int) -> None:
     result = probe(storage_at(f"http://127.0.0.1:{closed_port}"), timeout=2)
     assert not result.ok
