@@ -13,6 +13,9 @@ class TickEffect(models.Model):
     owner = models.CharField(max_length=200)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    def __str__(self) -> str:
+        return f"{self.slot} token {self.token}"
+
 
 class SharedCounter(models.Model):
     """The shared row every run updates through ``run.fence``."""
@@ -21,6 +24,9 @@ class SharedCounter(models.Model):
     last_slot = models.CharField(max_length=64, default="")
     last_token = models.BigIntegerField(default=0)
 
+    def __str__(self) -> str:
+        return f"counter {self.value}"
+
 
 class FencedWrite(models.Model):
     """The history of accepted fenced writes, in commit order (for S: stale accepted)."""
@@ -28,3 +34,6 @@ class FencedWrite(models.Model):
     slot = models.CharField(max_length=64)
     token = models.BigIntegerField()
     owner = models.CharField(max_length=200)
+
+    def __str__(self) -> str:
+        return f"{self.slot} token {self.token} by {self.owner}"

@@ -11,6 +11,7 @@ metrics; any non-zero D, S, M or T fails.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import os
 import re
 import signal
@@ -234,9 +235,7 @@ class Cluster:
             "AND token > 0 AND token <> attempt"
         )[0][0]
         acquisitions = sorted(t for w in self.workers for t, _ in w.leader_since())
-        regressions += sum(
-            1 for a, b in zip(acquisitions, acquisitions[1:], strict=False) if b <= a
-        )
+        regressions += sum(1 for a, b in itertools.pairwise(acquisitions) if b <= a)
         attempts_lost = sum(w.output().count("claim lost") for w in self.workers)
         return Metrics(
             duplicates, lost, stale, int(regressions), int(stuck), len(slots), attempts_lost

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+from contextlib import suppress
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -44,7 +45,5 @@ class Command(BaseCommand):
 
         signal.signal(signal.SIGTERM, interrupt)
         signal.signal(signal.SIGINT, interrupt)
-        try:
+        with suppress(Interrupted):  # run() hands leadership back in its finally
             scheduler.run()
-        except Interrupted:
-            pass  # run() has handed leadership back in its finally
