@@ -19,6 +19,7 @@ See docs/sessions.md.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -35,7 +36,7 @@ from django.contrib.sessions.backends.base import (
     SessionBase,
     UpdateError,
 )
-from django.core.exceptions import ImproperlyConfigured
+from django.core.exceptions import AppRegistryNotReady, ImproperlyConfigured
 from django.db.models.signals import post_save
 from django.utils.crypto import get_random_string
 
@@ -424,7 +425,13 @@ def _end_sessions_on_password_change(
         end_user_sessions(instance)
 
 
-def _connect_password_change_receiver() -> None:
+def connect_signals() -> None:
+    """Connect the password-change receiver (idempotent; needs the app registry).
+
+    Called when this module is imported after the apps are ready (the session
+    middleware imports it) and from ``horizontal.checks.sessions``, which
+    ``HorizontalConfig.ready()`` imports in every process, management commands included.
+    """
     # Without django.contrib.auth there is no user model to watch, and a lazy sender
     # that never resolves would be reported by Django's own checks.
     if apps.is_installed("django.contrib.auth"):
@@ -435,4 +442,5 @@ def _connect_password_change_receiver() -> None:
         )
 
 
-_connect_password_change_receiver()
+with contextlib.suppress(AppRegistryNotReady):
+    connect_signals()

@@ -219,7 +219,16 @@ def _django_redis_cache(alias: str) -> Any:
             f"horizontal.sessions needs a django-redis cache ({DJANGO_REDIS_CACHE}) as "
             f"SESSION_CACHE_ALIAS {alias!r}; it is {config.get('BACKEND')!r}."
         )
-    return caches[alias]
+    from django_redis.client.sharded import ShardClient
+
+    cache = caches[alias]
+    if isinstance(cache.client, ShardClient):  # no single primary to read from
+        raise ImproperlyConfigured(
+            f"horizontal.sessions needs a django-redis client with one primary "
+            f"(DefaultClient, HerdClient, SentinelClient); SESSION_CACHE_ALIAS {alias!r} "
+            f"uses {type(cache.client).__name__}."
+        )
+    return cache
 
 
 def is_django_redis_backend(backend: str) -> bool:

@@ -16,9 +16,11 @@ from django.core import checks
 from django.core.checks import Tags
 from django.utils.module_loading import import_string
 
-# apps.ready imports this package in every process (web, runjob, changepassword...);
-# importing the engine here connects its password-change receiver everywhere.
-import horizontal.sessions  # noqa: F401
+from horizontal.sessions import connect_signals
+
+# apps.ready imports this package in every process (web, runjob, changepassword...),
+# so the engine's password-change receiver is connected everywhere.
+connect_signals()
 
 TAG = "horizontal"
 

@@ -17,7 +17,9 @@ from horizontal.sessions_redis import (
     DEFAULT_SOCKET_TIMEOUT,
     pack,
 )
-from tests.sessions.conftest import redis_caches
+from tests.sessions.conftest import SHARED_REDIS_URL, redis_caches
+
+SHARD_CLIENT = "django_redis.client.ShardClient"
 
 COOKIE_KEY = "k" * 32
 
@@ -198,3 +200,22 @@ def test_truncated_session_through_the_stack_is_anonymous_not_500(redis_sessions
     assert response.status_code == 200
     assert response.json()["user"] is None
     assert any(r.getMessage() == "Session data corrupted" for r in caplog.records)
+
+
+def test_sharded_client_is_refused_clearly(key_prefix):
+    from django.core.exceptions import ImproperlyConfigured
+
+    caches = redis_caches(SHARED_REDIS_URL, key_prefix, CLIENT_CLASS=SHARD_CLIENT)
+    with override_settings(CACHES=caches), pytest.raises(ImproperlyConfigured, match="Shard"):
+        SessionStore()
+
+
+def test_non_redis_alias_is_refused_clearly(key_prefix):
+    from django.core.exceptions import ImproperlyConfigured
+
+    caches = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    with (
+        override_settings(CACHES=caches),
+        pytest.raises(ImproperlyConfigured, match="django-redis"),
+    ):
+        SessionStore()
