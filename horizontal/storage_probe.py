@@ -1,5 +1,9 @@
 """A bounded, explaining probe of the S3 storage, for readiness views.
 
+Import it from here (``horizontal.storage_probe.probe``, also re-exported by
+``horizontal.storage``): this module loads boto3 only when the storage is S3, so a
+health view can import it in a project without the ``s3`` extra.
+
 ``probe()`` lists at most one key of the bucket with a dedicated client (one attempt,
 short timeouts) on a worker thread, and waits for it no longer than ``timeout``. It
 never raises for an S3 problem: it says which one it found, so a broken bucket is
@@ -71,10 +75,8 @@ def probe(
     (``conditional_writes_unsupported``). Meant for a release step, not for every
     readiness call.
     """
-    from storages.backends.s3 import S3Storage
-
     target = storages["default"] if storage is None else storage
-    if not isinstance(target, S3Storage):
+    if not _is_s3(target):
         return Probe(True, None, f"{type(target).__name__} is not S3; nothing to probe", 0.0)
     started = time.monotonic()
     outcome: list[BaseException | None] = []
@@ -92,6 +94,14 @@ def probe(
             False, TIMEOUT, f"{_where(target)} gave no answer within {timeout:g} s", seconds
         )
     return _explain(outcome[0], target, seconds)
+
+
+def _is_s3(storage: Storage) -> bool:
+    try:
+        from storages.backends.s3 import S3Storage
+    except ImportError:  # no "s3" extra installed: nothing here can be S3
+        return False
+    return isinstance(storage, S3Storage)
 
 
 class ConditionalWritesIgnored(Exception):
