@@ -87,7 +87,9 @@ class PythonModule:
                 stack.append((child, inner))
         if self.hot_lines:
             for node, scope in statements:
-                self._index_expressions(node, scope)
+                # A statement with no hot line anywhere in its span has nothing to index.
+                if self._hot(node.lineno, node.end_lineno or node.lineno):
+                    self._index_expressions(node, scope)
 
     def _index_expressions(self, node: ast.stmt, scope: Scope) -> None:
         for name, value in ast.iter_fields(node):
