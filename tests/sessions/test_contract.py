@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from asgiref.sync import async_to_sync
 from django.contrib.sessions.backends.base import CreateError, UpdateError
+from django.core.management import call_command
 from django.utils import timezone
 
 from horizontal.sessions import SessionStore
@@ -163,6 +164,14 @@ def test_must_create_on_an_existing_key_is_a_create_error():
 def test_clear_expired_is_a_no_op():
     assert SessionStore.clear_expired() is None
     assert async_to_sync(SessionStore.aclear_expired)() is None
+
+
+def test_clearsessions_command_runs_and_keeps_live_sessions():
+    store = SessionStore()
+    store["a"] = 1
+    store.save()
+    call_command("clearsessions")
+    assert SessionStore(store.session_key)["a"] == 1
 
 
 def test_stored_value_is_the_session_serializer_payload(redis_sessions):
