@@ -138,6 +138,9 @@ RULES: dict[str, Rule] = {
     "HORIZONTAL_SESSION_FALLBACK_ENGINE": Rule(
         lambda v: isinstance(v, str), "a module path", bool, "a module path", allow_none=True
     ),
+    "HORIZONTAL_SESSION_END_ON_PASSWORD_CHANGE": Rule(
+        lambda v: isinstance(v, bool), "True or False"
+    ),
     "HORIZONTAL_EXPECTED_INSTANCES": Rule(
         _is_count, "an integer", lambda v: v >= 1, "at least 1", allow_none=True
     ),

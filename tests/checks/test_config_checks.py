@@ -21,6 +21,7 @@ from django.test import override_settings
 
 from horizontal.checks import config as config_checks
 from horizontal.checks import jobs as job_checks
+from horizontal.conf import Settings
 from horizontal.jobs.registry import registry
 
 
@@ -50,6 +51,7 @@ def test_the_suite_settings_are_valid() -> None:
         ("HORIZONTAL_LOCAL_CACHES", "l1"),
         ("HORIZONTAL_LOCAL_CACHES", [1]),
         ("HORIZONTAL_DEBUG_FAILPOINTS", "yes"),
+        ("HORIZONTAL_SESSION_END_ON_PASSWORD_CHANGE", 1),
         ("HORIZONTAL_FAILPOINTS", ["after_claim=exit"]),
     ],
 )
@@ -144,6 +146,16 @@ def test_misspelt_setting_is_e009(typo: str, meant: str) -> None:
         [error] = config_checks.check_misspelt_settings()
     assert error.id == "horizontal.E009"
     assert meant in error.msg
+
+
+def test_every_setting_in_conf_has_a_rule() -> None:
+    """A new property in horizontal.conf needs its type checked here too."""
+    properties = {
+        f"HORIZONTAL_{name}"
+        for name, value in vars(Settings).items()
+        if isinstance(value, property)
+    }
+    assert properties <= set(config_checks.RULES)
 
 
 def test_unrelated_horizontal_name_is_left_alone() -> None:
