@@ -447,9 +447,14 @@ def _vendor(alias: str) -> str:
     return str(getattr(wrapper, "vendor", "unknown"))
 
 
+# Vendors with no server to reach: SQLite, Django's placeholder for "no DATABASES", and
+# backends we could not import.
+SERVERLESS_VENDORS = frozenset({"sqlite", "dummy", "unknown"})
+
+
 def _network_databases() -> list[str]:
-    """Aliases of databases reached over the network (everything but SQLite)."""
-    return [alias for alias in settings.DATABASES if _vendor(alias) != "sqlite"]
+    """Aliases of databases reached over the network."""
+    return [alias for alias in settings.DATABASES if _vendor(alias) not in SERVERLESS_VENDORS]
 
 
 def _options(alias: str) -> Mapping[str, Any]:

@@ -246,6 +246,13 @@ def test_budget_note_reads_web_concurrency(monkeypatch: pytest.MonkeyPatch) -> N
     assert "2 instances x 8 processes x 1 = 16" in note.msg
 
 
+@pytest.mark.parametrize("engine", ["django.db.backends.dummy", "not_installed.db.backend"])
+def test_serverless_or_unimportable_engines_get_nothing(engine: str) -> None:
+    databases = {"default": {"ENGINE": engine}}
+    assert deploy_ids(DATABASES=databases) == []
+    assert budget_notes(DATABASES=databases) == []
+
+
 def test_no_budget_note_for_sqlite() -> None:
     sqlite = {"ENGINE": "django.db.backends.sqlite3", "NAME": "db.sqlite3"}
     assert budget_notes(DATABASES={"default": sqlite}) == []
