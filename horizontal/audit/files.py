@@ -214,6 +214,28 @@ def _harmless(target: ast.AST) -> bool:
     return text.startswith(HARMLESS_TARGETS) or name in {"os.devnull", "sys.stdout", "sys.stderr"}
 
 
+PATH_BUILDERS = frozenset(
+    {"join", "Path", "PurePath", "walk", "listdir", "scandir", "glob", "iglob", "open", "exists"}
+)
+
+
+def _builds_local_path(module: PythonModule, media_root: ast.Attribute) -> bool:
+    """Is ``settings.MEDIA_ROOT`` used as a place on disk (joined, walked, opened, bound to a
+    name), rather than reported (``os.statvfs``) or handed to a checker?"""
+    function = module.scope(media_root).function
+    if function is None:
+        return False
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and node.value is media_root:
+            return True
+        if isinstance(node, ast.BinOp) and media_root in (node.left, node.right):
+            return True
+        if isinstance(node, ast.Call) and media_root in node.args:
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else dotted(node.func)
+            return last_part(name) in PATH_BUILDERS or (name or "").startswith("shutil")
+    return False
+
+
 def _local_storage_path(name: str) -> bool:
     """``default_storage.path()``: only local storage has paths (static files are in
     every image, so ``staticfiles_storage.path()`` is fine)."""
@@ -246,7 +268,7 @@ def _local_storage(module: PythonModule) -> Iterator[Finding]:
         assert isinstance(node, ast.Attribute)
         if node.attr != "MEDIA_ROOT" or module.scope(node).function is None:
             continue
-        if dotted(node.value) != "settings":
+        if dotted(node.value) != "settings" or not _builds_local_path(module, node):
             continue
         yield Finding(
             module.path,

@@ -322,10 +322,18 @@ def _assignments_to(function: FunctionNode, name: str) -> list[ast.AST]:
 
 
 def _guarded_lazy_init(function: FunctionNode, assignment: ast.AST, name: str) -> bool:
-    """Is the assignment inside ``if NAME is None`` / ``if not NAME`` (build once)?"""
+    """Build-once: the assignment sits under ``if NAME is None:``, or after a guard clause
+    ``if NAME is not None: return NAME``, or it only resets NAME to a constant."""
+    if isinstance(getattr(assignment, "value", None), ast.Constant):
+        return True  # NAME = None / False: a reset (tests, reconfiguration), not state
+    line = getattr(assignment, "lineno", 0)
     for node in ast.walk(function):
-        guarded = isinstance(node, ast.If) and _tests_unset(node.test, name)
-        if guarded and any(child is assignment for child in ast.walk(node)):
+        if not (isinstance(node, ast.If) and _tests_unset(node.test, name)):
+            continue
+        if any(child is assignment for child in ast.walk(node)):
+            return True
+        returns = bool(node.body) and isinstance(node.body[-1], ast.Return)
+        if returns and node.lineno < line:
             return True
     return False
 

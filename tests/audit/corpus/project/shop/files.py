@@ -27,6 +27,15 @@ def media_path(name):
     return os.path.join(settings.MEDIA_ROOT, "exports", name)  # expect: file-write
 
 
+def disk_usage():
+    return os.statvfs(settings.MEDIA_ROOT)  # ok: reports the disk, builds no path
+
+
+def orphans():
+    media_dir = settings.MEDIA_ROOT  # expect: file-write
+    return [name for _, _, names in os.walk(media_dir) for name in names]
+
+
 def export_frame(frame):
     frame.to_csv("/var/exports/latest.csv")  # expect: file-write
 

@@ -70,6 +70,22 @@ def client():
     return _client
 
 
+_engine = None
+
+
+def engine():
+    global _engine  # ok: build once behind a guard clause
+    if _engine is not None:
+        return _engine
+    _engine = object()
+    return _engine
+
+
+def reset_engine():
+    global _engine  # ok: a reset to None
+    _engine = None
+
+
 def local_only(rows):
     items = []  # ok: a local list
     for row in rows:
