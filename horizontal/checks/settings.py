@@ -207,8 +207,7 @@ def I033(alias: str, demand: Demand) -> checks.Info:
             "Keep it below the server's max_connections, with room for a rolling deploy; "
             "'check --deploy --database ALIAS' compares it."
             if demand.total is not None
-            else "Set HORIZONTAL_EXPECTED_INSTANCES and HORIZONTAL_PROCESSES_PER_INSTANCE "
-            "to have it compared with max_connections."
+            else f"Set {' and '.join(demand.missing)} to have it compared with max_connections."
         ),
         obj=f"DATABASES[{alias!r}]",
         id="horizontal.I033",
@@ -522,6 +521,16 @@ class Demand:
         if self.instances is None or self.processes is None:
             return None
         return self.instances * self.processes * self.per_process
+
+    @property
+    def missing(self) -> list[str]:
+        """The settings that would complete the total."""
+        names = []
+        if self.instances is None:
+            names.append("HORIZONTAL_EXPECTED_INSTANCES")
+        if self.processes is None:
+            names.append("HORIZONTAL_PROCESSES_PER_INSTANCE (or WEB_CONCURRENCY)")
+        return names
 
     def __str__(self) -> str:
         instances = self.instances or "N"

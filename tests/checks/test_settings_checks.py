@@ -51,6 +51,13 @@ SHARED: dict[str, Any] = {
 pytestmark = pytest.mark.filterwarnings("ignore:Overriding setting DATABASES")
 
 
+@pytest.fixture(autouse=True)
+def no_ambient_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checks read these variables; the machine running the tests may set them."""
+    for name in ("WEB_CONCURRENCY", "PGCONNECT_TIMEOUT"):
+        monkeypatch.delenv(name, raising=False)
+
+
 def deploy_ids(**changes: Any) -> list[str]:
     """Ids from this module's deploy checks under SHARED plus ``changes``."""
     own = [
@@ -192,8 +199,7 @@ def test_persistent_connections_fixed(fix: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("engine", ["django.db.backends.postgresql", "django.db.backends.mysql"])
-def test_no_connect_timeout_is_w032(engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("PGCONNECT_TIMEOUT", raising=False)
+def test_no_connect_timeout_is_w032(engine: str) -> None:
     database = {**POSTGRES, "ENGINE": engine, "OPTIONS": {}}
     assert deploy_ids(DATABASES={"default": database}) == ["horizontal.W032"]
 
@@ -228,6 +234,15 @@ def test_budget_note_without_numbers_names_the_formula() -> None:
     assert note.id == "horizontal.I033"
     assert note.level == checks.INFO
     assert "N instances x P processes x 1" in note.msg
+
+
+def test_budget_note_names_only_the_missing_setting() -> None:
+    [note] = budget_notes(HORIZONTAL_EXPECTED_INSTANCES=3)
+    assert "3 instances x P processes x 1" in note.msg
+    assert note.hint == (
+        "Set HORIZONTAL_PROCESSES_PER_INSTANCE (or WEB_CONCURRENCY) "
+        "to have it compared with max_connections."
+    )
 
 
 def test_budget_note_multiplies_pool_size() -> None:
