@@ -68,7 +68,9 @@ FILE_LOG_HANDLERS = re.compile(
     r"^logging\.(handlers\.)?(FileHandler|RotatingFileHandler|TimedRotatingFileHandler|"
     r"WatchedFileHandler)$"
 )
-RANDOM_KEYS = frozenset({"get_random_secret_key", "token_urlsafe", "token_hex", "urandom"})
+RANDOM_KEYS = frozenset(
+    {"get_random_secret_key", "get_random_string", "token_urlsafe", "token_hex", "urandom"}
+)
 
 
 def is_settings_path(path: str) -> bool:

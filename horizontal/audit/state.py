@@ -287,7 +287,8 @@ def _global_rebinding(module: PythonModule) -> Iterator[Finding]:
             if not assignments:
                 continue
             outside = reaches_outside(module, function)
-            if all(_guarded_lazy_init(function, a, name) for a in assignments):
+            # Globals declared together are built together: ``if A is None: A = ...; B = f(A)``.
+            if all(_guarded_lazy_init(function, a, node.names) for a in assignments):
                 if not outside:
                     continue  # lazy construction of a client or object: same everywhere
                 yield Finding(
@@ -321,14 +322,14 @@ def _assignments_to(function: FunctionNode, name: str) -> list[ast.AST]:
     return found
 
 
-def _guarded_lazy_init(function: FunctionNode, assignment: ast.AST, name: str) -> bool:
+def _guarded_lazy_init(function: FunctionNode, assignment: ast.AST, names: list[str]) -> bool:
     """Build-once: the assignment sits under ``if NAME is None:``, or after a guard clause
     ``if NAME is not None: return NAME``, or it only resets NAME to a constant."""
     if isinstance(getattr(assignment, "value", None), ast.Constant):
         return True  # NAME = None / False: a reset (tests, reconfiguration), not state
     line = getattr(assignment, "lineno", 0)
     for node in ast.walk(function):
-        if not (isinstance(node, ast.If) and _tests_unset(node.test, name)):
+        if not (isinstance(node, ast.If) and any(_tests_unset(node.test, n) for n in names)):
             continue
         if any(child is assignment for child in ast.walk(node)):
             return True

@@ -81,6 +81,18 @@ def engine():
     return _engine
 
 
+_js = None
+_js_hash = None
+
+
+def widget_js():
+    global _js, _js_hash  # ok: built together, once
+    if _js is None:
+        _js = b"console.log(1)"
+        _js_hash = hash(_js)
+    return _js, _js_hash
+
+
 def reset_engine():
     global _engine  # ok: a reset to None
     _engine = None
