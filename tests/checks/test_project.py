@@ -8,8 +8,10 @@
 
 from __future__ import annotations
 
+import importlib
 import secrets
 import subprocess
+import sys
 from typing import Any
 
 import django
@@ -119,3 +121,18 @@ def test_call_command_check_deploy_fails_under_a_bad_configuration(settings: Any
     with override_settings(CACHES=bad), pytest.raises(SystemCheckError) as raised:
         call_command("check", "--deploy", "--fail-level", "WARNING")
     assert "(horizontal.W001)" in str(raised.value)
+
+
+@pytest.mark.django_db(databases=["default", "postgresql", "mysql"])
+@pytest.mark.filterwarnings("ignore:Overriding setting DATABASES")
+def test_call_command_check_deploy_passes_under_the_production_settings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same module the processes above load, applied in process with override_settings."""
+    for name, value in PRODUCTION.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delitem(sys.modules, "testproject.settings_production", raising=False)
+    production = importlib.import_module("testproject.settings_production")
+    values = {name: value for name, value in vars(production).items() if name.isupper()}
+    with override_settings(**values):
+        call_command("check", "--deploy", "--fail-level", "WARNING")
