@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -21,7 +22,7 @@ import pytest
 
 from tests.support.databases import ScratchDatabase
 from tests.support.processes import Instance, gunicorn_instances, manage, start_gunicorn
-from tests.support.s3 import MotoServer
+from tests.support.s3 import MotoServer, SilentServer
 
 pytestmark = pytest.mark.multiprocess
 
@@ -176,6 +177,37 @@ def test_readiness_says_ok_then_names_a_missing_bucket(
         assert json.load(raised.value)["problem"] == "bucket_missing"
     finally:
         broken.stop()
+
+
+def test_an_instance_whose_endpoint_never_answers_fails_requests_within_the_bound(
+    project: tuple[dict[str, str], str],
+) -> None:
+    env, _ = project
+    silent = SilentServer()
+    bounds = {
+        "HORIZONTAL_S3_CONNECT_TIMEOUT": "0.5",
+        "HORIZONTAL_S3_READ_TIMEOUT": "1",
+        "HORIZONTAL_S3_MAX_ATTEMPTS": "1",
+    }
+    # One attempt: 0.5 s connect + up to 1 s for 100-continue + 1 s read.
+    bound = 2.5
+    wedged = start_gunicorn({**env, **bounds, "AWS_S3_ENDPOINT_URL": silent.url})
+    try:
+        started = time.monotonic()
+        with pytest.raises(urllib.error.HTTPError) as raised:
+            upload(wedged, "stuck.bin", b"x" * 1000)
+        assert raised.value.code == 500
+        assert time.monotonic() - started < bound + 2.0
+        assert b"ReadTimeoutError" in raised.value.read()  # testproject runs with DEBUG
+        started = time.monotonic()
+        with pytest.raises(urllib.error.HTTPError) as raised:
+            get(f"{wedged.url}/files/ready/?timeout=1")
+        assert raised.value.code == 503
+        assert json.load(raised.value)["problem"] == "endpoint_timeout"
+        assert time.monotonic() - started < 1 + 2.0
+    finally:
+        wedged.stop()
+        silent.close()
 
 
 def test_deploy_checks_say_when_files_are_local(project: tuple[dict[str, str], str]) -> None:
