@@ -17,7 +17,11 @@ from pathlib import Path
 from horizontal.audit import caches, concurrency, deploy, files, state
 from horizontal.audit.findings import CATEGORIES, Finding
 from horizontal.audit.prefilter import hot_lines
-from horizontal.audit.settings_modules import find_settings_problems, is_settings_path
+from horizontal.audit.settings_modules import (
+    find_settings_problems,
+    is_settings_path,
+    looks_like_settings,
+)
 from horizontal.audit.source import PythonModule
 from horizontal.audit.suppress import is_suppressed
 
@@ -195,7 +199,9 @@ class Scan:
             return
         if not self.result.uses_cache and any(marker in text for marker in CACHE_USE):
             self.result.uses_cache = True
-        settings = "settings" in self.wanted and is_settings_path(name)
+        settings = "settings" in self.wanted and (
+            is_settings_path(name) or looks_like_settings(text)
+        )
         lines = hot_lines(text)
         if lines is None and not settings:
             return

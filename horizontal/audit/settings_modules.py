@@ -20,7 +20,17 @@ SETTINGS_FILE = re.compile(r"(^|/)(settings[^/]*|[^/]*_settings|settings/[^/]+)\
 DEV_FILE = re.compile(
     r"(^|[/_])(dev|develop|development|local|test|tests|testing|ci|debug)\w*\.py$"
 )
-KNOWN_SETTINGS = ("INSTALLED_APPS", "DATABASES", "MIDDLEWARE", "ROOT_URLCONF", "SECRET_KEY")
+SETTINGS_MARKERS = (
+    "INSTALLED_APPS",
+    "DATABASES",
+    "SECRET_KEY",
+    "MIDDLEWARE",
+    "ALLOWED_HOSTS",
+    "DEFAULT_FILE_STORAGE",
+    "STORAGES",
+    "CACHES",
+)
+KNOWN_SETTINGS = (*SETTINGS_MARKERS, "ROOT_URLCONF")
 
 # (setting, backend string) -> what breaks with N instances
 BAD_VALUES: dict[tuple[str, str], str] = {
@@ -64,6 +74,7 @@ BAD_VALUES: dict[tuple[str, str], str] = {
 BACKEND_PROBLEMS: dict[str, tuple[str, str]] = {
     value: (setting, why) for (setting, value), why in BAD_VALUES.items()
 }
+LOCAL_STORAGE_CLASS = re.compile(r"^[\w.]+\.\w*FileSystemStorage$")
 FILE_LOG_HANDLERS = re.compile(
     r"^logging\.(handlers\.)?(FileHandler|RotatingFileHandler|TimedRotatingFileHandler|"
     r"WatchedFileHandler)$"
@@ -75,6 +86,13 @@ RANDOM_KEYS = frozenset(
 
 def is_settings_path(path: str) -> bool:
     return bool(SETTINGS_FILE.search(path))
+
+
+def looks_like_settings(text: str) -> bool:
+    """A module that assigns two or more core Django settings at column 0, whatever its
+    name (``docker/config.py``, ``conf/production.py``)."""
+    found = sum(1 for name in SETTINGS_MARKERS if f"\n{name} =" in text or f"\n{name}:" in text)
+    return found >= 2
 
 
 def is_dev_settings(path: str) -> bool:
@@ -127,7 +145,8 @@ def find_settings_problems(
                 "CRONJOBS (django-crontab) is installed into the crontab of every host that "
                 "runs 'crontab add'",
             )
-        yield from _implicit_defaults(module, settings, everything, uses_cache)
+        if not _star_imports(module):  # the value may well come from the imported module
+            yield from _implicit_defaults(module, settings, everything, uses_cache)
 
 
 def _bad_backends(module: PythonModule) -> Iterator[Finding]:
@@ -143,6 +162,9 @@ def _bad_backends(module: PythonModule) -> Iterator[Finding]:
         if text is None or id(node) in ignored:
             continue
         match = BACKEND_PROBLEMS.get(text)
+        if match is None and LOCAL_STORAGE_CLASS.search(text):
+            # A project's own subclass, named by convention (app.storage.FileSystemStorage).
+            match = BACKEND_PROBLEMS["django.core.files.storage.FileSystemStorage"]
         if match is None and FILE_LOG_HANDLERS.match(text):
             match = ("LOGGING", "logs go to a file on one host: each instance keeps a partial log")
         if match:
@@ -172,6 +194,13 @@ def _static_or_compared(tree: ast.AST) -> set[int]:
         for part in parts:
             ignored.update(id(child) for child in ast.walk(part))
     return ignored
+
+
+def _star_imports(module: PythonModule) -> bool:
+    return any(
+        isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
+        for node in module.tree.body
+    )
 
 
 def _is_debug(test: ast.AST) -> bool:

@@ -1,0 +1,8 @@
+"""Production settings for the image, under a name that does not say 'settings'."""
+
+import os
+
+DEBUG = False
+SECRET_KEY = os.environ["SECRET_KEY"]
+DATABASES = {"default": {"ENGINE": "django.db.backends.postgresql", "NAME": "shop"}}  # ok
+DEFAULT_FILE_STORAGE = "shop.storage.ProtectedFileSystemStorage"  # expect: settings
