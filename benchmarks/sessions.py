@@ -12,8 +12,9 @@ drift and noise from the machine hit all of them alike:
    the same cycle.
 3. The physical limit: redis-py ``GET`` + ``SET … EX`` of the bytes horizontal stores,
    on the same client, with no session logic at all.
-4. For transparency, the same GET + SET on the leaner per-command path that
-   horizontal.sessions uses (see ``SessionRedis._command``): the floor of our path.
+4. For transparency, the same GET + SET on the connection path horizontal.sessions
+   uses (``SessionRedis._command``: a connection per thread, no pool checkout per
+   command): the floor of our own path.
 
 Targets: horizontal >= 0.85x the raw cycle and >= 1.6x Django's cache engine. The
 async path (``aget``/``aset``/``asave``) is reported the same way against Django's
@@ -40,10 +41,9 @@ ROUNDS = int(os.environ.get("BENCH_ROUNDS", "25"))
 CYCLES = int(os.environ.get("BENCH_CYCLES", "400"))
 ASYNC_CYCLES = int(os.environ.get("BENCH_ASYNC_CYCLES", "200"))
 TARGET_VS_RAW = 0.85
-# The same two commands on the path horizontal.sessions uses for them (a pooled
-# connection, without redis-py's per-command retry/metrics wrapper): the floor of
-# our own path, shown so that the ratio against redis-py's API is not mistaken for
-# "no overhead at all".
+# The same two commands on the path horizontal.sessions uses for them (its own
+# connection per thread, no pool checkout per command): the floor of our own path,
+# shown so that the ratio against redis-py's API is not mistaken for "no overhead".
 LEAN_RAW = "GET+SET, horizontal's path"
 TARGET_VS_DJANGO = 1.6
 

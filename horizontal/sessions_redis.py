@@ -10,9 +10,8 @@ credentials, pool options, ``KEY_PREFIX``, ``VERSION`` and ``KEY_FUNCTION``.
 
 from __future__ import annotations
 
-import functools
-import inspect
 import json
+import os
 import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -23,6 +22,14 @@ from django.core.signals import setting_changed
 from django.core.signing import JSONSerializer as DjangoJSONSerializer
 from django.dispatch import receiver
 from django.utils.module_loading import import_string
+
+try:
+    from redis.exceptions import RedisError
+except ImportError:  # the [redis] extra is absent; SessionRedis() is never built then.
+
+    class RedisError(Exception):  # type: ignore[no-redef]
+        pass
+
 
 # Used when the alias sets no timeouts of its own: without them redis-py waits for
 # ever on a wedged server, and so does every request that touches its session.
@@ -155,7 +162,7 @@ class SessionRedis:
         self._key_prefix: str = cache.key_prefix
         self._version: int = cache.version
         self._pool = self.client.connection_pool
-        self._checkout = _checkout_function(self._pool)
+        self._local = threading.local()
         self.save_indexed = self.client.register_script(SAVE_INDEXED)
         self.end_user_sessions = self.client.register_script(END_USER_SESSIONS)
         self.delete_indexed = self.client.register_script(DELETE_INDEXED)
@@ -168,19 +175,33 @@ class SessionRedis:
         return self._command("SET", key, value, "EX", ttl, "NX" if create else "XX") is not None
 
     def _command(self, *args: Any) -> Any:
-        # The two commands on every request go straight to a pooled connection:
-        # redis-py's execute_command wraps each in retry, event and metrics machinery
-        # that costs about as much as the whole session logic, and buys nothing here
-        # (no retries: fail fast; errors are mapped by the store).
-        connection = self._checkout()
+        connection = self._connection()
         try:
             connection.send_command(*args)
             return connection.read_response()
         except BaseException:
-            connection.disconnect()  # a reply may be half read: never reuse it
+            connection.disconnect()  # a reply may be half read: never reuse the socket
             raise
-        finally:
-            self._pool.release(connection)
+
+    def _connection(self) -> Any:
+        """This thread's own connection for GET and SET, as Django keeps one database
+        connection per thread.
+
+        Not checked out of the pool per command: in redis-py 8 a checkout and release
+        (locks, metrics, a poll) cost more CPU than the GET and SET themselves. It has
+        the pool's settings (server, credentials, TLS, timeouts) but is not counted in
+        the pool's ``max_connections``: one connection per thread that uses sessions.
+        """
+        local = self._local
+        connection = getattr(local, "connection", None)
+        if connection is None or local.pid != os.getpid():  # first use, or a forked child
+            connection = self._pool.connection_class(**self._pool.connection_kwargs)
+            local.connection, local.pid = connection, os.getpid()
+        elif connection.is_connected and _has_unread_data(connection):
+            # Readable before anything was asked: the server closed it (restart, idle
+            # timeout). Start again on a new socket, as the pool does on checkout.
+            connection.disconnect()
+        return connection
 
     def key(self, namespace: str, name: str) -> str:
         return self._key_func(namespace + name, self._key_prefix, self._version)
@@ -195,15 +216,11 @@ class SessionRedis:
         return self.key(REVOKED_NAMESPACE, user_pk)
 
 
-def _checkout_function(pool: Any) -> Callable[[], Any]:
-    """``pool.get_connection`` as this redis-py version wants it called.
-
-    redis-py < 5.3 requires a command name; later versions warn when given one.
-    """
-    parameter = inspect.signature(pool.get_connection).parameters.get("command_name")
-    if parameter is None or parameter.default is not inspect.Parameter.empty:
-        return pool.get_connection
-    return functools.partial(pool.get_connection, "GET")
+def _has_unread_data(connection: Any) -> bool:
+    try:
+        return bool(connection.can_read())
+    except (OSError, RedisError):
+        return True
 
 
 def _django_redis_cache(alias: str) -> Any:

@@ -219,3 +219,34 @@ def test_non_redis_alias_is_refused_clearly(key_prefix):
         pytest.raises(ImproperlyConfigured, match="django-redis"),
     ):
         SessionStore()
+
+
+def test_next_request_after_a_redis_restart_just_works(own_redis, key_prefix):
+    # The thread's connection was closed by the old server; it must be noticed and
+    # replaced before use, not turned into one failed request.
+    with override_settings(CACHES=redis_caches(own_redis.url, key_prefix)):
+        store = SessionStore()
+        store["a"] = 1
+        store.save()
+        assert SessionStore(store.session_key)["a"] == 1
+        own_redis.kill(keep_data=True)
+        own_redis.start()
+        assert SessionStore(store.session_key)["a"] == 1
+
+
+def test_each_thread_has_its_own_connection(redis_sessions):
+    import threading
+
+    seen = []
+
+    def use_store():
+        store = SessionStore()
+        store.save()
+        seen.append(store._redis._local.connection)
+
+    threads = [threading.Thread(target=use_store) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len({id(connection) for connection in seen}) == 3
