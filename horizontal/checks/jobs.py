@@ -83,6 +83,15 @@ def E016(job: Job) -> checks.Error:
     )
 
 
+def E017(job: Job) -> checks.Error:
+    return checks.Error(
+        f"Job {job.name!r} has max_attempts={job.max_attempts!r}.",
+        hint="Give a whole number >= 1 (1: a failed slot is re-run only with --retry).",
+        obj=job.origin,
+        id="horizontal.E017",
+    )
+
+
 def job_errors(job: Job) -> list[checks.Error]:
     """Everything wrong with one job's registration."""
     errors = []
@@ -100,6 +109,8 @@ def job_errors(job: Job) -> list[checks.Error]:
         errors.append(E014(job))
     if job.ttl is not None and not (isinstance(job.ttl, int | float) and job.ttl > 0):
         errors.append(E015(job))
+    if not (isinstance(job.max_attempts, int) and job.max_attempts >= 1):
+        errors.append(E017(job))
     if job.name in registry.duplicates:
         errors.append(E012(job.name, registry.duplicates[job.name]))
     return errors

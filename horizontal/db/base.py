@@ -19,6 +19,7 @@ from django.db import DatabaseError
 # Statuses a claim may take over, keyed by why the caller is claiming. Fixed strings only:
 # they are spliced into SQL, never user input.
 RUNNING = "running"
+FAILED = "failed"
 
 
 class UnsupportedDatabase(Exception):
@@ -136,12 +137,19 @@ class Dialect:
 
     # -- job gate ------------------------------------------------------------------------
 
-    def _takeover_condition(self, reclaim_crashed: bool, statuses: tuple[str, ...]) -> str:
+    def _takeover_condition(
+        self, reclaim_crashed: bool, statuses: tuple[str, ...], max_attempts: int
+    ) -> str:
         parts = []
         if reclaim_crashed:
             parts.append(
                 f"(horizontal_jobrun.status = '{RUNNING}'"
                 f" AND horizontal_jobrun.expires_at <= {self.NOW})"
+            )
+        if max_attempts > 1:
+            parts.append(
+                f"(horizontal_jobrun.status = '{FAILED}'"
+                f" AND horizontal_jobrun.attempt < {int(max_attempts):d})"
             )
         if statuses:
             quoted = ", ".join(f"'{s}'" for s in statuses)
@@ -167,6 +175,7 @@ class Dialect:
         reclaim_crashed: bool,
         takeover_statuses: tuple[str, ...],
         skip_if_overlapping: bool,
+        max_attempts: int = 1,
     ) -> Claim | None:
         """Claim (job, slot) in one statement: insert, or take over a crashed/retryable row.
 
@@ -190,7 +199,7 @@ class Dialect:
                 attempt = horizontal_jobrun.attempt + 1, triggered_by = %s,
                 claimed_at = {self.NOW}, heartbeat_at = {self.NOW}, expires_at = {self.later()},
                 finished_at = NULL, error = ''
-            WHERE {self._takeover_condition(reclaim_crashed, takeover_statuses)}
+            WHERE {self._takeover_condition(reclaim_crashed, takeover_statuses, max_attempts)}
             RETURNING id, token, attempt
             """,
             params,

@@ -75,6 +75,7 @@ class MySQLDialect(Dialect):
         reclaim_crashed: bool,
         takeover_statuses: tuple[str, ...],
         skip_if_overlapping: bool,
+        max_attempts: int = 1,
     ) -> Claim | None:
         if skip_if_overlapping:
             cursor.execute(
@@ -105,7 +106,7 @@ class MySQLDialect(Dialect):
                 claimed_at = {self.NOW}, heartbeat_at = {self.NOW}, expires_at = {self.later()},
                 finished_at = NULL, error = ''
             WHERE job = %s AND slot = %s
-              AND ({self._takeover_condition(reclaim_crashed, takeover_statuses)})
+              AND ({self._takeover_condition(reclaim_crashed, takeover_statuses, max_attempts)})
             """,
             [owner, trigger, ttl_ms, job, slot],
         )
@@ -149,11 +150,12 @@ class MySQLDialect(Dialect):
         cursor.execute("RELEASE SAVEPOINT horizontal_effect", [])
         return True
 
-    def _takeover_condition(self, reclaim_crashed: bool, statuses: tuple[str, ...]) -> str:
+    def _takeover_condition(
+        self, reclaim_crashed: bool, statuses: tuple[str, ...], max_attempts: int
+    ) -> str:
         # MySQL's UPDATE here has no table alias to qualify with; the columns are unambiguous.
-        return (
-            super()._takeover_condition(reclaim_crashed, statuses).replace("horizontal_jobrun.", "")
-        )
+        condition = super()._takeover_condition(reclaim_crashed, statuses, max_attempts)
+        return condition.replace("horizontal_jobrun.", "")
 
     def xact_lock(self, cursor: Any, name: str, nowait: bool) -> bool:
         # GET_LOCK is session-scoped and survives COMMIT: on a persistent connection a missed

@@ -8,7 +8,11 @@ heartbeat). Every function here runs in its own short transaction on
 from __future__ import annotations
 
 import datetime as dt
+import operator
 from dataclasses import dataclass
+from functools import reduce
+
+from django.db.models import Q
 
 from horizontal.conf import conf
 from horizontal.db import Claim
@@ -67,6 +71,7 @@ def claim_slot(
             reclaim_crashed=job.reclaim_crashed or retry,
             takeover_statuses=statuses,
             skip_if_overlapping=job.overlap == "skip",
+            max_attempts=job.max_attempts,
         ),
     )
     if claim is None:
@@ -99,19 +104,27 @@ def running_other(job: Job, slot: str) -> JobRun | None:
 
 
 def crashed_slots(job: Job, now: dt.datetime) -> list[str]:
-    """Older slots whose run stopped heartbeating, within the job's window, oldest first.
+    """Slots to run again: crashed runs, and failed ones with attempts left (``max_attempts``).
+
+    Within the job's window, oldest first.
 
     A crash leaves the row ``running`` with an expired claim; the next ``runjob`` (or the
     scheduler's next poll) re-claims it with a higher token, so nothing is lost to a
     kill -9 even under catch-up policies that only look at the latest tick.
     """
+    conditions = []
+    if job.reclaim_crashed:
+        conditions.append(Q(status=JobRun.Status.RUNNING, expires_at__lt=now))
+    if job.max_attempts > 1:
+        conditions.append(Q(status=JobRun.Status.FAILED, attempt__lt=job.max_attempts))
+    if not conditions:
+        return []
     horizon = format_slot(now - job.window)
     return list(
         JobRun.objects.using(conf.DATABASE)
         .filter(
+            reduce(operator.or_, conditions),
             job=job.name,
-            status=JobRun.Status.RUNNING,
-            expires_at__lt=now,
             slot__gte=horizon,
             slot__endswith="Z",
         )

@@ -33,6 +33,7 @@ class Job:
     grace: dt.timedelta = dt.timedelta(minutes=10)
     window: dt.timedelta = dt.timedelta(days=1)
     reclaim_crashed: bool = True
+    max_attempts: int = 1
     description: str = ""
 
     @property
@@ -75,6 +76,7 @@ def job(
     grace: dt.timedelta | float = dt.timedelta(minutes=10),
     window: dt.timedelta | float = dt.timedelta(days=1),
     reclaim_crashed: bool = True,
+    max_attempts: int = 1,
 ) -> Callable[[Callable[[Run], Any]], Callable[[Run], Any]]:
     """Register ``func(run)`` as the job ``name``.
 
@@ -89,6 +91,9 @@ def job(
     - ``ttl``: seconds a claim lives without a heartbeat (``HORIZONTAL_LEASE_TTL``).
     - ``reclaim_crashed``: a run whose heartbeat stopped may be re-claimed, with a higher
       token, once its claim expires.
+    - ``max_attempts``: a slot whose run *raised* is re-run automatically by the next
+      ``runjob`` or scheduler poll until it has had this many attempts (default 1: a
+      failed slot is re-run only on purpose, with ``--retry``).
     """
 
     def decorator(func: Callable[[Run], Any]) -> Callable[[Run], Any]:
@@ -104,6 +109,7 @@ def job(
                 grace=_seconds(grace),
                 window=_seconds(window),
                 reclaim_crashed=reclaim_crashed,
+                max_attempts=max_attempts,
                 description=(func.__doc__ or "").strip().split("\n")[0],
             )
         )

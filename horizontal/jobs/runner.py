@@ -182,9 +182,8 @@ def run_job(name: str, *, slot: str | None = None, retry: bool = False) -> list[
     if job.schedule is None:
         raise InvalidSlot(f"job {name!r} has no schedule: name the slot with --slot")
     due, outcomes = due_slots(job, now)
-    if job.reclaim_crashed:
-        crashed = gate.crashed_slots(job, now)
-        due = [(JobRun.Trigger.RETRY, s) for s in crashed] + [d for d in due if d[1] not in crashed]
+    crashed = gate.crashed_slots(job, now)
+    due = [(JobRun.Trigger.RETRY, s) for s in crashed] + [d for d in due if d[1] not in crashed]
     for trigger, due_slot in due:
         outcomes.append(execute(job, due_slot, trigger=trigger, retry=retry, explicit=False))
     return outcomes

@@ -14,7 +14,10 @@ from horizontal.jobs import Run, job
 from testproject.chaos.models import FencedWrite, SharedCounter, TickEffect
 
 
-@job("chaos_tick", schedule="* * * * * *", catchup="all", window=600, overlap="allow")
+@job(
+    "chaos_tick", schedule="* * * * * *", catchup="all", window=600, overlap="allow",
+    max_attempts=5,
+)
 def chaos_tick(run: Run) -> None:
     """Record one effect for the slot and bump the shared counter, fenced."""
     failpoints.hit("mid_job")

@@ -82,6 +82,42 @@ def test_a_failed_run_is_recorded_and_rerun_only_with_retry(db_alias: str) -> No
     assert (row.status, row.attempt, row.trigger, row.error) == ("succeeded", 2, "retry", "")
 
 
+def test_max_attempts_reruns_a_failed_slot_without_retry(db_alias: str) -> None:
+    attempts = []
+
+    def transient(run: Run) -> None:
+        attempts.append(run.attempt)
+        if run.attempt < 3:
+            raise ConnectionError("provider timed out")
+
+    register("transient", transient, schedule="0 0 * * *", max_attempts=3)
+    outcomes = [run_job("transient")[-1] for _ in range(4)]
+    assert [o.status for o in outcomes] == ["failed", "failed", "succeeded", "taken"]
+    assert attempts == [1, 2, 3]
+    assert JobRun.objects.using(db_alias).get(job="transient").attempt == 3
+
+
+def test_max_attempts_also_reruns_older_failed_slots(db_alias: str) -> None:
+    register("older", schedule="* * * * *", max_attempts=2)
+    now = db_now()
+    old = format_slot(now.replace(second=0, microsecond=0) - dt.timedelta(minutes=5))
+    JobRun.objects.using(db_alias).create(
+        job="older",
+        slot=old,
+        status="failed",
+        owner="x",
+        token=1,
+        attempt=1,
+        trigger="schedule",
+        claimed_at=now,
+        heartbeat_at=now,
+        expires_at=now,
+        error="boom",
+    )
+    outcomes = run_job("older")
+    assert (outcomes[0].slot, outcomes[0].status, outcomes[0].token) == (old, "succeeded", 2)
+
+
 def test_a_crashed_claim_is_reclaimed_after_expiry_with_a_higher_token(db_alias: str) -> None:
     register("crashy", schedule="* * * * *", ttl=0.6)
     slot = format_slot(db_now().replace(second=0, microsecond=0))

@@ -47,6 +47,7 @@ def test_the_testproject_registrations_are_clean() -> None:
         ({"overlap": "queue"}, ["horizontal.E014"]),
         ({"ttl": 0}, ["horizontal.E015"]),
         ({"ttl": -5}, ["horizontal.E015"]),
+        ({"max_attempts": 0}, ["horizontal.E017"]),
     ],
 )
 def test_each_invalid_option_is_its_own_error(

@@ -201,16 +201,22 @@ def test_sigterm_hands_the_claim_back_for_an_immediate_takeover(
 ) -> None:
     seed(project_db, accounts=3, refunds=30)
     ttl = {"HORIZONTAL_LEASE_TTL": "30"}  # long: the takeover must not wait for expiry
-    leaving = spawn("runjob", "refund_balances", "--slot", TODAY,
-                    env=node_env(project_db, "leaving", BILLING_PAY_DELAY="0.1", **ttl))
+    leaving = spawn(
+        "runjob",
+        "refund_balances",
+        "--slot",
+        TODAY,
+        env=node_env(project_db, "leaving", BILLING_PAY_DELAY="0.1", **ttl),
+    )
     wait_for_paid(project_db, 3)
     leaving.send_signal(signal.SIGTERM)
     out, err = leaving.communicate(timeout=30)
     assert leaving.returncode == 4, out + err
     assert "interrupted, claim handed back" in err
     started = time.monotonic()
-    successor = manage("runjob", "refund_balances", "--slot", TODAY,
-                       env=node_env(project_db, "successor", **ttl))
+    successor = manage(
+        "runjob", "refund_balances", "--slot", TODAY, env=node_env(project_db, "successor", **ttl)
+    )
     assert "succeeded on successor (token 2, attempt 2)" in successor.stdout
     assert time.monotonic() - started < 15  # far below the 30 s TTL
     assert_paid_exactly_once(project_db, 30)
