@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from horizontal.audit.findings import CATEGORIES, Finding
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-DOCS_URL = "https://github.com/django-horizontal/django-horizontal/blob/main/docs/audit.md"
 FORMATS = ("text", "tsv", "json", "sarif")
 
 
@@ -47,8 +46,8 @@ def render_sarif(findings: Sequence[Finding]) -> dict[str, object]:
             "id": category.check_id,
             "name": category.name,
             "shortDescription": {"text": category.title},
+            # The fix travels with the rule; docs/audit.md has the long form.
             "help": {"text": category.fix},
-            "helpUri": f"{DOCS_URL}#{category.name}",
             "defaultConfiguration": {"level": category.level},
         }
         for category in CATEGORIES.values()
@@ -80,7 +79,6 @@ def render_sarif(findings: Sequence[Finding]) -> dict[str, object]:
                 "tool": {
                     "driver": {
                         "name": "horizontal-audit",
-                        "informationUri": DOCS_URL,
                         "rules": rules,
                     }
                 },
