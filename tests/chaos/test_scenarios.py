@@ -7,6 +7,7 @@ runs), on lost slots, and on a failover slower than TTL + poll + 1 s.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -141,6 +142,53 @@ def test_f4_all_killed_then_restarted_catches_up(chaos_db: ScratchDatabase) -> N
         cluster.stop_all()
     metrics = cluster.metrics(stuck)
     assert_clean(metrics, f"F4 kill -9 all, restart after 10 s, {chaos_db.vendor}")
+
+
+KILL_CONNECTIONS = {
+    "postgresql": [
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+    ],
+}
+
+
+def _kill_connections(db: ScratchDatabase) -> int:
+    if db.vendor == "postgresql":
+        return len(db.query(KILL_CONNECTIONS["postgresql"][0]))
+    conn = db.connect()
+    try:
+        cur = conn.cursor()
+        cur.execute(
+            "SELECT id FROM information_schema.processlist "
+            "WHERE db = DATABASE() AND id <> CONNECTION_ID()"
+        )
+        ids = [row[0] for row in cur.fetchall()]
+        for thread in ids:
+            with contextlib.suppress(Exception):  # it may have ended on its own meanwhile
+                cur.execute(f"KILL {int(thread)}")
+        return len(ids)
+    finally:
+        conn.close()
+
+
+def test_f8_every_worker_connection_killed(chaos_db: ScratchDatabase) -> None:
+    if chaos_db.vendor == "sqlite":
+        pytest.skip("SQLite has no server connections to kill")
+    cluster = Cluster(chaos_db, workers=4)
+    try:
+        cluster.wait_for_slots(5, timeout=60)
+        killed = 0
+        for _ in range(3):
+            killed += _kill_connections(chaos_db)
+            time.sleep(2)
+        assert killed >= 3
+        cluster.settle()
+        stuck = cluster.stuck_runs()
+        assert all(worker.alive for worker in cluster.workers), "a worker died"
+    finally:
+        cluster.stop_all()
+    metrics = cluster.metrics(stuck)
+    assert_clean(metrics, f"F8 {killed} connections killed, {chaos_db.vendor}")
 
 
 def _state(pid: int) -> str:
