@@ -47,6 +47,16 @@ LOCMEM_CACHE = ("django.core.cache.backends.locmem.LocMemCache",)
 FILE_CACHE = ("django.core.cache.backends.filebased.FileBasedCache",)
 DUMMY_CACHE = ("django.core.cache.backends.dummy.DummyCache",)
 NOT_SHARED_CACHES = LOCMEM_CACHE + FILE_CACHE + DUMMY_CACHE
+# Shared by design: classified without importing them or the single-instance classes.
+SHARED_CACHES = frozenset(
+    {
+        "django.core.cache.backends.redis.RedisCache",
+        "django.core.cache.backends.memcached.PyMemcacheCache",
+        "django.core.cache.backends.memcached.PyLibMCCache",
+        "django.core.cache.backends.db.DatabaseCache",
+        "django_redis.cache.RedisCache",
+    }
+)
 
 FILE_SESSIONS = ("django.contrib.sessions.backends.file.SessionStore",)
 CACHE_SESSIONS = (
@@ -375,12 +385,16 @@ def _local_caches() -> set[str]:
         return set()  # not a list: horizontal.E001 says so on the same run
 
 
+def _cache_is(backend: object, known: Sequence[str]) -> bool:
+    return backend not in SHARED_CACHES and _is_a(backend, known)
+
+
 def _cache_aliases_using(known: Sequence[str]) -> list[str]:
     local = _local_caches()
     return [
         alias
         for alias, backend in _backends(settings.CACHES)
-        if alias not in local and _is_a(backend, known)
+        if alias not in local and _cache_is(backend, known)
     ]
 
 
@@ -429,7 +443,9 @@ def check_session_cache_is_shared(
     # HORIZONTAL_LOCAL_CACHES does not excuse this one: a session cache must be shared.
     alias = settings.SESSION_CACHE_ALIAS
     config = settings.CACHES.get(alias)
-    passed = not isinstance(config, Mapping) or not _is_a(config.get("BACKEND"), NOT_SHARED_CACHES)
+    passed = not isinstance(config, Mapping) or not _cache_is(
+        config.get("BACKEND"), NOT_SHARED_CACHES
+    )
     return [] if passed else [W011(alias)]
 
 
@@ -689,7 +705,7 @@ def check_django_cron_cache_lock(
         return []
     alias = getattr(settings, "DJANGO_CRON_CACHE", "default")
     backend = (settings.CACHES.get(alias) or {}).get("BACKEND")
-    if _is_a(backend, NOT_SHARED_CACHES):
+    if _cache_is(backend, NOT_SHARED_CACHES):
         return [W046(f"uses local cache {alias!r}")]
     # On a shared cache it still reads, then sets: both instances can read "free".
     return [W046("is not atomic")]
@@ -759,24 +775,23 @@ def _assigned_value(node: ast.stmt, name: str) -> ast.expr | None:
 
 
 @cache
-def _parse(path: Path, mtime: float) -> ast.Module | None:
+def _parse(filename: str, mtime: float) -> ast.Module | None:
     try:
-        return ast.parse(path.read_bytes(), filename=str(path))
+        return ast.parse(Path(filename).read_bytes(), filename=filename)
     except (OSError, SyntaxError, ValueError):
         return None
 
 
-def _module_tree(module_name: str) -> tuple[Path, ast.Module] | None:
+def _module_tree(module_name: str) -> tuple[str, ast.Module] | None:
     module = sys.modules.get(module_name)
     filename = getattr(module, "__file__", None)
     if not filename or not filename.endswith(".py"):
         return None
-    path = Path(filename)
     try:
-        tree = _parse(path, path.stat().st_mtime)
+        tree = _parse(filename, os.stat(filename).st_mtime)
     except OSError:
         return None
-    return None if tree is None else (path, tree)
+    return None if tree is None else (filename, tree)
 
 
 def _imported_settings_modules(module_name: str, tree: ast.Module) -> Iterator[str]:
