@@ -115,15 +115,36 @@ def line_numbers(text: str, positions: Iterable[int]) -> list[int]:
 
 
 def container_names(text: str) -> tuple[set[str], set[str]]:
-    """Names bound to a container at column 0, and indented (class bodies, functions)."""
+    """Names bound to a container at column 0, and in a class body."""
     module_level: set[str] = set()
-    indented: set[str] = set()
+    class_level: set[str] = set()
     for needle in CONTAINER_NEEDLES:
         for position in find_all(text, needle):
             match = CONTAINER_LINE.match(line_of(text, position))
-            if match:
-                (indented if match.group(1) else module_level).add(match.group(2))
-    return module_level, indented - module_level
+            if match is None:
+                continue
+            if not match.group(1):
+                module_level.add(match.group(2))
+            elif in_class_body(text, position, len(match.group(1))):
+                class_level.add(match.group(2))
+    return module_level, class_level - module_level
+
+
+def in_class_body(text: str, position: int, indent: int) -> bool:
+    """Is the line at ``position`` (indented ``indent``) directly under a ``class``?
+
+    Walks back to the nearest less-indented code line: ``class`` means a class attribute,
+    anything else (``def``, ``if``, a bracket) a local or nested value.
+    """
+    end = text.rfind("\n", 0, position)
+    while end > 0:
+        start = text.rfind("\n", 0, end) + 1
+        line = text[start:end]
+        stripped = line.lstrip()
+        if stripped and not stripped.startswith(("#", "@")) and len(line) - len(stripped) < indent:
+            return stripped.startswith("class ")
+        end = start - 1
+    return False
 
 
 def mutation_positions(text: str) -> list[int]:
