@@ -97,6 +97,14 @@ def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def _is_str(value: object) -> bool:
+    return isinstance(value, str)
+
+
+def _is_bool(value: object) -> bool:
+    return isinstance(value, bool)
+
+
 def _is_count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -113,11 +121,9 @@ class Rule:
 
 
 RULES: dict[str, Rule] = {
-    "HORIZONTAL_DATABASE": Rule(
-        lambda v: isinstance(v, str), "a string", bool, "a DATABASES alias"
-    ),
+    "HORIZONTAL_DATABASE": Rule(_is_str, "a string", bool, "a DATABASES alias"),
     "HORIZONTAL_INSTANCE_ID": Rule(
-        lambda v: isinstance(v, str),
+        _is_str,
         "a string",
         lambda v: 0 < len(v) <= INSTANCE_ID_MAX_LENGTH and not any(c.isspace() for c in v),
         f"1 to {INSTANCE_ID_MAX_LENGTH} characters without whitespace",
@@ -126,21 +132,17 @@ RULES: dict[str, Rule] = {
     "HORIZONTAL_LEASE_TTL": Rule(
         _is_number, "a number of seconds", lambda v: v > 0, "greater than 0"
     ),
-    "HORIZONTAL_RELEASE": Rule(
-        lambda v: isinstance(v, str), "a string", bool, "a non-empty string", allow_none=True
-    ),
+    "HORIZONTAL_RELEASE": Rule(_is_str, "a string", bool, "a non-empty string", allow_none=True),
     "HORIZONTAL_SESSION_FAILURE": Rule(
-        lambda v: isinstance(v, str),
+        _is_str,
         "a string",
         lambda v: v in SESSION_FAILURE_MODES,
         " or ".join(repr(mode) for mode in SESSION_FAILURE_MODES),
     ),
     "HORIZONTAL_SESSION_FALLBACK_ENGINE": Rule(
-        lambda v: isinstance(v, str), "a module path", bool, "a module path", allow_none=True
+        _is_str, "a module path", bool, "a module path", allow_none=True
     ),
-    "HORIZONTAL_SESSION_END_ON_PASSWORD_CHANGE": Rule(
-        lambda v: isinstance(v, bool), "True or False"
-    ),
+    "HORIZONTAL_SESSION_END_ON_PASSWORD_CHANGE": Rule(_is_bool, "True or False"),
     "HORIZONTAL_EXPECTED_INSTANCES": Rule(
         _is_count, "an integer", lambda v: v >= 1, "at least 1", allow_none=True
     ),
@@ -151,8 +153,8 @@ RULES: dict[str, Rule] = {
         lambda v: isinstance(v, list | tuple) and all(isinstance(a, str) for a in v),
         "a list of cache aliases",
     ),
-    "HORIZONTAL_DEBUG_FAILPOINTS": Rule(lambda v: isinstance(v, bool), "True or False"),
-    "HORIZONTAL_FAILPOINTS": Rule(lambda v: isinstance(v, str), "a string"),
+    "HORIZONTAL_DEBUG_FAILPOINTS": Rule(_is_bool, "True or False"),
+    "HORIZONTAL_FAILPOINTS": Rule(_is_str, "a string"),
 }
 
 
