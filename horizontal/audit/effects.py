@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from horizontal.audit.source import DefNode, PythonModule, dotted, last_part
+from horizontal.audit.source import PythonModule, dotted, last_part
 
 # Method names that only make sense on a QuerySet/Manager/model instance.
 ORM_METHODS = frozenset(
@@ -103,7 +103,3 @@ def reaches_outside(
                 following |= local_callees(module, function)
         frontier = following
     return kinds
-
-
-def function_named(module: PythonModule, name: str) -> list[DefNode]:
-    return module.functions.get(name, [])

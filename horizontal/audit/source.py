@@ -13,8 +13,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
-DefNode = ast.FunctionDef | ast.AsyncFunctionDef
+# Scopes are defs: a lambda's body is an expression of the statement around it.
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class PythonModule:
     imports: dict[str, str] = field(default_factory=dict)
     scopes: dict[int, Scope] = field(default_factory=dict)  # id(node) -> Scope
     by_type: dict[type[ast.AST], list[ast.AST]] = field(default_factory=lambda: defaultdict(list))
-    functions: dict[str, list[DefNode]] = field(default_factory=lambda: defaultdict(list))
+    functions: dict[str, list[FunctionNode]] = field(default_factory=lambda: defaultdict(list))
     decorator_names: set[str] = field(default_factory=set)
 
     hot_lines: list[int] = field(default_factory=list)

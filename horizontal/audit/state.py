@@ -145,7 +145,7 @@ def mutated_key(module: PythonModule, target: ast.AST, function: FunctionNode) -
         return target.id
     if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
         owner = target.value.id
-        cls = module.scope(function).cls if not isinstance(function, ast.Lambda) else None
+        cls = module.scope(function).cls
         if owner in {"self", "cls"}:
             return f"{cls.name}.{target.attr}" if cls else None
         return f"{owner}.{target.attr}"
