@@ -16,6 +16,10 @@ from horizontal.sessions import (
 )
 from tests.sessions.conftest import redis_caches
 
+# Every test under its own key prefix: user ids repeat across concurrent test runs,
+# and so would the user index keys.
+pytestmark = pytest.mark.usefixtures("redis_sessions")
+
 
 class FakeUser:
     """Not a model instance: end_user_sessions must refuse it clearly."""
@@ -113,7 +117,6 @@ def test_end_user_sessions_refuses_what_is_not_a_saved_user(bad):
 
 
 @pytest.mark.django_db
-@pytest.mark.usefixtures("redis_sessions")
 @pytest.mark.parametrize("enabled", [True, False])
 def test_password_change_ends_sessions_when_enabled(settings, enabled):
     settings.HORIZONTAL_SESSION_END_ON_PASSWORD_CHANGE = enabled
