@@ -66,8 +66,12 @@ def own_redis() -> Iterator[RedisServer]:
 
 
 @pytest.fixture
-def closed_port_sessions(key_prefix: str) -> Iterator[None]:
-    """``horizontal.sessions`` pointed at a port nothing listens on."""
+def closed_port_sessions(key_prefix: str, redis_sessions: redis.Redis) -> Iterator[None]:
+    """``horizontal.sessions`` pointed at a port nothing listens on.
+
+    Set up after ``redis_sessions`` (a dependency) so that its CACHES win when a module
+    uses both.
+    """
     from tests.support.processes import free_port
 
     with override_settings(
