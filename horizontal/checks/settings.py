@@ -64,6 +64,15 @@ CACHE_SESSIONS = (
     "django.contrib.sessions.backends.cached_db.SessionStore",
 )
 
+# Engines whose sessions every instance reads, classified without imports.
+SHARED_SESSIONS = frozenset(
+    {
+        "django.contrib.sessions.backends.db.SessionStore",
+        "django.contrib.sessions.backends.signed_cookies.SessionStore",
+        "horizontal.sessions.SessionStore",
+    }
+)
+
 IN_MEMORY_CHANNEL_LAYERS = ("channels.layers.InMemoryChannelLayer",)
 # django.tasks (Django 6.0+) and its backport, django-tasks, ship the same two backends.
 IMMEDIATE_TASKS = (
@@ -398,8 +407,9 @@ def _cache_aliases_using(known: Sequence[str]) -> list[str]:
     ]
 
 
-def _session_store() -> str:
-    return f"{settings.SESSION_ENGINE}.SessionStore"
+def _session_store_is(known: Sequence[str]) -> bool:
+    store = f"{settings.SESSION_ENGINE}.SessionStore"
+    return store not in SHARED_SESSIONS and _is_a(store, known)
 
 
 def _uses_sessions() -> bool:
@@ -430,7 +440,7 @@ def check_dummy_caches(app_configs: Iterable[Any] | None = None, **kwargs: Any) 
 
 @checks.register(Tags.security, TAG, deploy=True)
 def check_file_sessions(app_configs: Iterable[Any] | None = None, **kwargs: Any) -> list[Any]:
-    passed = not _uses_sessions() or not _is_a(_session_store(), FILE_SESSIONS)
+    passed = not _uses_sessions() or not _session_store_is(FILE_SESSIONS)
     return [] if passed else [W010]
 
 
@@ -438,7 +448,7 @@ def check_file_sessions(app_configs: Iterable[Any] | None = None, **kwargs: Any)
 def check_session_cache_is_shared(
     app_configs: Iterable[Any] | None = None, **kwargs: Any
 ) -> list[Any]:
-    if not _uses_sessions() or not _is_a(_session_store(), CACHE_SESSIONS):
+    if not _uses_sessions() or not _session_store_is(CACHE_SESSIONS):
         return []
     # HORIZONTAL_LOCAL_CACHES does not excuse this one: a session cache must be shared.
     alias = settings.SESSION_CACHE_ALIAS
