@@ -40,6 +40,25 @@ CHAOS_TABLES = (
     "horizontal_jobrun",
     "horizontal_lease",
 )
+LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
+
+
+def skewed(spec: str) -> dict[str, str]:
+    """Environment that runs a worker on a fake wall clock (libfaketime: offset and rate).
+
+    The monotonic clock stays real: the interpreter's timed waits compute absolute
+    deadlines from it, and a faked one makes every ``Event.wait`` sleep for years.
+    """
+    if not Path(LIBFAKETIME).exists():
+        raise AssertionError(f"{LIBFAKETIME} is missing: scripts/services installs faketime")
+    return {
+        "LD_PRELOAD": LIBFAKETIME,
+        "FAKETIME": spec,
+        "FAKETIME_DONT_RESET": "1",
+        "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+    }
+
+
 _LEADER = re.compile(r"leader: acquired \S+ \(token (\d+)\) at ([\d.]+)")
 
 
@@ -105,7 +124,7 @@ class Cluster:
         for i in range(workers):
             self.start_worker(f"w{i}")
 
-    def start_worker(self, name: str) -> Worker:
+    def start_worker(self, name: str, extra_env: dict[str, str] | None = None) -> Worker:
         log = self.dir / f"{name}.log"
         points = ",".join(
             f"{point}={action}_once:{self.dir / f'{name}.{action}'}"
@@ -117,6 +136,7 @@ class Cluster:
                 **CHAOS_ENV,
                 "HORIZONTAL_INSTANCE_ID": name,
                 "HORIZONTAL_FAILPOINTS": points,
+                **(extra_env or {}),
             }
         )
         process = subprocess.Popen(

@@ -10,12 +10,14 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 
 import pytest
 
-from tests.chaos.harness import POLL, TTL, Cluster, Metrics
+from tests.chaos.harness import POLL, TTL, Cluster, Metrics, skewed
 from tests.support.databases import ScratchDatabase
 
 pytestmark = [pytest.mark.multiprocess, pytest.mark.chaos]
@@ -142,6 +144,46 @@ def test_f4_all_killed_then_restarted_catches_up(chaos_db: ScratchDatabase) -> N
         cluster.stop_all()
     metrics = cluster.metrics(stuck)
     assert_clean(metrics, f"F4 kill -9 all, restart after 10 s, {chaos_db.vendor}")
+
+
+def test_f12_client_clocks_skewed_and_running_at_other_rates(chaos_db: ScratchDatabase) -> None:
+    # The fake clock really applies to a child process: an hour ahead is an hour ahead.
+    probe = subprocess.run(
+        [sys.executable, "-c", "import time; print(time.time())"],
+        env={**os.environ, **skewed("+1h")},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert 3590 < float(probe.stdout) - time.time() < 3610
+    cluster = Cluster(chaos_db, workers=0)
+    for name, spec in (("ahead", "+1h"), ("behind", "-1h"), ("fast", "+0 x2"), ("slow", "+0 x0.5")):
+        cluster.start_worker(name, skewed(spec))
+    try:
+        cluster.wait_for_slots(8, timeout=90)
+        for _ in range(2):  # force hand-overs between differently skewed workers
+            leader = cluster.leader()
+            leader.process.send_signal(signal.SIGKILL)
+            leader.process.wait(10)
+            cluster.start_worker(
+                f"{leader.name}-again",
+                skewed(
+                    {
+                        "ahead": "+1h",
+                        "behind": "-1h",
+                        "fast": "+0 x2",
+                        "slow": "+0 x0.5",
+                    }[leader.name.split("-")[0]]
+                ),
+            )
+            cluster.wait_for_slots(8, timeout=60)
+            time.sleep(TTL * 2)
+        cluster.settle()
+        stuck = cluster.stuck_runs()
+    finally:
+        cluster.stop_all()
+    metrics = cluster.metrics(stuck)
+    assert_clean(metrics, f"F12 clocks +1h/-1h/x2/x0.5, {chaos_db.vendor}")
 
 
 KILL_CONNECTIONS = {
