@@ -428,9 +428,8 @@ def _end_sessions_on_password_change(
 def connect_signals() -> None:
     """Connect the password-change receiver (idempotent; needs the app registry).
 
-    Called when this module is imported after the apps are ready (the session
-    middleware imports it) and from ``horizontal.checks.sessions``, which
-    ``HorizontalConfig.ready()`` imports in every process, management commands included.
+    Called by ``HorizontalConfig.ready()`` in every process, management commands
+    included, and when this module is imported after the apps are ready.
     """
     # Without django.contrib.auth there is no user model to watch, and a lazy sender
     # that never resolves would be reported by Django's own checks.

@@ -16,12 +16,6 @@ from django.core import checks
 from django.core.checks import Tags
 from django.utils.module_loading import import_string
 
-from horizontal.sessions import connect_signals
-
-# apps.ready imports this package in every process (web, runjob, changepassword...),
-# so the engine's password-change receiver is connected everywhere.
-connect_signals()
-
 TAG = "horizontal"
 
 ENGINE_STORE = "horizontal.sessions.SessionStore"

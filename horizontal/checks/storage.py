@@ -165,10 +165,12 @@ def check_s3_check_then_write(**kwargs: Any) -> list[CheckMessage]:
 
 @register(Tags.files, "horizontal", deploy=True)
 def check_s3_timeouts(**kwargs: Any) -> list[CheckMessage]:
-    from horizontal.storage import worst_case_seconds
-
     messages: list[CheckMessage] = []
     for alias, storage in _s3_storages(list(settings.STORAGES)):
+        # Imported only once an S3 storage is configured: without the [s3] extra there
+        # is no boto3, and nothing to check.
+        from horizontal.storage import worst_case_seconds
+
         seconds = worst_case_seconds(storage.client_config)
         if seconds > MAX_BLOCKING_SECONDS:
             messages.append(_warning(W065, W065_HINT, "W065", alias=alias, seconds=seconds))
