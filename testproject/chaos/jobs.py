@@ -15,7 +15,11 @@ from testproject.chaos.models import FencedWrite, SharedCounter, TickEffect
 
 
 @job(
-    "chaos_tick", schedule="* * * * * *", catchup="all", window=600, overlap="allow",
+    "chaos_tick",
+    schedule="* * * * * *",
+    catchup="all",
+    window=600,
+    overlap="allow",
     max_attempts=5,
 )
 def chaos_tick(run: Run) -> None:
