@@ -18,6 +18,7 @@ given, so the budget check that asks the server is not run.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import resource
@@ -195,9 +196,11 @@ def in_process(
         first[check.__module__] = first.get(check.__module__, 0.0) + elapsed
     slowest = sorted(
         (
-            (_median_seconds(lambda c=check: c(app_configs=None, databases=[]), runs), name)
+            (
+                _median_seconds(functools.partial(check, app_configs=None, databases=[]), runs),
+                f"{check.__module__}.{check.__name__}",
+            )
             for check in own
-            for name in [f"{check.__module__}.{check.__name__}"]
         ),
         reverse=True,
     )[:5]
