@@ -85,6 +85,20 @@ def test_production_settings_fail_when_the_fleet_outgrows_the_server() -> None:
     ]
 
 
+def test_unreachable_database_is_skipped_by_the_budget_check() -> None:
+    """Nothing listens on port 1: the budget cannot be compared, and that is no warning."""
+    env = {
+        **PRODUCTION,
+        "DATABASE_URL": "postgres://postgres@127.0.0.1:1/postgres",
+        "HORIZONTAL_EXPECTED_INSTANCES": "100000",
+        "WEB_CONCURRENCY": "4",
+    }
+    done = check("--deploy", "--fail-level", "WARNING", "--database", "default", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert horizontal_lines(done, "W") == []
+    assert "(horizontal.I033)" in done.stdout + done.stderr
+
+
 def test_development_settings_get_the_single_instance_warnings(
     development: dict[str, str],
 ) -> None:
