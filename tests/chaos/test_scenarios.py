@@ -213,9 +213,9 @@ def _kill_connections(db: ScratchDatabase) -> int:
         conn.close()
 
 
+# SQLite has no server connections to kill.
+@pytest.mark.parametrize("chaos_db", ["postgresql", "mysql"], indirect=True)
 def test_f8_every_worker_connection_killed(chaos_db: ScratchDatabase) -> None:
-    if chaos_db.vendor == "sqlite":
-        pytest.skip("SQLite has no server connections to kill")
     cluster = Cluster(chaos_db, workers=4)
     try:
         cluster.wait_for_slots(5, timeout=60)
