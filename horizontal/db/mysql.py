@@ -51,6 +51,12 @@ class MySQLDialect(Dialect):
         )
         if cursor.rowcount == 1:
             return int(cursor.lastrowid)
+        # Held by someone: say so with a plain read. An INSERT here would take a shared
+        # lock on the duplicate key, which queues behind (and deadlocks with) the
+        # holders' UPDATEs under contention.
+        cursor.execute("SELECT 1 FROM horizontal_lease WHERE name = %s", [name])
+        if cursor.fetchone() is not None:
+            return None
         try:
             cursor.execute(
                 f"""
