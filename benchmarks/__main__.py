@@ -1,14 +1,20 @@
-"""``python -m benchmarks``: every side-by-side benchmark, one after another."""
+"""``python -m benchmarks [NAME…]``: every side-by-side benchmark, each in its own process.
+
+Each benchmark configures Django its own way, so they cannot share an interpreter.
+"""
 
 from __future__ import annotations
 
-import runpy
+import subprocess
 import sys
 
 MODULES = ("jobs", "sessions", "storage", "checks", "audit")
 
 if __name__ == "__main__":
-    wanted = sys.argv[1:] or MODULES
-    for name in wanted:
+    failed = []
+    for name in sys.argv[1:] or MODULES:
         print(f"\n=== benchmarks.{name} ===", flush=True)
-        runpy.run_module(f"benchmarks.{name}", run_name="__main__")
+        if subprocess.run([sys.executable, "-m", f"benchmarks.{name}"]).returncode:
+            failed.append(name)
+    if failed:
+        sys.exit(f"failed: {', '.join(failed)}")
