@@ -14,27 +14,28 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from horizontal.audit.findings import Finding
+from horizontal.audit.patterns import lazy_compile
 
 # migrate as the subcommand (options may come first), not an argument of another command
 # ("manage.py document_index migrate" migrates something else).
-MIGRATE = re.compile(r"(manage\.py|django-admin|-m\s+django)(\s+--?\S+)*\s+migrate\b(?!-)")
-DRY_RUN = re.compile(r"--(check|plan)\b|showmigrations|makemigrations")
-CRON_INSTALL = re.compile(
+MIGRATE = lazy_compile(r"(manage\.py|django-admin|-m\s+django)(\s+--?\S+)*\s+migrate\b(?!-)")
+DRY_RUN = lazy_compile(r"--(check|plan)\b|showmigrations|makemigrations")
+CRON_INSTALL = lazy_compile(
     r"\bcrontab\s+(?!-l\b)\S|/etc/cron|\bcron\.d\b|\bsupercronic\b|\bcrond\b|"
     r"\bservice\s+cron\b|/etc/init\.d/cron\b|(^|[\s;&|'\"\[,])cron(\s+-f)?\s*($|[;&|'\"\],])"
 )
-PACKAGE_INSTALL = re.compile(r"\b(apt-get|apt|apk|yum|dnf|pip)\b.*\b(install|add)\b")
-SERVER = re.compile(
+PACKAGE_INSTALL = lazy_compile(r"\b(apt-get|apt|apk|yum|dnf|pip)\b.*\b(install|add)\b")
+SERVER = lazy_compile(
     r"\b(gunicorn|uwsgi|daphne|uvicorn|hypercorn|granian|runserver|supervisord|waitress)\b|"
     r"exec\s+\"?\$@"
 )
 # A scheduler that only makes sense as one process, started next to the web server.
-IN_PROCESS_BEAT = re.compile(r"\bcelery\b.*\bbeat\b|\brunapscheduler\b")
+IN_PROCESS_BEAT = lazy_compile(r"\bcelery\b.*\bbeat\b|\brunapscheduler\b")
 # celery worker -B embeds beat in every worker: N workers, N beats, wherever they run.
-EMBEDDED_BEAT = re.compile(r"\bcelery\b.*\bworker\b.*(\s-B\b|--beat\b)")
-CONTAINER_SERVICE = re.compile(r"(^|/)(s6-overlay|s6-rc\.d|services\.d|service|sv)/")
-ENTRYPOINT_NAME = re.compile(r"entrypoint|start|boot|run|docker|init|cmd|serve|launch", re.I)
-CRON_ENTRY = re.compile(
+EMBEDDED_BEAT = lazy_compile(r"\bcelery\b.*\bworker\b.*(\s-B\b|--beat\b)")
+CONTAINER_SERVICE = lazy_compile(r"(^|/)(s6-overlay|s6-rc\.d|services\.d|service|sv)/")
+ENTRYPOINT_NAME = lazy_compile(r"entrypoint|start|boot|run|docker|init|cmd|serve|launch", re.I)
+CRON_ENTRY = lazy_compile(
     r"^\s*(@\w+|([\d*/,\-]+|[A-Za-z]{3})(\s+([\d*/,\-?LW#]+|[A-Za-z]{3})){4})\s"
 )
 

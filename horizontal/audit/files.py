@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 
 from horizontal.audit.findings import Finding
+from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import (
     FunctionNode,
     PythonModule,
@@ -43,7 +44,7 @@ COPIES = frozenset(
 FRAME_WRITERS = frozenset({"to_csv", "to_excel", "to_parquet", "savefig"})
 HARMLESS_TARGETS = ("/dev/", "/proc/", "/sys/")
 # self.tempdir, self._temp_dir, self.scratch_dir: a scratch directory the object owns.
-OWNED_SCRATCH = re.compile(r"^_*(te?mp|scratch)[a-z_]*$|dir_?te?mp$", re.IGNORECASE)
+OWNED_SCRATCH = lazy_compile(r"^_*(te?mp|scratch)[a-z_]*$|dir_?te?mp$", re.IGNORECASE)
 
 
 def write_mode(call: ast.Call, position: int) -> bool:

@@ -12,8 +12,9 @@ alternation at every character of a file, which costs more than the parse it sav
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
+
+from horizontal.audit.patterns import lazy_compile
 
 HOT_NEEDLES = (
     "open(",
@@ -74,11 +75,11 @@ CONTAINER_NEEDLES = (
     "Counter(",
     "ChainMap(",
 )
-CONTAINER_LINE = re.compile(
+CONTAINER_LINE = lazy_compile(
     r"([ \t]*)([A-Za-z_]\w*)(?:\s*:[^=\n]+)?\s*=\s*(?:\{|\[|(?:collections\.)?"
     r"(?:dict|list|set|defaultdict|OrderedDict|Counter|deque|ChainMap|Weak\w+)\()"
 )
-MUTATION_AFTER_NAME = re.compile(
+MUTATION_AFTER_NAME = lazy_compile(
     r"\s*\[[^\n]*\]\s*[-+|&]?=(?!=)|\.(?:" + "|".join(MUTATORS) + r")\("
 )
 TEMP_FACTORIES = ("mkdtemp", "mkstemp", "NamedTemporaryFile")
@@ -86,8 +87,8 @@ MEMO_DECORATORS = frozenset(
     {"lru_cache", "cache", "memoize", "memoized", "cached", "ttl_cache", "lfu_cache"}
 )
 # open() only matters with a literal write mode somewhere in its first three lines.
-WRITE_MODE = re.compile(r"[\"'](?:[rbt]*[wax]|[rwabt]*\+)")
-THREAD_CLASS = re.compile(r"[ \t]*class[ \t]+(\w+)\([^)]*Thread\b")
+WRITE_MODE = lazy_compile(r"[\"'](?:[rbt]*[wax]|[rwabt]*\+)")
+THREAD_CLASS = lazy_compile(r"[ \t]*class[ \t]+(\w+)\([^)]*Thread\b")
 
 
 def find_all(text: str, needle: str) -> Iterator[int]:

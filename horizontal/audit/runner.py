@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from horizontal.audit import caches, concurrency, deploy, files, state
 from horizontal.audit.findings import CATEGORIES, Finding
+from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
 from horizontal.audit.settings_modules import (
     find_settings_problems,
@@ -54,7 +54,7 @@ EXCLUDED_DIRS = frozenset(
         "locale",
     }
 )
-TEST_FILE = re.compile(r"(^test_.*|.*_tests?|^tests|^conftest)\.py$")
+TEST_FILE = lazy_compile(r"(^test_.*|.*_tests?|^tests|^conftest)\.py$")
 PythonDetector = Callable[[PythonModule], Iterable[Finding]]
 PYTHON_DETECTORS: tuple[PythonDetector, ...] = (
     state.find_module_state,

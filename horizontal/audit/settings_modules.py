@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import ast
 import posixpath
-import re
 from collections.abc import Iterator
 
 from horizontal.audit.findings import Finding
+from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import PythonModule, call_name, last_part, string_value
 
-SETTINGS_FILE = re.compile(r"(^|/)(settings[^/]*|[^/]*_settings|settings/[^/]+)\.py$")
-DEV_FILE = re.compile(
+SETTINGS_FILE = lazy_compile(r"(^|/)(settings[^/]*|[^/]*_settings|settings/[^/]+)\.py$")
+DEV_FILE = lazy_compile(
     r"(^|[/_])(dev|develop|development|local|test|tests|testing|ci|debug)\w*\.py$"
 )
 SETTINGS_MARKERS = (
@@ -74,8 +74,8 @@ BAD_VALUES: dict[tuple[str, str], str] = {
 BACKEND_PROBLEMS: dict[str, tuple[str, str]] = {
     value: (setting, why) for (setting, value), why in BAD_VALUES.items()
 }
-LOCAL_STORAGE_CLASS = re.compile(r"^[\w.]+\.\w*FileSystemStorage$")
-FILE_LOG_HANDLERS = re.compile(
+LOCAL_STORAGE_CLASS = lazy_compile(r"^[\w.]+\.\w*FileSystemStorage$")
+FILE_LOG_HANDLERS = lazy_compile(
     r"^logging\.(handlers\.)?(FileHandler|RotatingFileHandler|TimedRotatingFileHandler|"
     r"WatchedFileHandler)$"
 )

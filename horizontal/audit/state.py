@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from horizontal.audit.effects import reaches_outside
 from horizontal.audit.findings import Finding
+from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import FunctionNode, PythonModule, dotted, last_part
 
 CONTAINER_CALLS = frozenset(
@@ -59,11 +60,11 @@ MUTATORS = frozenset(
     }
 )
 # Functions that run once at start-up on every instance alike (registration, app loading).
-IMPORT_TIME_FUNCTION = re.compile(
+IMPORT_TIME_FUNCTION = lazy_compile(
     r"^(_?_?(un)?register\w*|autodiscover\w*|ready|populate\w*|__init_subclass__|__new__|"
     r"__set_name__|contribute_to_class|setup|setUp\w*|main)$"
 )
-MEMO_NAME = re.compile(r"cache|memo|registry|_seen_warnings", re.IGNORECASE)
+MEMO_NAME = lazy_compile(r"cache|memo|registry|_seen_warnings", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

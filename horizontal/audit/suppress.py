@@ -8,14 +8,14 @@ its line (not the line number), so unrelated edits above it do not resurrect it.
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
 from horizontal.audit.findings import Finding
+from horizontal.audit.patterns import lazy_compile
 
-IGNORE = re.compile(r"#\s*horizontal:\s*ignore(?:\[(?P<categories>[\w\-, ]+)\])?")
+IGNORE = lazy_compile(r"#\s*horizontal:\s*ignore(?:\[(?P<categories>[\w\-, ]+)\])?")
 BASELINE_VERSION = 1
 
 

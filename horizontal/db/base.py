@@ -11,8 +11,7 @@ import datetime as dt
 import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import DatabaseError
 
@@ -26,8 +25,7 @@ class UnsupportedDatabase(Exception):
     pass
 
 
-@dataclass(frozen=True)
-class Claim:
+class Claim(NamedTuple):
     """What a successful gate claim returns."""
 
     id: int

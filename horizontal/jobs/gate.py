@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import datetime as dt
 import operator
-from dataclasses import dataclass
 from functools import reduce
+from typing import NamedTuple
 
 from django.db.models import Q
 
@@ -27,8 +27,7 @@ RETRY_STATUSES = (JobRun.Status.FAILED, JobRun.Status.ABANDONED)
 UNRUN_STATUSES = (JobRun.Status.MISSED, JobRun.Status.SKIPPED_OVERLAP)
 
 
-@dataclass(frozen=True)
-class Attempt:
+class Attempt(NamedTuple):
     """A successful claim: this process now runs (job, slot) under ``token``."""
 
     job: Job

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from horizontal.jobs.runner import Run
@@ -19,9 +18,12 @@ CATCHUP_POLICIES = ("skip", "latest", "all")
 OVERLAP_POLICIES = ("skip", "allow")
 
 
-@dataclass(frozen=True)
-class Job:
-    """A registered job. See ``docs/jobs.md`` for every option."""
+class Job(NamedTuple):
+    """A registered job. See ``docs/jobs.md`` for every option.
+
+    (A NamedTuple, not a frozen dataclass: it is built at import on every start-up, where
+    a dataclass costs a millisecond of generated code.)
+    """
 
     name: str
     func: Callable[[Run], Any]
@@ -41,11 +43,11 @@ class Job:
         return f"{self.func.__module__}.{self.func.__qualname__}"
 
 
-@dataclass
 class Registry:
-    jobs: dict[str, Job] = field(default_factory=dict)
-    # name -> every origin that registered it, when more than one did
-    duplicates: dict[str, list[str]] = field(default_factory=dict)
+    def __init__(self) -> None:
+        self.jobs: dict[str, Job] = {}
+        # name -> every origin that registered it, when more than one did
+        self.duplicates: dict[str, list[str]] = {}
 
     def add(self, new: Job) -> None:
         existing = self.jobs.get(new.name)

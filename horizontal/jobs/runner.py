@@ -10,8 +10,7 @@ import datetime as dt
 import logging
 import time
 import traceback
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import connections
 from django.db.models import QuerySet
@@ -129,8 +128,7 @@ class Run:
         )
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(NamedTuple):
     job: str
     slot: str | None
     status: str  # succeeded, failed, lost, interrupted, taken, missed, skipped_overlap, idle

@@ -1,0 +1,33 @@
+"""Regular expressions compiled on first use, not at import.
+
+The audit is imported by ``check --deploy`` on every deploy; most of its patterns serve
+file kinds (Dockerfiles, crontabs, Procfiles) that a given run never meets, so paying to
+compile them up front would be waste.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+
+class LazyPattern:
+    """Stands in for ``re.compile(pattern, flags)`` and compiles at the first call."""
+
+    __slots__ = ("_compiled", "_flags", "_pattern")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._pattern = pattern
+        self._flags = flags
+        self._compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = re.compile(self._pattern, self._flags)
+        return getattr(compiled, name)
+
+
+def lazy_compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile`` deferred until the pattern is first used."""
+    return LazyPattern(pattern, flags)  # type: ignore[return-value]
