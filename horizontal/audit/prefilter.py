@@ -46,7 +46,8 @@ HOT_NEEDLES = (
     "call_command(",
     "MEDIA_ROOT",
 )
-MUTATORS = (
+# Methods that mutate a container in place; state.py judges the same calls on the AST.
+CONTAINER_MUTATORS = (
     "append",
     "appendleft",
     "extend",
@@ -80,7 +81,7 @@ CONTAINER_LINE = lazy_compile(
     r"(?:dict|list|set|defaultdict|OrderedDict|Counter|deque|ChainMap|Weak\w+)\()"
 )
 MUTATION_AFTER_NAME = lazy_compile(
-    r"\s*\[[^\n]*\]\s*[-+|&]?=(?!=)|\.(?:" + "|".join(MUTATORS) + r")\("
+    r"\s*\[[^\n]*\]\s*[-+|&]?=(?!=)|\.(?:" + "|".join(CONTAINER_MUTATORS) + r")\("
 )
 TEMP_FACTORIES = ("mkdtemp", "mkstemp", "NamedTemporaryFile")
 MEMO_DECORATORS = frozenset(

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from horizontal.audit.effects import reaches_outside
 from horizontal.audit.findings import Finding
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.prefilter import CONTAINER_MUTATORS
 from horizontal.audit.source import FunctionNode, PythonModule, dotted, last_part
 
 CONTAINER_CALLS = frozenset(
@@ -42,23 +43,7 @@ CONTAINER_KINDS = {
     ast.Set: "set",
     ast.SetComp: "set",
 }
-MUTATORS = frozenset(
-    {
-        "append",
-        "appendleft",
-        "extend",
-        "insert",
-        "add",
-        "update",
-        "setdefault",
-        "pop",
-        "popleft",
-        "popitem",
-        "remove",
-        "discard",
-        "clear",
-    }
-)
+MUTATORS = frozenset(CONTAINER_MUTATORS)  # the prefilter looks for the same calls as text
 # Functions that run once at start-up on every instance alike (registration, app loading).
 IMPORT_TIME_FUNCTION = lazy_compile(
     r"^(_?_?(un)?register\w*|autodiscover\w*|ready|populate\w*|__init_subclass__|__new__|"

@@ -39,6 +39,35 @@ def register(name: str, body=None, **options):  # type: ignore[no-untyped-def]
     return registry.jobs[name]
 
 
+def put_run(
+    alias: str,
+    job_name: str,
+    slot: str,
+    *,
+    status: str,
+    owner: str = "other-node",
+    token: int = 1,
+    attempt: int = 1,
+    expires_in: float = 30,
+    error: str = "",
+) -> None:
+    """A JobRun row as another node (or an earlier attempt) would have left it."""
+    now = db_now()
+    JobRun.objects.using(alias).create(
+        job=job_name,
+        slot=slot,
+        status=status,
+        owner=owner,
+        token=token,
+        attempt=attempt,
+        trigger="schedule",
+        claimed_at=now,
+        heartbeat_at=now,
+        expires_at=now + dt.timedelta(seconds=expires_in),
+        error=error,
+    )
+
+
 def test_one_claim_per_slot_and_the_second_caller_is_told_who_has_it(db_alias: str) -> None:
     register("every_minute", schedule="* * * * *")
     [first] = run_job("every_minute")
@@ -101,18 +130,16 @@ def test_max_attempts_also_reruns_older_failed_slots(db_alias: str) -> None:
     register("older", schedule="* * * * *", max_attempts=2)
     now = db_now()
     old = format_slot(now.replace(second=0, microsecond=0) - dt.timedelta(minutes=5))
-    JobRun.objects.using(db_alias).create(
-        job="older",
-        slot=old,
+    put_run(
+        db_alias,
+        "older",
+        old,
         status="failed",
         owner="x",
         token=1,
         attempt=1,
-        trigger="schedule",
-        claimed_at=now,
-        heartbeat_at=now,
-        expires_at=now,
         error="boom",
+        expires_in=0,
     )
     outcomes = run_job("older")
     assert (outcomes[0].slot, outcomes[0].status, outcomes[0].token) == (old, "succeeded", 2)
@@ -121,17 +148,15 @@ def test_max_attempts_also_reruns_older_failed_slots(db_alias: str) -> None:
 def test_a_crashed_claim_is_reclaimed_after_expiry_with_a_higher_token(db_alias: str) -> None:
     register("crashy", schedule="* * * * *", ttl=0.6)
     slot = format_slot(db_now().replace(second=0, microsecond=0))
-    JobRun.objects.using(db_alias).create(
-        job="crashy",
-        slot=slot,
+    put_run(
+        db_alias,
+        "crashy",
+        slot,
         status="running",
         owner="dead-node",
         token=7,
         attempt=1,
-        trigger="schedule",
-        claimed_at=db_now(),
-        heartbeat_at=db_now(),
-        expires_at=db_now() + dt.timedelta(seconds=0.5),
+        expires_in=0.5,
     )
     [held] = run_job("crashy", slot=slot)
     assert held.status == "taken" and "already running on dead-node" in held.message
@@ -232,35 +257,15 @@ def test_overlap_skip_records_the_slot_and_allow_runs_both(db_alias: str) -> Non
     register("hourly", schedule="0 * * * *", overlap="skip")
     now = db_now()
     other = format_slot(now.replace(minute=0, second=0, microsecond=0) - dt.timedelta(hours=1))
-    JobRun.objects.using(db_alias).create(
-        job="hourly",
-        slot=other,
-        status="running",
-        owner="busy-node",
-        token=1,
-        attempt=1,
-        trigger="schedule",
-        claimed_at=now,
-        heartbeat_at=now,
-        expires_at=now + dt.timedelta(seconds=30),
-    )
+    put_run(db_alias, "hourly", other, status="running", owner="busy-node", token=1, attempt=1)
     [skipped] = run_job("hourly")
     assert skipped.status == "skipped_overlap" and "busy-node" in skipped.message
     assert JobRun.objects.using(db_alias).get(job="hourly", slot=skipped.slot).status == (
         "skipped_overlap"
     )
     register("hourly_allow", schedule="0 * * * *", overlap="allow")
-    JobRun.objects.using(db_alias).create(
-        job="hourly_allow",
-        slot=other,
-        status="running",
-        owner="busy-node",
-        token=1,
-        attempt=1,
-        trigger="schedule",
-        claimed_at=now,
-        heartbeat_at=now,
-        expires_at=now + dt.timedelta(seconds=30),
+    put_run(
+        db_alias, "hourly_allow", other, status="running", owner="busy-node", token=1, attempt=1
     )
     [ran] = run_job("hourly_allow")
     assert ran.status == "succeeded"
@@ -280,17 +285,15 @@ def test_catchup_all_runs_every_tick_since_the_last_one_on_record(db_alias: str)
     register("minutely", schedule="* * * * *", catchup="all", window=3600)
     now = db_now()
     last = now.replace(second=0, microsecond=0) - dt.timedelta(minutes=4)
-    JobRun.objects.using(db_alias).create(
-        job="minutely",
-        slot=format_slot(last),
+    put_run(
+        db_alias,
+        "minutely",
+        format_slot(last),
         status="succeeded",
         owner="x",
         token=1,
         attempt=1,
-        trigger="schedule",
-        claimed_at=now,
-        heartbeat_at=now,
-        expires_at=now,
+        expires_in=0,
     )
     outcomes = run_job("minutely")
     ran = [o.slot for o in outcomes if o.status == "succeeded"]
