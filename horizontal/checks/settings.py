@@ -128,15 +128,6 @@ KNOWN_ENGINES = {
 # defaults to min_size.
 PSYCOPG_POOL_DEFAULT_SIZE = 4
 
-# Connections a server accepts from ordinary roles (superusers keep a reserve).
-MAX_CONNECTIONS_SQL = {
-    "postgresql": (
-        "SELECT current_setting('max_connections')::int"
-        " - current_setting('superuser_reserved_connections')::int"
-    ),
-    "mysql": "SELECT @@max_connections",
-}
-
 
 # -- messages ------------------------------------------------------------------------------
 
@@ -603,17 +594,16 @@ def _demand(alias: str) -> Demand:
 
 def _server_connection_limit(alias: str) -> int | None:
     """The server's ``max_connections`` for ordinary roles; ``None`` if it cannot say."""
-    sql = MAX_CONNECTIONS_SQL.get(_vendor(alias))
-    if sql is None:
-        return None
+    from horizontal.db import UnsupportedDatabase, dialect_for
+
+    connection = connections[alias]
     try:
-        with connections[alias].cursor() as cursor:
-            cursor.execute(sql)
-            row = cursor.fetchone()
-    except DatabaseError:
+        dialect = dialect_for(connection)
+        with connection.cursor() as cursor:
+            return dialect.connection_limit(cursor)
+    except (DatabaseError, UnsupportedDatabase):
         # An unreachable server is the readiness probe's business, not a check's.
         return None
-    return int(row[0]) if row else None
 
 
 @checks.register(TAG, deploy=True)

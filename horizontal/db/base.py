@@ -277,6 +277,12 @@ class Dialect:
         )
         return cursor.fetchone() is not None
 
+    # -- server facts ----------------------------------------------------------------------
+
+    def connection_limit(self, cursor: Any) -> int | None:
+        """Connections the server accepts from ordinary roles; None if it has no limit."""
+        return None
+
     # -- transaction-scoped locks ----------------------------------------------------------
 
     def xact_lock(self, cursor: Any, name: str, nowait: bool) -> bool:

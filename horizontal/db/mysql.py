@@ -163,6 +163,10 @@ class MySQLDialect(Dialect):
         condition = super()._takeover_condition(reclaim_crashed, statuses, max_attempts)
         return condition.replace("horizontal_jobrun.", "")
 
+    def connection_limit(self, cursor: Any) -> int | None:
+        cursor.execute("SELECT @@max_connections", [])
+        return int(cursor.fetchone()[0])
+
     def xact_lock(self, cursor: Any, name: str, nowait: bool) -> bool:
         # GET_LOCK is session-scoped and survives COMMIT: on a persistent connection a missed
         # release leaks it. A row lock on a lease-table row ends with the transaction.

@@ -56,6 +56,15 @@ class PostgreSQLDialect(Dialect):
     def is_retryable(self, exc: DatabaseError) -> bool:
         return getattr(exc.__cause__, "sqlstate", None) in _RETRYABLE_SQLSTATES
 
+    def connection_limit(self, cursor: Any) -> int | None:
+        # Superusers keep a reserve that ordinary roles cannot use.
+        cursor.execute(
+            "SELECT current_setting('max_connections')::int"
+            " - current_setting('superuser_reserved_connections')::int",
+            [],
+        )
+        return int(cursor.fetchone()[0])
+
     def xact_lock(self, cursor: Any, name: str, nowait: bool) -> bool:
         fn = "pg_try_advisory_xact_lock" if nowait else "pg_advisory_xact_lock"
         cursor.execute(f"SELECT {fn}(%s)", [lock_key(name)])
