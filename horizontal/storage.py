@@ -28,8 +28,7 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from boto3.s3.transfer import TransferConfig
 from botocore.config import Config
@@ -366,8 +365,7 @@ class _Payload:
 # --- generated files (reports, exports) -------------------------------------------
 
 
-@dataclass(frozen=True)
-class SavedFile:
+class SavedFile(NamedTuple):
     """A file in shared storage: the name it got (maybe not the one asked for) and a URL."""
 
     name: str

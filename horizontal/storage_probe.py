@@ -22,8 +22,7 @@ import threading
 import time
 import uuid
 import weakref
-from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.core.files.storage import Storage, storages
 
@@ -52,8 +51,7 @@ _DENIED_CODES = {"AccessDenied", "AllAccessDisabled", "403"}
 _MISSING_BUCKET_CODES = {"NoSuchBucket", "404"}
 
 
-@dataclass(frozen=True)
-class Probe:
+class Probe(NamedTuple):
     """The outcome of one probe. ``problem`` is None when ``ok``."""
 
     ok: bool
@@ -62,7 +60,7 @@ class Probe:
     seconds: float
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return self._asdict()
 
 
 def probe(

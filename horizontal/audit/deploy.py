@@ -11,7 +11,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from horizontal.audit.findings import Finding
 from horizontal.audit.patterns import lazy_compile
@@ -40,8 +40,7 @@ CRON_ENTRY = lazy_compile(
 )
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(NamedTuple):
     number: int
     text: str
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from typing import NamedTuple
 
 LEVELS = ("note", "warning", "error")  # SARIF's result levels, weakest first
 
 
-@dataclass(frozen=True)
-class Category:
+class Category(NamedTuple):
     """One kind of single-instance assumption: what breaks, and which feature fixes it."""
 
     name: str
@@ -99,8 +98,7 @@ CATEGORIES: dict[str, Category] = {
 }
 
 
-@dataclass(frozen=True, order=True)
-class Finding:
+class Finding(NamedTuple):
     """One single-instance assumption at one place in one file."""
 
     path: str  # relative to the scanned root, with forward slashes

@@ -12,13 +12,13 @@ import bisect
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 # Scopes are defs: a lambda's body is an expression of the statement around it.
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(NamedTuple):
     """Where a node sits: the innermost function (None at import time) and class."""
 
     function: FunctionNode | None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from horizontal.audit.effects import reaches_outside
 from horizontal.audit.findings import Finding
@@ -52,8 +52,7 @@ IMPORT_TIME_FUNCTION = lazy_compile(
 MEMO_NAME = lazy_compile(r"cache|memo|registry|_seen_warnings", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class Container:
+class Container(NamedTuple):
     name: str  # "NAME" or "Class.NAME"
     kind: str
     line: int

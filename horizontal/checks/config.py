@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.apps import apps
 from django.conf import settings
@@ -109,8 +108,7 @@ def _is_count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """What one ``HORIZONTAL_*`` setting accepts: a type test, then a value test."""
 
     type_ok: Callable[[Any], bool]

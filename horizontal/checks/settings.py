@@ -24,10 +24,9 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.apps import apps
 from django.conf import settings
@@ -525,8 +524,7 @@ def check_connect_timeout(app_configs: Iterable[Any] | None = None, **kwargs: An
 # -- the connection budget -------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Demand:
+class Demand(NamedTuple):
     """Connections one database alias may need: instances x processes x per process."""
 
     instances: int | None
