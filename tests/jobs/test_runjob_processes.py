@@ -84,12 +84,31 @@ def test_eight_nodes_at_once_pay_every_refund_exactly_once(
     assert rows == [("succeeded", 1, 1, winner)]
 
 
+def paid_count(db: ScratchDatabase) -> int:
+    return int(db.query("SELECT count(*) FROM billing_refund WHERE status = 'paid'")[0][0])
+
+
+def start_paying_runner(
+    db: ScratchDatabase, node: str, *, ttl: str = "2", paid: int = 5
+) -> subprocess.Popen[str]:
+    """A runjob for TODAY that pays slowly; returned once it has paid ``paid`` refunds."""
+    runner = spawn(
+        "runjob",
+        "refund_balances",
+        "--slot",
+        TODAY,
+        env=node_env(db, node, BILLING_PAY_DELAY="0.1", HORIZONTAL_LEASE_TTL=ttl),
+    )
+    wait_for_paid(db, paid)
+    return runner
+
+
 def wait_for_paid(db: ScratchDatabase, at_least: int, timeout: float = 60) -> int:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        paid = db.query("SELECT count(*) FROM billing_refund WHERE status = 'paid'")[0][0]
+        paid = paid_count(db)
         if paid >= at_least:
-            return int(paid)
+            return paid
         time.sleep(0.05)
     raise AssertionError(f"fewer than {at_least} refunds paid within {timeout} s")
 
@@ -99,20 +118,10 @@ def test_a_killed_runner_is_reclaimed_after_expiry_with_a_higher_token(
 ) -> None:
     seed(project_db, accounts=5, refunds=40)
     ttl = {"HORIZONTAL_LEASE_TTL": "2"}
-    victim = spawn(
-        "runjob",
-        "refund_balances",
-        "--slot",
-        TODAY,
-        env=node_env(project_db, "victim", BILLING_PAY_DELAY="0.1", **ttl),
-    )
-    wait_for_paid(project_db, 5)
+    victim = start_paying_runner(project_db, "victim")
     victim.send_signal(signal.SIGKILL)
     victim.wait(10)
-    paid_by_victim = project_db.query("SELECT count(*) FROM billing_refund WHERE status = 'paid'")[
-        0
-    ][0]
-    assert 0 < paid_by_victim < 40
+    assert 0 < paid_count(project_db) < 40
 
     early = manage(
         "runjob", "refund_balances", "--slot", TODAY, env=node_env(project_db, "early", **ttl)
@@ -134,14 +143,7 @@ def test_a_paused_runner_resumed_after_takeover_is_fenced_out_and_exits_3(
 ) -> None:
     seed(project_db, accounts=5, refunds=40)
     ttl = {"HORIZONTAL_LEASE_TTL": "2"}
-    zombie = spawn(
-        "runjob",
-        "refund_balances",
-        "--slot",
-        TODAY,
-        env=node_env(project_db, "zombie", BILLING_PAY_DELAY="0.1", **ttl),
-    )
-    wait_for_paid(project_db, 5)
+    zombie = start_paying_runner(project_db, "zombie")
     os.kill(zombie.pid, signal.SIGSTOP)
     try:
         time.sleep(2.5)  # past the claim's expiry
@@ -201,14 +203,7 @@ def test_sigterm_hands_the_claim_back_for_an_immediate_takeover(
 ) -> None:
     seed(project_db, accounts=3, refunds=30)
     ttl = {"HORIZONTAL_LEASE_TTL": "30"}  # long: the takeover must not wait for expiry
-    leaving = spawn(
-        "runjob",
-        "refund_balances",
-        "--slot",
-        TODAY,
-        env=node_env(project_db, "leaving", BILLING_PAY_DELAY="0.1", **ttl),
-    )
-    wait_for_paid(project_db, 3)
+    leaving = start_paying_runner(project_db, "leaving", ttl=ttl["HORIZONTAL_LEASE_TTL"], paid=3)
     leaving.send_signal(signal.SIGTERM)
     out, err = leaving.communicate(timeout=30)
     assert leaving.returncode == 4, out + err
