@@ -200,11 +200,13 @@ class Cluster:
                 worker.process.kill()
                 worker.process.wait()
 
+    def slots_done(self) -> int:
+        return int(self.database.query("SELECT count(DISTINCT slot) FROM chaos_tickeffect")[0][0])
+
     def wait_for_slots(self, count: int, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            done = self.database.query("SELECT count(DISTINCT slot) FROM chaos_tickeffect")
-            if done[0][0] >= count:
+            if self.slots_done() >= count:
                 return
             time.sleep(0.5)
         raise AssertionError(f"fewer than {count} slots ran within {timeout} s")

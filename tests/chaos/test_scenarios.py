@@ -19,6 +19,7 @@ import pytest
 
 from tests.chaos.harness import POLL, TTL, Cluster, Metrics, skewed
 from tests.support.databases import ScratchDatabase
+from tests.support.servers import PrivateMariaDB, PrivatePostgres
 
 pytestmark = [pytest.mark.multiprocess, pytest.mark.chaos]
 
@@ -240,3 +241,50 @@ def test_f8_every_worker_connection_killed(chaos_db: ScratchDatabase) -> None:
 def _state(pid: int) -> str:
     with open(f"/proc/{pid}/stat") as stat:
         return stat.read().rsplit(")", 1)[1].split()[0]
+
+
+@pytest.fixture(params=["postgresql-fast", "postgresql-immediate", "mariadb-kill"])
+def restartable_db(
+    request: pytest.FixtureRequest,
+) -> Iterator[tuple[PrivatePostgres | PrivateMariaDB, str, ScratchDatabase]]:
+    """A scratch database on a private server that the test may restart (F6)."""
+    from tests.chaos.harness import CHAOS_ENV
+
+    kind, mode = request.param.split("-")
+    server = PrivatePostgres() if kind == "postgresql" else PrivateMariaDB()
+    server.start()
+    try:
+        vendor = "postgresql" if kind == "postgresql" else "mysql"
+        database = ScratchDatabase(vendor, extra_env=CHAOS_ENV, server=server.server_url)
+        yield server, mode, database.create()
+    finally:
+        server.close()
+
+
+def test_f6_database_restarted_under_a_running_scheduler(
+    restartable_db: tuple[PrivatePostgres | PrivateMariaDB, str, ScratchDatabase],
+) -> None:
+    server, mode, database = restartable_db
+    cluster = Cluster(database, workers=4)
+    try:
+        cluster.wait_for_slots(5, timeout=60)
+        for _ in range(2):
+            # Down for longer than a TTL: the leader cannot renew and must step down,
+            # and the slots of the outage are caught up (chaos_tick: catchup="all").
+            server.stop(mode)
+            time.sleep(TTL + 1)
+            server.start()
+            cluster.wait_for_slots(cluster.slots_done() + 3, timeout=60)
+        cluster.settle()
+        stuck = cluster.stuck_runs()
+        assert all(worker.alive for worker in cluster.workers), "a worker died"
+    finally:
+        cluster.stop_all()
+    metrics = cluster.metrics(stuck)
+    assert_clean(metrics, f"F6 server down {TTL + 1:.0f} s twice ({mode}), {database.vendor}")
+    logs = "".join(worker.output() for worker in cluster.workers)
+    assert logs.count("scheduler poll failed") >= 2, "no worker saw the outage"
+    # The leader could not renew through either outage: it stepped down, and a leader was
+    # elected again afterwards, with a higher token (M above checks that tokens rose).
+    acquisitions = sum(len(worker.leader_since()) for worker in cluster.workers)
+    assert acquisitions >= 3, f"{acquisitions} leader acquisitions for two outages"

@@ -13,6 +13,7 @@ import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from tests.support.processes import manage
 
@@ -32,20 +33,21 @@ TABLES = (
 )
 
 
-def _pg_admin() -> Any:
+def _pg_admin(server: str = PG_SERVER) -> Any:
     import psycopg
 
-    return psycopg.connect(f"{PG_SERVER}/postgres", autocommit=True, connect_timeout=5)
+    return psycopg.connect(f"{server}/postgres", autocommit=True, connect_timeout=5)
 
 
-def _mysql_admin(database: str | None = None) -> Any:
+def _mysql_admin(database: str | None = None, server: str = MYSQL_SERVER) -> Any:
     import pymysql
 
+    url = urlsplit(server)
     return pymysql.connect(
-        host="127.0.0.1",
-        port=3306,
-        user="root",
-        password="",
+        host=url.hostname or "127.0.0.1",
+        port=url.port or 3306,
+        user=url.username or "root",
+        password=url.password or "",
         database=database,
         autocommit=True,
         connect_timeout=5,
@@ -53,8 +55,12 @@ def _mysql_admin(database: str | None = None) -> Any:
 
 
 class ScratchDatabase:
-    def __init__(self, vendor: str, extra_env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, vendor: str, extra_env: dict[str, str] | None = None, server: str | None = None
+    ) -> None:
+        """``server`` (a URL without a database) points at a private server instead."""
         self.vendor = vendor
+        self.server = server or (MYSQL_SERVER if vendor == "mysql" else PG_SERVER)
         self.extra_env = extra_env or {}
         self.name = f"hz_{uuid.uuid4().hex[:10]}"
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
@@ -62,10 +68,8 @@ class ScratchDatabase:
             self._tmp = tempfile.TemporaryDirectory(prefix="hz-sqlite-")
             self.path = Path(self._tmp.name) / "db.sqlite3"
             self.url = f"sqlite:///{self.path}"
-        elif vendor == "postgresql":
-            self.url = f"{PG_SERVER}/{self.name}"
-        elif vendor == "mysql":
-            self.url = f"{MYSQL_SERVER}/{self.name}"
+        elif vendor in ("postgresql", "mysql"):
+            self.url = f"{self.server}/{self.name}"
         else:
             raise ValueError(vendor)
 
@@ -75,20 +79,20 @@ class ScratchDatabase:
 
     def create(self) -> ScratchDatabase:
         if self.vendor == "postgresql":
-            with _pg_admin() as conn:
+            with _pg_admin(self.server) as conn:
                 conn.execute(f'CREATE DATABASE "{self.name}"')
         elif self.vendor == "mysql":
-            with _mysql_admin() as conn, conn.cursor() as cur:
+            with _mysql_admin(server=self.server) as conn, conn.cursor() as cur:
                 cur.execute(f"CREATE DATABASE `{self.name}` CHARACTER SET utf8mb4")
         manage("migrate", "-v0", env=self.env)
         return self
 
     def drop(self) -> None:
         if self.vendor == "postgresql":
-            with _pg_admin() as conn:
+            with _pg_admin(self.server) as conn:
                 conn.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
         elif self.vendor == "mysql":
-            with _mysql_admin() as conn, conn.cursor() as cur:
+            with _mysql_admin(server=self.server) as conn, conn.cursor() as cur:
                 cur.execute(f"DROP DATABASE IF EXISTS `{self.name}`")
         elif self._tmp is not None:
             self._tmp.cleanup()
@@ -99,7 +103,7 @@ class ScratchDatabase:
 
             return psycopg.connect(self.url, autocommit=True, connect_timeout=5)
         if self.vendor == "mysql":
-            return _mysql_admin(self.name)
+            return _mysql_admin(self.name, self.server)
         conn = sqlite3.connect(self.path, timeout=20, isolation_level=None)
         return conn
 

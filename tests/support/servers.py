@@ -154,13 +154,16 @@ class PrivateMariaDB:
             self.process.send_signal(signal.SIGKILL)
             self.process.wait(30)
 
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
+    def stop(self, mode: str = "term") -> None:
+        """Stop with SIGTERM (a clean shutdown), or with kill -9 when ``mode`` is "kill"."""
+        if mode == "kill":
+            self.kill()
+        elif self.process is not None and self.process.poll() is None:
             self.process.terminate()
             self.process.wait(60)
 
     def restart(self, mode: str = "kill") -> None:
-        self.kill() if mode == "kill" else self.stop()
+        self.stop(mode)
         self.start()
 
     def create_database(self, name: str) -> str:
