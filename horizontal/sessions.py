@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import threading
 import time
 from importlib import import_module
 from typing import Any
@@ -42,6 +41,7 @@ from django.utils.crypto import get_random_string
 
 from horizontal.conf import conf
 from horizontal.exceptions import HorizontalError
+from horizontal.logs import RateLimitedLog
 from horizontal.sessions_redis import (
     CorruptSession,
     SessionCodec,
@@ -86,35 +86,20 @@ class SessionStoreUnavailable(HorizontalError):
     """The session store could not be read or written; the session is not missing."""
 
 
-class _RateLimitedLog:
-    """Log a store failure at most once per interval per process, with a count."""
-
-    def __init__(self, interval: float) -> None:
-        self.interval = interval
-        self._lock = threading.Lock()
-        self._last = -interval
-        self._suppressed = 0
+class StoreFailureLog(RateLimitedLog):
+    """The store failures of one process, logged at most once per interval."""
 
     def failure(self, action: str, error: BaseException) -> None:
-        with self._lock:
-            now = time.monotonic()
-            if now - self._last < self.interval:
-                self._suppressed += 1
-                return
-            suppressed, self._suppressed, self._last = self._suppressed, 0, now
-        logger.error(
-            "Session store unavailable (%s, policy %r): %s: %s "
-            "[%d failures not logged since the previous line; at most one line per %.0f s]",
+        self.log(
+            "Session store unavailable (%s, policy %r): %s: %s",
             action,
             failure_policy(),
             type(error).__name__,
             error,
-            suppressed,
-            self.interval,
         )
 
 
-failure_log = _RateLimitedLog(FAILURE_LOG_INTERVAL)
+failure_log = StoreFailureLog(logger, logging.ERROR, FAILURE_LOG_INTERVAL)
 
 
 def failure_policy() -> str:

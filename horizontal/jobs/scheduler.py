@@ -27,10 +27,13 @@ from horizontal import leases
 from horizontal.conf import conf
 from horizontal.jobs.registry import Job, registry
 from horizontal.jobs.runner import Outcome, run_job
+from horizontal.logs import RateLimitedLog
 
 logger = logging.getLogger("horizontal.scheduler")
 
 LEADER_LEASE = "horizontal:scheduler"
+# A database outage fails every poll; say so at most this often per process.
+POLL_FAILURE_LOG_INTERVAL = 10.0
 
 
 class Scheduler:
@@ -56,6 +59,7 @@ class Scheduler:
         self._lease: leases.Lease | None = None
         self._keep_alive: ExitStack | None = None
         self.running_jobs = False
+        self.poll_failures = RateLimitedLog(logger, logging.WARNING, POLL_FAILURE_LOG_INTERVAL)
 
     @property
     def is_leader(self) -> bool:
@@ -87,7 +91,7 @@ class Scheduler:
                 return []
             return self._run_due()
         except DatabaseError as exc:
-            logger.warning("scheduler poll failed, will retry: %s", exc)
+            self.poll_failures.log("scheduler poll failed, will retry: %s", exc)
             connections[conf.DATABASE].close()
             return []
 

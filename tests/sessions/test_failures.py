@@ -27,7 +27,8 @@ COOKIE_KEY = "k" * 32
 @pytest.fixture(autouse=True)
 def fresh_failure_log(monkeypatch):
     # Each test sees the first failure logged (the limiter is process-wide).
-    monkeypatch.setattr(sessions, "failure_log", sessions._RateLimitedLog(10.0))
+    fresh = sessions.StoreFailureLog(sessions.logger, logging.ERROR, 10.0)
+    monkeypatch.setattr(sessions, "failure_log", fresh)
     import horizontal.middleware
 
     monkeypatch.setattr(horizontal.middleware, "failure_log", sessions.failure_log)
