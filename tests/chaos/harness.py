@@ -104,7 +104,7 @@ class Metrics:
         )
 
 
-def _utc(value: object) -> dt.datetime:
+def as_utc(value: object) -> dt.datetime:
     if isinstance(value, str):
         value = dt.datetime.fromisoformat(value)
     assert isinstance(value, dt.datetime)
@@ -221,7 +221,7 @@ class Cluster:
             "mysql": "SELECT UTC_TIMESTAMP(6)",
             "sqlite": "SELECT strftime('%Y-%m-%d %H:%M:%f', 'now')",
         }[self.database.vendor]
-        return _utc(self.database.query(sql)[0][0])
+        return as_utc(self.database.query(sql)[0][0])
 
     def stuck_runs(self) -> int:
         """T, on the live cluster: runs whose claim expired over a TTL ago, not re-claimed."""
@@ -230,7 +230,7 @@ class Cluster:
             "SELECT expires_at FROM horizontal_jobrun WHERE job = 'chaos_tick' "
             "AND status = 'running'"
         )
-        return sum(1 for (expires,) in rows if _utc(expires) < now - dt.timedelta(seconds=TTL))
+        return sum(1 for (expires,) in rows if as_utc(expires) < now - dt.timedelta(seconds=TTL))
 
     def metrics(self, stuck: int) -> Metrics:
         db = self.database
