@@ -50,7 +50,12 @@ def xact_lock(name: str, *, nowait: bool = False, using: str | None = None) -> I
 
 
 def held_lock_count(using: str | None = None) -> int:
-    """How many transaction-scoped locks other sessions hold right now (leak checks)."""
+    """How many transaction-scoped locks other sessions hold right now (leak checks).
+
+    PostgreSQL: exact. MySQL/MariaDB: other sessions' open transactions on this database
+    that hold row locks, as InnoDB last reported them (its view may lag by 0.1 s).
+    SQLite: always 0, since it cannot see other connections' transactions.
+    """
     using = using or conf.DATABASE
     connection = connections[using]
     with connection.cursor() as cursor:

@@ -171,25 +171,31 @@ class MySQLDialect(Dialect):
         # GET_LOCK is session-scoped and survives COMMIT: on a persistent connection a missed
         # release leaks it. A row lock on a lease-table row ends with the transaction.
         key = f"xact:{name}"
-        for _ in range(2):
+        locked = self._lock_row(cursor, key, nowait)
+        if locked is None:
+            self._create_lock_row(cursor.db, key)
             locked = self._lock_row(cursor, key, nowait)
-            if locked is not None:
-                return locked
-            # No row yet: our own insert locks the new row until the transaction ends. A
-            # concurrent creator makes it a duplicate; then lock the row it created.
-            cursor.execute("SAVEPOINT horizontal_xact_row", [])
-            try:
+        if locked is None:
+            raise DatabaseError(f"could not create or lock the lock row {key!r}")
+        return locked
+
+    def _create_lock_row(self, connection: Any, key: str) -> None:
+        """Create a lock's row once, committed at once, on a connection of its own.
+
+        Not in the caller's transaction: if that rolled back, its insert would vanish,
+        and the sessions queued behind it on the duplicate key would each hold a shared
+        lock and want an exclusive one: a deadlock (1213) for all but one of them.
+        """
+        creator = connection.copy()  # same settings, a new connection, autocommit
+        try:
+            with creator.cursor() as cursor:
                 cursor.execute(
-                    f"INSERT INTO horizontal_lease (name, owner, token, expires_at, acquired_at)"
-                    f" VALUES (%s, '', 0, {self.NOW}, {self.NOW})",
+                    "INSERT IGNORE INTO horizontal_lease (name, owner, token, expires_at,"
+                    f" acquired_at) VALUES (%s, '', 0, {self.NOW}, {self.NOW})",
                     [key],
                 )
-            except IntegrityError:
-                cursor.execute("ROLLBACK TO SAVEPOINT horizontal_xact_row", [])
-                continue
-            cursor.execute("RELEASE SAVEPOINT horizontal_xact_row", [])
-            return True
-        raise DatabaseError(f"could not create or lock the lock row {key!r}")
+        finally:
+            creator.close()
 
     def _lock_row(self, cursor: Any, key: str, nowait: bool) -> bool | None:
         """True if locked, False if busy (nowait), None if the row does not exist."""
@@ -206,10 +212,14 @@ class MySQLDialect(Dialect):
 
     def held_lock_count(self, cursor: Any) -> int:
         # Row locks of ours are visible only through InnoDB's lock views; count open
-        # transactions other than ours that hold locks on our table instead.
+        # transactions of other sessions on this database (not the whole server) that
+        # hold or created rows instead. InnoDB refreshes this view only when it was not
+        # read in the last 0.1 s, so a lock taken or released just now may not show yet.
         cursor.execute(
-            "SELECT count(*) FROM information_schema.innodb_trx"
-            " WHERE trx_mysql_thread_id <> CONNECTION_ID() AND trx_rows_locked > 0",
+            "SELECT count(*) FROM information_schema.innodb_trx t"
+            " JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id"
+            " WHERE t.trx_mysql_thread_id <> CONNECTION_ID() AND p.db = DATABASE()"
+            " AND (t.trx_rows_locked > 0 OR t.trx_rows_modified > 0)",
             [],
         )
         return int(cursor.fetchone()[0])

@@ -86,3 +86,75 @@ def test_nothing_is_left_held_on_a_persistent_connection(db_alias: str) -> None:
     thread.join(30)
     assert results == [True]
     assert held_lock_count(using=db_alias) == 0
+
+
+def test_waiters_survive_the_rollback_of_the_first_holder_of_a_new_lock(db_alias: str) -> None:
+    # The first holder of a never-used name rolls back while two sessions wait for it:
+    # each waiter gets the lock in turn (on MySQL the lock's row outlives the rollback).
+    # The race that once deadlocked here (1213) needs waiters to reach the row's insert
+    # between the first holder's insert and rollback; F10 (test_locks_persistent) hits it.
+    first_holds, roll_back = threading.Event(), threading.Event()
+    results: list[object] = []
+
+    def first() -> None:
+        try:
+            with xact_lock("never-used-before", using=db_alias):
+                first_holds.set()
+                roll_back.wait(30)
+                raise RuntimeError("roll back")
+        except RuntimeError:
+            pass
+        finally:
+            connections[db_alias].close()
+
+    holder = threading.Thread(target=first)
+    holder.start()
+    assert first_holds.wait(30)
+    waiters = [
+        threading.Thread(target=_in_thread, args=(db_alias, "never-used-before", False, 0, results))
+        for _ in range(2)
+    ]
+    for waiter in waiters:
+        waiter.start()
+    time.sleep(0.5)  # both are queued behind the first holder
+    roll_back.set()
+    for thread in [holder, *waiters]:
+        thread.join(30)
+    assert results == [True, True]
+
+
+@pytest.mark.parametrize("alias", ["postgresql", "mysql"])  # SQLite cannot see other sessions
+def test_held_lock_count_sees_a_lock_held_by_another_session(alias: str, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.HORIZONTAL_DATABASE = alias
+    # Twice: the first holder creates the lock's row (MySQL), the second locks it.
+    for _ in range(2):
+        holding, done = threading.Event(), threading.Event()
+
+        def hold(holding: threading.Event = holding, done: threading.Event = done) -> None:
+            try:
+                with xact_lock("counted", using=alias):
+                    holding.set()
+                    done.wait(30)
+            finally:
+                connections[alias].close()
+
+        thread = threading.Thread(target=hold)
+        thread.start()
+        try:
+            assert holding.wait(30)
+            assert _eventually_held(alias, 1)
+        finally:
+            done.set()
+            thread.join(30)
+        assert _eventually_held(alias, 0)
+
+
+def _eventually_held(alias: str, count: int) -> bool:
+    # MySQL's view of InnoDB transactions is refreshed only when it was not read in the
+    # last 0.1 s: polling faster than that would read the same stale view for ever.
+    deadline = time.monotonic() + 3
+    while held_lock_count(using=alias) != count:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
