@@ -26,6 +26,7 @@ def database_from_url(url: str) -> dict[str, Any]:
                 "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
             },
             "TEST": {"NAME": path.replace(".sqlite3", "") + "-test.sqlite3"},
+            "CONN_MAX_AGE": _conn_max_age(options.get("conn_max_age", "0")),
         }
     common = {
         "NAME": unquote(parts.path.lstrip("/")),
@@ -33,7 +34,7 @@ def database_from_url(url: str) -> dict[str, Any]:
         "PASSWORD": unquote(parts.password or ""),
         "HOST": parts.hostname or "",
         "PORT": str(parts.port or ""),
-        "CONN_MAX_AGE": 0,
+        "CONN_MAX_AGE": _conn_max_age(options.get("conn_max_age", "0")),
         "CONN_HEALTH_CHECKS": True,
     }
     if scheme in ("postgres", "postgresql"):
@@ -52,6 +53,11 @@ def database_from_url(url: str) -> dict[str, Any]:
             },
         }
     raise ValueError(f"DATABASE_URL scheme {parts.scheme!r} is not sqlite, postgres or mysql")
+
+
+def _conn_max_age(value: str) -> int | None:
+    """``?conn_max_age=60`` keeps connections 60 s; ``none`` keeps them for good."""
+    return None if value.lower() == "none" else int(value)
 
 
 def use_pymysql() -> None:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.apps import apps
 from django.contrib import admin
 from django.urls import include, path
 
@@ -8,3 +9,6 @@ urlpatterns = [
     path("accounts/", include("testproject.accounts.urls")),
     path("files/", include("testproject.files.urls")),
 ]
+
+if apps.is_installed("testproject.chaos"):
+    urlpatterns.append(path("chaos/", include("testproject.chaos.urls")))
