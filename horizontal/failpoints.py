@@ -8,7 +8,8 @@ Actions: ``sleep:SECONDS``, ``exit`` (``os._exit(137)``, like a kill -9 of ourse
 with no cleanup), ``stop`` (SIGSTOP ourselves: a test resumes us with SIGCONT),
 ``raise`` (``RuntimeError``). ``exit_once:PATH`` and ``stop_once:PATH`` act only if the
 file PATH exists, and remove it first: a test arms one process at one moment by creating
-the file.
+the file. Alternatives joined by ``|`` are tried in order and the first that applies
+acts, so one point can be armed for either: ``mid_job=exit_once:A|stop_once:B``.
 """
 
 from __future__ import annotations
@@ -32,15 +33,19 @@ def hit(name: str) -> None:
     spec = conf.FAILPOINTS
     if not spec:
         return
-    action = _parse(spec).get(name)
-    if not action:
-        return
+    for action in filter(None, _parse(spec).get(name, "").split("|")):
+        if _act(name, action.strip()):
+            return
+
+
+def _act(name: str, action: str) -> bool:
+    """Carry out one action; False when it is a one-shot whose trigger file is absent."""
     if action.startswith(("exit_once:", "stop_once:")):
         kind, _, path = action.partition(":")
         try:
             os.remove(path)
         except FileNotFoundError:
-            return
+            return False
         action = kind.removesuffix("_once")
     if action.startswith("sleep:"):
         time.sleep(float(action.removeprefix("sleep:")))
@@ -52,3 +57,4 @@ def hit(name: str) -> None:
         raise RuntimeError(f"failpoint {name}")
     else:
         raise ValueError(f"unknown failpoint action {action!r} for {name!r}")
+    return True

@@ -40,6 +40,10 @@ CHAOS_TABLES = (
     "horizontal_jobrun",
     "horizontal_lease",
 )
+# Where a worker can be made to die or freeze: the runner's (after_claim, before_finish),
+# the chaos job's (mid_job, before_fenced_write) and the lease heartbeat's (before_renew).
+FAILPOINTS = ("after_claim", "mid_job", "before_fenced_write", "before_finish", "before_renew")
+ACTIONS = ("exit", "stop")
 LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
 
 
@@ -75,9 +79,10 @@ class Worker:
     def leader_since(self) -> list[tuple[int, float]]:
         return [(int(t), float(at)) for t, at in _LEADER.findall(self.output())]
 
-    def arm(self, action: str) -> None:
-        """Create this worker's one-shot failpoint trigger (``exit`` or ``stop``)."""
-        (self.trigger_dir / f"{self.name}.{action}").touch()
+    def arm(self, point: str, action: str) -> None:
+        """Make this worker ``exit`` (like kill -9) or ``stop`` at its next ``point``."""
+        assert point in FAILPOINTS and action in ACTIONS, (point, action)
+        (self.trigger_dir / f"{self.name}.{point}.{action}").touch()
 
     @property
     def alive(self) -> bool:
@@ -116,6 +121,7 @@ class Cluster:
         self.database = database
         self.dir = Path(tempfile.mkdtemp(prefix="hz-chaos-"))
         self.workers: list[Worker] = []
+        self.failover: list[float] = []  # seconds, per fault a scenario injected
         database.reset(CHAOS_TABLES)
         database.query(
             "INSERT INTO chaos_sharedcounter (id, value, last_slot, last_token) "
@@ -126,9 +132,13 @@ class Cluster:
 
     def start_worker(self, name: str, extra_env: dict[str, str] | None = None) -> Worker:
         log = self.dir / f"{name}.log"
+        # Every failpoint armable with either action, one trigger file per (point, action).
         points = ",".join(
-            f"{point}={action}_once:{self.dir / f'{name}.{action}'}"
-            for point, action in (("mid_job", "stop"), ("before_fenced_write", "exit"))
+            f"{point}="
+            + "|".join(
+                f"{action}_once:{self.dir / f'{name}.{point}.{action}'}" for action in ACTIONS
+            )
+            for point in FAILPOINTS
         )
         env = child_env(
             {
@@ -260,5 +270,12 @@ class Cluster:
         regressions += sum(1 for a, b in itertools.pairwise(acquisitions) if b <= a)
         attempts_lost = sum(w.output().count("claim lost") for w in self.workers)
         return Metrics(
-            duplicates, lost, stale, int(regressions), int(stuck), len(slots), attempts_lost
+            duplicates,
+            lost,
+            stale,
+            int(regressions),
+            int(stuck),
+            len(slots),
+            attempts_lost,
+            list(self.failover),
         )

@@ -59,53 +59,68 @@ def test_f1_no_faults(chaos_db: ScratchDatabase) -> None:
     assert metrics.slots >= SLOTS
 
 
-def test_f2_leader_paused_mid_job_past_its_ttl(chaos_db: ScratchDatabase) -> None:
+# F2: after the claim, mid-job (before its fenced write) and inside a lease renewal.
+PAUSE_POINTS = ("after_claim", "mid_job", "before_renew")
+# F3: every point of a run, from its claim to its completion.
+KILL_POINTS = ("after_claim", "mid_job", "before_fenced_write", "before_finish")
+
+
+def test_f2_leader_paused_past_its_ttl_at_each_failpoint(chaos_db: ScratchDatabase) -> None:
     cluster = Cluster(chaos_db, workers=4)
+    zombies = []
     try:
         cluster.wait_for_slots(5, timeout=60)
-        zombie = cluster.leader()
-        zombie.arm("stop")  # SIGSTOPs itself at its next mid_job failpoint
-        deadline = time.monotonic() + 30
-        while _state(zombie.process.pid) != "T" and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert _state(zombie.process.pid) == "T", "the leader did not stop at the failpoint"
-        paused_at = time.time()
-        time.sleep(3 * TTL)
-        failover = cluster.new_leader_after(paused_at, zombie)
-        os.kill(zombie.process.pid, signal.SIGCONT)
+        for point in PAUSE_POINTS:
+            zombie = cluster.leader()
+            zombie.arm(point, "stop")  # it SIGSTOPs itself at its next `point`
+            deadline = time.monotonic() + 30
+            while _state(zombie.process.pid) != "T" and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert _state(zombie.process.pid) == "T", f"the leader did not stop at {point}"
+            paused_at = time.time()
+            time.sleep(3 * TTL)
+            cluster.failover.append(cluster.new_leader_after(paused_at, zombie))
+            os.kill(zombie.process.pid, signal.SIGCONT)
+            zombies.append(zombie.name)
         cluster.settle()
         stuck = cluster.stuck_runs()
     finally:
         cluster.stop_all()
     metrics = cluster.metrics(stuck)
-    metrics.failover.append(failover)
-    assert_clean(metrics, f"F2 SIGSTOP leader 3xTTL mid-job, {chaos_db.vendor}")
-    assert metrics.attempts_lost >= 1, "the resumed zombie's write was not rejected"
-    zombie_rows = chaos_db.query(
-        "SELECT count(*) FROM chaos_fencedwrite f WHERE f.owner = %s AND f.token < "
-        "(SELECT max(token) FROM horizontal_jobrun r WHERE r.slot = f.slot)",
-        (zombie.name,),
+    assert_clean(
+        metrics, f"F2 SIGSTOP leader 3xTTL at {', '.join(PAUSE_POINTS)}, {chaos_db.vendor}"
     )
-    assert zombie_rows[0][0] == 0
+    assert metrics.attempts_lost >= 1, "no resumed zombie's write was rejected"
+    # No zombie's fenced write was accepted for a slot that a later token had claimed.
+    for zombie in zombies:
+        zombie_rows = chaos_db.query(
+            "SELECT count(*) FROM chaos_fencedwrite f WHERE f.owner = %s AND f.token < "
+            "(SELECT max(token) FROM horizontal_jobrun r WHERE r.slot = f.slot)",
+            (zombie,),
+        )
+        assert zombie_rows[0][0] == 0, zombie
 
 
-def test_f3_leader_killed_before_its_fenced_write(chaos_db: ScratchDatabase) -> None:
+def test_f3_leader_killed_at_each_failpoint(chaos_db: ScratchDatabase) -> None:
     cluster = Cluster(chaos_db, workers=4)
+    victims = []
     try:
         cluster.wait_for_slots(5, timeout=60)
-        victim = cluster.leader()
-        victim.arm("exit")  # os._exit(137) at its next before_fenced_write failpoint
-        victim.process.wait(30)
-        killed_at = time.time()
-        failover = cluster.new_leader_after(killed_at, victim)
+        for point in KILL_POINTS:
+            victim = cluster.leader()
+            victim.arm(point, "exit")  # os._exit(137) at its next `point`
+            victim.process.wait(30)
+            killed_at = time.time()
+            victims.append(victim)
+            cluster.failover.append(cluster.new_leader_after(killed_at, victim))
+            cluster.start_worker(f"{victim.name}r")  # keep four workers
         cluster.settle()
         stuck = cluster.stuck_runs()
     finally:
         cluster.stop_all()
     metrics = cluster.metrics(stuck)
-    metrics.failover.append(failover)
-    assert_clean(metrics, f"F3 kill -9 at before_fenced_write, {chaos_db.vendor}")
-    assert victim.process.returncode == 137
+    assert_clean(metrics, f"F3 kill -9 at {', '.join(KILL_POINTS)}, {chaos_db.vendor}")
+    assert [victim.process.returncode for victim in victims] == [137] * len(KILL_POINTS)
 
 
 def test_f5_sigterm_hands_over_within_one_poll(chaos_db: ScratchDatabase) -> None:
