@@ -225,6 +225,18 @@ class Cluster:
         """Heal-and-settle: let expired claims be re-claimed and in-flight runs finish."""
         time.sleep(seconds)
 
+    def heal_and_measure(
+        self, seconds: float = TTL * 2 + 2, *, require_alive: bool = False
+    ) -> Metrics:
+        """Settle for ``seconds``, count stuck runs on the live cluster, stop it, measure."""
+        self.settle(seconds)
+        stuck = self.stuck_runs()
+        if require_alive:
+            dead = [w.name for w in self.workers if not w.alive]
+            assert not dead, f"workers died: {dead}"
+        self.stop_all()
+        return self.metrics(stuck)
+
     def db_now(self) -> dt.datetime:
         sql = {
             "postgresql": "SELECT clock_timestamp()",

@@ -51,10 +51,9 @@ def test_f1_no_faults(chaos_db: ScratchDatabase) -> None:
     cluster = Cluster(chaos_db, workers=8)
     try:
         cluster.wait_for_slots(SLOTS, timeout=SLOTS * 3 + 30)
-        stuck = cluster.stuck_runs()
+        metrics = cluster.heal_and_measure(0)
     finally:
         cluster.stop_all()
-    metrics = cluster.metrics(stuck)
     assert_clean(metrics, f"F1 no faults, 8 workers, {chaos_db.vendor}")
     assert metrics.slots >= SLOTS
 
@@ -82,11 +81,9 @@ def test_f2_leader_paused_past_its_ttl_at_each_failpoint(chaos_db: ScratchDataba
             cluster.failover.append(cluster.new_leader_after(paused_at, zombie))
             os.kill(zombie.process.pid, signal.SIGCONT)
             zombies.append(zombie.name)
-        cluster.settle()
-        stuck = cluster.stuck_runs()
+        metrics = cluster.heal_and_measure()
     finally:
         cluster.stop_all()
-    metrics = cluster.metrics(stuck)
     assert_clean(
         metrics, f"F2 SIGSTOP leader 3xTTL at {', '.join(PAUSE_POINTS)}, {chaos_db.vendor}"
     )
@@ -114,11 +111,9 @@ def test_f3_leader_killed_at_each_failpoint(chaos_db: ScratchDatabase) -> None:
             victims.append(victim)
             cluster.failover.append(cluster.new_leader_after(killed_at, victim))
             cluster.start_worker(f"{victim.name}r")  # keep four workers
-        cluster.settle()
-        stuck = cluster.stuck_runs()
+        metrics = cluster.heal_and_measure()
     finally:
         cluster.stop_all()
-    metrics = cluster.metrics(stuck)
     assert_clean(metrics, f"F3 kill -9 at {', '.join(KILL_POINTS)}, {chaos_db.vendor}")
     assert [victim.process.returncode for victim in victims] == [137] * len(KILL_POINTS)
 
@@ -134,11 +129,9 @@ def test_f5_sigterm_hands_over_within_one_poll(chaos_db: ScratchDatabase) -> Non
         leaving.process.wait(30)
         handover = cluster.new_leader_after(stopped_at, leaving)
         successor = cluster.leader()
-        cluster.settle(TTL)
-        stuck = cluster.stuck_runs()
+        metrics = cluster.heal_and_measure(TTL)
     finally:
         cluster.stop_all()
-    metrics = cluster.metrics(stuck)
     assert_clean(metrics, f"F5 SIGTERM leader (hand-over {handover:.2f}s), {chaos_db.vendor}")
     assert handover < TTL, f"hand-over took {handover:.2f} s"
     assert min(t for t, _ in successor.leader_since()) == token_before + 1
@@ -154,11 +147,9 @@ def test_f4_all_killed_then_restarted_catches_up(chaos_db: ScratchDatabase) -> N
         time.sleep(10)
         for name in ("r0", "r1", "r2"):
             cluster.start_worker(name)
-        cluster.settle(TTL * 2 + 6)
-        stuck = cluster.stuck_runs()
+        metrics = cluster.heal_and_measure(TTL * 2 + 6)
     finally:
         cluster.stop_all()
-    metrics = cluster.metrics(stuck)
     assert_clean(metrics, f"F4 kill -9 all, restart after 10 s, {chaos_db.vendor}")
 
 
@@ -198,11 +189,9 @@ def test_f12_client_clocks_skewed_and_running_at_other_rates(chaos_db: ScratchDa
             )
             cluster.wait_for_slots(8, timeout=60)
             time.sleep(TTL * 2)
-        cluster.settle()
-        stuck = cluster.stuck_runs()
+        metrics = cluster.heal_and_measure()
     finally:
         cluster.stop_all()
-    metrics = cluster.metrics(stuck)
     assert_clean(metrics, f"F12 clocks +1h/-1h/x2/x0.5, {chaos_db.vendor}")
 
 
@@ -244,12 +233,9 @@ def test_f8_every_worker_connection_killed(chaos_db: ScratchDatabase) -> None:
             killed += _kill_connections(chaos_db)
             time.sleep(2)
         assert killed >= 3
-        cluster.settle()
-        stuck = cluster.stuck_runs()
-        assert all(worker.alive for worker in cluster.workers), "a worker died"
+        metrics = cluster.heal_and_measure(require_alive=True)
     finally:
         cluster.stop_all()
-    metrics = cluster.metrics(stuck)
     assert_clean(metrics, f"F8 {killed} connections killed, {chaos_db.vendor}")
 
 
@@ -290,12 +276,9 @@ def test_f6_database_restarted_under_a_running_scheduler(
             time.sleep(TTL + 1)
             server.start()
             cluster.wait_for_slots(cluster.slots_done() + 3, timeout=60)
-        cluster.settle()
-        stuck = cluster.stuck_runs()
-        assert all(worker.alive for worker in cluster.workers), "a worker died"
+        metrics = cluster.heal_and_measure(require_alive=True)
     finally:
         cluster.stop_all()
-    metrics = cluster.metrics(stuck)
     assert_clean(metrics, f"F6 server down {TTL + 1:.0f} s twice ({mode}), {database.vendor}")
     logs = "".join(worker.output() for worker in cluster.workers)
     assert logs.count("scheduler poll failed") >= 2, "no worker saw the outage"
