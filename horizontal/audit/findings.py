@@ -83,8 +83,8 @@ CATEGORIES: dict[str, Category] = {
             "horizontal.W108",
             "warning",
             "migrate run by every replica at start-up",
-            "Run 'manage.py migrate_locked' (or 'release') once per deploy as a release "
-            "step / pre-deploy job, not in the container entrypoint.",
+            "Run migrate once per deploy as a release step / pre-deploy job, or replace it "
+            "with 'manage.py migrate_locked' (one replica migrates, the others wait).",
         ),
         Category(
             "settings",

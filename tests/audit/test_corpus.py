@@ -56,7 +56,7 @@ def test_corpus_has_true_and_false_cases_for_every_category():
     [
         ("project/shop/state.py", 10, "module-state"),
         ("project/shop/caches.py", 15, "cache"),
-        ("deploy/docker-entrypoint.sh", 7, "boot-migrate"),
+        ("deploy/docker-entrypoint.sh", 8, "boot-migrate"),
     ],
 )
 def test_markers_are_where_the_corpus_says(path, line, category, found):

@@ -77,14 +77,15 @@ class ScratchDatabase:
     def env(self) -> dict[str, str]:
         return {"DATABASE_URL": self.url, **self.extra_env}
 
-    def create(self) -> ScratchDatabase:
+    def create(self, *, migrate: bool = True) -> ScratchDatabase:
         if self.vendor == "postgresql":
             with _pg_admin(self.server) as conn:
                 conn.execute(f'CREATE DATABASE "{self.name}"')
         elif self.vendor == "mysql":
             with _mysql_admin(server=self.server) as conn, conn.cursor() as cur:
                 cur.execute(f"CREATE DATABASE `{self.name}` CHARACTER SET utf8mb4")
-        manage("migrate", "-v0", env=self.env)
+        if migrate:
+            manage("migrate", "-v0", env=self.env)
         return self
 
     def drop(self) -> None:

@@ -4,6 +4,7 @@ set -e
 python manage.py check --deploy  # ok: checks are read-only
 python manage.py showmigrations  # ok: read-only
 python manage.py migrate --plan  # ok: a dry run
+python manage.py migrate_locked --wait 300  # ok: one replica migrates, the rest wait
 python manage.py migrate --noinput  # expect: boot-migrate
 python manage.py migrate --database=audit  # horizontal: ignore[boot-migrate]
 service cron start  # expect: image-cron
