@@ -2,9 +2,9 @@
 
 The lock is a lease (``horizontal:migrate``) renewed by a heartbeat while ``migrate``
 runs, so a migrator that dies releases it within one TTL and no lock can outlive its
-process. The lease table is itself created by a migration: on a database that has
-none yet, ``migrate horizontal`` runs first, unlocked; concurrent bootstrappers that
-collide on its ``CREATE TABLE`` retry until one of them has finished.
+process. The lease table is itself created by a migration: on a database where
+``horizontal.0001_initial`` is not yet applied, that one migration runs first, unlocked;
+concurrent bootstrappers that collide on its ``CREATE TABLE`` retry until it is recorded.
 """
 
 from __future__ import annotations

@@ -188,10 +188,11 @@ class MySQLDialect(Dialect):
         """
         creator = connection.copy()  # same settings, a new connection, autocommit
         try:
-            with creator.cursor() as cursor:
+            # A duplicate means another session created it first: that is the point.
+            with creator.cursor() as cursor, suppress(IntegrityError):
                 cursor.execute(
-                    "INSERT IGNORE INTO horizontal_lease (name, owner, token, expires_at,"
-                    f" acquired_at) VALUES (%s, '', 0, {self.NOW}, {self.NOW})",
+                    "INSERT INTO horizontal_lease (name, owner, token, expires_at, acquired_at)"
+                    f" VALUES (%s, '', 0, {self.NOW}, {self.NOW})",
                     [key],
                 )
         finally:
