@@ -1,0 +1,55 @@
+"""What a web worker loads: ``django.setup()`` with horizontal installed, then one request.
+
+A real subprocess starts testproject with Redis sessions and local file storage, sends
+one request through ``horizontal.sessions``' middleware and prints the modules it has
+loaded. The code audit (a large AST scanner, for ``check --deploy`` and ``manage.py
+audit``) and boto3 (for S3 storage) must not be among them; with S3 configured, boto3
+loads only once the storage is used.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.support.processes import ROOT, child_env
+
+SCRIPT = """
+import json, sys
+import django
+django.setup()
+from django.test import Client
+response = Client(HTTP_HOST="localhost").post("/accounts/visit/")
+assert response.status_code == 200, response.status_code
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def loaded_modules(**env: str) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        cwd=ROOT,
+        env=child_env({"REDIS_URL": "redis://127.0.0.1:6379/15", **env}),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return list(json.loads(done.stdout.splitlines()[-1]))
+
+
+def test_a_web_worker_loads_neither_the_audit_nor_boto3() -> None:
+    modules = loaded_modules()
+    ours = [m for m in modules if m.startswith("horizontal")]
+    print("horizontal modules loaded:", " ".join(ours))
+    assert "horizontal.sessions" in ours  # the request went through our store
+    assert [m for m in ours if m.startswith("horizontal.audit")] == []
+    assert [m for m in modules if m.split(".")[0] in ("boto3", "botocore", "storages")] == []
+
+
+def test_with_s3_configured_boto3_still_waits_for_the_first_use() -> None:
+    modules = loaded_modules(
+        AWS_STORAGE_BUCKET_NAME="startup-probe", AWS_S3_ENDPOINT_URL="http://127.0.0.1:9"
+    )
+    assert "boto3" not in modules
