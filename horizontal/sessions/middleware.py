@@ -1,4 +1,10 @@
-"""Middleware: Django's ``SessionMiddleware`` plus the session store's failure policy."""
+"""``horizontal.sessions.middleware.SessionMiddleware``: Django's ``SessionMiddleware``
+plus the session store's failure policy (a 503 with ``Retry-After``, or going on
+without the session).
+
+``horizontal.middleware.SessionMiddleware``, the path of earlier releases, is the same
+class.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,9 @@ from typing import Any
 from django.contrib.sessions.middleware import SessionMiddleware as DjangoSessionMiddleware
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 
-from horizontal.sessions import SessionStoreUnavailable, failure_log, failure_policy
+from horizontal.sessions.store import SessionStoreUnavailable, failure_log, failure_policy
+
+__all__ = ["RETRY_AFTER_SECONDS", "SessionMiddleware", "session_unavailable_response"]
 
 # Seconds a client is asked to wait before retrying after a 503. Short: a store
 # outage that outlasts it keeps answering 503 cheaply, thanks to the timeouts.
@@ -26,7 +34,8 @@ def session_unavailable_response() -> HttpResponse:
     return response
 
 
-class SessionMiddleware(DjangoSessionMiddleware):
+# Django has no type hints, so strict mypy sees its SessionMiddleware as Any.
+class SessionMiddleware(DjangoSessionMiddleware):  # type: ignore[misc, unused-ignore]
     """Use in place of ``django.contrib.sessions.middleware.SessionMiddleware``.
 
     With ``HORIZONTAL_SESSION_FAILURE = "closed"`` a request whose session cannot be
