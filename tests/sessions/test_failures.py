@@ -127,7 +127,7 @@ def test_closed_turns_a_500_from_another_middleware_into_503(settings):
     settings.MIDDLEWARE = [
         "horizontal.sessions.middleware.SessionMiddleware",
         "django.contrib.auth.middleware.AuthenticationMiddleware",
-        "tests.sessions.middleware.ReadsUserMiddleware",
+        "tests.support.middleware.ReadsUserMiddleware",
     ]
     client = Client(raise_request_exception=False)
     client.cookies["sessionid"] = COOKIE_KEY
