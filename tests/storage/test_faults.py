@@ -14,8 +14,7 @@ import pytest
 from botocore.exceptions import ClientError, EndpointConnectionError, ReadTimeoutError
 from django.core.files.base import ContentFile
 
-from horizontal import storage_probe
-from horizontal.storage import S3Storage, probe
+from horizontal.storage import S3Storage, probe, readiness
 from tests.support.s3 import REGION, MotoServer, SilentServer
 
 # Small bounds so the suite stays fast; the defaults (2 s, 5 s, 3 attempts) scale the
@@ -108,13 +107,13 @@ def test_probe_with_writes_finds_create_only_writes_honoured_and_cleans_up(
 def test_probe_with_writes_reports_refused_credentials(strict_moto: MotoServer) -> None:
     storage = storage_at(strict_moto.url, access_key="AKIAUNKNOWNKEY000000")
     result = probe(storage, timeout=2, writes=True)
-    assert result.problem == storage_probe.CREDENTIALS_REFUSED
+    assert result.problem == readiness.CREDENTIALS_REFUSED
 
 
 def test_probe_reports_endpoint_down(closed_port: int) -> None:
     result = probe(storage_at(f"http://127.0.0.1:{closed_port}"), timeout=2)
     assert not result.ok
-    assert result.problem == storage_probe.UNREACHABLE
+    assert result.problem == readiness.UNREACHABLE
     assert f"127.0.0.1:{closed_port}" in result.detail
     assert result.seconds < 2 + SLACK
 
@@ -124,21 +123,21 @@ def test_probe_reports_an_endpoint_that_never_answers(silent_server: SilentServe
     result = probe(storage_at(silent_server.url), timeout=1)
     elapsed = time.monotonic() - started
     assert not result.ok
-    assert result.problem == storage_probe.TIMEOUT
+    assert result.problem == readiness.TIMEOUT
     assert "no answer" in result.detail
     assert 1.0 <= elapsed < 1 + SLACK
 
 
 def test_probe_reports_a_missing_bucket(moto: MotoServer) -> None:
     result = probe(storage_at(moto.url, bucket="no-such-bucket-here"), timeout=2)
-    assert result.problem == storage_probe.BUCKET_MISSING
+    assert result.problem == readiness.BUCKET_MISSING
     assert "NoSuchBucket" in result.detail
 
 
 def test_probe_reports_refused_credentials(strict_moto: MotoServer) -> None:
     result = probe(storage_at(strict_moto.url, access_key="AKIAUNKNOWNKEY000000"), timeout=2)
     assert not result.ok
-    assert result.problem == storage_probe.CREDENTIALS_REFUSED
+    assert result.problem == readiness.CREDENTIALS_REFUSED
     assert "InvalidAccessKeyId" in result.detail
 
 
@@ -153,5 +152,5 @@ def test_probe_of_local_storage_is_ok_and_says_so() -> None:
 @pytest.mark.parametrize("timeout", [0.5, 1.0])
 def test_probe_never_outlives_its_timeout(silent_server: SilentServer, timeout: float) -> None:
     result = probe(storage_at(silent_server.url, read_timeout=30), timeout=timeout)
-    assert result.problem == storage_probe.TIMEOUT
+    assert result.problem == readiness.TIMEOUT
     assert result.seconds < timeout + 0.5

@@ -1,8 +1,9 @@
 """A bounded, explaining probe of the S3 storage, for readiness views.
 
-Import it from here (``horizontal.storage_probe.probe``, also re-exported by
-``horizontal.storage``): this module loads boto3 only when the storage is S3, so a
-health view can import it in a project without the ``s3`` extra.
+Import it as ``horizontal.storage.probe`` (``horizontal.storage_probe.probe``, the path
+of earlier releases, still works): this module loads boto3 only when the storage is S3,
+so a health view can import it in a project without the ``s3`` extra. (The module is
+not called ``probe``: that name on the package is the function.)
 
 ``probe()`` lists at most one key of the bucket with a dedicated client (one attempt,
 short timeouts) on a worker thread, and waits for it no longer than ``timeout``. It
@@ -25,6 +26,22 @@ import weakref
 from typing import Any, NamedTuple
 
 from django.core.files.storage import Storage, storages
+
+from horizontal.storage.s3_common import NAME_TAKEN_STATUSES, error_code, http_status, is_s3
+
+__all__ = [
+    "ACCESS_DENIED",
+    "BUCKET_MISSING",
+    "CONDITIONAL_WRITES_UNSUPPORTED",
+    "CREDENTIALS_MISSING",
+    "CREDENTIALS_REFUSED",
+    "DEFAULT_TIMEOUT",
+    "ERROR",
+    "TIMEOUT",
+    "UNREACHABLE",
+    "Probe",
+    "probe",
+]
 
 # What ``Probe.problem`` can be. Stable strings: dashboards and alerts match on them.
 UNREACHABLE = "endpoint_unreachable"
@@ -74,7 +91,7 @@ def probe(
     readiness call.
     """
     target = storages["default"] if storage is None else storage
-    if not _is_s3(target):
+    if not is_s3(target):
         return Probe(True, None, f"{type(target).__name__} is not S3; nothing to probe", 0.0)
     started = time.monotonic()
     outcome: list[BaseException | None] = []
@@ -92,14 +109,6 @@ def probe(
             False, TIMEOUT, f"{_where(target)} gave no answer within {timeout:g} s", seconds
         )
     return _explain(outcome[0], target, seconds)
-
-
-def _is_s3(storage: Storage) -> bool:
-    try:
-        from storages.backends.s3 import S3Storage
-    except ImportError:  # no "s3" extra installed: nothing here can be S3
-        return False
-    return isinstance(storage, S3Storage)
 
 
 class ConditionalWritesIgnored(Exception):
@@ -130,8 +139,7 @@ def _create_twice(client: Any, storage: Any) -> None:
         try:
             client.put_object(**create)
         except ClientError as error:
-            status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
-            if status in (409, 412):
+            if http_status(error) in NAME_TAKEN_STATUSES:
                 return  # refused, as S3 does: saves cannot overwrite each other
             raise
         raise ConditionalWritesIgnored(
@@ -204,8 +212,7 @@ def _explain(error: BaseException | None, storage: Any, seconds: float) -> Probe
     if isinstance(error, (NoCredentialsError, PartialCredentialsError)):
         return Probe(False, CREDENTIALS_MISSING, f"{where}: {error}", seconds)
     if isinstance(error, ClientError):
-        code = str(error.response.get("Error", {}).get("Code", ""))
-        problem = _problem_for_code(code)
+        problem = _problem_for_code(error_code(error))
         return Probe(False, problem, f"{where}: {error}", seconds)
     return Probe(False, ERROR, f"{where}: {type(error).__name__}: {error}", seconds)
 

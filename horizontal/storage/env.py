@@ -3,9 +3,12 @@
 Stdlib only on purpose: a settings module imports this before Django is set up, and a
 project without the ``s3`` extra must still be able to run on local files.
 
-    from horizontal.storage_env import storages_from_env
+    from horizontal.storage import storages_from_env
 
     STORAGES = storages_from_env()
+
+(``horizontal.storage_env.storages_from_env``, the path of earlier releases, is the
+same function.)
 
 With ``AWS_STORAGE_BUCKET_NAME`` set, ``default`` is ``horizontal.storage.S3Storage``;
 without it, ``default`` stays on the local file system (development), and
@@ -17,6 +20,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from typing import Any
+
+__all__ = ["endpoint_from_env", "region_from_env", "s3_options_from_env", "storages_from_env"]
 
 S3_BACKEND = "horizontal.storage.S3Storage"
 LOCAL_BACKEND = "django.core.files.storage.FileSystemStorage"
