@@ -1,4 +1,4 @@
-"""A broken S3 endpoint or bucket: a clear error within the configured bound, never a hang.
+"""``horizontal.storage.probe``: a bounded, explaining readiness probe, against real faults.
 
 Each fault is real: a port nobody listens on, a TCP server that accepts and never
 answers, a bucket that does not exist, a server that refuses the access key.
@@ -7,85 +7,12 @@ answers, a bucket that does not exist, a server that refuses the access key.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any
 
 import pytest
-from botocore.exceptions import ClientError, EndpointConnectionError, ReadTimeoutError
-from django.core.files.base import ContentFile
 
-from horizontal.storage import S3Storage, probe, readiness
-from tests.support.s3 import REGION, MotoServer, SilentServer
-
-# Small bounds so the suite stays fast; the defaults (2 s, 5 s, 3 attempts) scale the
-# same way: storage.worst_case_seconds is the bound either way.
-FAST = {"connect_timeout": 0.5, "read_timeout": 1.0, "max_attempts": 2}
-# Scheduling slack for a loaded CI machine, on top of the configured bound.
-SLACK = 1.5
-
-
-def timed(action: Callable[[], Any]) -> tuple[float, BaseException | None]:
-    started = time.monotonic()
-    try:
-        action()
-    except BaseException as error:  # the error is the result under test
-        return time.monotonic() - started, error
-    return time.monotonic() - started, None
-
-
-def storage_at(endpoint: str, bucket: str = "any-bucket", **options: Any) -> S3Storage:
-    defaults = {
-        "bucket_name": bucket,
-        "endpoint_url": endpoint,
-        "region_name": REGION,
-        "access_key": "testing-access-key",
-        "secret_key": "testing-secret-key",
-        **FAST,
-    }
-    return S3Storage(**{**defaults, **options})
-
-
-def test_endpoint_down_fails_fast_with_a_connection_error(closed_port: int) -> None:
-    storage = storage_at(f"http://127.0.0.1:{closed_port}")
-    seconds, error = timed(lambda: storage.save("a.txt", ContentFile(b"x")))
-    assert isinstance(error, EndpointConnectionError)
-    assert f"127.0.0.1:{closed_port}" in str(error)
-    assert seconds < storage.worst_case_seconds + SLACK
-
-
-def test_endpoint_that_never_answers_times_out_within_the_bound(
-    silent_server: SilentServer,
-) -> None:
-    storage = storage_at(silent_server.url)
-    assert storage.worst_case_seconds == 2 * (0.5 + 1.0 + 1.0) + 1.0
-    seconds, error = timed(lambda: storage.save("a.txt", ContentFile(b"x")))
-    assert isinstance(error, ReadTimeoutError), error
-    assert "Read timeout" in str(error)
-    # Both attempts really waited for their read timeout: the bound is not vacuous.
-    assert 2 * 1.0 <= seconds < storage.worst_case_seconds + SLACK
-
-
-def test_reading_from_an_endpoint_that_never_answers_times_out(
-    silent_server: SilentServer,
-) -> None:
-    storage = storage_at(silent_server.url, max_attempts=1)
-    seconds, error = timed(lambda: storage.open("a.txt").read())
-    assert isinstance(error, ReadTimeoutError), error
-    assert seconds < storage.worst_case_seconds + SLACK
-
-
-def test_missing_bucket_is_a_clear_error(moto: MotoServer) -> None:
-    storage = storage_at(moto.url, bucket="no-such-bucket-here")
-    seconds, error = timed(lambda: storage.save("a.txt", ContentFile(b"x")))
-    assert isinstance(error, ClientError)
-    assert error.response["Error"]["Code"] == "NoSuchBucket"
-    assert seconds < storage.worst_case_seconds + SLACK
-
-
-def test_reading_from_a_missing_bucket_is_not_a_missing_file(moto: MotoServer) -> None:
-    storage = storage_at(moto.url, bucket="no-such-bucket-here")
-    with pytest.raises(ClientError, match="NoSuchBucket"):
-        storage.open("a.txt")
+from horizontal.storage import probe, readiness
+from tests.storage.conftest import SLACK, storage_at
+from tests.support.s3 import MotoServer, SilentServer
 
 
 def test_probe_reports_a_healthy_bucket(moto: MotoServer, bucket: str) -> None:
