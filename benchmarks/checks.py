@@ -52,9 +52,14 @@ from testproject.settings_production import *  # noqa: F403
 from testproject.settings_production import INSTALLED_APPS, MIDDLEWARE
 
 INSTALLED_APPS = [app for app in INSTALLED_APPS if app != "horizontal"]
+# Both paths of horizontal's session middleware: the documented one and the old one.
+HORIZONTAL_SESSION_MIDDLEWARE = {
+    "horizontal.sessions.middleware.SessionMiddleware",
+    "horizontal.middleware.SessionMiddleware",
+}
 MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware"
-    if m == "horizontal.middleware.SessionMiddleware"
+    if m in HORIZONTAL_SESSION_MIDDLEWARE
     else m
     for m in MIDDLEWARE
 ]

@@ -24,11 +24,8 @@ cache engine's async path and a raw ``redis.asyncio`` GET + SET.
 from __future__ import annotations
 
 import os
-import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -46,36 +43,6 @@ TARGET_VS_RAW = 0.85
 # shown so that the ratio against redis-py's API is not mistaken for "no overhead".
 LEAN_RAW = "GET+SET, horizontal's path"
 TARGET_VS_DJANGO = 1.6
-
-
-def start_private_redis() -> tuple[str, subprocess.Popen[bytes], tempfile.TemporaryDirectory[str]]:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    directory = tempfile.TemporaryDirectory(prefix="hz-bench-redis-")
-    binary = shutil.which("redis-server")
-    if binary is None:
-        raise SystemExit("redis-server is not installed; set BENCH_REDIS_URL instead")
-    process = subprocess.Popen(
-        [
-            binary,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            directory.name,
-        ],
-        stdout=subprocess.DEVNULL,
-    )
-    time.sleep(0.3)
-    return f"redis://127.0.0.1:{port}/0", process, directory
 
 
 def setup_django(redis_url: str) -> None:
@@ -251,11 +218,14 @@ def report(title: str, rounds: Rounds, raw_name: str) -> tuple[float, float]:
 
 
 def main() -> None:
+    # The tests' own launcher: a redis-server on a free port, waited for until it answers.
+    from tests.support.redis_server import RedisServer
+
     redis_url = os.environ.get("BENCH_REDIS_URL")
     private = None
     if not redis_url:
-        redis_url, process, directory = start_private_redis()
-        private = (process, directory)
+        private = RedisServer().start()
+        redis_url = private.url
     try:
         setup_django(redis_url)
         import django
@@ -272,9 +242,7 @@ def main() -> None:
         report("async: aget + aset + asave", measure_async(redis_url), "raw redis.asyncio GET+SET")
     finally:
         if private is not None:
-            private[0].kill()
-            private[0].wait()
-            private[1].cleanup()
+            private.stop()
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from horizontal.storage_env import storages_from_env
+from horizontal.storage import storages_from_env
 from testproject.dburl import database_from_url, use_pymysql
 
 BASE_DIR = Path(__file__).resolve().parent
@@ -35,7 +35,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "horizontal.middleware.SessionMiddleware",
+    "horizontal.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 
-from horizontal.storage_env import storages_from_env
+from horizontal.storage import storages_from_env
 from testproject.dburl import database_from_url
 from testproject.settings import *  # noqa: F403
 from testproject.settings import MIDDLEWARE

@@ -2,7 +2,8 @@
 
 ``pip install django-horizontal`` (no ``[redis]``, no ``[s3]``) must give a working app:
 a real subprocess blocks the optional packages from importing and runs ``check --deploy``
-and ``runjob`` on SQLite in a minimal project.
+and ``runjob`` on SQLite in a minimal project, and uses the storage helpers that work
+on any storage.
 """
 
 from __future__ import annotations
@@ -13,28 +14,68 @@ import tempfile
 
 from tests.support.processes import ROOT, child_env
 
-BLOCKED = ("redis", "django_redis", "boto3", "botocore", "storages", "psycopg", "pymysql")
+S3_EXTRA = ("boto3", "botocore", "s3transfer", "storages")
+BLOCKED = ("redis", "django_redis", *S3_EXTRA, "psycopg", "pymysql")
 
-SCRIPT = f"""
+BLOCK = f"""
 import importlib.abc, sys
 
 class Block(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in {BLOCKED!r}:
-            raise ModuleNotFoundError(f"No module named {{name!r}} (blocked by the test)")
+            # name= as the import system sets it for a package that is not installed.
+            raise ModuleNotFoundError(f"No module named {{name!r}} (blocked)", name=name)
         return None
 
 sys.meta_path.insert(0, Block())
+"""
+
+MANAGE = (
+    BLOCK
+    + """
 sys.argv = ["manage.py"] + sys.argv[1:]
 from django.core.management import execute_from_command_line
 execute_from_command_line(sys.argv)
 """
+)
+
+# docs/files.md on FileSystemStorage: the generated-file helpers and the probe, then
+# what the s3 extra's absence looks like. Prints one line per finding.
+STORAGE_HELPERS = (
+    BLOCK
+    + f"""
+import tempfile
+import django
+
+django.setup()
+import horizontal.storage
+from django.core.files.storage import FileSystemStorage
+from django.utils.module_loading import import_string
+from horizontal.storage import generated_file, probe, save_generated, shared_url
+
+print("s3 extra loaded:", sorted(m for m in sys.modules if m.split(".")[0] in {S3_EXTRA!r}))
+with tempfile.TemporaryDirectory() as tmp:
+    local = FileSystemStorage(location=tmp, base_url="/media/")
+    saved = save_generated("exports/users.csv", b"id\\n1\\n", storage=local)
+    with generated_file("reports/daily.csv", text=True, storage=local) as report:
+        report.file.write("day,total\\n")
+    print("read back:", local.open(saved.name).read(), local.open(report.saved.name).read())
+    print("url:", shared_url(saved.name, storage=local))
+    print("probe ok:", probe(local).ok)
+for load in (lambda: horizontal.storage.S3Storage,
+             lambda: import_string("horizontal.storage.S3Storage")):
+    try:
+        load()
+    except ImportError as error:
+        print("ImportError:", error)
+"""
+)
 
 
-def run(*args: str, db: str) -> subprocess.CompletedProcess[str]:
+def run(*args: str, db: str, script: str = MANAGE) -> subprocess.CompletedProcess[str]:
     env = child_env({"MINIMAL_DB": db, "DJANGO_SETTINGS_MODULE": "tests.app.minimal_settings"})
     return subprocess.run(
-        [sys.executable, "-c", SCRIPT, *args],
+        [sys.executable, "-c", script, *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -54,3 +95,19 @@ def test_without_redis_or_s3_packages_the_app_checks_and_runs_jobs() -> None:
         job = run("runjob", "tidy", db=db)
         assert job.returncode == 0, job.stderr
         assert "succeeded" in job.stdout
+
+
+def test_without_the_s3_extra_the_generated_file_helpers_work_on_local_files() -> None:
+    # docs/files.md says "from horizontal.storage import save_generated"; on local files
+    # that must work without boto3, and S3Storage must say which extra it needs.
+    with tempfile.TemporaryDirectory() as tmp:
+        done = run(db=f"{tmp}/plain.sqlite3", script=STORAGE_HELPERS)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "s3 extra loaded: []" in lines
+    assert "read back: b'id\\n1\\n' b'day,total\\n'" in lines
+    assert "url: /media/exports/users.csv" in lines
+    assert "probe ok: True" in lines
+    errors = [line for line in lines if line.startswith("ImportError:")]
+    assert len(errors) == 2, done.stdout
+    assert all("pip install 'django-horizontal[s3]'" in line for line in errors), errors

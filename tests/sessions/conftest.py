@@ -15,7 +15,7 @@ import redis
 from django.conf import settings
 from django.test import override_settings
 
-from tests.sessions.redis_server import RedisServer
+from tests.support.redis_server import RedisServer
 
 SHARED_REDIS_URL = settings.REDIS_URL
 

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from horizontal.sessions import SessionStore
-from horizontal.sessions_redis import unpack
+from horizontal.sessions.redis import unpack
 
 pytestmark = pytest.mark.usefixtures("redis_sessions")
 

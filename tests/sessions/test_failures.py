@@ -10,9 +10,10 @@ from django.contrib.auth.models import User
 from django.core.cache import caches as django_caches
 from django.test import Client, override_settings
 
-from horizontal import sessions
 from horizontal.sessions import SessionStore, SessionStoreUnavailable
-from horizontal.sessions_redis import (
+from horizontal.sessions import middleware as session_middleware
+from horizontal.sessions import store as session_store
+from horizontal.sessions.redis import (
     DEFAULT_SOCKET_CONNECT_TIMEOUT,
     DEFAULT_SOCKET_TIMEOUT,
     pack,
@@ -27,11 +28,9 @@ COOKIE_KEY = "k" * 32
 @pytest.fixture(autouse=True)
 def fresh_failure_log(monkeypatch):
     # Each test sees the first failure logged (the limiter is process-wide).
-    fresh = sessions.StoreFailureLog(sessions.logger, logging.ERROR, 10.0)
-    monkeypatch.setattr(sessions, "failure_log", fresh)
-    import horizontal.middleware
-
-    monkeypatch.setattr(horizontal.middleware, "failure_log", sessions.failure_log)
+    fresh = session_store.StoreFailureLog(session_store.logger, logging.ERROR, 10.0)
+    monkeypatch.setattr(session_store, "failure_log", fresh)
+    monkeypatch.setattr(session_middleware, "failure_log", fresh)
 
 
 # -- the store, unreachable ------------------------------------------------------
@@ -126,9 +125,9 @@ def test_open_login_that_cannot_write_is_503_not_a_fake_login():
 @pytest.mark.usefixtures("closed_port_sessions")
 def test_closed_turns_a_500_from_another_middleware_into_503(settings):
     settings.MIDDLEWARE = [
-        "horizontal.middleware.SessionMiddleware",
+        "horizontal.sessions.middleware.SessionMiddleware",
         "django.contrib.auth.middleware.AuthenticationMiddleware",
-        "tests.sessions.middleware.ReadsUserMiddleware",
+        "tests.support.middleware.ReadsUserMiddleware",
     ]
     client = Client(raise_request_exception=False)
     client.cookies["sessionid"] = COOKIE_KEY

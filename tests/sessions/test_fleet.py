@@ -10,10 +10,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.sessions.browser import Browser
-from tests.sessions.redis_server import RedisServer
+from tests.support.browser import Browser
 from tests.support.databases import ScratchDatabase
 from tests.support.processes import Instance, gunicorn_instances, manage, start_gunicorn
+from tests.support.redis_server import RedisServer
 
 pytestmark = pytest.mark.multiprocess
 

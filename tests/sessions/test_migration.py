@@ -74,7 +74,11 @@ def test_unknown_key_with_fallback_is_still_empty(settings):
 
 @pytest.mark.parametrize(
     ("engine", "message"),
-    [("horizontal.sessions", "falls back from"), ("no.such.engine", "cannot be imported")],
+    [
+        ("horizontal.sessions", "falls back from"),
+        ("horizontal.sessions.store", "falls back from"),  # the same engine, by its module
+        ("no.such.engine", "cannot be imported"),
+    ],
 )
 def test_bad_fallback_engine_is_a_clear_error(settings, engine, message):
     settings.HORIZONTAL_SESSION_FALLBACK_ENGINE = engine

@@ -118,8 +118,11 @@ def test_end_user_sessions_refuses_what_is_not_a_saved_user(bad):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("enabled", [True, False])
-def test_password_change_ends_sessions_when_enabled(settings, enabled):
+# Both module paths that name this engine; Django loads either.
+@pytest.mark.parametrize("engine", ["horizontal.sessions", "horizontal.sessions.store"])
+def test_password_change_ends_sessions_when_enabled(settings, enabled, engine):
     settings.HORIZONTAL_SESSION_END_ON_PASSWORD_CHANGE = enabled
+    settings.SESSION_ENGINE = engine
     ann = User.objects.create_user("ann", password="old")
     store = session_of(str(ann.pk))
     ann.first_name = "Ann"

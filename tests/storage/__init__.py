@@ -1,0 +1,3 @@
+"""Tests of ``horizontal.storage``, one file per module (``test_s3``, ``test_generated``,
+``test_env``, ``test_readiness``), plus real instances sharing a bucket (``test_instances``).
+"""

@@ -5,11 +5,37 @@ from __future__ import annotations
 import os
 import socket
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from horizontal.storage import S3Storage
-from tests.support.s3 import ISOLATED_AWS_ENV, MotoServer, SilentServer, start_moto_server
+from tests.support.s3 import (
+    ISOLATED_AWS_ENV,
+    REGION,
+    MotoServer,
+    SilentServer,
+    start_moto_server,
+)
+
+# Small bounds so the fault tests stay fast; the defaults (2 s, 5 s, 3 attempts) scale
+# the same way: storage.worst_case_seconds is the bound either way.
+FAST = {"connect_timeout": 0.5, "read_timeout": 1.0, "max_attempts": 2}
+# Scheduling slack for a loaded CI machine, on top of the configured bound.
+SLACK = 1.5
+
+
+def storage_at(endpoint: str, bucket: str = "any-bucket", **options: Any) -> S3Storage:
+    """An ``S3Storage`` on ``endpoint`` with the FAST bounds and the test credentials."""
+    defaults = {
+        "bucket_name": bucket,
+        "endpoint_url": endpoint,
+        "region_name": REGION,
+        "access_key": "testing-access-key",
+        "secret_key": "testing-secret-key",
+        **FAST,
+    }
+    return S3Storage(**{**defaults, **options})
 
 
 @pytest.fixture(autouse=True)

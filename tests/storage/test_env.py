@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from horizontal.storage_env import storages_from_env
+from horizontal.storage import storages_from_env
 
 STATIC = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
 

@@ -1,4 +1,5 @@
-"""``SESSION_ENGINE = "horizontal.sessions"``: sessions in Redis that every instance sees.
+"""The session store behind ``SESSION_ENGINE = "horizontal.sessions"``: sessions in
+Redis that every instance sees, and ending every session of a user.
 
 Built on the django-redis cache named by ``SESSION_CACHE_ALIAS`` and on Django's
 ``SessionBase`` contract, with four differences from Django's cache engine:
@@ -42,7 +43,7 @@ from django.utils.crypto import get_random_string
 from horizontal.conf import conf
 from horizontal.exceptions import HorizontalError
 from horizontal.logs import RateLimitedLog
-from horizontal.sessions_redis import (
+from horizontal.sessions.redis import (
     CorruptSession,
     SessionCodec,
     SessionRedis,
@@ -60,11 +61,20 @@ except ImportError:  # the [redis] extra is absent; SessionStore says so when us
 
 
 __all__ = [
+    "ENGINE",
+    "FAILURE_POLICIES",
     "SessionStore",
     "SessionStoreUnavailable",
     "aend_user_sessions",
+    "connect_signals",
     "end_user_sessions",
 ]
+
+# The documented SESSION_ENGINE path (the package's facade).
+ENGINE = "horizontal.sessions"
+# Every module path that names this engine: the facade, and this module, which Django
+# loads just as well since it defines SessionStore.
+ENGINE_MODULES = frozenset({ENGINE, "horizontal.sessions.store"})
 
 logger = logging.getLogger("horizontal.sessions")
 # Where Django's own backends report tampered or corrupt session data.
@@ -122,7 +132,8 @@ def _index_ttl(ttl: int) -> int:
     return 2 * ttl
 
 
-class SessionStore(SessionBase):
+# Django has no type hints, so strict mypy sees SessionBase as Any.
+class SessionStore(SessionBase):  # type: ignore[misc, unused-ignore]
     """Redis session store; see the module docstring."""
 
     # A property of SessionBase (validated on assignment); annotated for mypy only.
@@ -142,7 +153,8 @@ class SessionStore(SessionBase):
 
     def _get_new_session_key(self) -> str:
         # No EXISTS round trip: SET NX in save(must_create=True) is the uniqueness test.
-        return get_random_string(32, VALID_KEY_CHARS)
+        key: str = get_random_string(32, VALID_KEY_CHARS)
+        return key
 
     async def _aget_new_session_key(self) -> str:
         return self._get_new_session_key()
@@ -317,7 +329,7 @@ class SessionStore(SessionBase):
     def _load_from_fallback(self, session_key: str) -> dict[str, Any]:
         """Move a session that only the old engine has into Redis, then return it."""
         old = _fallback_engine().SessionStore(session_key)
-        data = old.load()
+        data: dict[str, Any] = old.load()
         if not data:
             self._session_key = None
             return {}
@@ -344,7 +356,7 @@ class SessionStore(SessionBase):
 
 def _fallback_engine() -> Any:
     path = conf.SESSION_FALLBACK_ENGINE
-    if path == __name__:
+    if path in ENGINE_MODULES:
         raise ImproperlyConfigured(
             "HORIZONTAL_SESSION_FALLBACK_ENGINE is the engine it falls back from; "
             "name the old engine, e.g. 'django.contrib.sessions.backends.db'."
@@ -396,7 +408,7 @@ async def aend_user_sessions(user: Any) -> int:
 
 
 def _engine_is_ours() -> bool:
-    return bool(__name__ == settings.SESSION_ENGINE)
+    return settings.SESSION_ENGINE in ENGINE_MODULES
 
 
 def _end_sessions_on_password_change(
@@ -426,5 +438,8 @@ def connect_signals() -> None:
         )
 
 
+# The engine works without "horizontal" in INSTALLED_APPS (docs/sessions.md does not ask
+# for it), and then no ready() connects the receiver: the engine's first import, by the
+# session middleware once the apps are ready, does. Imported earlier, ready() does it.
 with contextlib.suppress(AppRegistryNotReady):
     connect_signals()

@@ -1,5 +1,5 @@
 """The Redis side of ``horizontal.sessions``: one client per cache alias, key names,
-the stored format and the Lua scripts.
+the stored format and the Lua scripts. Internal: the store is its only user.
 
 The session store talks to redis-py directly rather than through the cache API: the
 cache API turns a store error into "no value" when ``IGNORE_EXCEPTIONS`` is on, cannot
@@ -20,7 +20,6 @@ from django.core.cache import caches
 from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.core.signing import JSONSerializer as DjangoJSONSerializer
-from django.dispatch import receiver
 from django.utils.module_loading import import_string
 
 try:
@@ -168,7 +167,8 @@ class SessionRedis:
         self.delete_indexed = self.client.register_script(DELETE_INDEXED)
 
     def get(self, key: str) -> bytes | str | None:
-        return self._command("GET", key)
+        value: bytes | str | None = self._command("GET", key)
+        return value
 
     def set(self, key: str, value: bytes, ttl: int, *, create: bool) -> bool:
         """SET with its TTL, NX to create or XX to update: whether it wrote."""
@@ -303,9 +303,11 @@ def session_redis(alias: str) -> SessionRedis:
         return _by_alias[alias]
 
 
-@receiver(setting_changed)
 def _forget_clients(*, setting: str, **kwargs: Any) -> None:
     # Tests point the alias at another server with override_settings.
     if setting in {"CACHES", "SESSION_CACHE_ALIAS"}:
         with _lock:
             _by_alias.clear()
+
+
+setting_changed.connect(_forget_clients)

@@ -1,7 +1,7 @@
-"""Files every instance can read: ``S3Storage`` and helpers for generated files.
+"""``horizontal.storage.S3Storage``: files every instance can read, on S3.
 
-``S3Storage`` is django-storages' S3 backend with defaults that are safe when many
-instances write to one bucket (``docs/files.md``):
+It is django-storages' S3 backend with defaults that are safe when many instances
+write to one bucket (``docs/files.md``):
 
 - a save never replaces an existing object. The write itself is conditional
   (``If-None-Match: *``), so two instances saving ``report.pdf`` at the same moment
@@ -16,6 +16,9 @@ instances write to one bucket (``docs/files.md``):
 - a read is one GET (upstream: HEAD, HEAD, GET).
 
 Every upstream option still works and wins over these defaults.
+
+This module needs the ``s3`` extra (boto3, botocore, django-storages);
+``horizontal.storage`` loads it on first use of ``S3Storage`` or ``worst_case_seconds``.
 """
 
 from __future__ import annotations
@@ -26,17 +29,15 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import IO, Any, NamedTuple
+from typing import IO, Any
 
 from boto3.s3.transfer import TransferConfig
 from botocore.config import Config
 from botocore.exceptions import ClientError
 from django.conf import settings as django_settings
 from django.core.exceptions import ImproperlyConfigured
-from django.core.files.base import ContentFile, File
-from django.core.files.storage import Storage, storages
+from django.core.files.base import File
+from django.utils.deconstruct import deconstructible
 from s3transfer.constants import ALLOWED_DOWNLOAD_ARGS
 from storages.backends.s3 import S3Storage as UpstreamS3Storage
 from storages.utils import (
@@ -47,21 +48,11 @@ from storages.utils import (
     setting,
 )
 
-from horizontal.storage_env import endpoint_from_env, region_from_env, storages_from_env
-from horizontal.storage_probe import Probe, probe
+from horizontal.storage.env import endpoint_from_env, region_from_env
+from horizontal.storage.generated import SPOOL_MEMORY
+from horizontal.storage.s3_common import NAME_TAKEN_STATUSES, error_code, http_status
 
-__all__ = [
-    "GeneratedFile",
-    "Probe",
-    "S3Storage",
-    "SavedFile",
-    "generated_file",
-    "probe",
-    "save_generated",
-    "shared_url",
-    "storages_from_env",
-    "worst_case_seconds",
-]
+__all__ = ["S3Storage", "worst_case_seconds"]
 
 DEFAULT_CONNECT_TIMEOUT = 2.0
 DEFAULT_READ_TIMEOUT = 5.0
@@ -76,11 +67,6 @@ MULTIPART_CHUNK = 16 * 1024 * 1024
 # Fresh names a save tries when each one turns out to be taken at write time; each try
 # after the first costs a HEAD per candidate, so this only matters under a name storm.
 NAME_ATTEMPTS = 10
-# S3 answers 412 when If-None-Match: * finds the key, 409 when another conditional
-# write to the same key is still in flight.
-NAME_TAKEN_STATUSES = frozenset({409, 412})
-# Generated files up to this size stay in memory while they are written.
-SPOOL_MEMORY = 8 * 1024 * 1024
 _COPY_CHUNK = 1024 * 1024
 
 # Storage.save() knows the field's max_length, _save() does not; a fresh name picked
@@ -112,7 +98,11 @@ def worst_case_seconds(config: Config) -> float:
     return attempts * (connect + EXPECT_CONTINUE_WAIT + read) + backoff
 
 
-class S3Storage(UpstreamS3Storage):
+# Migrations record the public path of a storage given to a FileField, as before the
+# package split, so that moving the class makes no migration. (django-storages has no
+# type hints: strict mypy sees the base class as Any.)
+@deconstructible(path="horizontal.storage.S3Storage")
+class S3Storage(UpstreamS3Storage):  # type: ignore[misc, unused-ignore]
     """django-storages' ``S3Storage`` with fleet-safe defaults (see the module doc).
 
     Extra ``OPTIONS``: ``connect_timeout`` and ``read_timeout`` (seconds),
@@ -209,7 +199,7 @@ class S3Storage(UpstreamS3Storage):
                 self._create(self._normalize_name(name), payload, params)
                 return name
             except ClientError as error:
-                if _status(error) not in NAME_TAKEN_STATUSES:
+                if http_status(error) not in NAME_TAKEN_STATUSES:
                     raise
             # Another instance took the name between our choice and our write.
             name = str(super().get_available_name(name, _max_length.get()))
@@ -270,7 +260,7 @@ class S3Storage(UpstreamS3Storage):
             )
         except ClientError as error:
             # A missing bucket is a configuration error, not a missing file.
-            if _status(error) == 404 and _code(error) != "NoSuchBucket":
+            if http_status(error) == 404 and error_code(error) != "NoSuchBucket":
                 raise FileNotFoundError(f"File does not exist: {key}") from error
             raise
         return _downloaded(name, response, mode, self.max_memory_size)
@@ -278,15 +268,6 @@ class S3Storage(UpstreamS3Storage):
 
 def _if_none_match(params: dict[str, Any], **kwargs: Any) -> None:
     params.setdefault("IfNoneMatch", "*")
-
-
-def _code(error: ClientError) -> str:
-    return str(error.response.get("Error", {}).get("Code", ""))
-
-
-def _status(error: ClientError) -> int | None:
-    status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
-    return int(status) if status is not None else None
 
 
 def _downloaded(name: str, response: dict[str, Any], mode: str, memory: int) -> File[Any]:
@@ -360,113 +341,3 @@ class _Payload:
         # s3transfer closes what it uploaded (boto/s3transfer#80); the caller owns it.
         self.source.close = lambda: None  # type: ignore[method-assign]
         return self.source
-
-
-# --- generated files (reports, exports) -------------------------------------------
-
-
-class SavedFile(NamedTuple):
-    """A file in shared storage: the name it got (maybe not the one asked for) and a URL."""
-
-    name: str
-    url: str
-    size: int
-
-
-def shared_url(
-    name: str,
-    *,
-    storage: Storage | None = None,
-    download_name: str | None = None,
-    expire: int | None = None,
-) -> str:
-    """A URL for ``name`` that works through any instance: signed when on S3.
-
-    ``download_name`` makes browsers save it under that name (S3 only).
-    """
-    target = storages["default"] if storage is None else storage
-    if not isinstance(target, UpstreamS3Storage):
-        return target.url(name)
-    parameters = {}
-    if download_name:
-        parameters["ResponseContentDisposition"] = f'attachment; filename="{download_name}"'
-    return str(target.url(name, parameters=parameters, expire=expire))
-
-
-def save_generated(
-    name: str,
-    content: bytes | str | IO[Any] | File[Any],
-    *,
-    storage: Storage | None = None,
-    download_name: str | None = None,
-    expire: int | None = None,
-) -> SavedFile:
-    """Save a generated file (report, export) to shared storage; return its name and URL.
-
-    The name may come back changed (``report_a1b2c3d.csv``) when ``name`` is taken:
-    store the returned name, not the one you asked for.
-    """
-    target = storages["default"] if storage is None else storage
-    file = content if isinstance(content, File) else _as_file(content)
-    stored = target.save(name, file)
-    url = shared_url(stored, storage=target, download_name=download_name, expire=expire)
-    return SavedFile(stored, url, int(file.size))
-
-
-def _as_file(content: bytes | str | IO[Any]) -> File[Any]:
-    if isinstance(content, (bytes, str)):
-        return ContentFile(content.encode() if isinstance(content, str) else content)
-    return File(content)
-
-
-class GeneratedFile:
-    """What ``generated_file()`` yields: write to ``.file``; ``.saved`` after the block."""
-
-    def __init__(self, text: bool, encoding: str) -> None:
-        # Closed by generated_file() when its block ends.
-        self._spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY)  # noqa: SIM115
-        self.file: IO[Any] = (
-            io.TextIOWrapper(self._spool, encoding=encoding, newline="") if text else self._spool
-        )
-        self.saved: SavedFile | None = None
-
-    def _bytes(self) -> IO[bytes]:
-        self.file.flush()
-        self._spool.seek(0)
-        return self._spool
-
-    def close(self) -> None:
-        self.file.close()
-
-
-@contextmanager
-def generated_file(
-    name: str,
-    *,
-    text: bool = False,
-    encoding: str = "utf-8",
-    storage: Storage | None = None,
-    download_name: str | None = None,
-    expire: int | None = None,
-) -> Iterator[GeneratedFile]:
-    """Write a report or export locally, then save it to shared storage in one piece.
-
-        with generated_file("reports/daily.csv", text=True) as report:
-            csv.writer(report.file).writerows(rows)
-        report.saved.name, report.saved.url
-
-    Nothing is saved if the block raises. The local spool (memory, then a temp file
-    past 8 MiB) is removed either way.
-    """
-    generated = GeneratedFile(text, encoding)
-    try:
-        yield generated
-        generated.saved = save_generated(
-            name,
-            File(generated._bytes()),
-            storage=storage,
-            download_name=download_name,
-            expire=expire,
-        )
-    finally:
-        generated.close()

@@ -1,4 +1,9 @@
-"""``horizontal.storage.S3Storage`` against a real S3 endpoint (moto's server over HTTP)."""
+"""``horizontal.storage.S3Storage`` against a real S3 endpoint (moto's server over HTTP).
+
+The faults at the end are real too: a port nobody listens on, a TCP server that
+accepts and never answers, a bucket that does not exist. Each must be a clear error
+within the configured bound, never a hang.
+"""
 
 from __future__ import annotations
 
@@ -6,17 +11,21 @@ import io
 import os
 import pickle
 import threading
+import time
 import urllib.request
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from boto3.s3.transfer import TransferConfig
 from botocore.config import Config
+from botocore.exceptions import ClientError, EndpointConnectionError, ReadTimeoutError
 from django.core.exceptions import ImproperlyConfigured, SuspiciousFileOperation
 from django.core.files.base import ContentFile, File
 
 from horizontal.storage import S3Storage
-from tests.support.s3 import MotoServer
+from tests.storage.conftest import SLACK, storage_at
+from tests.support.s3 import MotoServer, SilentServer
 
 
 def keys(moto: MotoServer, bucket: str) -> list[str]:
@@ -226,6 +235,18 @@ def test_safe_defaults() -> None:
     assert storage.worst_case_seconds == 27.0
 
 
+def test_migrations_record_the_public_path_and_a_subclass_its_own() -> None:
+    # A FileField(storage=S3Storage(...)) is serialised by this path: it must not change
+    # with the module the class lives in, or makemigrations would see a change.
+    path, args, kwargs = S3Storage(bucket_name="b").deconstruct()
+    assert (path, args, kwargs) == ("horizontal.storage.S3Storage", (), {"bucket_name": "b"})
+    assert Tenant(bucket_name="b").deconstruct()[0] == f"{__name__}.Tenant"
+
+
+class Tenant(S3Storage):
+    """A project's own subclass, as a settings module or a model would name it."""
+
+
 def test_a_given_client_config_wins_and_unset_timeouts_stay_bounded() -> None:
     storage = S3Storage(bucket_name="b", client_config=Config(read_timeout=30))
     assert storage.client_config.read_timeout == 30
@@ -258,3 +279,58 @@ def test_storage_pickles_without_its_clients(storage: S3Storage) -> None:
     storage.save("pickle/me.txt", ContentFile(b"x"))
     clone = pickle.loads(pickle.dumps(storage))
     assert clone.open("pickle/me.txt").read() == b"x"
+
+
+# -- a broken endpoint or bucket ----------------------------------------------------
+
+
+def timed(action: Callable[[], Any]) -> tuple[float, BaseException | None]:
+    started = time.monotonic()
+    try:
+        action()
+    except BaseException as error:  # the error is the result under test
+        return time.monotonic() - started, error
+    return time.monotonic() - started, None
+
+
+def test_endpoint_down_fails_fast_with_a_connection_error(closed_port: int) -> None:
+    storage = storage_at(f"http://127.0.0.1:{closed_port}")
+    seconds, error = timed(lambda: storage.save("a.txt", ContentFile(b"x")))
+    assert isinstance(error, EndpointConnectionError)
+    assert f"127.0.0.1:{closed_port}" in str(error)
+    assert seconds < storage.worst_case_seconds + SLACK
+
+
+def test_endpoint_that_never_answers_times_out_within_the_bound(
+    silent_server: SilentServer,
+) -> None:
+    storage = storage_at(silent_server.url)
+    assert storage.worst_case_seconds == 2 * (0.5 + 1.0 + 1.0) + 1.0
+    seconds, error = timed(lambda: storage.save("a.txt", ContentFile(b"x")))
+    assert isinstance(error, ReadTimeoutError), error
+    assert "Read timeout" in str(error)
+    # Both attempts really waited for their read timeout: the bound is not vacuous.
+    assert 2 * 1.0 <= seconds < storage.worst_case_seconds + SLACK
+
+
+def test_reading_from_an_endpoint_that_never_answers_times_out(
+    silent_server: SilentServer,
+) -> None:
+    storage = storage_at(silent_server.url, max_attempts=1)
+    seconds, error = timed(lambda: storage.open("a.txt").read())
+    assert isinstance(error, ReadTimeoutError), error
+    assert seconds < storage.worst_case_seconds + SLACK
+
+
+def test_missing_bucket_is_a_clear_error(moto: MotoServer) -> None:
+    storage = storage_at(moto.url, bucket="no-such-bucket-here")
+    seconds, error = timed(lambda: storage.save("a.txt", ContentFile(b"x")))
+    assert isinstance(error, ClientError)
+    assert error.response["Error"]["Code"] == "NoSuchBucket"
+    assert seconds < storage.worst_case_seconds + SLACK
+
+
+def test_reading_from_a_missing_bucket_is_not_a_missing_file(moto: MotoServer) -> None:
+    storage = storage_at(moto.url, bucket="no-such-bucket-here")
+    with pytest.raises(ClientError, match="NoSuchBucket"):
+        storage.open("a.txt")

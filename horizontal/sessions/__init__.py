@@ -1,0 +1,36 @@
+"""``SESSION_ENGINE = "horizontal.sessions"``: sessions in Redis that every instance sees.
+
+The engine's public face. Django imports this module and takes its ``SessionStore``;
+projects import ``end_user_sessions`` and ``SessionStoreUnavailable`` from here. Inside:
+
+- ``store``: ``SessionStore``, the failure policy, ending a user's sessions, and the
+  password-change receiver;
+- ``redis``: the client per cache alias, key names, stored format and Lua scripts
+  (internal);
+- ``middleware``: ``SessionMiddleware``, which turns a store failure into a 503 or lets
+  the request go on without its session.
+
+See docs/sessions.md.
+"""
+
+from __future__ import annotations
+
+from horizontal.sessions.store import (
+    ENGINE,
+    FAILURE_POLICIES,
+    SessionStore,
+    SessionStoreUnavailable,
+    aend_user_sessions,
+    connect_signals,
+    end_user_sessions,
+)
+
+__all__ = [
+    "ENGINE",
+    "FAILURE_POLICIES",
+    "SessionStore",
+    "SessionStoreUnavailable",
+    "aend_user_sessions",
+    "connect_signals",
+    "end_user_sessions",
+]
