@@ -1,8 +1,9 @@
 """Regular expressions compiled on first use, not at import.
 
-The audit is imported by ``check --deploy`` on every deploy; most of its patterns serve
-file kinds (Dockerfiles, crontabs, Procfiles) that a given run never meets, so paying to
-compile them up front would be waste.
+The scanner loads only when a run needs it (``manage.py audit``, and ``check --deploy``
+inside ``check_code``), and most of its patterns serve file kinds (Dockerfiles,
+crontabs, Procfiles) that a given run never meets: compiling them up front would be
+waste.
 """
 
 from __future__ import annotations

@@ -3,18 +3,35 @@
 ``check --deploy`` (horizontal.W0xx) sees the settings of the process it runs in. The audit
 reads every settings module in the tree instead, including production modules that CI
 never imports, and the implicit defaults a module leaves in place (no ``CACHES`` means
-``LocMemCache``). Modules named for development or tests are skipped.
+``LocMemCache``). Modules named for development or tests are skipped. Which values are
+single-box, and which calls make ``SECRET_KEY`` random, is ``horizontal.audit.known``:
+the deploy checks read the same catalogue, and W050 calls ``random_secret_key_sites``.
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import posixpath
+import sys
 from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from types import ModuleType
 
 from horizontal.audit.findings import Finding
+from horizontal.audit.known import CATALOGUE, RANDOM_VALUE_CALLS, SingleBox
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import PythonModule, call_name, last_part, string_value
+
+__all__ = [
+    "find_settings_problems",
+    "is_dev_settings",
+    "is_settings_path",
+    "looks_like_settings",
+    "random_secret_key_sites",
+    "top_level_settings",
+]
 
 SETTINGS_FILE = lazy_compile(r"(^|/)(settings[^/]*|[^/]*_settings|settings/[^/]+)\.py$")
 DEV_FILE = lazy_compile(
@@ -32,56 +49,11 @@ SETTINGS_MARKERS = (
 )
 KNOWN_SETTINGS = (*SETTINGS_MARKERS, "ROOT_URLCONF")
 
-# (setting, backend string) -> what breaks with N instances
-BAD_VALUES: dict[tuple[str, str], str] = {
-    ("CACHES", "django.core.cache.backends.locmem.LocMemCache"): (
-        "LocMemCache is per process: invalidation, rate limits and cache locks do not "
-        "cross instances"
-    ),
-    ("CACHES", "django.core.cache.backends.filebased.FileBasedCache"): (
-        "FileBasedCache lives on one host's disk: each instance caches separately"
-    ),
-    ("CACHES", "django.core.cache.backends.dummy.DummyCache"): (
-        "DummyCache stores nothing: cache.add() gates and locks silently never hold"
-    ),
-    ("SESSION_ENGINE", "django.contrib.sessions.backends.file"): (
-        "file sessions live on one host: users are logged out when the balancer "
-        "sends them elsewhere"
-    ),
-    ("STORAGES['default']", "django.core.files.storage.FileSystemStorage"): (
-        "uploads go to this host's disk: other instances cannot serve them"
-    ),
-    ("DATABASES", "django.db.backends.sqlite3"): (
-        "SQLite is a file on one host: each instance would have its own database"
-    ),
-    ("CHANNEL_LAYERS", "channels.layers.InMemoryChannelLayer"): (
-        "InMemoryChannelLayer cannot deliver messages between instances"
-    ),
-    ("TASKS", "django.tasks.backends.immediate.ImmediateBackend"): (
-        "ImmediateBackend runs tasks inline in the request worker"
-    ),
-    ("TASKS", "django.tasks.backends.dummy.DummyBackend"): "DummyBackend never runs tasks",
-    ("EMAIL_BACKEND", "django.core.mail.backends.filebased.EmailBackend"): (
-        "the file email backend writes mail to one host's disk"
-    ),
-    ("INSTALLED_APPS", "django_apscheduler"): (
-        "django_apscheduler runs a scheduler per process: jobs fire once per instance"
-    ),
-    ("INSTALLED_APPS", "django_crontab"): (
-        "django_crontab installs its CRONJOBS into every host's crontab"
-    ),
-}
-BACKEND_PROBLEMS: dict[str, tuple[str, str]] = {
-    value: (setting, why) for (setting, value), why in BAD_VALUES.items()
-}
+# The catalogue's values, by the string settings write them as.
+BACKEND_PROBLEMS: dict[str, SingleBox] = {entry.path: entry for entry in CATALOGUE}
 LOCAL_STORAGE_CLASS = lazy_compile(r"^[\w.]+\.\w*FileSystemStorage$")
-FILE_LOG_HANDLERS = lazy_compile(
-    r"^logging\.(handlers\.)?(FileHandler|RotatingFileHandler|TimedRotatingFileHandler|"
-    r"WatchedFileHandler)$"
-)
-RANDOM_KEYS = frozenset(
-    {"get_random_secret_key", "get_random_string", "token_urlsafe", "token_hex", "urandom"}
-)
+# A project's own subclass, named by convention (app.storage.FileSystemStorage).
+LOCAL_STORAGE_SUBCLASS = BACKEND_PROBLEMS["django.core.files.storage.FileSystemStorage"]
 
 
 def is_settings_path(path: str) -> bool:
@@ -163,13 +135,9 @@ def _bad_backends(module: PythonModule) -> Iterator[Finding]:
             continue
         match = BACKEND_PROBLEMS.get(text)
         if match is None and LOCAL_STORAGE_CLASS.search(text):
-            # A project's own subclass, named by convention (app.storage.FileSystemStorage).
-            match = BACKEND_PROBLEMS["django.core.files.storage.FileSystemStorage"]
-        if match is None and FILE_LOG_HANDLERS.match(text):
-            match = ("LOGGING", "logs go to a file on one host: each instance keeps a partial log")
-        if match:
-            setting, why = match
-            yield _finding(module, getattr(node, "lineno", 1), f"{setting}: {why}")
+            match = LOCAL_STORAGE_SUBCLASS
+        if match is not None:
+            yield _finding(module, getattr(node, "lineno", 1), f"{match.setting}: {match.why}")
 
 
 def _static_or_compared(tree: ast.AST) -> set[int]:
@@ -207,16 +175,92 @@ def _is_debug(test: ast.AST) -> bool:
     return isinstance(test, ast.Name) and test.id == "DEBUG"
 
 
-def _generated_secret_key(module: PythonModule, statement: ast.stmt) -> Iterator[Finding]:
+def _random_value_line(module: PythonModule, statement: ast.stmt) -> int | None:
+    """The line of the first call in ``statement`` that makes a fresh random value."""
     for node in ast.walk(statement):
-        if isinstance(node, ast.Call) and last_part(call_name(module, node)) in RANDOM_KEYS:
-            yield _finding(
-                module,
-                node.lineno,
-                "SECRET_KEY is generated at start-up: each instance signs sessions, CSRF and "
-                "reset tokens with a different key",
-            )
-            return
+        if isinstance(node, ast.Call) and last_part(call_name(module, node)) in RANDOM_VALUE_CALLS:
+            return node.lineno
+    return None
+
+
+def _generated_secret_key(module: PythonModule, statement: ast.stmt) -> Iterator[Finding]:
+    line = _random_value_line(module, statement)
+    if line is not None:
+        yield _finding(
+            module,
+            line,
+            "SECRET_KEY is generated at start-up: each instance signs sessions, CSRF and "
+            "reset tokens with a different key",
+        )
+
+
+# -- the deploy check's view: one imported settings module and what it imports ------------
+
+
+def random_secret_key_sites(module_name: str) -> list[str]:
+    """``path:line`` of each random ``SECRET_KEY`` in the imported settings module
+    ``module_name`` and in the modules it takes its settings from (``from .base import *``,
+    ``from X import SECRET_KEY``), followed to any depth.
+
+    The same rule as the audit's (``_random_value_line``), for ``check --deploy``
+    (horizontal.W050): it reads the source of modules this process has imported, never
+    imports one, and leaves out nothing for looking like development settings, since the
+    module being checked is the one deployed.
+    """
+    return list(_sites(module_name, seen=set()))
+
+
+def _sites(module_name: str, seen: set[str]) -> Iterator[str]:
+    if module_name in seen:
+        return
+    seen.add(module_name)
+    loaded = sys.modules.get(module_name)
+    module = _imported_source(loaded)
+    if module is None:
+        return
+    statements = top_level_settings(module).get("SECRET_KEY", [])
+    for statement in sorted(statements, key=lambda node: node.lineno):
+        line = _random_value_line(module, statement)
+        if line is not None:
+            yield f"{module.path}:{line}"
+    # A package's __init__ is its own package; a plain module's is its parent's.
+    package = getattr(loaded, "__package__", None) or module_name.rpartition(".")[0]
+    for imported in _settings_imports(module, package):
+        yield from _sites(imported, seen)
+
+
+def _imported_source(loaded: ModuleType | None) -> PythonModule | None:
+    filename = getattr(loaded, "__file__", None)
+    if not isinstance(filename, str) or not filename.endswith(".py"):
+        return None
+    try:
+        return _parsed(filename, os.stat(filename).st_mtime)
+    except OSError:
+        return None
+
+
+@cache
+def _parsed(filename: str, mtime: float) -> PythonModule | None:
+    # Keyed by mtime so that an edited module (runserver's reloads) is read again.
+    try:
+        text = Path(filename).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return PythonModule.parse(filename, text)
+
+
+def _settings_imports(module: PythonModule, package: str) -> Iterator[str]:
+    """Modules a settings module pulls ``SECRET_KEY`` from: ``*`` or by name."""
+    for node in module.tree.body:
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if not any(alias.name in ("*", "SECRET_KEY") for alias in node.names):
+            continue
+        if node.level:
+            base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+            yield f"{base}.{node.module}" if node.module else base
+        elif node.module:
+            yield node.module
 
 
 def _implicit_defaults(

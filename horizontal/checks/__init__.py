@@ -2,17 +2,68 @@
 
 Id ranges, one module each (docs/checks.md has every id):
 
-- ``horizontal.E001``–``E009``: invalid ``HORIZONTAL_*`` settings (``config``)
-- ``horizontal.E010``–``E019``: invalid job registrations (``jobs``)
-- ``horizontal.W001``–``W019``: caches and session engines (``settings``)
-- ``horizontal.W020``–``W029``: the Redis session store (``sessions``)
-- ``horizontal.W030``–``W059``: databases, background work, secrets, logging, email (``settings``)
-- ``horizontal.W060``–``W069``: file storage (``storage``)
-- ``horizontal.W100``–``W199``: single-instance assumptions found in code (``code``)
+- ``horizontal.E001``–``E009``: invalid ``HORIZONTAL_*`` settings (``config.py``)
+- ``horizontal.E010``–``E019``: invalid job registrations (``jobs.py``)
+- ``horizontal.W001``–``W009``: caches that are not shared (``caches.py``)
+- ``horizontal.W010``–``W029``: session engines and the Redis session store (``sessions.py``)
+- ``horizontal.W030``–``W039``: databases and the connection budget (``databases.py``)
+- ``horizontal.W040``–``W049``: background work: channel layers, tasks, schedulers
+  (``background.py``)
+- ``horizontal.W050``: a random ``SECRET_KEY`` (``secret_key.py``)
+- ``horizontal.W051``–``W059``: logging and email to local files (``logging_email.py``)
+- ``horizontal.W060``–``W069``: file storage (``storage.py``)
+- ``horizontal.W100``–``W199``: single-instance assumptions found in code (``code.py``)
+
+``_classes.py`` is the one "is this configured backend a known class" test they share;
+the single-box backends themselves are catalogued in ``horizontal.audit.known``, which
+the audit reads too.
 """
 
 from __future__ import annotations
 
-from horizontal.checks import code, config, jobs, sessions, settings, storage
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
-__all__ = ["code", "config", "jobs", "sessions", "settings", "storage"]
+from django.core import checks
+
+__all__ = [
+    "TAG",
+    "background",
+    "caches",
+    "code",
+    "config",
+    "databases",
+    "jobs",
+    "logging_email",
+    "register",
+    "secret_key",
+    "sessions",
+    "storage",
+]
+
+# Every check carries it: `check --tag horizontal` runs ours only.
+TAG = "horizontal"
+
+CheckFunction = TypeVar("CheckFunction", bound=Callable[..., Any])
+
+
+def register(*tags: str, deploy: bool = False) -> Callable[[CheckFunction], CheckFunction]:
+    """``django.core.checks.register``, typed: Django ships no annotations, and an
+    untyped decorator would erase the check function's own."""
+    return cast("Callable[[CheckFunction], CheckFunction]", checks.register(*tags, deploy=deploy))
+
+
+# Imported last, as Django's own checks package does: each module registers its checks
+# as it is imported, with the TAG and register defined above.
+from horizontal.checks import (  # noqa: E402
+    background,
+    caches,
+    code,
+    config,
+    databases,
+    jobs,
+    logging_email,
+    secret_key,
+    sessions,
+    storage,
+)

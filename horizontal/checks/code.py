@@ -13,14 +13,21 @@ import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.apps import AppConfig, apps
 from django.core import checks
+from django.core.checks import CheckMessage
 
-from horizontal.audit import CATEGORIES, Finding, scan_paths
+from horizontal.checks import TAG, register
 
-CODE_CATEGORIES = tuple(name for name in CATEGORIES if name != "settings")
+if TYPE_CHECKING:
+    from horizontal.audit import Finding
+
+__all__ = ["check_code", "installed_roots", "is_project_app", "project_app_paths", "warning"]
+
+# The W0xx checks judge the live settings; the audit's settings category is its own.
+SETTINGS_CATEGORY = "settings"
 INSTALLED_MARKERS = ("site-packages", "dist-packages")
 
 
@@ -56,12 +63,15 @@ def warning(finding: Finding) -> checks.Warning:
     )
 
 
-@checks.register("horizontal", deploy=True)
-def check_code(
-    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
-) -> list[checks.Warning]:
+@register(TAG, deploy=True)
+def check_code(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
     paths = project_app_paths(app_configs)
     if not paths:
         return []
-    result = scan_paths(paths, categories=CODE_CATEGORIES, base=os.getcwd())
+    # Imported here, not at module level: every web worker imports the checks, and only
+    # `check --deploy` runs the scanner.
+    from horizontal.audit import CATEGORIES, scan_paths
+
+    categories = [name for name in CATEGORIES if name != SETTINGS_CATEGORY]
+    result = scan_paths(paths, categories=categories, base=os.getcwd())
     return [warning(f) for f in result.findings]

@@ -18,10 +18,10 @@ from django.core import checks
 from django.db import router
 from django.utils.module_loading import import_string
 
+from horizontal.checks import TAG, register
 from horizontal.conf import Settings
+from horizontal.sessions import FAILURE_POLICIES
 
-TAG = "horizontal"
-SESSION_FAILURE_MODES = ("closed", "open")
 # JobRun.owner / Lease.owner are CharField(max_length=200).
 INSTANCE_ID_MAX_LENGTH = 200
 
@@ -134,8 +134,8 @@ RULES: dict[str, Rule] = {
     "HORIZONTAL_SESSION_FAILURE": Rule(
         _is_str,
         "a string",
-        lambda v: v in SESSION_FAILURE_MODES,
-        " or ".join(repr(mode) for mode in SESSION_FAILURE_MODES),
+        lambda v: v in FAILURE_POLICIES,
+        " or ".join(repr(mode) for mode in FAILURE_POLICIES),
     ),
     "HORIZONTAL_SESSION_FALLBACK_ENGINE": Rule(
         _is_str, "a module path", bool, "a module path", allow_none=True
@@ -169,7 +169,7 @@ def _setting_errors(name: str, rule: Rule) -> list[checks.Error]:
     return []
 
 
-@checks.register(TAG)
+@register(TAG)
 def check_setting_values(
     app_configs: Iterable[Any] | None = None, **kwargs: Any
 ) -> list[checks.Error]:
@@ -185,7 +185,7 @@ def _lease_database() -> str | None:
     return alias if isinstance(alias, str) and alias else None
 
 
-@checks.register(TAG)
+@register(TAG)
 def check_lease_database_exists(
     app_configs: Iterable[Any] | None = None, **kwargs: Any
 ) -> list[checks.Error]:
@@ -194,7 +194,7 @@ def check_lease_database_exists(
     return [] if passed else [E003(str(alias))]
 
 
-@checks.register(TAG)
+@register(TAG)
 def check_lease_database_routed(
     app_configs: Iterable[Any] | None = None, **kwargs: Any
 ) -> list[checks.Error]:
@@ -208,7 +208,7 @@ def check_lease_database_routed(
     return [] if passed else [E004(alias)]
 
 
-@checks.register(TAG)
+@register(TAG)
 def check_session_fallback_engine(
     app_configs: Iterable[Any] | None = None, **kwargs: Any
 ) -> list[checks.Error]:
@@ -222,7 +222,7 @@ def check_session_fallback_engine(
     return []
 
 
-@checks.register(TAG)
+@register(TAG)
 def check_local_caches_exist(
     app_configs: Iterable[Any] | None = None, **kwargs: Any
 ) -> list[checks.Error]:
@@ -242,7 +242,7 @@ def _known_setting_names() -> Sequence[str]:
     return tuple(sorted({*RULES, *properties}))
 
 
-@checks.register(TAG)
+@register(TAG)
 def check_misspelt_settings(
     app_configs: Iterable[Any] | None = None, **kwargs: Any
 ) -> list[checks.Error]:

@@ -1,9 +1,13 @@
-"""Deploy warnings for the Redis session store, ``horizontal.W020``-``W029``.
+"""Deploy warnings for sessions, ``horizontal.W010``-``W029``: every session id lives here.
 
-They run only when ``SESSION_ENGINE`` is ``horizontal.sessions`` (or a subclass of its
-``SessionStore``) and read settings only: no connection to Redis is made. Backends and
-middleware are matched by class (``import_string`` + ``issubclass``); a path that
-cannot be imported is left alone, since Django fails loudly when it first uses it.
+- ``W010``-``W011``: Django's engines that keep sessions on one box: the ``file`` engine,
+  and the ``cache``/``cached_db`` engines on a cache that is not shared.
+- ``W020``-``W025``: the Redis session store. They run only when ``SESSION_ENGINE`` is
+  ``horizontal.sessions`` (or a subclass of its ``SessionStore``).
+
+All read settings only: no connection to Redis is made. Engines, caches and middleware
+are matched by class (``horizontal.checks._classes``); whether a cache is django-redis's
+is decided by the store's own test, so the check and the engine agree.
 """
 
 from __future__ import annotations
@@ -11,17 +15,85 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from django.apps import AppConfig, apps
 from django.conf import settings
 from django.core import checks
-from django.core.checks import Tags
-from django.utils.module_loading import import_string
+from django.core.checks import CheckMessage, Tags
 
-TAG = "horizontal"
+from horizontal.audit import known
+from horizontal.checks import TAG, register
+from horizontal.checks._classes import is_a
+from horizontal.checks.caches import NOT_SHARED_CACHES, cache_is
+from horizontal.sessions_redis import DJANGO_REDIS_CACHE, is_django_redis_backend
+
+__all__ = [
+    "CACHE_SESSIONS",
+    "FILE_SESSIONS",
+    "SHARED_SESSIONS",
+    "W010",
+    "W011",
+    "W020",
+    "W021",
+    "W022",
+    "W023",
+    "W024",
+    "W025",
+    "check_file_sessions",
+    "check_session_cache_has_its_own_database",
+    "check_session_cache_is_django_redis",
+    "check_session_cache_is_shared",
+    "check_session_cache_raises_errors",
+    "check_session_cache_reads_the_primary",
+    "check_session_cache_timeouts",
+    "check_session_failure_middleware",
+]
+
+# SESSION_ENGINE names a module; Django uses its SessionStore class.
+FILE_SESSIONS = tuple(
+    f"{engine}.SessionStore" for engine in known.paths(known.FILE_SESSION_ENGINES)
+)
+CACHE_SESSIONS = (
+    "django.contrib.sessions.backends.cache.SessionStore",
+    "django.contrib.sessions.backends.cached_db.SessionStore",
+)
+# Engines whose sessions every instance reads, classified without imports.
+SHARED_SESSIONS = frozenset(
+    {
+        "django.contrib.sessions.backends.db.SessionStore",
+        "django.contrib.sessions.backends.signed_cookies.SessionStore",
+        "horizontal.sessions.SessionStore",
+    }
+)
+DJANGO_SESSION_MIDDLEWARE = "django.contrib.sessions.middleware.SessionMiddleware"
 
 ENGINE_STORE = "horizontal.sessions.SessionStore"
-DJANGO_REDIS_CACHE = "django_redis.cache.RedisCache"
 FAILURE_MIDDLEWARE = "horizontal.middleware.SessionMiddleware"
 TIMEOUT_OPTIONS = ("SOCKET_CONNECT_TIMEOUT", "SOCKET_TIMEOUT")
+
+
+# -- messages: Django's engines ----------------------------------------------------------
+
+W010 = checks.Warning(
+    "Sessions are files on one host: other instances log the user out.",
+    hint="Use SESSION_ENGINE 'horizontal.sessions' (Redis) or Django's database engine.",
+    obj="SESSION_ENGINE",
+    id="horizontal.W010",
+)
+
+
+def W011(alias: str) -> checks.Warning:
+    return checks.Warning(
+        f"Sessions use cache {alias!r}, which is not shared between instances.",
+        hint=(
+            "Other instances see no session or a stale one: use SESSION_ENGINE "
+            "'horizontal.sessions' or point SESSION_CACHE_ALIAS at Redis."
+        ),
+        obj="SESSION_CACHE_ALIAS",
+        id="horizontal.W011",
+    )
+
+
+# -- messages: the Redis session store ---------------------------------------------------
 
 
 def W020(alias: str, backend: object) -> checks.Warning:
@@ -78,10 +150,7 @@ def W023(alias: str) -> checks.Warning:
 W024 = checks.Warning(
     "horizontal.sessions is used without horizontal.middleware.SessionMiddleware: a "
     "session store error becomes a 500 and HORIZONTAL_SESSION_FAILURE is not applied.",
-    hint=(
-        "Replace 'django.contrib.sessions.middleware.SessionMiddleware' with "
-        f"{FAILURE_MIDDLEWARE!r} in MIDDLEWARE."
-    ),
+    hint=(f"Replace {DJANGO_SESSION_MIDDLEWARE!r} with {FAILURE_MIDDLEWARE!r} in MIDDLEWARE."),
     obj="MIDDLEWARE",
     id="horizontal.W024",
 )
@@ -98,23 +167,30 @@ def W025(alias: str, others: list[str]) -> checks.Warning:
     )
 
 
-# -- helpers ---------------------------------------------------------------------
+# -- helpers -----------------------------------------------------------------------------
 
 
-def _is_subclass(path: object, base_path: str) -> bool:
-    if not isinstance(path, str) or not path:
-        return False
-    if path == base_path:
-        return True
-    try:
-        cls, base = import_string(path), import_string(base_path)
-    except ImportError:
-        return False
-    return isinstance(cls, type) and issubclass(cls, base)
+def _session_store() -> str:
+    return f"{settings.SESSION_ENGINE}.SessionStore"
+
+
+def _uses_sessions() -> bool:
+    return apps.is_installed("django.contrib.sessions") or any(
+        is_a(middleware, (DJANGO_SESSION_MIDDLEWARE,)) for middleware in settings.MIDDLEWARE
+    )
+
+
+def _session_store_is(known_stores: tuple[str, ...]) -> bool:
+    store = _session_store()
+    return store not in SHARED_SESSIONS and is_a(store, known_stores)
 
 
 def _uses_redis_sessions() -> bool:
-    return _is_subclass(f"{settings.SESSION_ENGINE}.SessionStore", ENGINE_STORE)
+    return is_a(_session_store(), (ENGINE_STORE,))
+
+
+def _is_django_redis(backend: object) -> bool:
+    return isinstance(backend, str) and is_django_redis_backend(backend)
 
 
 def _session_cache() -> tuple[str, Mapping[str, Any] | None]:
@@ -128,12 +204,13 @@ def _redis_session_cache() -> tuple[str, Mapping[str, Any]] | None:
     if not _uses_redis_sessions():
         return None
     alias, config = _session_cache()
-    if config is None or not _is_subclass(config.get("BACKEND"), DJANGO_REDIS_CACHE):
+    if config is None or not _is_django_redis(config.get("BACKEND")):
         return None
     return alias, config
 
 
-def _options(config: Mapping[str, Any]) -> Mapping[str, Any]:
+def _cache_options(config: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A CACHES entry's OPTIONS, or an empty mapping when it has none (or not a mapping)."""
     options = config.get("OPTIONS") or {}
     return options if isinstance(options, Mapping) else {}
 
@@ -147,53 +224,74 @@ def _servers(location: object) -> list[str]:
     return []
 
 
-# -- checks ----------------------------------------------------------------------
+# -- checks: Django's engines ------------------------------------------------------------
 
 
-@checks.register(Tags.caches, TAG, deploy=True)
+@register(Tags.security, TAG, deploy=True)
+def check_file_sessions(
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    passed_check = not _uses_sessions() or not _session_store_is(FILE_SESSIONS)
+    return [] if passed_check else [W010]
+
+
+@register(Tags.caches, TAG, deploy=True)
+def check_session_cache_is_shared(
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    if not _uses_sessions() or not _session_store_is(CACHE_SESSIONS):
+        return []
+    # HORIZONTAL_LOCAL_CACHES does not excuse this one: a session cache must be shared.
+    alias, config = _session_cache()
+    passed_check = config is None or not cache_is(config.get("BACKEND"), NOT_SHARED_CACHES)
+    return [] if passed_check else [W011(alias)]
+
+
+# -- checks: the Redis session store -----------------------------------------------------
+
+
+@register(Tags.caches, TAG, deploy=True)
 def check_session_cache_is_django_redis(
-    app_configs: Iterable[Any] | None = None, **kwargs: Any
-) -> list[checks.CheckMessage]:
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
     if not _uses_redis_sessions():
         return []
     alias, config = _session_cache()
     backend = None if config is None else config.get("BACKEND")
-    passed = _is_subclass(backend, DJANGO_REDIS_CACHE)
-    return [] if passed else [W020(alias, backend)]
+    passed_check = _is_django_redis(backend)
+    return [] if passed_check else [W020(alias, backend)]
 
 
-@checks.register(Tags.caches, TAG, deploy=True)
+@register(Tags.caches, TAG, deploy=True)
 def check_session_cache_timeouts(
-    app_configs: Iterable[Any] | None = None, **kwargs: Any
-) -> list[checks.CheckMessage]:
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
     found = _redis_session_cache()
     if found is None:
         return []
     alias, config = found
-    options = _options(config)
-    missing = [
-        name for name in ("SOCKET_CONNECT_TIMEOUT", "SOCKET_TIMEOUT") if not options.get(name)
-    ]
+    options = _cache_options(config)
+    missing = [name for name in TIMEOUT_OPTIONS if not options.get(name)]
     return [W021(alias, missing)] if missing else []
 
 
-@checks.register(Tags.caches, TAG, deploy=True)
+@register(Tags.caches, TAG, deploy=True)
 def check_session_cache_raises_errors(
-    app_configs: Iterable[Any] | None = None, **kwargs: Any
-) -> list[checks.CheckMessage]:
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
     found = _redis_session_cache()
     if found is None:
         return []
     alias, config = found
     default = getattr(settings, "DJANGO_REDIS_IGNORE_EXCEPTIONS", False)
-    ignores = _options(config).get("IGNORE_EXCEPTIONS", default)
+    ignores = _cache_options(config).get("IGNORE_EXCEPTIONS", default)
     return [W022(alias)] if ignores else []
 
 
-@checks.register(Tags.caches, TAG, deploy=True)
+@register(Tags.caches, TAG, deploy=True)
 def check_session_cache_reads_the_primary(
-    app_configs: Iterable[Any] | None = None, **kwargs: Any
-) -> list[checks.CheckMessage]:
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
     found = _redis_session_cache()
     if found is None:
         return []
@@ -201,20 +299,20 @@ def check_session_cache_reads_the_primary(
     return [W023(alias)] if len(_servers(config.get("LOCATION"))) > 1 else []
 
 
-@checks.register(Tags.security, TAG, deploy=True)
+@register(Tags.security, TAG, deploy=True)
 def check_session_failure_middleware(
-    app_configs: Iterable[Any] | None = None, **kwargs: Any
-) -> list[checks.CheckMessage]:
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
     if not _uses_redis_sessions():
         return []
-    passed = any(_is_subclass(path, FAILURE_MIDDLEWARE) for path in settings.MIDDLEWARE)
-    return [] if passed else [W024]
+    passed_check = any(is_a(path, (FAILURE_MIDDLEWARE,)) for path in settings.MIDDLEWARE)
+    return [] if passed_check else [W024]
 
 
-@checks.register(Tags.caches, TAG, deploy=True)
+@register(Tags.caches, TAG, deploy=True)
 def check_session_cache_has_its_own_database(
-    app_configs: Iterable[Any] | None = None, **kwargs: Any
-) -> list[checks.CheckMessage]:
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
     found = _redis_session_cache()
     if found is None:
         return []
@@ -225,7 +323,7 @@ def check_session_cache_has_its_own_database(
         for other, other_config in settings.CACHES.items()
         if other != alias
         and isinstance(other_config, Mapping)
-        and _is_subclass(other_config.get("BACKEND"), DJANGO_REDIS_CACHE)
+        and _is_django_redis(other_config.get("BACKEND"))
         and servers & set(_servers(other_config.get("LOCATION")))
     ]
     return [W025(alias, others)] if others else []

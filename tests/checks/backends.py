@@ -6,6 +6,7 @@ import logging.handlers
 
 from django.contrib.sessions.backends.file import SessionStore as FileSessionStore
 from django.core.cache.backends.locmem import LocMemCache
+from django.core.files.storage import Storage
 from django.core.mail.backends.filebased import EmailBackend
 
 
@@ -30,3 +31,7 @@ class HorizontalStaysOffRouter:
 
     def allow_migrate(self, db: str, app_label: str, **hints: object) -> bool | None:
         return False if app_label == "horizontal" else None
+
+
+class SharedStorage(Storage):
+    """Stands in for a store every instance reads (S3, GCS), with no network behind it."""

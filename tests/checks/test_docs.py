@@ -1,15 +1,38 @@
-"""docs/checks.md is the catalogue: its index lists every documented id, and every id
-this package's settings and config checks can emit has a row there."""
+"""docs/checks.md is the catalogue: its index lists every documented id, and every id a
+check module can emit has a row there, and the other way round.
+
+The ids are found in the source, not listed here: those every module of
+``horizontal/checks`` (found with pkgutil) spells, and for a module that spells none,
+those of the ``horizontal`` modules outside the checks it imports, followed to any
+depth (``code.py`` reports the audit's categories; a check may report errors its feature
+module builds). An id
+counts when the source spells it whole, as a string constant (``id="horizontal.W001"``).
+"""
 
 from __future__ import annotations
 
+import ast
+import pkgutil
 import re
+from functools import cache
 from pathlib import Path
+
+import pytest
+
+import horizontal.checks
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = (ROOT / "docs" / "checks.md").read_text()
 ROW_ID = re.compile(r"^\| `(horizontal\.[EWIC]\d{3})` \|", re.MULTILINE)
 MENTIONED_ID = re.compile(r"`(horizontal\.[EWIC]\d{3})`")
+CHECK_ID = re.compile(r"horizontal\.[EWIC]\d{3}")
+# The start of an f-string that builds an id from parts: f"horizontal.{number}".
+BUILT_ID = re.compile(r"horizontal\.([EWIC]\d{0,2})?")
+CHECK_MODULES = sorted(
+    f"horizontal.checks.{info.name}"
+    for info in pkgutil.iter_modules(horizontal.checks.__path__)
+    if not info.name.startswith("_")
+)
 
 
 def index_ids() -> list[str]:
@@ -25,9 +48,74 @@ def section_ids() -> set[str]:
     return set(MENTIONED_ID.findall(body))
 
 
+def source_file(module: str) -> Path | None:
+    base = ROOT.joinpath(*module.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+@cache
+def tree(module: str) -> ast.Module:
+    path = source_file(module)
+    assert path is not None, module
+    return ast.parse(path.read_text(), filename=str(path))
+
+
+def imported_modules(module: str) -> set[str]:
+    """``horizontal`` modules ``module`` imports anywhere (in functions and
+    ``TYPE_CHECKING`` blocks too), including submodules named by ``from X import Y``."""
+    package = module if source_file(module).name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree(module)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{parent}.{base}" if base else parent
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return {name for name in found if name.startswith("horizontal") and source_file(name)}
+
+
+def is_check_module(name: str) -> bool:
+    return name == "horizontal.checks" or name.startswith("horizontal.checks.")
+
+
+def reachable(module: str) -> set[str]:
+    """``module`` and the modules outside ``horizontal.checks`` it imports, to any depth
+    (another check module's ids are that module's own)."""
+    seen = {module}
+    pending = [module]
+    while pending:
+        for name in imported_modules(pending.pop()) - seen:
+            if not is_check_module(name):
+                seen.add(name)
+                pending.append(name)
+    return seen
+
+
+def spelt_ids(module: str) -> set[str]:
+    return {
+        node.value
+        for node in ast.walk(tree(module))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and CHECK_ID.fullmatch(node.value)
+    }
+
+
 def emitted_ids(module: str) -> set[str]:
-    source = (ROOT / "horizontal" / "checks" / f"{module}.py").read_text()
-    return set(re.findall(r'id="(horizontal\.[EWIC]\d{3})"', source))
+    """The ids ``module`` spells; a module that spells none reports ids built by the
+    modules it imports (``code.py``: the audit's categories)."""
+    return spelt_ids(module) or set().union(*(spelt_ids(name) for name in reachable(module)))
+
+
+def all_emitted_ids() -> set[str]:
+    return set().union(*(emitted_ids(module) for module in CHECK_MODULES))
 
 
 def test_index_lists_each_documented_id_once_in_order() -> None:
@@ -37,8 +125,27 @@ def test_index_lists_each_documented_id_once_in_order() -> None:
     assert set(ids) == section_ids()
 
 
-def test_every_settings_and_config_id_is_documented() -> None:
-    emitted = emitted_ids("settings") | emitted_ids("config")
-    assert len(emitted) == 29
-    assert emitted <= section_ids()
-    assert emitted <= set(index_ids())
+@pytest.mark.parametrize("module", CHECK_MODULES)
+def test_every_id_a_check_module_emits_is_documented(module: str) -> None:
+    emitted = emitted_ids(module)
+    assert emitted, f"{module} emits no id this test can see"
+    assert emitted <= set(index_ids()), sorted(emitted - set(index_ids()))
+    assert emitted <= section_ids(), sorted(emitted - section_ids())
+
+
+def test_every_documented_id_exists_in_code() -> None:
+    documented = set(index_ids())
+    assert documented <= all_emitted_ids(), sorted(documented - all_emitted_ids())
+
+
+@pytest.mark.parametrize("module", CHECK_MODULES)
+def test_ids_are_spelt_whole(module: str) -> None:
+    """An id built from parts (``f"horizontal.{number}"``) would hide it from this test."""
+    built = [
+        ast.unparse(node)
+        for node in ast.walk(tree(module))
+        if isinstance(node, ast.JoinedStr)
+        and isinstance(node.values[0], ast.Constant)
+        and BUILT_ID.fullmatch(str(node.values[0].value))
+    ]
+    assert built == []

@@ -49,7 +49,8 @@ def horizontal_lines(done: subprocess.CompletedProcess[str], level: str = "W") -
 
 
 def is_settings_check(check_id: str) -> bool:
-    """W001-W019 and W030-W059: horizontal/checks/settings.py, the module under test."""
+    """W001-W019 and W030-W059: the checks of Django's own settings (caches.py, the engine
+    checks of sessions.py, databases.py, background.py, secret_key.py, logging_email.py)."""
     number = int(check_id.removeprefix("horizontal.W"))
     return 1 <= number <= 19 or 30 <= number <= 59
 

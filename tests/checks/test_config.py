@@ -1,5 +1,4 @@
-"""Configuration errors E001-E009 (horizontal/checks/config.py) and, through the
-registry, the job-registration errors E010-E016 they sit beside.
+"""Configuration errors E001-E009 (horizontal/checks/config.py).
 
 These run on every ``check``; each test asserts the exact ids of horizontal's
 non-deploy checks under one bad setting.
@@ -7,10 +6,6 @@ non-deploy checks under one bad setting.
 
 from __future__ import annotations
 
-import importlib
-import sys
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,9 +15,7 @@ from django.core.management.base import SystemCheckError
 from django.test import override_settings
 
 from horizontal.checks import config as config_checks
-from horizontal.checks import jobs as job_checks
 from horizontal.conf import Settings
-from horizontal.jobs.registry import registry
 
 
 def config_ids(**overrides: Any) -> list[str]:
@@ -167,61 +160,3 @@ def test_invalid_configuration_fails_a_plain_check_command() -> None:
     with override_settings(HORIZONTAL_LEASE_TTL=0), pytest.raises(SystemCheckError) as raised:
         call_command("check", "--tag", "horizontal", "--database", "default")
     assert "horizontal.E002" in str(raised.value)
-
-
-# -- E010-E016: job registrations (horizontal/checks/jobs.py) -----------------------------
-
-
-@pytest.fixture
-def own_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The global job registry, restored after the test registers its own jobs."""
-    monkeypatch.setattr(registry, "jobs", dict(registry.jobs))
-    monkeypatch.setattr(
-        registry, "duplicates", {k: list(v) for k, v in registry.duplicates.items()}
-    )
-    yield
-
-
-def job_ids() -> list[str]:
-    return sorted(e.id for e in job_checks.check_jobs())
-
-
-def test_cron_expression_that_does_not_parse_is_e010(own_registry: None) -> None:
-    from horizontal.jobs import job
-
-    job("check_bad_cron", schedule="61 * * * *")(lambda run: None)
-    assert job_ids() == ["horizontal.E010"]
-
-
-def test_time_zone_that_does_not_exist_is_e011(own_registry: None) -> None:
-    from horizontal.jobs import job
-
-    job("check_bad_zone", schedule="0 3 * * *", timezone="Mars/Olympus")(lambda run: None)
-    assert job_ids() == ["horizontal.E011"]
-
-
-def test_same_function_imported_twice_is_e012(
-    own_registry: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """One jobs.py reachable as 'shop.jobs' and as 'jobs': two registrations, one job."""
-    package = tmp_path / "shop"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "jobs.py").write_text(
-        "from horizontal.jobs import job\n\n"
-        "@job('check_nightly_refunds', schedule='0 0 * * *')\n"
-        "def nightly_refunds(run):\n"
-        "    pass\n"
-    )
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.syspath_prepend(str(package))
-    for name in ("shop", "shop.jobs", "jobs"):
-        monkeypatch.delitem(sys.modules, name, raising=False)
-    importlib.import_module("shop.jobs")
-    importlib.import_module("jobs")
-    errors = job_checks.check_jobs()
-    assert [e.id for e in errors] == ["horizontal.E012"]
-    assert "shop.jobs.nightly_refunds" in errors[0].msg
-    assert "jobs.nightly_refunds" in errors[0].msg
-    for name in ("shop", "shop.jobs", "jobs"):
-        sys.modules.pop(name, None)

@@ -13,6 +13,7 @@ from django.core.management.base import SystemCheckError
 from django.test import override_settings
 
 from horizontal.checks import storage as checks
+from tests.storage.conftest import isolated_aws  # noqa: F401  (autouse, for this module only)
 
 STATIC = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
 OURS = "horizontal.storage.S3Storage"
@@ -44,7 +45,7 @@ class MyLocalStorage(FileSystemStorage):
     [
         "django.core.files.storage.FileSystemStorage",
         "django.core.files.storage.InMemoryStorage",
-        "tests.storage.test_checks.MyLocalStorage",
+        "tests.checks.test_storage.MyLocalStorage",
     ],
 )
 def test_w060_local_default_storage(backend: str) -> None:

@@ -1,10 +1,19 @@
-"""Deploy checks horizontal.W020-W025 for the Redis session store."""
+"""Deploy checks horizontal.W010-W025 (horizontal/checks/sessions.py).
+
+W010/W011 (Django's engines) start from the SHARED baseline of ``baseline.py``;
+W020-W025 (the Redis session store) from a good ``horizontal.sessions`` configuration.
+"""
 
 from __future__ import annotations
 
 import pytest
+from django.conf import global_settings
 from django.core import checks
 from django.test import override_settings
+
+from horizontal.checks import sessions as session_checks_module
+from tests.checks import baseline
+from tests.checks.baseline import assert_follows_the_contract, deploy_ids
 
 REDIS = "django_redis.cache.RedisCache"
 GOOD_OPTIONS = {"SOCKET_CONNECT_TIMEOUT": 0.5, "SOCKET_TIMEOUT": 0.5}
@@ -119,5 +128,50 @@ def test_w025_shared_with_a_general_cache():
 
 
 def test_checks_are_deploy_only():
-    assert len(session_checks(deploy=True)) == 6
+    baseline.assert_registered_deploy_only(session_checks_module)
     assert session_checks(deploy=False) == []
+
+
+# -- W010/W011: Django's engines, from the SHARED baseline ---------------------------------
+
+
+def test_file_sessions_are_w010() -> None:
+    engine = "django.contrib.sessions.backends.file"
+    assert deploy_ids(SESSION_ENGINE=engine) == ["horizontal.W010"]
+
+
+def test_file_session_subclass_is_w010() -> None:
+    assert deploy_ids(SESSION_ENGINE="tests.checks.backends") == ["horizontal.W010"]
+
+
+@pytest.mark.parametrize("engine", ["cache", "cached_db"])
+def test_cache_sessions_on_a_local_cache_are_w011(engine: str) -> None:
+    caches = {"default": baseline.REDIS, "sessions": baseline.LOCMEM}
+    ids = deploy_ids(
+        SESSION_ENGINE=f"django.contrib.sessions.backends.{engine}",
+        SESSION_CACHE_ALIAS="sessions",
+        CACHES=caches,
+        HORIZONTAL_LOCAL_CACHES=["sessions"],  # does not excuse the session cache
+    )
+    assert ids == ["horizontal.W011"]
+
+
+def test_cache_sessions_on_redis_are_fine() -> None:
+    assert deploy_ids(SESSION_ENGINE="django.contrib.sessions.backends.cache") == []
+
+
+def test_cache_sessions_on_the_implicit_default_cache_warn_twice() -> None:
+    ids = deploy_ids(
+        SESSION_ENGINE="django.contrib.sessions.backends.cache",
+        CACHES=global_settings.CACHES,
+    )
+    assert ids == ["horizontal.W001", "horizontal.W011"]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [session_checks_module.W010, session_checks_module.W011("default")],
+    ids=lambda m: m.id,
+)
+def test_engine_message_follows_the_contract(message: checks.CheckMessage) -> None:
+    assert_follows_the_contract(message)

@@ -10,7 +10,7 @@ from django.apps import apps
 
 from horizontal.checks.code import check_code, installed_roots, is_project_app, project_app_paths
 
-CORPUS = Path(__file__).parent / "corpus"
+CORPUS = Path(__file__).parents[1] / "audit" / "corpus"
 
 
 def fake_app(name: str, path: Path) -> SimpleNamespace:

@@ -1,0 +1,254 @@
+"""Deploy warnings ``horizontal.W040``-``W049``: background work that runs per instance.
+
+Channel layers (``W040``), ``TASKS`` backends (``W041``/``W042``) and the in-process
+schedulers: django_apscheduler, django_crontab, django_cron's locks and an embedded
+celery beat (``W043``-``W047``). Backends and apps are the catalogue's
+(``horizontal.audit.known``), matched by class; only ``W047`` looks at the running
+process instead of settings.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from django.apps import AppConfig, apps
+from django.conf import settings
+from django.core import checks
+from django.core.checks import CheckMessage
+
+from horizontal.audit import known
+from horizontal.checks import TAG, register
+from horizontal.checks._classes import backends, is_a
+from horizontal.checks.caches import NOT_SHARED_CACHES, cache_is
+
+__all__ = [
+    "DJANGO_CRON_CACHE_LOCK",
+    "DJANGO_CRON_DEFAULT_LOCK",
+    "DJANGO_CRON_FILE_LOCK",
+    "DUMMY_TASKS",
+    "IMMEDIATE_TASKS",
+    "IN_MEMORY_CHANNEL_LAYERS",
+    "W040",
+    "W041",
+    "W042",
+    "W043",
+    "W044",
+    "W045",
+    "W046",
+    "W047",
+    "check_apscheduler",
+    "check_channel_layers",
+    "check_crontab",
+    "check_django_cron_cache_lock",
+    "check_django_cron_file_lock",
+    "check_dummy_tasks",
+    "check_embedded_celery_beat",
+    "check_immediate_tasks",
+]
+
+IN_MEMORY_CHANNEL_LAYERS = known.paths(known.IN_MEMORY_CHANNEL_LAYERS)
+IMMEDIATE_TASKS = known.paths(known.IMMEDIATE_TASKS)
+DUMMY_TASKS = known.paths(known.DUMMY_TASKS)
+APSCHEDULER_APPS = known.paths(known.APSCHEDULER_APPS)
+CRONTAB_APPS = known.paths(known.CRONTAB_APPS)
+DJANGO_CRON_APP = "django_cron"
+DJANGO_CRON_FILE_LOCK = known.paths(known.DJANGO_CRON_FILE_LOCKS)
+DJANGO_CRON_CACHE_LOCK = known.paths(known.DJANGO_CRON_CACHE_LOCKS)
+DJANGO_CRON_DEFAULT_LOCK = DJANGO_CRON_CACHE_LOCK[0]
+
+
+# -- messages ----------------------------------------------------------------------------
+
+
+def W040(alias: str) -> checks.Warning:
+    return checks.Warning(
+        f"Channel layer {alias!r} is in memory: groups never reach other instances.",
+        hint="Use channels_redis.core.RedisChannelLayer.",
+        obj=f"CHANNEL_LAYERS[{alias!r}]",
+        id="horizontal.W040",
+    )
+
+
+def W041(alias: str, implicit: bool) -> checks.Warning:
+    return checks.Warning(
+        f"Task backend {alias!r} runs tasks inline; they die with their instance.",
+        hint=(
+            "TASKS is not set, so Django runs tasks inline: configure a worker-backed "
+            "backend, or TASKS = {} if you enqueue none."
+            if implicit
+            else "Use a worker-backed backend (e.g. django-tasks-db), or TASKS = {}."
+        ),
+        obj=f"TASKS[{alias!r}]",
+        id="horizontal.W041",
+    )
+
+
+def W042(alias: str) -> checks.Warning:
+    return checks.Warning(
+        f"Task backend {alias!r} is DummyBackend: enqueued tasks never run.",
+        hint="Use a worker-backed backend (e.g. django-tasks-db); DummyBackend is for tests.",
+        obj=f"TASKS[{alias!r}]",
+        id="horizontal.W042",
+    )
+
+
+W043 = checks.Warning(
+    "django_apscheduler: a scheduler in each instance runs every job N times.",
+    hint="Run the scheduler in exactly one process, or call 'manage.py runjob' from cron.",
+    obj="INSTALLED_APPS",
+    id="horizontal.W043",
+)
+
+W044 = checks.Warning(
+    "django_crontab installs the crontab on every host: jobs run N times.",
+    hint="Run 'crontab add' on one host only, or have cron call 'manage.py runjob'.",
+    obj="INSTALLED_APPS",
+    id="horizontal.W044",
+)
+
+W045 = checks.Warning(
+    "django_cron's FileLock is per host: every instance runs each cron job.",
+    hint="Have cron call 'manage.py runjob' (one run per slot) instead of runcrons.",
+    obj="DJANGO_CRON_LOCK_BACKEND",
+    id="horizontal.W045",
+)
+
+
+def W046(reason: str) -> checks.Warning:
+    return checks.Warning(
+        f"django_cron's CacheLock {reason}: instances run the same job.",
+        hint="Have cron call 'manage.py runjob' (one run per slot) instead of runcrons.",
+        obj="DJANGO_CRON_LOCK_BACKEND",
+        id="horizontal.W046",
+    )
+
+
+W047 = checks.Warning(
+    "A celery beat runs inside this process: every web worker schedules tasks.",
+    hint="Run exactly one 'celery beat' process, never inside web workers.",
+    id="horizontal.W047",
+)
+
+
+# -- helpers -----------------------------------------------------------------------------
+
+
+def _task_backends() -> Mapping[str, Any]:
+    # Django < 6.0 has no TASKS default; then only the django-tasks backport sets it.
+    return getattr(settings, "TASKS", None) or {}
+
+
+def _django_cron_lock() -> object:
+    return getattr(settings, "DJANGO_CRON_LOCK_BACKEND", DJANGO_CRON_DEFAULT_LOCK)
+
+
+def _embedded_celery_beat() -> bool:
+    """Whether a celery beat service thread or process runs in this process.
+
+    Whatever started it (an AppConfig.ready(), a settings import) has run by the time
+    checks do; celery.beat is only looked at when something already imported it.
+    """
+    beat = sys.modules.get("celery.beat")
+    if beat is None:
+        return False
+    kinds = tuple(
+        kind
+        for kind in (getattr(beat, "_Threaded", None), getattr(beat, "_Process", None))
+        if isinstance(kind, type)
+    )
+    if not kinds:
+        return False
+    if any(isinstance(thread, kinds) for thread in threading.enumerate()):
+        return True
+    # Only now: a process that never imported celery.beat need not load multiprocessing.
+    import multiprocessing
+
+    return any(isinstance(child, kinds) for child in multiprocessing.active_children())
+
+
+# -- checks ------------------------------------------------------------------------------
+
+
+@register(TAG, deploy=True)
+def check_channel_layers(
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    layers = getattr(settings, "CHANNEL_LAYERS", None) or {}
+    return [
+        W040(alias)
+        for alias, backend in backends(layers)
+        if is_a(backend, IN_MEMORY_CHANNEL_LAYERS)
+    ]
+
+
+@register(TAG, deploy=True)
+def check_immediate_tasks(
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    implicit = not settings.is_overridden("TASKS")
+    return [
+        W041(alias, implicit)
+        for alias, backend in backends(_task_backends())
+        if is_a(backend, IMMEDIATE_TASKS)
+    ]
+
+
+@register(TAG, deploy=True)
+def check_dummy_tasks(
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    return [
+        W042(alias) for alias, backend in backends(_task_backends()) if is_a(backend, DUMMY_TASKS)
+    ]
+
+
+@register(TAG, deploy=True)
+def check_apscheduler(
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    passed_check = not any(apps.is_installed(app) for app in APSCHEDULER_APPS)
+    return [] if passed_check else [W043]
+
+
+@register(TAG, deploy=True)
+def check_crontab(
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    passed_check = not any(apps.is_installed(app) for app in CRONTAB_APPS)
+    return [] if passed_check else [W044]
+
+
+@register(TAG, deploy=True)
+def check_django_cron_file_lock(
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    passed_check = not apps.is_installed(DJANGO_CRON_APP) or not is_a(
+        _django_cron_lock(), DJANGO_CRON_FILE_LOCK
+    )
+    return [] if passed_check else [W045]
+
+
+@register(TAG, deploy=True)
+def check_django_cron_cache_lock(
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    if not apps.is_installed(DJANGO_CRON_APP) or not is_a(
+        _django_cron_lock(), DJANGO_CRON_CACHE_LOCK
+    ):
+        return []
+    alias = getattr(settings, "DJANGO_CRON_CACHE", "default")
+    backend = (settings.CACHES.get(alias) or {}).get("BACKEND")
+    if cache_is(backend, NOT_SHARED_CACHES):
+        return [W046(f"uses local cache {alias!r}")]
+    # On a shared cache it still reads, then sets: both instances can read "free".
+    return [W046("is not atomic")]
+
+
+@register(TAG, deploy=True)
+def check_embedded_celery_beat(
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    return [W047] if _embedded_celery_beat() else []

@@ -1,0 +1,93 @@
+"""Deploy warnings ``horizontal.W051``-``W059``: logs and mail written to local files.
+
+``W051``: a ``LOGGING`` handler that writes a file (``logging.FileHandler`` and its
+subclasses). ``W052``: the file-based email backend, in ``EMAIL_BACKEND`` or a Django 6.1
+``MAILERS`` entry. Both are the catalogue's (``horizontal.audit.known``), matched by class.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from django.apps import AppConfig
+from django.conf import settings
+from django.core import checks
+from django.core.checks import CheckMessage
+
+from horizontal.audit import known
+from horizontal.checks import TAG, register
+from horizontal.checks._classes import backends, is_a
+
+__all__ = [
+    "FILE_EMAIL",
+    "FILE_LOG_HANDLERS",
+    "W051",
+    "W052",
+    "check_file_email",
+    "check_file_logging",
+]
+
+FILE_LOG_HANDLERS = known.paths(known.FILE_LOG_HANDLERS)
+FILE_EMAIL = known.paths(known.FILE_EMAIL_BACKENDS)
+
+
+def W051(handler: str) -> checks.Warning:
+    return checks.Warning(
+        f"Log handler {handler!r} writes a local file: logs split across hosts.",
+        hint="Log to stdout/stderr (logging.StreamHandler) and collect every instance's.",
+        obj=f"LOGGING['handlers'][{handler!r}]",
+        id="horizontal.W051",
+    )
+
+
+def W052(setting: str) -> checks.Warning:
+    return checks.Warning(
+        "Email goes to local files: no instance ever sends it.",
+        hint="Use the SMTP backend or your email provider's backend.",
+        obj=setting,
+        id="horizontal.W052",
+    )
+
+
+def _handler_class(config: Mapping[str, Any]) -> object:
+    # dictConfig takes "class", or a factory under "()" (a dotted path or a callable).
+    return config.get("class") or config.get("()")
+
+
+def _email_backends() -> Iterator[tuple[str, object]]:
+    """(setting, BACKEND) for every configured way of sending mail."""
+    mailers = getattr(settings, "MAILERS", None)  # Django 6.1+
+    if isinstance(mailers, Mapping):
+        for alias, backend in backends(mailers):
+            yield f"MAILERS[{alias!r}]", backend
+        return
+    # Django 6.1 warns on every read of EMAIL_BACKEND: read it only when the project set
+    # it (Django's default is SMTP), and leave the deprecation warning to Django.
+    if settings.is_overridden("EMAIL_BACKEND"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield "EMAIL_BACKEND", settings.EMAIL_BACKEND
+
+
+@register(TAG, deploy=True)
+def check_file_logging(
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    if not settings.LOGGING_CONFIG or not isinstance(settings.LOGGING, Mapping):
+        return []
+    # dictConfig opens every declared handler's file, used by a logger or not.
+    handlers = settings.LOGGING.get("handlers") or {}
+    return [
+        W051(str(name))
+        for name, config in handlers.items()
+        if isinstance(config, Mapping) and is_a(_handler_class(config), FILE_LOG_HANDLERS)
+    ]
+
+
+@register(TAG, deploy=True)
+def check_file_email(
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    return [W052(setting) for setting, backend in _email_backends() if is_a(backend, FILE_EMAIL)]

@@ -1,0 +1,115 @@
+"""horizontal/audit/known.py, the one catalogue of single-box values: every entry gets
+the same verdict from both tools that read it.
+
+For each backend path and each random-value call, the same configuration is given to
+the deploy checks (as live settings, through ``override_settings``; for ``SECRET_KEY``,
+as the source of the settings module) and to the audit (as a settings file written to a
+temporary directory and scanned with ``scan_paths``). SHARED, the configuration both
+start from, is clean in both, so a finding is the entry's.
+
+No entry differs by design. Two need context to be judged at all, and get it in both
+tools alike: django_cron's lock backends are read by the check only when ``django_cron``
+is installed, so those entries come with it in ``INSTALLED_APPS``; a log handler is a
+``LOGGING`` handler's ``class``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from horizontal.audit import scan_paths
+from horizontal.audit.known import CATALOGUE, RANDOM_VALUE_CALLS, SingleBox
+from tests.checks.baseline import (
+    ALL_SETTINGS_CHECK_MODULES,
+    CONSOLE_LOGGING,
+    SHARED,
+    SHARED_APPS,
+    deploy_messages,
+    with_app,
+)
+
+STABLE_KEY = "a-stable-key-read-from-the-environment-in-real-life-0123456789"
+
+
+def changes_for(entry: SingleBox) -> dict[str, Any]:
+    """The settings that put ``entry`` where a project would."""
+    setting, path = entry.setting, entry.path
+    if setting == "CACHES":
+        return {"CACHES": {"default": {"BACKEND": path}}}
+    if setting == "SESSION_ENGINE":
+        return {"SESSION_ENGINE": path}
+    if setting == "STORAGES['default']":
+        return {"STORAGES": {**SHARED["STORAGES"], "default": {"BACKEND": path}}}
+    if setting == "DATABASES":
+        return {"DATABASES": {"default": {"ENGINE": path, "NAME": "app.db"}}}
+    if setting in ("CHANNEL_LAYERS", "TASKS"):
+        return {setting: {"default": {"BACKEND": path}}}
+    if setting == "INSTALLED_APPS":
+        return {"INSTALLED_APPS": with_app(path)}
+    if setting == "DJANGO_CRON_LOCK_BACKEND":
+        return {"INSTALLED_APPS": with_app("django_cron"), setting: path}
+    if setting == "LOGGING":
+        handlers = {**CONSOLE_LOGGING["handlers"], "file": {"class": path, "filename": os.devnull}}
+        return {"LOGGING": {**CONSOLE_LOGGING, "handlers": handlers}}
+    if setting == "EMAIL_BACKEND":
+        return {"EMAIL_BACKEND": path}
+    raise AssertionError(f"no way to configure {setting}: teach changes_for()")
+
+
+def settings_source(changes: dict[str, Any], extra: str = "") -> str:
+    """SHARED plus ``changes`` as a settings module's source."""
+    values = {"INSTALLED_APPS": SHARED_APPS, **SHARED, "SECRET_KEY": STABLE_KEY, **changes}
+    values.pop("SETTINGS_MODULE")  # Django's own record of the module, not a setting
+    lines = [f"{name} = {value!r}" for name, value in values.items()]
+    return "\n".join([*lines, extra, ""])
+
+
+def audit_findings(tmp_path: Path, source: str) -> list[str]:
+    (tmp_path / "settings.py").write_text(source)
+    result = scan_paths([tmp_path], categories=["settings"], base=tmp_path)
+    return [finding.message for finding in result.findings]
+
+
+def check_ids(**changes: Any) -> list[str]:
+    messages = deploy_messages(ALL_SETTINGS_CHECK_MODULES, **changes)
+    return sorted(m.id for m in messages if m.id != "horizontal.I033")
+
+
+def test_the_shared_configuration_is_clean_in_both_tools(tmp_path: Path) -> None:
+    assert check_ids() == []
+    assert audit_findings(tmp_path, settings_source({})) == []
+
+
+@pytest.mark.parametrize("entry", CATALOGUE, ids=lambda entry: entry.path)
+@pytest.mark.filterwarnings("ignore:The EMAIL_BACKEND setting is deprecated")
+def test_every_backend_gets_the_same_verdict_from_both_tools(
+    entry: SingleBox, tmp_path: Path
+) -> None:
+    changes = changes_for(entry)
+    flagged_by_check = check_ids(**changes)
+    flagged_by_audit = audit_findings(tmp_path, settings_source(changes))
+    assert len(flagged_by_check) == 1, f"check --deploy says {flagged_by_check} for {entry.path}"
+    assert flagged_by_audit == [f"{entry.setting}: {entry.why}"]
+
+
+@pytest.mark.parametrize("call", sorted(RANDOM_VALUE_CALLS))
+@pytest.mark.parametrize("spelling", ["{call}()", "secrets.{call}()"])
+def test_every_random_call_gets_the_same_verdict_from_both_tools(
+    call: str, spelling: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = settings_source({}, extra=f"SECRET_KEY = str({spelling.format(call=call)})")
+    # The deploy check reads the source of the module Django imported; the module is
+    # never run here (some calls need packages this suite does not install).
+    module = types.ModuleType("catalogue_settings")
+    module.__file__ = str(tmp_path / "settings.py")
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    flagged_by_audit = audit_findings(tmp_path, source)
+    flagged_by_check = check_ids(SETTINGS_MODULE=module.__name__)
+    assert flagged_by_check == ["horizontal.W050"]
+    assert len(flagged_by_audit) == 1 and flagged_by_audit[0].startswith("SECRET_KEY is")

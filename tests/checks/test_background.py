@@ -1,0 +1,162 @@
+"""Deploy warnings W040-W047 (horizontal/checks/background.py), from the SHARED baseline."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import types
+from collections.abc import Iterator
+
+import pytest
+from django.conf import global_settings
+from django.core import checks
+
+from horizontal.checks import background
+from tests.checks.baseline import (
+    LOCMEM,
+    REDIS,
+    assert_follows_the_contract,
+    assert_registered_deploy_only,
+    deploy_ids,
+    deploy_messages,
+    with_app,
+)
+
+
+def test_in_memory_channel_layer_is_w040() -> None:
+    layers = {
+        "default": {"BACKEND": "channels.layers.InMemoryChannelLayer"},
+        "redis": {"BACKEND": "channels_redis.core.RedisChannelLayer"},
+    }
+    assert deploy_ids(CHANNEL_LAYERS=layers) == ["horizontal.W040"]
+
+
+def test_immediate_tasks_are_w041() -> None:
+    tasks = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
+    assert deploy_ids(TASKS=tasks) == ["horizontal.W041"]
+
+
+def test_backported_immediate_tasks_are_w041() -> None:
+    tasks = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
+    assert deploy_ids(TASKS=tasks) == ["horizontal.W041"]
+
+
+def test_dummy_tasks_are_w042() -> None:
+    tasks = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
+    assert deploy_ids(TASKS=tasks) == ["horizontal.W042"]
+
+
+def test_implicit_tasks_default_on_django_6() -> None:
+    """Django 6 defaults TASKS to ImmediateBackend; 5.2 has no TASKS at all."""
+    default = getattr(global_settings, "TASKS", None)
+    expected = ["horizontal.W041"] if default else []
+    assert deploy_ids(TASKS=default) == expected
+
+
+def test_apscheduler_is_w043() -> None:
+    ids = deploy_ids(INSTALLED_APPS=with_app("django_apscheduler"))
+    assert ids == ["horizontal.W043"]
+
+
+def test_crontab_is_w044() -> None:
+    assert deploy_ids(INSTALLED_APPS=with_app("django_crontab")) == ["horizontal.W044"]
+
+
+def test_django_cron_file_lock_is_w045() -> None:
+    ids = deploy_ids(
+        INSTALLED_APPS=with_app("django_cron"),
+        DJANGO_CRON_LOCK_BACKEND="django_cron.backends.lock.file.FileLock",
+    )
+    assert ids == ["horizontal.W045"]
+
+
+def test_django_cron_default_cache_lock_is_w046() -> None:
+    [warning] = [
+        m
+        for m in deploy_messages(INSTALLED_APPS=with_app("django_cron"))
+        if m.id.startswith("horizontal.W04")
+    ]
+    assert warning.id == "horizontal.W046"
+    assert "not atomic" in warning.msg
+
+
+def test_django_cron_cache_lock_on_a_local_cache_says_so() -> None:
+    [warning] = [
+        m
+        for m in deploy_messages(
+            INSTALLED_APPS=with_app("django_cron"),
+            CACHES={"default": REDIS, "cron": LOCMEM},
+            HORIZONTAL_LOCAL_CACHES=["cron"],
+            DJANGO_CRON_CACHE="cron",
+        )
+        if m.id.startswith("horizontal.W04")
+    ]
+    assert warning.id == "horizontal.W046"
+    assert "uses local cache 'cron'" in warning.msg
+
+
+def test_django_cron_database_lock_is_not_flagged() -> None:
+    ids = deploy_ids(
+        INSTALLED_APPS=with_app("django_cron"),
+        DJANGO_CRON_LOCK_BACKEND="django_cron.backends.lock.database.DatabaseLock",
+    )
+    assert ids == []
+
+
+@pytest.fixture
+def celery_beat_module(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
+    """celery.beat's embedded-service classes, as celery defines them (not installed here)."""
+    module = types.ModuleType("celery.beat")
+
+    class _Threaded(threading.Thread):
+        pass
+
+    class _Process:
+        pass
+
+    module._Threaded = _Threaded  # type: ignore[attr-defined]
+    module._Process = _Process  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "celery.beat", module)
+    return module
+
+
+@pytest.fixture
+def running_beat(celery_beat_module: types.ModuleType) -> Iterator[None]:
+    stop = threading.Event()
+    thread = celery_beat_module._Threaded(target=stop.wait, daemon=True)
+    thread.start()
+    yield
+    stop.set()
+    thread.join()
+
+
+def test_celery_beat_thread_in_this_process_is_w047(running_beat: None) -> None:
+    assert deploy_ids() == ["horizontal.W047"]
+
+
+def test_celery_imported_without_beat_running_is_fine(celery_beat_module: object) -> None:
+    assert deploy_ids() == []
+
+
+def test_every_check_is_registered_deploy_only() -> None:
+    assert_registered_deploy_only(background)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        background.W040("default"),
+        background.W041("default", implicit=True),
+        background.W041("default", implicit=False),
+        background.W042("default"),
+        background.W043,
+        background.W044,
+        background.W045,
+        background.W046("uses local cache 'default'"),
+        background.W046("is not atomic"),
+        background.W047,
+    ],
+    ids=lambda m: m.id,
+)
+def test_message_follows_the_contract(message: checks.CheckMessage) -> None:
+    assert_follows_the_contract(message)

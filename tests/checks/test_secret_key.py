@@ -1,0 +1,61 @@
+"""Deploy warning W050 (horizontal/checks/secret_key.py): a random SECRET_KEY found in the
+settings module's source, or in a module it star-imports, by the audit's own rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from horizontal.audit.settings_modules import find_settings_problems
+from horizontal.audit.source import PythonModule
+from horizontal.checks import secret_key
+from tests.checks.baseline import (
+    assert_follows_the_contract,
+    assert_registered_deploy_only,
+    deploy_messages,
+)
+
+SETTINGS_MODULES = Path(__file__).parent / "settings_modules"
+
+
+def secret_key_sites(module: str) -> list[str]:
+    __import__(module)
+    warnings = [m for m in deploy_messages(SETTINGS_MODULE=module) if m.id == "horizontal.W050"]
+    return [str(w.obj) for w in warnings]
+
+
+def test_random_secret_key_is_w050() -> None:
+    [site] = secret_key_sites("tests.checks.settings_modules.random_key")
+    assert site.endswith("settings_modules/random_key.py:9")
+
+
+def test_random_secret_key_in_a_star_imported_base_is_w050() -> None:
+    [site] = secret_key_sites("tests.checks.settings_modules.random_key_child")
+    assert site.endswith("settings_modules/random_key_base.py:7")
+
+
+def test_secret_key_from_the_environment_is_fine() -> None:
+    assert secret_key_sites("tests.checks.settings_modules.stable_key") == []
+
+
+def test_a_random_fallback_in_a_second_step_is_w050_and_an_audit_finding() -> None:
+    """``if not SECRET_KEY: SECRET_KEY = get_random_secret_key()``: the same rule in both."""
+    [site] = secret_key_sites("tests.checks.settings_modules.fallback_key")
+    assert site.endswith("settings_modules/fallback_key.py:11")
+    path = SETTINGS_MODULES / "fallback_key.py"
+    module = PythonModule.parse(str(path), path.read_text())
+    assert module is not None
+    [finding] = find_settings_problems([module])
+    assert finding.line == 11
+
+
+def test_a_settings_package_resolves_its_relative_imports_from_itself() -> None:
+    [site] = secret_key_sites("tests.checks.settings_modules.random_key_package")
+    assert site.endswith("settings_modules/random_key_package/base.py:7")
+
+
+def test_every_check_is_registered_deploy_only() -> None:
+    assert_registered_deploy_only(secret_key)
+
+
+def test_message_follows_the_contract() -> None:
+    assert_follows_the_contract(secret_key.W050("settings.py:12"))
