@@ -24,7 +24,7 @@ from horizontal.audit import known
 from horizontal.checks import TAG, register
 from horizontal.checks._classes import is_a
 from horizontal.checks.caches import NOT_SHARED_CACHES, cache_is
-from horizontal.sessions_redis import DJANGO_REDIS_CACHE, is_django_redis_backend
+from horizontal.sessions.redis import DJANGO_REDIS_CACHE, is_django_redis_backend
 
 __all__ = [
     "CACHE_SESSIONS",
@@ -67,7 +67,7 @@ SHARED_SESSIONS = frozenset(
 DJANGO_SESSION_MIDDLEWARE = "django.contrib.sessions.middleware.SessionMiddleware"
 
 ENGINE_STORE = "horizontal.sessions.SessionStore"
-FAILURE_MIDDLEWARE = "horizontal.middleware.SessionMiddleware"
+FAILURE_MIDDLEWARE = "horizontal.sessions.middleware.SessionMiddleware"
 TIMEOUT_OPTIONS = ("SOCKET_CONNECT_TIMEOUT", "SOCKET_TIMEOUT")
 
 
@@ -148,7 +148,7 @@ def W023(alias: str) -> checks.Warning:
 
 
 W024 = checks.Warning(
-    "horizontal.sessions is used without horizontal.middleware.SessionMiddleware: a "
+    "horizontal.sessions is used without horizontal.sessions.middleware.SessionMiddleware: a "
     "session store error becomes a 500 and HORIZONTAL_SESSION_FAILURE is not applied.",
     hint=(f"Replace {DJANGO_SESSION_MIDDLEWARE!r} with {FAILURE_MIDDLEWARE!r} in MIDDLEWARE."),
     obj="MIDDLEWARE",

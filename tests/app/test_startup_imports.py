@@ -2,8 +2,8 @@
 
 A real subprocess starts testproject with Redis sessions and local file storage, sends
 one request through ``horizontal.sessions``' middleware and prints the modules it has
-loaded. The code audit (a large AST scanner, for ``check --deploy`` and ``manage.py
-audit``) and boto3 (for S3 storage) must not be among them; with S3 configured, boto3
+loaded. The code audit's scanner (a large AST reader, for ``check --deploy`` and
+``manage.py audit``) and boto3 (for S3 storage) must not be among them; with S3 configured, boto3
 loads only once the storage is used.
 """
 
@@ -44,7 +44,9 @@ def test_a_web_worker_loads_neither_the_audit_nor_boto3() -> None:
     ours = [m for m in modules if m.startswith("horizontal")]
     print("horizontal modules loaded:", " ".join(ours))
     assert "horizontal.sessions" in ours  # the request went through our store
-    assert [m for m in ours if m.startswith("horizontal.audit")] == []
+    # The checks read the catalogue of single-box backends (data); the scanner stays out.
+    audit = {m for m in ours if m.startswith("horizontal.audit")}
+    assert audit <= {"horizontal.audit", "horizontal.audit.known"}
     assert [m for m in modules if m.split(".")[0] in ("boto3", "botocore", "storages")] == []
 
 

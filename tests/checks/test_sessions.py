@@ -18,7 +18,7 @@ from tests.checks.baseline import assert_follows_the_contract, deploy_ids
 REDIS = "django_redis.cache.RedisCache"
 GOOD_OPTIONS = {"SOCKET_CONNECT_TIMEOUT": 0.5, "SOCKET_TIMEOUT": 0.5}
 OUR_MIDDLEWARE = [
-    "horizontal.middleware.SessionMiddleware",
+    "horizontal.sessions.middleware.SessionMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
 ]
 DJANGO_MIDDLEWARE = [
