@@ -17,10 +17,11 @@ from django.db.models import QuerySet
 
 from horizontal import failpoints
 from horizontal.conf import conf
+from horizontal.db import Cursor, Dialect, dialect_for, milliseconds, run_statement
 from horizontal.exceptions import FencedOut, InvalidSlot, LeaseLost, UnknownJob
 from horizontal.jobs import gate, slots
 from horizontal.jobs.registry import Job, registry
-from horizontal.leases import Heartbeat, Validity, fenced_update, run_statement
+from horizontal.leases import Heartbeat, Validity, fenced_update
 from horizontal.models import JobRun
 
 logger = logging.getLogger("horizontal.jobs")
@@ -81,8 +82,8 @@ class Run:
         """A checkpoint: raise ``LeaseLost`` if the claim may have passed to another node."""
         self._validity.check(f"run {self.job.name}@{self.slot} (token {self.token})")
 
-    def _held(self, cursor: Any, dialect: Any) -> bool:
-        return bool(dialect.run_is_held(cursor, self.id, self.token))
+    def _held(self, cursor: Cursor, dialect: Dialect) -> bool:
+        return dialect.run_is_held(cursor, self.id, self.token)
 
     def effect(self, key: str) -> bool:
         """Record the idempotency key ``key`` in the caller's open transaction.
@@ -91,8 +92,6 @@ class Run:
         an earlier attempt already committed it, skip the effect. Raises ``FencedOut``
         when a newer attempt holds the slot; the transaction should then roll back.
         """
-        from horizontal.db import dialect_for
-
         connection = connections[self.using]
         if not connection.in_atomic_block:
             raise RuntimeError(
@@ -180,8 +179,8 @@ def run_job(name: str, *, slot: str | None = None, retry: bool = False) -> list[
     if job.schedule is None:
         raise InvalidSlot(f"job {name!r} has no schedule: name the slot with --slot")
     due, outcomes = due_slots(job, now)
-    crashed = gate.crashed_slots(job, now)
-    due = [(JobRun.Trigger.RETRY, s) for s in crashed] + [d for d in due if d[1] not in crashed]
+    rerun = gate.slots_to_rerun(job, now)
+    due = [(JobRun.Trigger.RETRY, s) for s in rerun] + [d for d in due if d[1] not in rerun]
     for trigger, due_slot in due:
         outcomes.append(execute(job, due_slot, trigger=trigger, retry=retry, explicit=False))
     return outcomes
@@ -288,8 +287,10 @@ def _run_claimed(attempt: gate.Attempt, sent_at: float) -> Outcome:
     head = f"{job.name}@{slot}"
     validity = Validity(attempt.ttl * 2 / 3, sent_at)
 
-    def renew(cursor: Any, dialect: Any) -> bool:
-        return bool(dialect.renew_run(cursor, claim.id, claim.token, int(attempt.ttl * 1000)))
+    ttl_ms = milliseconds(attempt.ttl)
+
+    def renew(cursor: Cursor, dialect: Dialect) -> bool:
+        return dialect.renew_run(cursor, claim.id, claim.token, ttl_ms)
 
     run = Run(attempt, validity)
     logger.info("%s: claimed (token %s, attempt %s)", head, claim.token, claim.attempt)
