@@ -18,8 +18,8 @@ from django.db import DatabaseError
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper
 
-# The run statuses the statements below name in their SQL (they mirror JobRun.Status,
-# which db/ may not import). Fixed strings only: they are spliced into SQL, never user input.
+# The JobRun statuses the statements below name in their SQL (db/ does not import the
+# models). Fixed strings only: they are spliced into SQL, never user input.
 RUNNING = "running"
 FAILED = "failed"
 
