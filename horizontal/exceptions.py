@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+__all__ = [
+    "FencedOut",
+    "HorizontalError",
+    "InvalidJob",
+    "InvalidSlot",
+    "LeaseLost",
+    "TransactionRefused",
+    "UnknownJob",
+]
+
 
 class HorizontalError(Exception):
     """Base class for every error raised by horizontal."""
@@ -36,3 +46,11 @@ class UnknownJob(HorizontalError):
 
 class InvalidSlot(HorizontalError):
     """A slot that is not a tick of the job's schedule, or is in the future."""
+
+
+class InvalidJob(InvalidSlot):
+    """The job's registration has a ``horizontal.E0xx`` error, so ``runjob`` refuses it.
+
+    A subclass of ``InvalidSlot`` because ``run_job`` raised that for this case before
+    ``InvalidJob`` existed: code that catches ``InvalidSlot`` keeps catching it.
+    """

@@ -9,6 +9,8 @@ import uuid
 
 from horizontal.conf import conf
 
+__all__ = ["InstanceFilter", "instance_id"]
+
 # One boot id per process start: tells two incarnations of the same pid apart (containers
 # restart with pid 1 again and again).
 _BOOT_ID = uuid.uuid4().hex[:8]

@@ -5,66 +5,37 @@ carrying a token larger than every token issued for that name before. The holder
 its validity from when it *sent* its last successful renewal (a monotonic clock, never
 the wall clock): a reply that arrives late still leaves it valid only until
 ``sent_at + renew_deadline``. Writes that depend on the lease go through ``fence``.
+
+The public face is ``acquire`` and the ``Lease`` it returns (docs/leases.md).
+``Validity``, ``Heartbeat`` and ``fenced_update`` are internal: they are what a held
+grant is made of, shared with the job runner, whose claimed run is the other grant.
 """
 
 from __future__ import annotations
 
 import logging
-import random
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any
 
 from django.db import DatabaseError, connections, transaction
 from django.db.models import Exists, QuerySet
 
 from horizontal import failpoints
 from horizontal.conf import conf
-from horizontal.db import Dialect, dialect_for
-from horizontal.exceptions import FencedOut, LeaseLost, TransactionRefused
+from horizontal.db import Cursor, Dialect, dialect_for, milliseconds, run_statement
+from horizontal.exceptions import FencedOut, LeaseLost
 from horizontal.instance import instance_id
+
+__all__ = ["Lease", "acquire"]
 
 logger = logging.getLogger("horizontal.leases")
 
-T = TypeVar("T")
-
-_RETRIES = 8
-
-
-def run_statement(using: str, statement: Callable[[Any, Dialect], T]) -> T:
-    """Run one lease or gate statement in its own transaction, retrying transient errors.
-
-    Refuses to run inside the caller's transaction: there it would be invisible to other
-    instances until the caller commits, and would hold row locks for as long.
-    """
-    connection = connections[using]
-    if connection.in_atomic_block:
-        raise TransactionRefused(
-            "horizontal lease and job-gate statements commit on their own and cannot run "
-            "inside transaction.atomic() (or ATOMIC_REQUESTS): call this outside the "
-            "transaction."
-        )
-    for attempt in range(_RETRIES):
-        try:
-            dialect = dialect_for(connection)
-            with dialect.cursor(connection) as cursor:
-                return statement(cursor, dialect)
-        except DatabaseError as exc:
-            retryable = dialect_for(connection).is_retryable(exc)
-            broken = connection.connection is not None and not connection.is_usable()
-            if broken:
-                connection.close()
-            if attempt + 1 == _RETRIES or not (retryable or broken):
-                raise
-            logger.info("retrying after %s: %s", type(exc).__name__, exc)
-            time.sleep(min(0.5, 0.01 * 2**attempt) * (0.5 + random.random()))
-    raise AssertionError("unreachable")
-
 
 class Validity:
-    """The holder's own, conservative view of whether it still holds a grant.
+    """Internal. The holder's own, conservative view of whether it still holds a grant.
 
     Valid until ``sent_at(last successful renew) + deadline`` on the monotonic clock, or
     until someone says the grant is gone.
@@ -98,7 +69,7 @@ class Validity:
 
 
 class Heartbeat:
-    """A thread that renews a grant every ``interval`` seconds on its own connection.
+    """Internal. A thread that renews a grant every ``interval`` seconds on its own connection.
 
     ``renew(cursor, dialect)`` returns False when the database says the grant is gone;
     then the heartbeat stops and marks the validity lost. Errors are retried until the
@@ -110,7 +81,7 @@ class Heartbeat:
         using: str,
         validity: Validity,
         interval: float,
-        renew: Callable[[Any, Dialect], bool],
+        renew: Callable[[Cursor, Dialect], bool],
         name: str,
     ) -> None:
         self.using = using
@@ -185,8 +156,10 @@ class Lease:
         """Raise ``LeaseLost`` if this holder can no longer be sure it holds the lease."""
         self.validity.check(f"lease {self.name!r} (token {self.token})")
 
-    def _renew_statement(self, cursor: Any, dialect: Dialect) -> bool:
-        return dialect.renew_lease(cursor, self.name, self.owner, self.token, _ms(self.ttl))
+    def _renew_statement(self, cursor: Cursor, dialect: Dialect) -> bool:
+        return dialect.renew_lease(
+            cursor, self.name, self.owner, self.token, milliseconds(self.ttl)
+        )
 
     def renew(self) -> bool:
         sent_at = time.monotonic()
@@ -250,11 +223,11 @@ def fenced_update(
     queryset: QuerySet[Any],
     updates: dict[str, Any],
     *,
-    held: Callable[[Any, Dialect], bool],
+    held: Callable[[Cursor, Dialect], bool],
     guard: QuerySet[Any],
     what: str,
 ) -> int:
-    """Lock the grant's row, then update; both in one transaction.
+    """Internal. Lock the grant's row, then update; both in one transaction.
 
     The shared row lock makes a takeover wait until this transaction ends, and the
     update itself is conditioned on the token in the same statement.
@@ -269,15 +242,8 @@ def fenced_update(
         with connection.cursor() as cursor:
             if not held(cursor, dialect_for(connection)):
                 raise FencedOut(f"{what} no longer holds: the write was not made")
-        return queryset.filter(Exists(guard)).update(**updates)
-
-
-def _ms(seconds: float) -> int:
-    return int(seconds * 1000)
-
-
-def default_owner() -> str:
-    return instance_id()
+        updated: int = queryset.filter(Exists(guard)).update(**updates)
+        return updated
 
 
 def acquire(
@@ -293,11 +259,11 @@ def acquire(
     renew_deadline = ttl * 2 / 3 if renew_deadline is None else float(renew_deadline)
     if not 0 < renew_deadline < ttl:
         raise ValueError("renew_deadline must be positive and shorter than ttl")
-    owner = owner or default_owner()
+    owner = owner or instance_id()
     using = using or conf.DATABASE
     sent_at = time.monotonic()
     token = run_statement(
-        using, lambda cursor, dialect: dialect.acquire_lease(cursor, name, owner, _ms(ttl))
+        using, lambda cursor, dialect: dialect.acquire_lease(cursor, name, owner, milliseconds(ttl))
     )
     if token is None:
         return None

@@ -17,6 +17,8 @@ from django.db import DatabaseError, connections, transaction
 from horizontal.conf import conf
 from horizontal.db import dialect_for
 
+__all__ = ["held_lock_count", "xact_lock"]
+
 
 @contextmanager
 def xact_lock(name: str, *, nowait: bool = False, using: str | None = None) -> Iterator[bool]:

@@ -10,6 +10,8 @@ import logging
 import threading
 import time
 
+__all__ = ["RateLimitedLog"]
+
 
 class RateLimitedLog:
     """Log at most one line per ``interval`` seconds per process, with a dropped count."""

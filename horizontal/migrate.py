@@ -21,6 +21,8 @@ from horizontal import leases
 from horizontal.conf import conf
 from horizontal.exceptions import HorizontalError
 
+__all__ = ["MIGRATE_LEASE", "MigrationLockTimeout", "migrate_locked"]
+
 MIGRATE_LEASE = "horizontal:migrate"
 POLL = 1.0
 BOOTSTRAP_ATTEMPTS = 10

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from django.db import models
 
+# Django ships no type information here, so its base classes are Any to mypy: hence the
+# ignores on each class line below.
 
-class Lease(models.Model):
+
+class Lease(models.Model):  # type: ignore[misc, unused-ignore]
     """A named, expiring grant with a fencing token.
 
     The row is never deleted: release sets ``expires_at`` to the database's now, so the
@@ -25,10 +28,10 @@ class Lease(models.Model):
         return f"{self.name} (token {self.token}, {self.owner})"
 
 
-class JobRun(models.Model):
+class JobRun(models.Model):  # type: ignore[misc, unused-ignore]
     """One row per (job, slot): the gate that makes a slot run once, and the run's lease."""
 
-    class Status(models.TextChoices):
+    class Status(models.TextChoices):  # type: ignore[misc, unused-ignore]
         RUNNING = "running"
         SUCCEEDED = "succeeded"
         FAILED = "failed"
@@ -36,7 +39,7 @@ class JobRun(models.Model):
         MISSED = "missed"
         SKIPPED_OVERLAP = "skipped_overlap"
 
-    class Trigger(models.TextChoices):
+    class Trigger(models.TextChoices):  # type: ignore[misc, unused-ignore]
         SCHEDULE = "schedule"
         MANUAL = "manual"
         RETRY = "retry"
@@ -67,7 +70,7 @@ class JobRun(models.Model):
         return f"{self.job}@{self.slot} {self.status} (token {self.token})"
 
 
-class Effect(models.Model):
+class Effect(models.Model):  # type: ignore[misc, unused-ignore]
     """An idempotency key, inserted in the same transaction as the effect it guards."""
 
     key = models.CharField(max_length=255, primary_key=True)
@@ -79,4 +82,4 @@ class Effect(models.Model):
         db_table = "horizontal_effect"
 
     def __str__(self) -> str:
-        return self.key
+        return str(self.key)

@@ -1,38 +1,35 @@
-"""The only place that knows a database vendor's SQL.
+"""The only place that knows a database vendor's SQL, and how to run it safely.
 
-``dialect_for(connection)`` returns the statements for that connection's vendor. Every
+``dialect_for(connection)`` returns the statements for that connection's vendor;
+``run_statement`` runs one of them in a transaction of its own, with retries. Every
 statement computes and compares time with the database clock *inside the statement*
 (``clock_timestamp()``, ``UTC_TIMESTAMP(6)``, SQLite's ``'now'``), never the client's
 clock and never PostgreSQL's ``now()`` (the start of the transaction).
+
+``db/`` imports nothing from horizontal above it but ``horizontal.exceptions``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from horizontal.db.base import (
+    Claim,
+    ClaimRequest,
+    Cursor,
+    Dialect,
+    UnsupportedDatabase,
+    milliseconds,
+)
+from horizontal.db.dialects import dialect_for
+from horizontal.db.statements import db_now, run_statement
 
-from horizontal.db.base import Claim, Dialect, UnsupportedDatabase
-
-if TYPE_CHECKING:
-    from django.db.backends.base.base import BaseDatabaseWrapper
-
-__all__ = ["Claim", "Dialect", "UnsupportedDatabase", "dialect_for"]
-
-_DIALECTS: dict[str, Dialect] = {}
-
-
-def dialect_for(connection: BaseDatabaseWrapper) -> Dialect:
-    vendor = connection.vendor
-    dialect = _DIALECTS.get(vendor)
-    if dialect is None:
-        if vendor == "postgresql":
-            from horizontal.db.postgresql import PostgreSQLDialect as cls
-        elif vendor == "mysql":
-            from horizontal.db.mysql import MySQLDialect as cls  # type: ignore[assignment]
-        elif vendor == "sqlite":
-            from horizontal.db.sqlite import SQLiteDialect as cls  # type: ignore[assignment]
-        else:
-            raise UnsupportedDatabase(
-                f"horizontal supports PostgreSQL, MySQL/MariaDB and SQLite, not {vendor!r}."
-            )
-        dialect = _DIALECTS[vendor] = cls()
-    return dialect
+__all__ = [
+    "Claim",
+    "ClaimRequest",
+    "Cursor",
+    "Dialect",
+    "UnsupportedDatabase",
+    "db_now",
+    "dialect_for",
+    "milliseconds",
+    "run_statement",
+]

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from django.db import DatabaseError
 
-# Statuses a claim may take over, keyed by why the caller is claiming. Fixed strings only:
-# they are spliced into SQL, never user input.
+if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
+
+# The JobRun statuses the statements below name in their SQL (db/ does not import the
+# models). Fixed strings only: they are spliced into SQL, never user input.
 RUNNING = "running"
 FAILED = "failed"
 
@@ -25,12 +28,59 @@ class UnsupportedDatabase(Exception):
     pass
 
 
+class Cursor(Protocol):
+    """What the statements use of a cursor.
+
+    Django's ``CursorWrapper`` for most vendors, psycopg's own cursor on PostgreSQL (see
+    ``PostgreSQLDialect.cursor``): both are DB-API cursors, so the dialects ask for no more.
+    """
+
+    @property
+    def rowcount(self) -> int: ...
+
+    def execute(self, sql: str, params: Sequence[Any], /) -> object: ...
+
+    def fetchone(self) -> Sequence[Any] | None: ...
+
+
+def scalar(cursor: Cursor) -> Any:
+    """The first column of the one row a statement always returns (``SELECT count(*)``)."""
+    row = cursor.fetchone()
+    assert row is not None, "the statement returned no row"
+    return row[0]
+
+
+def milliseconds(seconds: float) -> int:
+    """A duration as the whole milliseconds every statement takes (``later()``'s parameter)."""
+    return int(seconds * 1000)
+
+
 class Claim(NamedTuple):
     """What a successful gate claim returns."""
 
     id: int
     token: int
     attempt: int
+
+
+class ClaimRequest(NamedTuple):
+    """What the gate asks for when it claims (job, slot), as one value.
+
+    Every vendor's ``claim_slot`` takes this one argument, so their signatures cannot
+    drift apart. ``takeover_statuses``: the statuses this claim may take over besides a
+    crashed run (``reclaim_crashed``) and a failed one with attempts left
+    (``max_attempts``).
+    """
+
+    job: str
+    slot: str
+    owner: str
+    trigger: str
+    ttl_ms: int
+    reclaim_crashed: bool
+    takeover_statuses: tuple[str, ...]
+    skip_if_overlapping: bool
+    max_attempts: int = 1
 
 
 def lock_key(name: str) -> int:
@@ -46,24 +96,26 @@ def lock_key(name: str) -> int:
 class Dialect:
     vendor = ""
     NOW = ""
+    # Appended to a SELECT that must hold the row until the transaction ends.
+    SHARE_LOCK = ""
 
     def later(self) -> str:
         """SQL for ``NOW`` plus ``%s`` milliseconds (one integer parameter)."""
         raise NotImplementedError
 
     @contextmanager
-    def cursor(self, connection: Any) -> Iterator[Any]:
+    def cursor(self, connection: BaseDatabaseWrapper) -> Iterator[Cursor]:
         """A cursor for horizontal's own statements on ``connection`` (a Django wrapper)."""
         with connection.cursor() as cursor:
             yield cursor
 
     # -- clock ---------------------------------------------------------------------------
 
-    def db_now(self, cursor: Any) -> dt.datetime:
+    def db_now(self, cursor: Cursor) -> dt.datetime:
         cursor.execute(f"SELECT {self.NOW}", [])
-        return self.to_datetime(cursor.fetchone()[0])
+        return self.to_datetime(scalar(cursor))
 
-    def to_datetime(self, value: Any) -> dt.datetime:
+    def to_datetime(self, value: str | dt.datetime) -> dt.datetime:
         if isinstance(value, str):
             value = dt.datetime.fromisoformat(value)
         if value.tzinfo is None:
@@ -76,7 +128,7 @@ class Dialect:
 
     # -- leases --------------------------------------------------------------------------
 
-    def acquire_lease(self, cursor: Any, name: str, owner: str, ttl_ms: int) -> int | None:
+    def acquire_lease(self, cursor: Cursor, name: str, owner: str, ttl_ms: int) -> int | None:
         """Take the lease if it is free or expired; return the new token, else None."""
         cursor.execute(
             f"""
@@ -95,7 +147,7 @@ class Dialect:
         row = cursor.fetchone()
         return None if row is None else int(row[0])
 
-    def renew_lease(self, cursor: Any, name: str, owner: str, token: int, ttl_ms: int) -> bool:
+    def renew_lease(self, cursor: Cursor, name: str, owner: str, token: int, ttl_ms: int) -> bool:
         cursor.execute(
             f"""
             UPDATE horizontal_lease SET expires_at = {self.later()}
@@ -105,7 +157,7 @@ class Dialect:
         )
         return bool(cursor.rowcount == 1)
 
-    def release_lease(self, cursor: Any, name: str, owner: str, token: int) -> bool:
+    def release_lease(self, cursor: Cursor, name: str, owner: str, token: int) -> bool:
         # Expire, never delete: the token sequence must survive the release.
         cursor.execute(
             f"""
@@ -116,7 +168,7 @@ class Dialect:
         )
         return bool(cursor.rowcount == 1)
 
-    def lease_is_held(self, cursor: Any, name: str, token: int) -> bool:
+    def lease_is_held(self, cursor: Cursor, name: str, token: int) -> bool:
         """Inside the caller's transaction: lock the lease row while ``token`` holds it.
 
         The shared row lock makes a takeover (an UPDATE of this row) wait until the
@@ -131,26 +183,23 @@ class Dialect:
         )
         return cursor.fetchone() is not None
 
-    SHARE_LOCK = ""
-
     # -- job gate ------------------------------------------------------------------------
 
-    def _takeover_condition(
-        self, reclaim_crashed: bool, statuses: tuple[str, ...], max_attempts: int
-    ) -> str:
+    def _takeover_condition(self, request: ClaimRequest) -> str:
+        """SQL: the claimed row may be taken over (as ``ClaimRequest`` says which)."""
         parts = []
-        if reclaim_crashed:
+        if request.reclaim_crashed:
             parts.append(
                 f"(horizontal_jobrun.status = '{RUNNING}'"
                 f" AND horizontal_jobrun.expires_at <= {self.NOW})"
             )
-        if max_attempts > 1:
+        if request.max_attempts > 1:
             parts.append(
                 f"(horizontal_jobrun.status = '{FAILED}'"
-                f" AND horizontal_jobrun.attempt < {int(max_attempts):d})"
+                f" AND horizontal_jobrun.attempt < {int(request.max_attempts):d})"
             )
-        if statuses:
-            quoted = ", ".join(f"'{s}'" for s in statuses)
+        if request.takeover_statuses:
+            quoted = ", ".join(f"'{s}'" for s in request.takeover_statuses)
             parts.append(f"horizontal_jobrun.status IN ({quoted})")
         return " OR ".join(parts) or "1 = 0"
 
@@ -161,30 +210,23 @@ class Dialect:
             f" AND other.expires_at > {self.NOW})"
         )
 
-    def claim_slot(
-        self,
-        cursor: Any,
-        *,
-        job: str,
-        slot: str,
-        owner: str,
-        trigger: str,
-        ttl_ms: int,
-        reclaim_crashed: bool,
-        takeover_statuses: tuple[str, ...],
-        skip_if_overlapping: bool,
-        max_attempts: int = 1,
-    ) -> Claim | None:
+    def claim_slot(self, cursor: Cursor, request: ClaimRequest) -> Claim | None:
         """Claim (job, slot) in one statement: insert, or take over a crashed/retryable row.
 
         Returns None when the slot is held, finished, or (with ``skip_if_overlapping``)
         another slot of the job is still running.
         """
-        where = self._overlap_condition() if skip_if_overlapping else "1 = 1"
-        params: list[Any] = [job, slot, owner, trigger, ttl_ms]
-        if skip_if_overlapping:
-            params += [job, slot]
-        params += [owner, trigger, ttl_ms]
+        where = self._overlap_condition() if request.skip_if_overlapping else "1 = 1"
+        params: list[Any] = [
+            request.job,
+            request.slot,
+            request.owner,
+            request.trigger,
+            request.ttl_ms,
+        ]
+        if request.skip_if_overlapping:
+            params += [request.job, request.slot]
+        params += [request.owner, request.trigger, request.ttl_ms]
         cursor.execute(
             f"""
             INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt, triggered_by,
@@ -197,7 +239,7 @@ class Dialect:
                 attempt = horizontal_jobrun.attempt + 1, triggered_by = %s,
                 claimed_at = {self.NOW}, heartbeat_at = {self.NOW}, expires_at = {self.later()},
                 finished_at = NULL, error = ''
-            WHERE {self._takeover_condition(reclaim_crashed, takeover_statuses, max_attempts)}
+            WHERE {self._takeover_condition(request)}
             RETURNING id, token, attempt
             """,
             params,
@@ -206,7 +248,7 @@ class Dialect:
         return None if row is None else Claim(int(row[0]), int(row[1]), int(row[2]))
 
     def record_slot(
-        self, cursor: Any, *, job: str, slot: str, status: str, owner: str, error: str
+        self, cursor: Cursor, *, job: str, slot: str, status: str, owner: str, error: str
     ) -> None:
         """Insert a row that is not a run (missed, skipped_overlap) unless the slot has one."""
         cursor.execute(
@@ -220,7 +262,7 @@ class Dialect:
             [job, slot, status, owner, error],
         )
 
-    def renew_run(self, cursor: Any, run_id: int, token: int, ttl_ms: int) -> bool:
+    def renew_run(self, cursor: Cursor, run_id: int, token: int, ttl_ms: int) -> bool:
         cursor.execute(
             f"""
             UPDATE horizontal_jobrun SET heartbeat_at = {self.NOW}, expires_at = {self.later()}
@@ -230,7 +272,7 @@ class Dialect:
         )
         return bool(cursor.rowcount == 1)
 
-    def finish_run(self, cursor: Any, run_id: int, token: int, status: str, error: str) -> bool:
+    def finish_run(self, cursor: Cursor, run_id: int, token: int, status: str, error: str) -> bool:
         """Fenced completion: only the current token may close the run."""
         cursor.execute(
             f"""
@@ -242,7 +284,7 @@ class Dialect:
         )
         return bool(cursor.rowcount == 1)
 
-    def expire_run(self, cursor: Any, run_id: int, token: int) -> bool:
+    def expire_run(self, cursor: Cursor, run_id: int, token: int) -> bool:
         """Hand a claim back (SIGTERM): still ``running``, but re-claimable at once."""
         cursor.execute(
             f"""
@@ -253,7 +295,7 @@ class Dialect:
         )
         return bool(cursor.rowcount == 1)
 
-    def insert_effect(self, cursor: Any, key: str, run_id: int, token: int) -> bool:
+    def insert_effect(self, cursor: Cursor, key: str, run_id: int, token: int) -> bool:
         """Insert an idempotency key in the caller's transaction; False if it exists."""
         cursor.execute(
             f"""
@@ -265,7 +307,7 @@ class Dialect:
         )
         return bool(cursor.rowcount == 1)
 
-    def run_is_held(self, cursor: Any, run_id: int, token: int) -> bool:
+    def run_is_held(self, cursor: Cursor, run_id: int, token: int) -> bool:
         """Inside the caller's transaction: lock the run row while ``token`` holds it."""
         cursor.execute(
             f"""
@@ -279,18 +321,18 @@ class Dialect:
 
     # -- server facts ----------------------------------------------------------------------
 
-    def connection_limit(self, cursor: Any) -> int | None:
+    def connection_limit(self, cursor: Cursor) -> int | None:
         """Connections the server accepts from ordinary roles; None if it has no limit."""
         return None
 
     # -- transaction-scoped locks ----------------------------------------------------------
 
-    def xact_lock(self, cursor: Any, name: str, nowait: bool) -> bool:
+    def xact_lock(self, cursor: Cursor, name: str, nowait: bool) -> bool:
         """Take a lock released by COMMIT/ROLLBACK. Must run inside a transaction."""
         raise NotImplementedError
 
     @contextmanager
-    def no_lock_wait(self, connection: Any) -> Iterator[None]:
+    def no_lock_wait(self, connection: BaseDatabaseWrapper) -> Iterator[None]:
         """While inside, beginning a transaction does not wait for another's lock."""
         yield
 
@@ -298,6 +340,6 @@ class Dialect:
         """The error says another transaction holds the lock we did not wait for."""
         return False
 
-    def held_lock_count(self, cursor: Any) -> int:
+    def held_lock_count(self, cursor: Cursor) -> int:
         """Locks of ours held by any session right now (for leak checks in tests)."""
         raise NotImplementedError

@@ -10,11 +10,14 @@ OK packet through ``token = LAST_INSERT_ID(token + 1)``: no extra round trip.
 from __future__ import annotations
 
 from contextlib import suppress
-from typing import Any
+from typing import TYPE_CHECKING, Protocol, cast
 
 from django.db import DatabaseError, IntegrityError
 
-from horizontal.db.base import RUNNING, Claim, Dialect
+from horizontal.db.base import RUNNING, Claim, ClaimRequest, Cursor, Dialect, scalar
+
+if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
 
 # ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT
 _RETRYABLE_ERRNOS = {1213, 1205}
@@ -25,6 +28,18 @@ _NOWAIT_ERRNOS = {3572, 1205}
 def _errno(exc: DatabaseError) -> int | None:
     args = getattr(exc, "args", ())
     return args[0] if args and isinstance(args[0], int) else None
+
+
+class _MySQLCursor(Cursor, Protocol):
+    """Django's cursor on MySQL: ``lastrowid`` carries ``LAST_INSERT_ID()`` back."""
+
+    lastrowid: int
+    db: BaseDatabaseWrapper
+
+
+def _last_insert_id(cursor: Cursor) -> int:
+    """The id the OK packet of the last INSERT, or of ``LAST_INSERT_ID(expr)``, carried."""
+    return int(cast(_MySQLCursor, cursor).lastrowid)
 
 
 class MySQLDialect(Dialect):
@@ -40,7 +55,7 @@ class MySQLDialect(Dialect):
     def is_retryable(self, exc: DatabaseError) -> bool:
         return _errno(exc) in _RETRYABLE_ERRNOS
 
-    def acquire_lease(self, cursor: Any, name: str, owner: str, ttl_ms: int) -> int | None:
+    def acquire_lease(self, cursor: Cursor, name: str, owner: str, ttl_ms: int) -> int | None:
         cursor.execute(
             f"""
             UPDATE horizontal_lease SET owner = %s, token = LAST_INSERT_ID(token + 1),
@@ -50,7 +65,7 @@ class MySQLDialect(Dialect):
             [owner, ttl_ms, name],
         )
         if cursor.rowcount == 1:
-            return int(cursor.lastrowid)
+            return _last_insert_id(cursor)
         # Held by someone: say so with a plain read. An INSERT here would take a shared
         # lock on the duplicate key, which queues behind (and deadlocks with) the
         # holders' UPDATEs under contention.
@@ -69,21 +84,9 @@ class MySQLDialect(Dialect):
             return None  # the row exists and is held
         return 1
 
-    def claim_slot(
-        self,
-        cursor: Any,
-        *,
-        job: str,
-        slot: str,
-        owner: str,
-        trigger: str,
-        ttl_ms: int,
-        reclaim_crashed: bool,
-        takeover_statuses: tuple[str, ...],
-        skip_if_overlapping: bool,
-        max_attempts: int = 1,
-    ) -> Claim | None:
-        if skip_if_overlapping:
+    def claim_slot(self, cursor: Cursor, request: ClaimRequest) -> Claim | None:
+        job, slot = request.job, request.slot
+        if request.skip_if_overlapping:
             cursor.execute(
                 f"SELECT 1 FROM horizontal_jobrun AS other WHERE other.job = %s AND"
                 f" other.slot <> %s AND other.status = '{RUNNING}'"
@@ -100,9 +103,9 @@ class MySQLDialect(Dialect):
                 VALUES (%s, %s, '{RUNNING}', %s, 1, 1, %s, {self.NOW}, {self.NOW},
                     {self.later()}, NULL, '')
                 """,
-                [job, slot, owner, trigger, ttl_ms],
+                [job, slot, request.owner, request.trigger, request.ttl_ms],
             )
-            return Claim(int(cursor.lastrowid), 1, 1)
+            return Claim(_last_insert_id(cursor), 1, 1)
         except IntegrityError:
             pass
         cursor.execute(
@@ -112,21 +115,23 @@ class MySQLDialect(Dialect):
                 claimed_at = {self.NOW}, heartbeat_at = {self.NOW}, expires_at = {self.later()},
                 finished_at = NULL, error = ''
             WHERE job = %s AND slot = %s
-              AND ({self._takeover_condition(reclaim_crashed, takeover_statuses, max_attempts)})
+              AND ({self._takeover_condition(request)})
             """,
-            [owner, trigger, ttl_ms, job, slot],
+            [request.owner, request.trigger, request.ttl_ms, job, slot],
         )
         if cursor.rowcount != 1:
             return None
-        token = int(cursor.lastrowid)
+        token = _last_insert_id(cursor)
         cursor.execute(
             "SELECT id, attempt FROM horizontal_jobrun WHERE job = %s AND slot = %s", [job, slot]
         )
-        run_id, attempt = cursor.fetchone()
+        row = cursor.fetchone()
+        assert row is not None, "the row just updated is gone"
+        run_id, attempt = row
         return Claim(int(run_id), token, int(attempt))
 
     def record_slot(
-        self, cursor: Any, *, job: str, slot: str, status: str, owner: str, error: str
+        self, cursor: Cursor, *, job: str, slot: str, status: str, owner: str, error: str
     ) -> None:
         # A duplicate means the slot already has a row, which says more than this one would.
         with suppress(IntegrityError):
@@ -140,7 +145,7 @@ class MySQLDialect(Dialect):
                 [job, slot, status, owner, error],
             )
 
-    def insert_effect(self, cursor: Any, key: str, run_id: int, token: int) -> bool:
+    def insert_effect(self, cursor: Cursor, key: str, run_id: int, token: int) -> bool:
         # No ON CONFLICT DO NOTHING, and INSERT IGNORE would turn unrelated errors into
         # warnings: a savepoint lets a duplicate fail without aborting the caller's work.
         cursor.execute("SAVEPOINT horizontal_effect", [])
@@ -156,30 +161,28 @@ class MySQLDialect(Dialect):
         cursor.execute("RELEASE SAVEPOINT horizontal_effect", [])
         return True
 
-    def _takeover_condition(
-        self, reclaim_crashed: bool, statuses: tuple[str, ...], max_attempts: int
-    ) -> str:
+    def _takeover_condition(self, request: ClaimRequest) -> str:
         # MySQL's UPDATE here has no table alias to qualify with; the columns are unambiguous.
-        condition = super()._takeover_condition(reclaim_crashed, statuses, max_attempts)
+        condition = super()._takeover_condition(request)
         return condition.replace("horizontal_jobrun.", "")
 
-    def connection_limit(self, cursor: Any) -> int | None:
+    def connection_limit(self, cursor: Cursor) -> int | None:
         cursor.execute("SELECT @@max_connections", [])
-        return int(cursor.fetchone()[0])
+        return int(scalar(cursor))
 
-    def xact_lock(self, cursor: Any, name: str, nowait: bool) -> bool:
+    def xact_lock(self, cursor: Cursor, name: str, nowait: bool) -> bool:
         # GET_LOCK is session-scoped and survives COMMIT: on a persistent connection a missed
         # release leaks it. A row lock on a lease-table row ends with the transaction.
         key = f"xact:{name}"
         locked = self._lock_row(cursor, key, nowait)
         if locked is None:
-            self._create_lock_row(cursor.db, key)
+            self._create_lock_row(cast(_MySQLCursor, cursor).db, key)
             locked = self._lock_row(cursor, key, nowait)
         if locked is None:
             raise DatabaseError(f"could not create or lock the lock row {key!r}")
         return locked
 
-    def _create_lock_row(self, connection: Any, key: str) -> None:
+    def _create_lock_row(self, connection: BaseDatabaseWrapper, key: str) -> None:
         """Create a lock's row once, committed at once, on a connection of its own.
 
         Not in the caller's transaction: if that rolled back, its insert would vanish,
@@ -198,7 +201,7 @@ class MySQLDialect(Dialect):
         finally:
             creator.close()
 
-    def _lock_row(self, cursor: Any, key: str, nowait: bool) -> bool | None:
+    def _lock_row(self, cursor: Cursor, key: str, nowait: bool) -> bool | None:
         """True if locked, False if busy (nowait), None if the row does not exist."""
         suffix = " NOWAIT" if nowait else ""
         try:
@@ -211,7 +214,7 @@ class MySQLDialect(Dialect):
             raise
         return True if cursor.fetchone() is not None else None
 
-    def held_lock_count(self, cursor: Any) -> int:
+    def held_lock_count(self, cursor: Cursor) -> int:
         # Row locks of ours are visible only through InnoDB's lock views; count open
         # transactions of other sessions on this database (not the whole server) that
         # hold or created rows instead. InnoDB refreshes this view only when it was not
@@ -223,4 +226,4 @@ class MySQLDialect(Dialect):
             " AND (t.trx_rows_locked > 0 OR t.trx_rows_modified > 0)",
             [],
         )
-        return int(cursor.fetchone()[0])
+        return int(scalar(cursor))

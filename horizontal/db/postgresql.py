@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.db import DatabaseError
 
-from horizontal.db.base import Dialect, lock_key
+from horizontal.db.base import Cursor, Dialect, lock_key, scalar
+
+if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
 
 # deadlock_detected, serialization_failure
 _RETRYABLE_SQLSTATES = {"40P01", "40001"}
@@ -25,7 +28,7 @@ class PostgreSQLDialect(Dialect):
         return "(clock_timestamp() + %s * interval '1 millisecond')"
 
     @contextmanager
-    def cursor(self, connection: Any) -> Iterator[Any]:
+    def cursor(self, connection: BaseDatabaseWrapper) -> Iterator[Cursor]:
         """Django's cursor when something is watching queries, else a reused driver cursor.
 
         Creating a Django cursor per statement costs about as much as the statement itself
@@ -56,25 +59,25 @@ class PostgreSQLDialect(Dialect):
     def is_retryable(self, exc: DatabaseError) -> bool:
         return getattr(exc.__cause__, "sqlstate", None) in _RETRYABLE_SQLSTATES
 
-    def connection_limit(self, cursor: Any) -> int | None:
+    def connection_limit(self, cursor: Cursor) -> int | None:
         # Superusers keep a reserve that ordinary roles cannot use.
         cursor.execute(
             "SELECT current_setting('max_connections')::int"
             " - current_setting('superuser_reserved_connections')::int",
             [],
         )
-        return int(cursor.fetchone()[0])
+        return int(scalar(cursor))
 
-    def xact_lock(self, cursor: Any, name: str, nowait: bool) -> bool:
+    def xact_lock(self, cursor: Cursor, name: str, nowait: bool) -> bool:
         fn = "pg_try_advisory_xact_lock" if nowait else "pg_advisory_xact_lock"
         cursor.execute(f"SELECT {fn}(%s)", [lock_key(name)])
-        value = cursor.fetchone()[0]
+        value = scalar(cursor)
         return True if value is None or value == "" else bool(value)
 
-    def held_lock_count(self, cursor: Any) -> int:
+    def held_lock_count(self, cursor: Cursor) -> int:
         cursor.execute(
             "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
             " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
             [],
         )
-        return int(cursor.fetchone()[0])
+        return int(scalar(cursor))

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.db import DatabaseError
 
-from horizontal.db.base import RUNNING, Dialect
+from horizontal.db.base import RUNNING, Cursor, Dialect
+
+if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
 
 # Django stores datetimes as 'YYYY-MM-DD HH:MM:SS.ffffff' text; this has the same shape
 # (milliseconds), so comparisons with stored values are plain text comparisons.
@@ -31,7 +34,7 @@ class SQLiteDialect(Dialect):
     def is_retryable(self, exc: DatabaseError) -> bool:
         return "database is locked" in str(exc) or "database table is locked" in str(exc)
 
-    def lease_is_held(self, cursor: Any, name: str, token: int) -> bool:
+    def lease_is_held(self, cursor: Cursor, name: str, token: int) -> bool:
         cursor.execute(
             f"""
             UPDATE horizontal_lease SET owner = owner
@@ -41,7 +44,7 @@ class SQLiteDialect(Dialect):
         )
         return bool(cursor.rowcount == 1)
 
-    def run_is_held(self, cursor: Any, run_id: int, token: int) -> bool:
+    def run_is_held(self, cursor: Cursor, run_id: int, token: int) -> bool:
         cursor.execute(
             f"""
             UPDATE horizontal_jobrun SET owner = owner
@@ -55,7 +58,7 @@ class SQLiteDialect(Dialect):
         return self.is_retryable(exc)
 
     @contextmanager
-    def no_lock_wait(self, connection: Any) -> Iterator[None]:
+    def no_lock_wait(self, connection: BaseDatabaseWrapper) -> Iterator[None]:
         # With transaction_mode IMMEDIATE the BEGIN itself takes the write lock, so the
         # busy timeout has to be off before the transaction starts, not just around our
         # statement.
@@ -68,7 +71,7 @@ class SQLiteDialect(Dialect):
         finally:
             raw.execute(f"PRAGMA busy_timeout = {previous:d}")
 
-    def xact_lock(self, cursor: Any, name: str, nowait: bool) -> bool:
+    def xact_lock(self, cursor: Cursor, name: str, nowait: bool) -> bool:
         # Any write takes the database's single write lock until COMMIT/ROLLBACK. (With
         # nowait, the caller has turned the busy timeout off around this.)
         try:
@@ -86,7 +89,7 @@ class SQLiteDialect(Dialect):
             raise
         return True
 
-    def held_lock_count(self, cursor: Any) -> int:
+    def held_lock_count(self, cursor: Cursor) -> int:
         # A lock can only live inside an open transaction of a live connection; SQLite
         # cannot see other connections' transactions, so this is always zero from here.
         return 0

@@ -1,9 +1,28 @@
-"""Jobs that run once per scheduled slot, whichever and however many nodes start them."""
+"""Jobs that run once per scheduled slot, whichever and however many nodes start them.
+
+The public face (docs/jobs.md): ``@job`` registers a function, the body receives a
+``Run``, ``run_job`` runs one job and returns an ``Outcome`` per slot. The modules behind
+it: ``registry`` (``@job``), ``validation`` (E010–E017), ``slots`` (cron to slot),
+``gate`` (the claim), ``run`` (what a body gets), ``runner`` (policy and execution),
+``report`` (outcomes, exit codes, messages), ``scheduler`` and ``inventory``.
+"""
 
 from __future__ import annotations
 
 from horizontal.exceptions import FencedOut, LeaseLost
 from horizontal.jobs.registry import Job, job, registry
-from horizontal.jobs.runner import Outcome, Run, run_job
+from horizontal.jobs.report import Outcome, OutcomeStatus
+from horizontal.jobs.run import Run
+from horizontal.jobs.runner import run_job
 
-__all__ = ["FencedOut", "Job", "LeaseLost", "Outcome", "Run", "job", "registry", "run_job"]
+__all__ = [
+    "FencedOut",
+    "Job",
+    "LeaseLost",
+    "Outcome",
+    "OutcomeStatus",
+    "Run",
+    "job",
+    "registry",
+    "run_job",
+]

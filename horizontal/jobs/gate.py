@@ -15,16 +15,17 @@ from typing import NamedTuple
 from django.db.models import Q
 
 from horizontal.conf import conf
-from horizontal.db import Claim
+from horizontal.db import Claim, ClaimRequest, milliseconds, run_statement
 from horizontal.instance import instance_id
 from horizontal.jobs.registry import Job
 from horizontal.jobs.slots import format_slot
-from horizontal.leases import run_statement
 from horizontal.models import JobRun
 
 # What each reason for claiming may take over, besides a crashed (expired) running claim.
 RETRY_STATUSES = (JobRun.Status.FAILED, JobRun.Status.ABANDONED)
 UNRUN_STATUSES = (JobRun.Status.MISSED, JobRun.Status.SKIPPED_OVERLAP)
+# Slots one pass re-runs at most (oldest first); the next pass takes the rest.
+RERUN_LIMIT = 100
 
 
 class Attempt(NamedTuple):
@@ -58,21 +59,18 @@ def claim_slot(
         statuses += UNRUN_STATUSES
     if retry:
         statuses += RETRY_STATUSES
-    claim = run_statement(
-        using,
-        lambda cursor, dialect: dialect.claim_slot(
-            cursor,
-            job=job.name,
-            slot=slot,
-            owner=owner,
-            trigger=trigger,
-            ttl_ms=int(ttl * 1000),
-            reclaim_crashed=job.reclaim_crashed or retry,
-            takeover_statuses=statuses,
-            skip_if_overlapping=job.overlap == "skip",
-            max_attempts=job.max_attempts,
-        ),
+    request = ClaimRequest(
+        job=job.name,
+        slot=slot,
+        owner=owner,
+        trigger=trigger,
+        ttl_ms=milliseconds(ttl),
+        reclaim_crashed=job.reclaim_crashed or retry,
+        takeover_statuses=statuses,
+        skip_if_overlapping=job.overlap == "skip",
+        max_attempts=job.max_attempts,
     )
+    claim = run_statement(using, lambda cursor, dialect: dialect.claim_slot(cursor, request))
     if claim is None:
         return None
     return Attempt(job, slot, claim, owner, ttl, using)
@@ -89,20 +87,23 @@ def record_slot(job: Job, slot: str, status: str, note: str = "") -> None:
 
 
 def slot_row(job: Job, slot: str) -> JobRun | None:
-    return JobRun.objects.using(conf.DATABASE).filter(job=job.name, slot=slot).first()
+    row: JobRun | None = JobRun.objects.using(conf.DATABASE).filter(job=job.name, slot=slot).first()
+    return row
 
 
 def running_other(job: Job, slot: str) -> JobRun | None:
-    return (
+    """The newest other slot of ``job`` still running, if any (what an overlap waits on)."""
+    row: JobRun | None = (
         JobRun.objects.using(conf.DATABASE)
         .filter(job=job.name, status=JobRun.Status.RUNNING)
         .exclude(slot=slot)
         .order_by("-claimed_at")
         .first()
     )
+    return row
 
 
-def crashed_slots(job: Job, now: dt.datetime) -> list[str]:
+def slots_to_rerun(job: Job, now: dt.datetime) -> list[str]:
     """Slots to run again: crashed runs, and failed ones with attempts left (``max_attempts``).
 
     Within the job's window, oldest first.
@@ -128,17 +129,17 @@ def crashed_slots(job: Job, now: dt.datetime) -> list[str]:
             slot__endswith="Z",
         )
         .order_by("slot")
-        .values_list("slot", flat=True)[:100]
+        .values_list("slot", flat=True)[:RERUN_LIMIT]
     )
 
 
 def last_recorded_slot(job: Job) -> str | None:
     """The newest cron slot on record for ``job`` (slot strings sort as instants)."""
-    row = (
+    slot: str | None = (
         JobRun.objects.using(conf.DATABASE)
         .filter(job=job.name, slot__endswith="Z")
         .order_by("-slot")
         .values_list("slot", flat=True)
         .first()
     )
-    return row
+    return slot

@@ -5,10 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from horizontal.conf import conf
+from horizontal.db import db_now
 from horizontal.jobs import slots
 from horizontal.jobs.registry import registry
-from horizontal.jobs.runner import _fmt, db_now
+from horizontal.jobs.report import format_instant
 from horizontal.models import JobRun
+
+__all__ = ["JobSummary", "job_summaries"]
 
 
 @dataclass(frozen=True)
@@ -19,7 +22,8 @@ class JobSummary:
 
 
 def job_summaries(recent: int = 5) -> list[JobSummary]:
-    now = db_now()
+    """Every registered job, by name, with its ``recent`` latest runs."""
+    now = db_now(conf.DATABASE)
     summaries = []
     for name in registry.names():
         job = registry.jobs[name]
@@ -43,7 +47,8 @@ def job_summaries(recent: int = 5) -> list[JobSummary]:
             )
             runs.append(
                 f"{row.slot}  {row.status}{took}{expired}  on {row.owner or '-'}  "
-                f"token {row.token}, attempt {row.attempt}, finished {_fmt(row.finished_at)}"
+                f"token {row.token}, attempt {row.attempt}, "
+                f"finished {format_instant(row.finished_at)}"
             )
         summaries.append(JobSummary(f"{name}: {job.description or ''}".rstrip(": "), details, runs))
     return summaries

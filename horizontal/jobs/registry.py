@@ -9,13 +9,27 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, get_args
 
 if TYPE_CHECKING:
-    from horizontal.jobs.runner import Run
+    from horizontal.jobs.run import Run
 
-CATCHUP_POLICIES = ("skip", "latest", "all")
-OVERLAP_POLICIES = ("skip", "allow")
+__all__ = [
+    "CATCHUP_POLICIES",
+    "OVERLAP_POLICIES",
+    "Catchup",
+    "Job",
+    "Overlap",
+    "Registry",
+    "job",
+    "registry",
+]
+
+Catchup = Literal["skip", "latest", "all"]
+Overlap = Literal["skip", "allow"]
+# The allowed values at run time (validation), read off the types so the two cannot drift.
+CATCHUP_POLICIES: tuple[Catchup, ...] = get_args(Catchup)
+OVERLAP_POLICIES: tuple[Overlap, ...] = get_args(Overlap)
 
 
 class Job(NamedTuple):
@@ -29,8 +43,8 @@ class Job(NamedTuple):
     func: Callable[[Run], Any]
     schedule: str | None = None
     timezone: str = "UTC"
-    catchup: str = "latest"
-    overlap: str = "skip"
+    catchup: Catchup = "latest"
+    overlap: Overlap = "skip"
     ttl: float | None = None
     grace: dt.timedelta = dt.timedelta(minutes=10)
     window: dt.timedelta = dt.timedelta(days=1)
@@ -72,8 +86,8 @@ def job(
     *,
     schedule: str | None = None,
     timezone: str = "UTC",
-    catchup: str = "latest",
-    overlap: str = "skip",
+    catchup: Catchup = "latest",
+    overlap: Overlap = "skip",
     ttl: float | None = None,
     grace: dt.timedelta | float = dt.timedelta(minutes=10),
     window: dt.timedelta | float = dt.timedelta(days=1),

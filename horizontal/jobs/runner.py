@@ -1,7 +1,8 @@
-"""Running a job: pick the due slots, claim each through the gate, run, record.
+"""Running a job: pick the due slots (policy), claim each through the gate, run, record.
 
-``run_job`` is what ``manage.py runjob`` calls; tests call it directly. It returns one
-``Outcome`` per slot it looked at; ``exit_code`` folds them into the command's status.
+``run_job`` is what ``manage.py runjob`` and the scheduler call; tests call it directly.
+It returns one ``Outcome`` per slot it looked at (``jobs/report.py`` says what they mean
+and folds them into an exit code).
 """
 
 from __future__ import annotations
@@ -10,26 +11,22 @@ import datetime as dt
 import logging
 import time
 import traceback
-from typing import Any, NamedTuple
-
-from django.db import connections
-from django.db.models import QuerySet
 
 from horizontal import failpoints
 from horizontal.conf import conf
-from horizontal.exceptions import FencedOut, InvalidSlot, LeaseLost, UnknownJob
+from horizontal.db import Cursor, Dialect, db_now, milliseconds, run_statement
+from horizontal.exceptions import InvalidJob, InvalidSlot, LeaseLost, UnknownJob
 from horizontal.jobs import gate, slots
 from horizontal.jobs.registry import Job, registry
-from horizontal.leases import Heartbeat, Validity, fenced_update, run_statement
+from horizontal.jobs.report import Outcome, OutcomeStatus, describe
+from horizontal.jobs.run import Run
+from horizontal.jobs.validation import job_errors
+from horizontal.leases import Heartbeat, Validity
 from horizontal.models import JobRun
 
-logger = logging.getLogger("horizontal.jobs")
+__all__ = ["Interrupted", "due_slots", "execute", "get_job", "run_job"]
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_LOST = 3
-EXIT_INTERRUPTED = 4
+logger = logging.getLogger("horizontal.jobs")
 
 # A tick older than this that nobody claimed is put on record as missed. Younger ones
 # may still be in flight from a node whose clock reading came a moment earlier.
@@ -41,117 +38,6 @@ class Interrupted(BaseException):
     """Raised in the job's thread by the SIGTERM/SIGINT handler of ``runjob``."""
 
 
-class Run:
-    """The claimed run handed to the job body.
-
-    ``token`` fences every write of this attempt; ``effect()`` and ``fence()`` refuse to
-    write once a newer attempt holds the slot; ``check()`` raises ``LeaseLost`` once this
-    process can no longer be sure it holds the claim.
-    """
-
-    def __init__(self, attempt: gate.Attempt, validity: Validity) -> None:
-        self.job = attempt.job
-        self.slot = attempt.slot
-        self.id = attempt.claim.id
-        self.token = attempt.claim.token
-        self.attempt = attempt.claim.attempt
-        self.owner = attempt.owner
-        self.using = attempt.using
-        self._validity = validity
-
-    def __repr__(self) -> str:
-        return f"<Run {self.job.name}@{self.slot} token={self.token} attempt={self.attempt}>"
-
-    @property
-    def slot_time(self) -> dt.datetime | None:
-        """The slot's instant (UTC), or None for a free-form slot."""
-        return slots.slot_instant(self.slot)
-
-    @property
-    def slot_date(self) -> dt.date | None:
-        """The slot's calendar date in the job's time zone."""
-        instant = self.slot_time
-        return None if instant is None else instant.astimezone(slots.zone(self.job)).date()
-
-    @property
-    def valid(self) -> bool:
-        return self._validity.valid
-
-    def check(self) -> None:
-        """A checkpoint: raise ``LeaseLost`` if the claim may have passed to another node."""
-        self._validity.check(f"run {self.job.name}@{self.slot} (token {self.token})")
-
-    def _held(self, cursor: Any, dialect: Any) -> bool:
-        return bool(dialect.run_is_held(cursor, self.id, self.token))
-
-    def effect(self, key: str) -> bool:
-        """Record the idempotency key ``key`` in the caller's open transaction.
-
-        True: the key is new, go ahead with the effect in this same transaction. False:
-        an earlier attempt already committed it, skip the effect. Raises ``FencedOut``
-        when a newer attempt holds the slot; the transaction should then roll back.
-        """
-        from horizontal.db import dialect_for
-
-        connection = connections[self.using]
-        if not connection.in_atomic_block:
-            raise RuntimeError(
-                "run.effect() must be called inside transaction.atomic() together with "
-                "the write it guards, so both commit or neither does"
-            )
-        if len(key) > 255:
-            raise ValueError("effect keys are at most 255 characters")
-        self.check()
-        dialect = dialect_for(connection)
-        with connection.cursor() as cursor:
-            if not self._held(cursor, dialect):
-                raise FencedOut(
-                    f"run {self.job.name}@{self.slot} token {self.token} was taken over; "
-                    f"effect {key!r} not recorded"
-                )
-            return dialect.insert_effect(cursor, key, self.id, self.token)
-
-    def fence(self, queryset: QuerySet[Any], **updates: Any) -> int:
-        """``queryset.update(**updates)`` only while this attempt holds the slot.
-
-        Returns the number of rows updated; raises ``FencedOut`` (changing nothing) when a
-        newer attempt holds the slot.
-        """
-        self.check()
-        return fenced_update(
-            self.using,
-            queryset,
-            updates,
-            held=self._held,
-            guard=JobRun.objects.filter(pk=self.id, token=self.token),
-            what=f"run {self.job.name}@{self.slot} token {self.token}",
-        )
-
-
-class Outcome(NamedTuple):
-    job: str
-    slot: str | None
-    status: str  # succeeded, failed, lost, interrupted, taken, missed, skipped_overlap, idle
-    message: str
-    token: int | None = None
-
-    @property
-    def exit_code(self) -> int:
-        return {
-            "failed": EXIT_FAILED,
-            "lost": EXIT_LOST,
-            "interrupted": EXIT_INTERRUPTED,
-        }.get(self.status, EXIT_OK)
-
-
-def exit_code(outcomes: list[Outcome]) -> int:
-    codes = {o.exit_code for o in outcomes}
-    for code in (EXIT_INTERRUPTED, EXIT_LOST, EXIT_FAILED):
-        if code in codes:
-            return code
-    return EXIT_OK
-
-
 def get_job(name: str) -> Job:
     job = registry.get(name)
     if job is None:
@@ -160,19 +46,13 @@ def get_job(name: str) -> Job:
     return job
 
 
-def db_now() -> dt.datetime:
-    return run_statement(conf.DATABASE, lambda cursor, dialect: dialect.db_now(cursor))
-
-
 def run_job(name: str, *, slot: str | None = None, retry: bool = False) -> list[Outcome]:
     """Run ``name`` for ``slot`` (or for the slots due now) through the gate."""
-    from horizontal.checks.jobs import job_errors
-
     job = get_job(name)
     errors = job_errors(job)
     if errors:
-        raise InvalidSlot("; ".join(e.msg for e in errors))
-    now = db_now()
+        raise InvalidJob("; ".join(e.msg for e in errors))
+    now = db_now(conf.DATABASE)
     if slot is not None:
         canonical = slots.parse_slot(job, slot, now)
         trigger = JobRun.Trigger.RETRY if retry else JobRun.Trigger.MANUAL
@@ -180,8 +60,8 @@ def run_job(name: str, *, slot: str | None = None, retry: bool = False) -> list[
     if job.schedule is None:
         raise InvalidSlot(f"job {name!r} has no schedule: name the slot with --slot")
     due, outcomes = due_slots(job, now)
-    crashed = gate.crashed_slots(job, now)
-    due = [(JobRun.Trigger.RETRY, s) for s in crashed] + [d for d in due if d[1] not in crashed]
+    rerun = gate.slots_to_rerun(job, now)
+    due = [(JobRun.Trigger.RETRY, s) for s in rerun] + [d for d in due if d[1] not in rerun]
     for trigger, due_slot in due:
         outcomes.append(execute(job, due_slot, trigger=trigger, retry=retry, explicit=False))
     return outcomes
@@ -191,7 +71,7 @@ def due_slots(job: Job, now: dt.datetime) -> tuple[list[tuple[str, str]], list[O
     """Which slots to claim now under the job's catch-up policy, and what was missed."""
     tick = slots.latest_tick(job, now)
     if tick is None:
-        return [], [Outcome(job.name, None, "idle", f"{job.name}: no tick yet")]
+        return [], [Outcome(job.name, None, OutcomeStatus.IDLE, f"{job.name}: no tick yet")]
     last_text = gate.last_recorded_slot(job)
     last = slots.slot_instant(last_text) if last_text else None
     horizon = now - job.window
@@ -215,7 +95,7 @@ def due_slots(job: Job, now: dt.datetime) -> tuple[list[tuple[str, str]], list[O
             Outcome(
                 job.name,
                 slot,
-                "missed",
+                OutcomeStatus.MISSED,
                 f"{job.name}@{slot}: missed; {now - tick} late, past the {policy} {limit}",
             )
         )
@@ -250,46 +130,24 @@ def _not_claimed(job: Job, slot: str, retry: bool) -> Outcome:
         return Outcome(
             job.name,
             slot,
-            "skipped_overlap",
+            OutcomeStatus.SKIPPED_OVERLAP,
             f"{job.name}@{slot}: skipped, {note} (overlap='skip')",
         )
-    return Outcome(job.name, slot, "taken", describe(row, retry), row.token)
-
-
-def describe(row: JobRun, retry: bool = False) -> str:
-    head = f"{row.job}@{row.slot}"
-    when = _fmt(row.finished_at or row.claimed_at)
-    ident = f"token {row.token}, attempt {row.attempt}"
-    if row.status == JobRun.Status.RUNNING:
-        return (
-            f"{head}: already running on {row.owner} since {_fmt(row.claimed_at)} "
-            f"({ident}; claim valid until {_fmt(row.expires_at)})"
-        )
-    if row.status == JobRun.Status.SUCCEEDED:
-        took = (row.finished_at - row.claimed_at).total_seconds() if row.finished_at else 0
-        return f"{head}: already succeeded on {row.owner} at {when} ({ident}, took {took:.1f} s)"
-    if row.status in (JobRun.Status.FAILED, JobRun.Status.ABANDONED):
-        first = (row.error.strip().splitlines() or [""])[-1]
-        hint = "" if retry else "; run again with --retry to re-run it"
-        return f"{head}: {row.status} on {row.owner} at {when} ({ident}): {first}{hint}"
-    return (
-        f"{head}: recorded as {row.status} at {when} ({row.error}); name it with --slot to run it"
-    )
-
-
-def _fmt(value: dt.datetime | None) -> str:
-    if value is None:
-        return "-"
-    return value.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + "Z"
+    return Outcome(job.name, slot, OutcomeStatus.TAKEN, describe(row, retry), row.token)
 
 
 def _run_claimed(attempt: gate.Attempt, sent_at: float) -> Outcome:
     job, slot, claim = attempt.job, attempt.slot, attempt.claim
     head = f"{job.name}@{slot}"
-    validity = Validity(attempt.ttl * 2 / 3, sent_at)
 
-    def renew(cursor: Any, dialect: Any) -> bool:
-        return bool(dialect.renew_run(cursor, claim.id, claim.token, int(attempt.ttl * 1000)))
+    def outcome(status: OutcomeStatus, text: str) -> Outcome:
+        return Outcome(job.name, slot, status, f"{head}: {text}", claim.token)
+
+    validity = Validity(attempt.ttl * 2 / 3, sent_at)
+    ttl_ms = milliseconds(attempt.ttl)
+
+    def renew(cursor: Cursor, dialect: Dialect) -> bool:
+        return dialect.renew_run(cursor, claim.id, claim.token, ttl_ms)
 
     run = Run(attempt, validity)
     logger.info("%s: claimed (token %s, attempt %s)", head, claim.token, claim.attempt)
@@ -302,16 +160,14 @@ def _run_claimed(attempt: gate.Attempt, sent_at: float) -> Outcome:
         failpoints.hit("before_finish")
     except LeaseLost as exc:
         heartbeat.stop()
-        return Outcome(job.name, slot, "lost", f"{head}: claim lost, stopped: {exc}", claim.token)
+        return outcome(OutcomeStatus.LOST, f"claim lost, stopped: {exc}")
     except Interrupted:
         heartbeat.stop()
         handed_back = run_statement(
             attempt.using, lambda c, d: d.expire_run(c, claim.id, claim.token)
         )
         note = "handed back; another node may claim it now" if handed_back else "already lost"
-        return Outcome(
-            job.name, slot, "interrupted", f"{head}: interrupted, claim {note}", claim.token
-        )
+        return outcome(OutcomeStatus.INTERRUPTED, f"interrupted, claim {note}")
     except Exception:
         status = JobRun.Status.FAILED
         error = traceback.format_exc()
@@ -322,27 +178,15 @@ def _run_claimed(attempt: gate.Attempt, sent_at: float) -> Outcome:
         attempt.using, lambda c, d: d.finish_run(c, claim.id, claim.token, status, error)
     )
     if not finished:
-        return Outcome(
-            job.name,
-            slot,
-            "lost",
-            f"{head}: a newer attempt took the slot over; this result was not "
-            f"recorded (token {claim.token})",
-            claim.token,
+        return outcome(
+            OutcomeStatus.LOST,
+            "a newer attempt took the slot over; this result was not recorded "
+            f"(token {claim.token})",
         )
     if status == JobRun.Status.FAILED:
         last_line = error.strip().splitlines()[-1]
-        return Outcome(
-            job.name,
-            slot,
-            "failed",
-            f"{head}: failed (token {claim.token}): {last_line}",
-            claim.token,
-        )
-    return Outcome(
-        job.name,
-        slot,
-        "succeeded",
-        f"{head}: succeeded on {attempt.owner} (token {claim.token}, attempt {claim.attempt})",
-        claim.token,
+        return outcome(OutcomeStatus.FAILED, f"failed (token {claim.token}): {last_line}")
+    return outcome(
+        OutcomeStatus.SUCCEEDED,
+        f"succeeded on {attempt.owner} (token {claim.token}, attempt {claim.attempt})",
     )

@@ -26,7 +26,8 @@ from django.db import DatabaseError, connections
 from horizontal import leases
 from horizontal.conf import conf
 from horizontal.jobs.registry import Job, registry
-from horizontal.jobs.runner import Outcome, run_job
+from horizontal.jobs.report import Outcome, OutcomeStatus
+from horizontal.jobs.runner import run_job
 from horizontal.logs import RateLimitedLog
 
 logger = logging.getLogger("horizontal.scheduler")
@@ -114,7 +115,7 @@ class Scheduler:
                 if self.stopping.is_set() or not self.is_leader:
                     break
                 for outcome in run_job(job.name):
-                    if outcome.status not in ("taken", "idle"):
+                    if outcome.status not in (OutcomeStatus.TAKEN, OutcomeStatus.IDLE):
                         self.report(outcome.message)
                     outcomes.append(outcome)
         finally:

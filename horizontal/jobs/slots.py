@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import zoneinfo
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from croniter import croniter
 
@@ -70,20 +70,25 @@ def latest_tick(job: Job, now: dt.datetime) -> dt.datetime | None:
     # included (croniter's get_prev is strictly before its start).
     start = (now.replace(microsecond=0) + dt.timedelta(seconds=1)).astimezone(tz)
     it = croniter(job.schedule, start)
-    for _ in range(4):
-        local = it.get_prev(dt.datetime)
-        if _keep(job, local, tz):
-            return local.astimezone(dt.UTC)
-    raise AssertionError("a schedule cannot repeat an hour four times in a row")
+    return _first_kept(job, tz, lambda: it.get_prev(dt.datetime))
 
 
 def next_tick(job: Job, now: dt.datetime) -> dt.datetime | None:
+    """The first tick of ``job`` after ``now`` (UTC), or None without a schedule."""
     if job.schedule is None:
         return None
     tz = zone(job)
     it = croniter(job.schedule, now.astimezone(tz))
+    return _first_kept(job, tz, lambda: it.get_next(dt.datetime))
+
+
+def _first_kept(job: Job, tz: zoneinfo.ZoneInfo, step: Callable[[], dt.datetime]) -> dt.datetime:
+    """The first tick ``step()`` yields that the daylight-saving rule keeps, in UTC.
+
+    Only second occurrences of a repeated wall time are skipped: four tries always find one.
+    """
     for _ in range(4):
-        local = it.get_next(dt.datetime)
+        local = step()
         if _keep(job, local, tz):
             return local.astimezone(dt.UTC)
     raise AssertionError("a schedule cannot repeat an hour four times in a row")

@@ -9,9 +9,10 @@ from collections.abc import Iterator
 import pytest
 from django.db import connections, transaction
 
+from horizontal import db
+from horizontal.conf import conf
 from horizontal.exceptions import FencedOut, InvalidSlot, LeaseLost, UnknownJob
 from horizontal.jobs import Run, job, registry, run_job
-from horizontal.jobs.runner import db_now
 from horizontal.jobs.slots import format_slot
 from horizontal.models import Effect, JobRun, Lease
 
@@ -29,6 +30,10 @@ def scratch_jobs() -> Iterator[None]:
     registry.jobs.clear()
     registry.jobs.update(before)
     registry.duplicates.clear()
+
+
+def db_now() -> dt.datetime:
+    return db.db_now(conf.DATABASE)
 
 
 def register(name: str, body=None, **options):  # type: ignore[no-untyped-def]

@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from horizontal.migrate import MigrationLockTimeout, migrate_locked
 
 
-class Command(BaseCommand):
+class Command(BaseCommand):  # type: ignore[misc, unused-ignore]  # Django is untyped here
     help = (
         "Run migrate under a cluster-wide lock: one instance migrates, the others wait "
         "for it (up to --wait seconds) and then find nothing to apply."
@@ -24,7 +24,10 @@ class Command(BaseCommand):
         parser.add_argument("app_label", nargs="?", help="As for migrate.")
         parser.add_argument("migration_name", nargs="?", help="As for migrate.")
         parser.add_argument(
-            "--database", default="default", help="As for migrate (default: default)."
+            "--database",
+            default="default",
+            help="The database to migrate, as for migrate (default: default). The lock "
+            "is always taken in HORIZONTAL_DATABASE.",
         )
         parser.add_argument(
             "--wait",

@@ -7,15 +7,16 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from horizontal.exceptions import InvalidSlot, UnknownJob
-from horizontal.jobs.runner import EXIT_USAGE, Interrupted, exit_code, run_job
+from horizontal.exceptions import InvalidJob, InvalidSlot, UnknownJob
+from horizontal.jobs.report import EXIT_USAGE, exit_code
+from horizontal.jobs.runner import Interrupted, run_job
 
 
 def _interrupt(signum: int, frame: object) -> None:
     raise Interrupted(signal.Signals(signum).name)
 
 
-class Command(BaseCommand):
+class Command(BaseCommand):  # type: ignore[misc, unused-ignore]  # Django is untyped here
     help = (
         "Run a registered job for its due slot (or --slot). Exit 0: ran and succeeded, or "
         "the slot is already taken or done; 1: the job raised; 2: usage error; 3: the "
@@ -39,9 +40,12 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         signal.signal(signal.SIGTERM, _interrupt)
         signal.signal(signal.SIGINT, _interrupt)
+        # SystemExit, not CommandError(returncode=...) as runscheduler uses: the exit codes
+        # are runjob's contract with cron, and CommandError would add a "CommandError: ..."
+        # line to stderr (a bare one for codes 1, 3 and 4, whose message is the outcome's).
         try:
             outcomes = run_job(options["name"], slot=options["slot"], retry=options["retry"])
-        except (UnknownJob, InvalidSlot) as exc:
+        except (UnknownJob, InvalidJob, InvalidSlot) as exc:
             self.stderr.write(f"runjob: {exc}")
             raise SystemExit(EXIT_USAGE) from None
         for outcome in outcomes:

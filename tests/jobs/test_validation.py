@@ -1,4 +1,9 @@
-"""horizontal.E010–E016: registrations that cannot run are errors at every ``check``."""
+"""horizontal.E010–E017: registrations that cannot run are errors at every ``check``.
+
+``horizontal.jobs.validation.job_errors`` judges one registration; the check
+(``horizontal.checks.jobs``) reports it for every job, and ``run_job`` refuses a job it
+finds fault with (``InvalidJob``, exit 2 from ``runjob``).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,10 @@ from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 
 from horizontal.checks.jobs import check_jobs
-from horizontal.jobs import Run, job, registry
+from horizontal.exceptions import InvalidJob, InvalidSlot
+from horizontal.jobs import Run, job, registry, run_job
+from horizontal.jobs.registry import CATCHUP_POLICIES, OVERLAP_POLICIES
+from horizontal.jobs.validation import job_errors
 
 HERE = Path(__file__).parent
 
@@ -30,7 +38,7 @@ def noop(run: Run) -> None:
 
 
 def ids() -> list[str]:
-    return [error.id for error in check_jobs()]  # type: ignore[misc]
+    return [error.id for error in check_jobs()]
 
 
 def test_the_testproject_registrations_are_clean() -> None:
@@ -54,7 +62,13 @@ def test_each_invalid_option_is_its_own_error(
     options: dict[str, object], expected: list[str]
 ) -> None:
     job("broken", **options)(noop)  # type: ignore[arg-type]
+    assert [error.id for error in job_errors(registry.jobs["broken"])] == expected
     assert ids() == expected
+
+
+def test_the_allowed_policies_are_the_literal_types_values() -> None:
+    assert CATCHUP_POLICIES == ("skip", "latest", "all")
+    assert OVERLAP_POLICIES == ("skip", "allow")
 
 
 def test_a_name_with_whitespace_is_refused() -> None:
@@ -68,9 +82,9 @@ def test_two_functions_under_one_name_are_an_error() -> None:
 
     job("twice")(noop)
     job("twice")(other)
-    [error] = check_jobs()  # type: ignore[misc]
+    [error] = check_jobs()
     assert error.id == "horizontal.E012"
-    assert "test_registry_checks.noop" in error.msg and "other" in error.msg
+    assert "test_validation.noop" in error.msg and "other" in error.msg
 
 
 def test_the_same_module_imported_under_two_names_is_caught() -> None:
@@ -93,3 +107,22 @@ def test_errors_fail_a_plain_check_not_only_deploy() -> None:
     job("broken", schedule="* * *")(noop)
     with pytest.raises(SystemCheckError, match=r"horizontal\.E010"):
         call_command("check")
+
+
+def test_run_job_refuses_an_invalid_registration_before_touching_the_database() -> None:
+    job("broken", schedule="* * *", ttl=0)(noop)
+    with pytest.raises(InvalidJob) as refused:
+        run_job("broken")
+    assert str(refused.value) == "; ".join(
+        error.msg for error in job_errors(registry.jobs["broken"])
+    )
+    # Code written against run_job before InvalidJob existed caught InvalidSlot.
+    assert isinstance(refused.value, InvalidSlot)
+
+
+def test_runjob_exits_2_for_an_invalid_registration(capsys: pytest.CaptureFixture[str]) -> None:
+    job("broken", schedule="* * *")(noop)
+    with pytest.raises(SystemExit) as exited:
+        call_command("runjob", "broken")
+    assert exited.value.code == 2
+    assert "runjob: Job 'broken' has an invalid cron schedule" in capsys.readouterr().err

@@ -1,0 +1,64 @@
+"""How horizontal runs its own statements safely: alone, committed, retried when it may be.
+
+Lease, gate and clock statements all go through ``run_statement``: each commits in a
+transaction of its own, is re-run after a deadlock, lock timeout or broken connection,
+and refuses to run inside the caller's transaction.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import random
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from django.db import DatabaseError, connections
+
+from horizontal.db.base import Cursor, Dialect
+from horizontal.db.dialects import dialect_for
+from horizontal.exceptions import TransactionRefused
+
+__all__ = ["db_now", "run_statement"]
+
+logger = logging.getLogger("horizontal.db")
+
+T = TypeVar("T")
+
+_RETRIES = 8
+
+
+def run_statement(using: str, statement: Callable[[Cursor, Dialect], T]) -> T:
+    """Run one lease or gate statement in its own transaction, retrying transient errors.
+
+    Refuses to run inside the caller's transaction: there it would be invisible to other
+    instances until the caller commits, and would hold row locks for as long.
+    """
+    connection = connections[using]
+    if connection.in_atomic_block:
+        raise TransactionRefused(
+            "horizontal lease and job-gate statements commit on their own and cannot run "
+            "inside transaction.atomic() (or ATOMIC_REQUESTS): call this outside the "
+            "transaction."
+        )
+    for attempt in range(_RETRIES):
+        try:
+            dialect = dialect_for(connection)
+            with dialect.cursor(connection) as cursor:
+                return statement(cursor, dialect)
+        except DatabaseError as exc:
+            retryable = dialect_for(connection).is_retryable(exc)
+            broken = connection.connection is not None and not connection.is_usable()
+            if broken:
+                connection.close()
+            if attempt + 1 == _RETRIES or not (retryable or broken):
+                raise
+            logger.info("retrying after %s: %s", type(exc).__name__, exc)
+            time.sleep(min(0.5, 0.01 * 2**attempt) * (0.5 + random.random()))
+    raise AssertionError("unreachable")
+
+
+def db_now(using: str) -> dt.datetime:
+    """The database's current instant (UTC): the clock every slot and expiry is read from."""
+    return run_statement(using, lambda cursor, dialect: dialect.db_now(cursor))

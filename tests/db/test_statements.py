@@ -1,0 +1,66 @@
+"""``horizontal.db.statements``: each statement alone in its transaction, retried if it may be."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+
+import pytest
+from django.db import OperationalError, connections, transaction
+
+from horizontal import db
+from horizontal.db import Cursor, Dialect, db_now, run_statement
+from horizontal.exceptions import TransactionRefused
+
+pytestmark = pytest.mark.django_db(transaction=True, databases="__all__")
+
+
+def test_db_now_is_the_database_clock_in_utc(db_alias: str) -> None:
+    now = db_now(db_alias)
+    assert now.tzinfo is not None and now.utcoffset() == dt.timedelta(0)
+    # The servers run on this machine: their clock is ours, give or take the round trip.
+    assert abs(now.timestamp() - time.time()) < 5
+
+
+def test_a_statement_inside_the_callers_transaction_is_refused_unrun(db_alias: str) -> None:
+    ran: list[str] = []
+
+    def statement(cursor: Cursor, dialect: Dialect) -> None:
+        ran.append(dialect.vendor)
+
+    with transaction.atomic(using=db_alias), pytest.raises(TransactionRefused):
+        run_statement(db_alias, statement)
+    assert ran == []
+    run_statement(db_alias, statement)
+    assert ran == [connections[db_alias].vendor]
+
+
+@pytest.mark.parametrize("db_alias", ["default"], indirect=True)
+def test_a_retryable_error_is_retried_and_any_other_raised_at_once(db_alias: str) -> None:
+    # On SQLite "database is locked" is the retryable error (the busy timeout ran out).
+    calls: list[int] = []
+
+    def busy_once(cursor: Cursor, dialect: Dialect) -> str:
+        calls.append(1)
+        if len(calls) == 1:
+            raise OperationalError("database is locked")
+        return "done"
+
+    assert run_statement(db_alias, busy_once) == "done"
+    assert len(calls) == 2
+
+    def broken(cursor: Cursor, dialect: Dialect) -> None:
+        calls.append(1)
+        raise OperationalError("no such table: nowhere")
+
+    calls.clear()
+    with pytest.raises(OperationalError, match="no such table"):
+        run_statement(db_alias, broken)
+    assert len(calls) == 1
+
+
+def test_the_db_package_re_exports_the_statement_runner() -> None:
+    from horizontal.db import statements
+
+    assert db.run_statement is statements.run_statement
+    assert db.db_now is statements.db_now
