@@ -14,17 +14,27 @@ Id ranges, one module each (docs/checks.md has every id):
 - ``horizontal.W060``–``W069``: file storage (``storage.py``)
 - ``horizontal.W100``–``W199``: single-instance assumptions found in code (``code.py``)
 
-``_classes.py`` is the one "is this configured backend a known class" test they share;
-the single-box backends themselves are catalogued in ``horizontal.audit.known``, which
-the audit reads too.
+``_base.py`` holds the tag and ``register`` every module uses; ``_classes.py`` is the one
+"is this configured backend a known class" test they share. The single-box backends
+themselves are catalogued in ``horizontal.audit.known``, which the audit reads too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar, cast
-
-from django.core import checks
+# Each module registers its checks as it is imported.
+from horizontal.checks import (
+    background,
+    caches,
+    code,
+    config,
+    databases,
+    jobs,
+    logging_email,
+    secret_key,
+    sessions,
+    storage,
+)
+from horizontal.checks._base import TAG, register
 
 __all__ = [
     "TAG",
@@ -40,30 +50,3 @@ __all__ = [
     "sessions",
     "storage",
 ]
-
-# Every check carries it: `check --tag horizontal` runs ours only.
-TAG = "horizontal"
-
-CheckFunction = TypeVar("CheckFunction", bound=Callable[..., Any])
-
-
-def register(*tags: str, deploy: bool = False) -> Callable[[CheckFunction], CheckFunction]:
-    """``django.core.checks.register``, typed: Django ships no annotations, and an
-    untyped decorator would erase the check function's own."""
-    return cast("Callable[[CheckFunction], CheckFunction]", checks.register(*tags, deploy=deploy))
-
-
-# Imported last, as Django's own checks package does: each module registers its checks
-# as it is imported, with the TAG and register defined above.
-from horizontal.checks import (  # noqa: E402
-    background,
-    caches,
-    code,
-    config,
-    databases,
-    jobs,
-    logging_email,
-    secret_key,
-    sessions,
-    storage,
-)

@@ -20,8 +20,8 @@ from django.core import checks
 from django.core.checks import CheckMessage
 
 from horizontal.audit import known
-from horizontal.checks import TAG, register
-from horizontal.checks._classes import backends, is_a
+from horizontal.checks._base import TAG, register
+from horizontal.checks._classes import backends, is_a, is_overridden
 from horizontal.checks.caches import NOT_SHARED_CACHES, cache_is
 
 __all__ = [
@@ -188,7 +188,7 @@ def check_channel_layers(
 def check_immediate_tasks(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
-    implicit = not settings.is_overridden("TASKS")
+    implicit = not is_overridden("TASKS")
     return [
         W041(alias, implicit)
         for alias, backend in backends(_task_backends())

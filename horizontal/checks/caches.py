@@ -18,8 +18,8 @@ from django.core import checks
 from django.core.checks import CheckMessage, Tags
 
 from horizontal.audit import known
-from horizontal.checks import TAG, register
-from horizontal.checks._classes import backends, is_a
+from horizontal.checks._base import TAG, register
+from horizontal.checks._classes import backends, is_a, is_overridden
 from horizontal.conf import conf
 
 __all__ = [
@@ -110,7 +110,7 @@ def _cache_aliases_using(known_paths: Collection[str]) -> list[str]:
 def check_locmem_caches(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
-    implicit = not settings.is_overridden("CACHES")
+    implicit = not is_overridden("CACHES")
     return [W001(alias, implicit) for alias in _cache_aliases_using(LOCMEM_CACHE)]
 
 

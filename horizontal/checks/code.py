@@ -19,7 +19,7 @@ from django.apps import AppConfig, apps
 from django.core import checks
 from django.core.checks import CheckMessage
 
-from horizontal.checks import TAG, register
+from horizontal.checks._base import TAG, register
 
 if TYPE_CHECKING:
     from horizontal.audit import Finding

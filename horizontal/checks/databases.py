@@ -21,7 +21,7 @@ from django.core.checks import CheckMessage, Tags
 from django.db import DatabaseError, connections
 
 from horizontal.audit import known
-from horizontal.checks import TAG, register
+from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import import_class
 from horizontal.conf import conf
 from horizontal.db import UnsupportedDatabase, dialect_for

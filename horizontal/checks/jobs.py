@@ -11,13 +11,12 @@ from typing import Any
 
 from django.core import checks
 
+from horizontal.checks._base import TAG, register
 from horizontal.jobs.registry import registry
 from horizontal.jobs.validation import job_errors
 
-TAG = "horizontal"
 
-
-@checks.register(TAG)
+@register(TAG)
 def check_jobs(app_configs: Iterable[Any] | None = None, **kwargs: Any) -> list[checks.Error]:
     errors: list[checks.Error] = []
     for name in registry.names():

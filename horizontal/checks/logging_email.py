@@ -17,8 +17,8 @@ from django.core import checks
 from django.core.checks import CheckMessage
 
 from horizontal.audit import known
-from horizontal.checks import TAG, register
-from horizontal.checks._classes import backends, is_a
+from horizontal.checks._base import TAG, register
+from horizontal.checks._classes import backends, is_a, is_overridden
 
 __all__ = [
     "FILE_EMAIL",
@@ -65,7 +65,7 @@ def _email_backends() -> Iterator[tuple[str, object]]:
         return
     # Django 6.1 warns on every read of EMAIL_BACKEND: read it only when the project set
     # it (Django's default is SMTP), and leave the deprecation warning to Django.
-    if settings.is_overridden("EMAIL_BACKEND"):
+    if is_overridden("EMAIL_BACKEND"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             yield "EMAIL_BACKEND", settings.EMAIL_BACKEND
@@ -78,7 +78,8 @@ def check_file_logging(
     if not settings.LOGGING_CONFIG or not isinstance(settings.LOGGING, Mapping):
         return []
     # dictConfig opens every declared handler's file, used by a logger or not.
-    handlers = settings.LOGGING.get("handlers") or {}
+    logging: Mapping[str, Any] = settings.LOGGING
+    handlers: Mapping[str, Any] = logging.get("handlers") or {}
     return [
         W051(str(name))
         for name, config in handlers.items()

@@ -16,7 +16,7 @@ from django.conf import settings
 from django.core import checks
 from django.core.checks import CheckMessage, Tags
 
-from horizontal.checks import TAG, register
+from horizontal.checks._base import TAG, register
 
 __all__ = ["W050", "check_secret_key_is_stable"]
 

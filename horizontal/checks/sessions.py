@@ -21,7 +21,7 @@ from django.core import checks
 from django.core.checks import CheckMessage, Tags
 
 from horizontal.audit import known
-from horizontal.checks import TAG, register
+from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import is_a
 from horizontal.checks.caches import NOT_SHARED_CACHES, cache_is
 from horizontal.sessions.redis import DJANGO_REDIS_CACHE, is_django_redis_backend

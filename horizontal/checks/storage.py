@@ -20,7 +20,7 @@ from django.core.checks import CheckMessage, Tags
 from django.core.files.storage import storages
 
 from horizontal.audit import known
-from horizontal.checks import TAG, register
+from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import import_class, is_a
 
 __all__ = [
