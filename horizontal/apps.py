@@ -4,7 +4,7 @@ from django.apps import AppConfig
 from django.utils.module_loading import autodiscover_modules
 
 
-class HorizontalConfig(AppConfig):  # type: ignore[misc, unused-ignore]  # Django is untyped here
+class HorizontalConfig(AppConfig):
     name = "horizontal"
     verbose_name = "Horizontal"
     default_auto_field = "django.db.models.BigAutoField"

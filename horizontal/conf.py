@@ -13,6 +13,8 @@ from typing import Any
 
 from django.conf import settings as django_settings
 
+__all__ = ["Settings", "conf"]
+
 _MISSING = object()
 
 

@@ -8,7 +8,7 @@ from django.db import models
 # ignores on each class line below.
 
 
-class Lease(models.Model):  # type: ignore[misc, unused-ignore]
+class Lease(models.Model):
     """A named, expiring grant with a fencing token.
 
     The row is never deleted: release sets ``expires_at`` to the database's now, so the
@@ -28,10 +28,10 @@ class Lease(models.Model):  # type: ignore[misc, unused-ignore]
         return f"{self.name} (token {self.token}, {self.owner})"
 
 
-class JobRun(models.Model):  # type: ignore[misc, unused-ignore]
+class JobRun(models.Model):
     """One row per (job, slot): the gate that makes a slot run once, and the run's lease."""
 
-    class Status(models.TextChoices):  # type: ignore[misc, unused-ignore]
+    class Status(models.TextChoices):
         RUNNING = "running"
         SUCCEEDED = "succeeded"
         FAILED = "failed"
@@ -39,7 +39,7 @@ class JobRun(models.Model):  # type: ignore[misc, unused-ignore]
         MISSED = "missed"
         SKIPPED_OVERLAP = "skipped_overlap"
 
-    class Trigger(models.TextChoices):  # type: ignore[misc, unused-ignore]
+    class Trigger(models.TextChoices):
         SCHEDULE = "schedule"
         MANUAL = "manual"
         RETRY = "retry"
@@ -70,7 +70,7 @@ class JobRun(models.Model):  # type: ignore[misc, unused-ignore]
         return f"{self.job}@{self.slot} {self.status} (token {self.token})"
 
 
-class Effect(models.Model):  # type: ignore[misc, unused-ignore]
+class Effect(models.Model):
     """An idempotency key, inserted in the same transaction as the effect it guards."""
 
     key = models.CharField(max_length=255, primary_key=True)

@@ -1,4 +1,5 @@
-"""Whether a configured backend is a known class: the one test every check module uses.
+"""Whether a configured backend is a known class: the one test every check module uses;
+and whether the project set a setting at all.
 
 A dotted path equal to a known one is classified without importing anything; any other
 path (or a class itself) is tested with ``issubclass``, so a project's subclass counts.
@@ -12,10 +13,18 @@ from collections.abc import Collection, Iterator, Mapping
 from functools import cache
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import import_string
 
-__all__ = ["backends", "import_class", "is_a"]
+__all__ = ["backends", "import_class", "is_a", "is_overridden"]
+
+
+def is_overridden(setting: str) -> bool:
+    """Whether the project's settings set ``setting`` (not Django's default)."""
+    # django-stubs' plugin types ``settings`` as the configured Settings, which lacks
+    # LazySettings' method; here, and only here, we say so.
+    return bool(settings.is_overridden(setting))  # type: ignore[misc]
 
 
 @cache

@@ -18,7 +18,7 @@ from django.core import checks
 from django.db import router
 from django.utils.module_loading import import_string
 
-from horizontal.checks import TAG, register
+from horizontal.checks._base import TAG, register
 from horizontal.conf import Settings
 from horizontal.sessions import FAILURE_POLICIES
 
@@ -248,7 +248,7 @@ def check_misspelt_settings(
 ) -> list[checks.Error]:
     known = _known_setting_names()
     errors = []
-    for name in dir(settings._wrapped):
+    for name in dir(settings._wrapped):  # type: ignore[misc]  # the project's own names only
         if not name.startswith("HORIZONTAL_") or name in known:
             continue
         # Only a near miss is an error: an unrelated HORIZONTAL_* name may be the

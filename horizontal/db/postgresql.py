@@ -52,7 +52,7 @@ class PostgreSQLDialect(Dialect):
             import psycopg
 
             cached = (raw, psycopg.Cursor(raw))
-            connection._horizontal_cursor = cached
+            connection._horizontal_cursor = cached  # type: ignore[attr-defined]
         with connection.wrap_database_errors:
             yield cached[1]
 

@@ -62,8 +62,8 @@ def run_job(name: str, *, slot: str | None = None, retry: bool = False) -> list[
     due, outcomes = due_slots(job, now)
     rerun = gate.slots_to_rerun(job, now)
     due = [(JobRun.Trigger.RETRY, s) for s in rerun] + [d for d in due if d[1] not in rerun]
-    for trigger, due_slot in due:
-        outcomes.append(execute(job, due_slot, trigger=trigger, retry=retry, explicit=False))
+    for due_trigger, due_slot in due:
+        outcomes.append(execute(job, due_slot, trigger=due_trigger, retry=retry, explicit=False))
     return outcomes
 
 

@@ -22,6 +22,9 @@ __all__ = ["RETRY_AFTER_SECONDS", "SessionMiddleware", "session_unavailable_resp
 RETRY_AFTER_SECONDS = 5
 
 
+UNAVAILABLE_MARK = "session_store_unavailable"
+
+
 def session_unavailable_response() -> HttpResponse:
     response = HttpResponse(
         "Service unavailable: the session store cannot be reached. Please retry.\n",
@@ -30,12 +33,12 @@ def session_unavailable_response() -> HttpResponse:
     )
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     response["Cache-Control"] = "no-store"
-    response.session_store_unavailable = True
+    # Marks our own 503, so process_response does not replace it with another.
+    setattr(response, UNAVAILABLE_MARK, True)
     return response
 
 
-# Django has no type hints, so strict mypy sees its SessionMiddleware as Any.
-class SessionMiddleware(DjangoSessionMiddleware):  # type: ignore[misc, unused-ignore]
+class SessionMiddleware(DjangoSessionMiddleware):
     """Use in place of ``django.contrib.sessions.middleware.SessionMiddleware``.
 
     With ``HORIZONTAL_SESSION_FAILURE = "closed"`` a request whose session cannot be
@@ -52,16 +55,19 @@ class SessionMiddleware(DjangoSessionMiddleware):  # type: ignore[misc, unused-i
             return session_unavailable_response()
         return None
 
-    def process_response(
+    def process_response(  # type: ignore[override]
         self, request: HttpRequest, response: HttpResponseBase
     ) -> HttpResponseBase:
+        # Django's own takes any HttpResponseBase (a streaming or file response too);
+        # the stubs say HttpResponse.
         if self._store_failed_in_closed_mode(request, response):
             # The error was raised somewhere that turned it into a 500 (another
             # middleware, a template) before process_exception could see it.
-            failure_log.failure("request", request.session.store_error)
+            session: Any = request.session  # our SessionStore: _store_failed_in_closed_mode
+            failure_log.failure("request", session.store_error)
             return session_unavailable_response()
         try:
-            return super().process_response(request, response)
+            return super().process_response(request, response)  # type: ignore[arg-type]
         except SessionStoreUnavailable as error:
             failure_log.failure("save", error)
             if failure_policy() == "open":
@@ -76,6 +82,6 @@ class SessionMiddleware(DjangoSessionMiddleware):  # type: ignore[misc, unused-i
         return (
             response.status_code >= 500
             and getattr(session, "store_error", None) is not None
-            and not getattr(response, "session_store_unavailable", False)
+            and not getattr(response, UNAVAILABLE_MARK, False)
             and failure_policy() == "closed"
         )

@@ -231,14 +231,14 @@ def _django_redis_cache(alias: str) -> Any:
         raise ImproperlyConfigured(
             f"horizontal.sessions: SESSION_CACHE_ALIAS {alias!r} is not in CACHES."
         )
-    if not is_django_redis_backend(config.get("BACKEND", "")):
+    if not is_django_redis_backend(str(config.get("BACKEND", ""))):
         raise ImproperlyConfigured(
             f"horizontal.sessions needs a django-redis cache ({DJANGO_REDIS_CACHE}) as "
             f"SESSION_CACHE_ALIAS {alias!r}; it is {config.get('BACKEND')!r}."
         )
     from django_redis.client.sharded import ShardClient
 
-    cache = caches[alias]
+    cache: Any = caches[alias]  # django-redis's RedisCache: BaseCache has no .client
     if isinstance(cache.client, ShardClient):  # no single primary to read from
         raise ImproperlyConfigured(
             f"horizontal.sessions needs a django-redis client with one primary "

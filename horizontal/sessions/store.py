@@ -132,8 +132,7 @@ def _index_ttl(ttl: int) -> int:
     return 2 * ttl
 
 
-# Django has no type hints, so strict mypy sees SessionBase as Any.
-class SessionStore(SessionBase):  # type: ignore[misc, unused-ignore]
+class SessionStore(SessionBase):
     """Redis session store; see the module docstring."""
 
     # A property of SessionBase (validated on assignment); annotated for mypy only.
@@ -214,7 +213,7 @@ class SessionStore(SessionBase):  # type: ignore[misc, unused-ignore]
         if self.store_error is not None:
             # Open policy after a failed load: what we hold is not the stored session.
             raise SessionStoreUnavailable("not saved: the session could not be loaded")
-        data = self._get_session(no_load=must_create)
+        data = self._get_session(no_load=must_create)  # type: ignore[attr-defined]  # Django's, unstubbed
         if not self._write(data, self._ttl(data), must_create):
             raise CreateError if must_create else UpdateError
 

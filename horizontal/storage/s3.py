@@ -102,7 +102,7 @@ def worst_case_seconds(config: Config) -> float:
 # package split, so that moving the class makes no migration. (django-storages has no
 # type hints: strict mypy sees the base class as Any.)
 @deconstructible(path="horizontal.storage.S3Storage")
-class S3Storage(UpstreamS3Storage):  # type: ignore[misc, unused-ignore]
+class S3Storage(UpstreamS3Storage):  # type: ignore[misc]  # django-storages is untyped
     """django-storages' ``S3Storage`` with fleet-safe defaults (see the module doc).
 
     Extra ``OPTIONS``: ``connect_timeout`` and ``read_timeout`` (seconds),
@@ -249,7 +249,8 @@ class S3Storage(UpstreamS3Storage):  # type: ignore[misc, unused-ignore]
 
     def _open(self, name: str, mode: str = "rb") -> File[Any]:
         if any(flag in mode for flag in "wa+") or self.gzip:
-            return super()._open(name, mode)
+            opened: File[Any] = super()._open(name, mode)
+            return opened
         key = self._normalize_name(clean_name(name))
         params = {
             k: v for k, v in self.get_object_parameters(key).items() if k in ALLOWED_DOWNLOAD_ARGS

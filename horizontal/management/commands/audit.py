@@ -12,7 +12,7 @@ from horizontal.audit.formats import FORMATS, render
 from horizontal.audit.suppress import new_findings, read_baseline, write_baseline
 
 
-class Command(BaseCommand):  # type: ignore[misc, unused-ignore]  # Django is untyped here
+class Command(BaseCommand):
     help = (
         "Find code, settings, Dockerfiles, entrypoints and crontabs that assume a single "
         "instance. Exit status 1 when a finding at or above --fail-on is not baselined."

@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from horizontal.jobs.inventory import job_summaries
 
 
-class Command(BaseCommand):  # type: ignore[misc, unused-ignore]  # Django is untyped here
+class Command(BaseCommand):
     help = "List registered jobs with their schedule, next slot and recent runs."
     requires_system_checks: list[str] = []
 

@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from horizontal.migrate import MigrationLockTimeout, migrate_locked
 
 
-class Command(BaseCommand):  # type: ignore[misc, unused-ignore]  # Django is untyped here
+class Command(BaseCommand):
     help = (
         "Run migrate under a cluster-wide lock: one instance migrates, the others wait "
         "for it (up to --wait seconds) and then find nothing to apply."

@@ -16,7 +16,7 @@ def _interrupt(signum: int, frame: object) -> None:
     raise Interrupted(signal.Signals(signum).name)
 
 
-class Command(BaseCommand):  # type: ignore[misc, unused-ignore]  # Django is untyped here
+class Command(BaseCommand):
     help = (
         "Run a registered job for its due slot (or --slot). Exit 0: ran and succeeded, or "
         "the slot is already taken or done; 1: the job raised; 2: usage error; 3: the "

@@ -13,7 +13,7 @@ from horizontal.jobs.runner import Interrupted
 from horizontal.jobs.scheduler import Scheduler
 
 
-class Command(BaseCommand):  # type: ignore[misc, unused-ignore]  # Django is untyped here
+class Command(BaseCommand):
     help = (
         "Run on every node: one elected leader runs each scheduled job's due slots through "
         "the job gate. SIGTERM hands leadership (and any running slot) back at once."
