@@ -4,10 +4,7 @@ is ``horizontal.sessions.middleware.SessionMiddleware``, the documented path now
 
 from __future__ import annotations
 
-from horizontal.sessions.middleware import (
-    RETRY_AFTER_SECONDS,
-    SessionMiddleware,
-    session_unavailable_response,
-)
+from horizontal.sessions import middleware
+from horizontal.sessions.middleware import *  # noqa: F403
 
-__all__ = ["RETRY_AFTER_SECONDS", "SessionMiddleware", "session_unavailable_response"]
+__all__ = middleware.__all__

@@ -5,30 +5,7 @@
 
 from __future__ import annotations
 
-from horizontal.storage.readiness import (
-    ACCESS_DENIED,
-    BUCKET_MISSING,
-    CONDITIONAL_WRITES_UNSUPPORTED,
-    CREDENTIALS_MISSING,
-    CREDENTIALS_REFUSED,
-    DEFAULT_TIMEOUT,
-    ERROR,
-    TIMEOUT,
-    UNREACHABLE,
-    Probe,
-    probe,
-)
+from horizontal.storage import readiness
+from horizontal.storage.readiness import *  # noqa: F403
 
-__all__ = [
-    "ACCESS_DENIED",
-    "BUCKET_MISSING",
-    "CONDITIONAL_WRITES_UNSUPPORTED",
-    "CREDENTIALS_MISSING",
-    "CREDENTIALS_REFUSED",
-    "DEFAULT_TIMEOUT",
-    "ERROR",
-    "TIMEOUT",
-    "UNREACHABLE",
-    "Probe",
-    "probe",
-]
+__all__ = readiness.__all__
