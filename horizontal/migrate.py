@@ -3,23 +3,29 @@
 The lock is a lease (``horizontal:migrate``) renewed by a heartbeat while ``migrate``
 runs, so a migrator that dies releases it within one TTL and no lock can outlive its
 process. The lease table is itself created by a migration: on a database where
-``horizontal.0001_initial`` is not yet applied, that one migration runs first, unlocked;
-concurrent bootstrappers that collide on its ``CREATE TABLE`` retry until it is recorded.
+``horizontal.0001_initial`` is not yet applied, that one migration is applied first,
+unlocked, and only then; concurrent bootstrappers that collide on its ``CREATE TABLE``
+retry until it is recorded. Once it is applied the bootstrap does nothing, so it can
+never unapply a later horizontal migration.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.management import call_command
+from django.core.management.commands.migrate import Command as MigrateCommand
 from django.db import DatabaseError, connections
 from django.db.migrations.executor import MigrationExecutor
 
 from horizontal import leases
 from horizontal.conf import conf
 from horizontal.exceptions import HorizontalError
+
+if TYPE_CHECKING:
+    from django.db.migrations.migration import Migration
 
 __all__ = ["MIGRATE_LEASE", "MigrationLockTimeout", "migrate_locked"]
 
@@ -28,6 +34,7 @@ POLL = 1.0
 BOOTSTRAP_ATTEMPTS = 10
 # The migration that creates the lease table: applied unlocked, before the lock exists.
 LEASE_MIGRATION = ("horizontal", "0001_initial")
+BOOTSTRAP_HEADING = "Creating the migration lock's table:"
 
 
 class MigrationLockTimeout(HorizontalError):
@@ -43,10 +50,12 @@ def migrate_locked(
     """Run ``call_command("migrate", *args, **options)`` under the migration lease.
 
     Waits up to ``wait`` seconds for another instance's migrate to end; when it has,
-    ours usually finds nothing left to apply.
+    ours usually finds nothing left to apply. On a database without horizontal's
+    tables, ``horizontal.0001_initial`` is applied first (printed under its own heading,
+    in ``migrate``'s format, to ``options["stdout"]``) and ``migrate`` then lists the rest.
     """
     using = conf.DATABASE
-    _bootstrap_lease_table(using, report)
+    _bootstrap_lease_table(using, report, _MigrateOutput(options))
     lease = _wait_for_lease(using, wait, report)
     try:
         with lease.keep_alive():
@@ -58,21 +67,66 @@ def migrate_locked(
             report(f"could not release {MIGRATE_LEASE}; it expires by itself")
 
 
-def _bootstrap_lease_table(using: str, report: Callable[[str], None]) -> None:
+class _MigrateOutput:
+    """What ``migrate`` itself would print for a migration, with the same options.
+
+    Django's own command object does the printing, so the bootstrap's line is exactly
+    ``migrate``'s (``  Applying horizontal.0001_initial... OK``, timings at -v2).
+    """
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        self.command = MigrateCommand(
+            stdout=options.get("stdout"),
+            no_color=bool(options.get("no_color")),
+            force_color=bool(options.get("force_color")),
+        )
+        self.command.verbosity = int(options.get("verbosity", 1))
+        self.line_open = False
+
+    def heading(self, text: str) -> None:
+        if self.command.verbosity >= 1:
+            self.command.stdout.write(self.command.style.MIGRATE_HEADING(text))
+
+    def progress(
+        self, action: str, migration: Migration | None = None, fake: bool | None = False, /
+    ) -> None:
+        # "Rendering model states" is an artefact of running the executor ourselves;
+        # migrate renders before it starts and never prints it at -v1.
+        if not action.startswith("render_"):
+            self.command.migration_progress_callback(action, migration, bool(fake))
+            self.line_open = action.endswith("_start")
+
+    def interrupted(self) -> None:
+        """End an ``Applying ...`` line that its migration did not finish."""
+        if self.line_open and self.command.verbosity >= 1:
+            self.command.stdout.write(self.command.style.WARNING(" collided"))
+        self.line_open = False
+
+
+def _bootstrap_lease_table(using: str, report: Callable[[str], None], out: _MigrateOutput) -> None:
     for attempt in range(1, BOOTSTRAP_ATTEMPTS + 1):
         connection = connections[using]
+        # Through the executor, not the migrate command: migrate would send post_migrate
+        # for every app while only this one table exists, and a project's handler that
+        # queries its own tables would fail (nothing had collided). The full migrate that
+        # follows sends pre/post_migrate once, as plain migrate does.
+        executor = MigrationExecutor(connection, out.progress)
         # Recorded as applied, not merely present: on MySQL a bootstrapper's CREATE TABLE
         # is visible before its migration is recorded, and a full migrate started then
-        # would try to create the table again.
-        if not MigrationExecutor(connection).migration_plan([LEASE_MIGRATION]):
+        # would try to create the table again. Applied means done: a plan towards 0001
+        # from a later state would unapply horizontal's later migrations.
+        if LEASE_MIGRATION in executor.loader.applied_migrations:
             return
+        # 0001 is not applied, so its plan applies it (and nothing it does not need).
+        plan = executor.migration_plan([LEASE_MIGRATION])
         try:
-            call_command(
-                "migrate", *LEASE_MIGRATION, database=using, interactive=False, verbosity=0
-            )
+            if attempt == 1:
+                out.heading(BOOTSTRAP_HEADING)
+            executor.migrate([LEASE_MIGRATION], plan=plan)
             return
         except DatabaseError as exc:
             # Another replica is creating the same tables right now.
+            out.interrupted()
             report(f"bootstrap of horizontal's tables collided ({exc}); retry {attempt}")
             connection.close()
             time.sleep(POLL)

@@ -2,10 +2,38 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
+from typing import TYPE_CHECKING
+
 from django.db import models
+
+from horizontal.db import UnsupportedDatabase, dialect_for
+
+if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
 
 # Django ships no type information here, so its base classes are Any to mypy: hence the
 # ignores on each class line below.
+
+
+class ExactCharField(models.CharField):  # type: ignore[type-arg]
+    """A ``CharField`` that compares byte for byte on every vendor.
+
+    For names and keys: case, accents and trailing spaces all count, so ``Foo`` and
+    ``foo`` are two leases, two jobs, two idempotency keys. MySQL/MariaDB's default
+    collations would make them one row; this field gives the column the vendor's binary
+    NO PAD collation (``db/``'s ``exact_text_collation``) in every ``CREATE`` and
+    ``ALTER``, so a later migration of the column keeps it too.
+    """
+
+    def db_parameters(self, connection: BaseDatabaseWrapper) -> dict[str, str | None]:
+        params = super().db_parameters(connection)
+        # An explicit db_collation wins (django-stubs does not declare the attribute).
+        if getattr(self, "db_collation", None) is None:
+            # An unsupported vendor is refused where horizontal uses it, not here.
+            with suppress(UnsupportedDatabase):
+                params["collation"] = dialect_for(connection).exact_text_collation(connection)
+        return params
 
 
 class Lease(models.Model):
@@ -15,7 +43,7 @@ class Lease(models.Model):
     next acquire continues from the same ``token`` and tokens only ever increase.
     """
 
-    name = models.CharField(max_length=200, primary_key=True)
+    name = ExactCharField(max_length=200, primary_key=True)
     owner = models.CharField(max_length=200)
     token = models.BigIntegerField()
     expires_at = models.DateTimeField()
@@ -45,8 +73,8 @@ class JobRun(models.Model):
         RETRY = "retry"
         CATCHUP = "catchup"
 
-    job = models.CharField(max_length=200)
-    slot = models.CharField(max_length=64, help_text="ISO UTC instant, or a release id")
+    job = ExactCharField(max_length=200)
+    slot = ExactCharField(max_length=64, help_text="ISO UTC instant, or a release id")
     status = models.CharField(max_length=20, choices=Status.choices)
     owner = models.CharField(max_length=200)
     token = models.BigIntegerField(default=1)
@@ -73,7 +101,7 @@ class JobRun(models.Model):
 class Effect(models.Model):
     """An idempotency key, inserted in the same transaction as the effect it guards."""
 
-    key = models.CharField(max_length=255, primary_key=True)
+    key = ExactCharField(max_length=255, primary_key=True)
     job_run = models.ForeignKey(JobRun, on_delete=models.PROTECT, related_name="effects")
     token = models.BigIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)

@@ -3,9 +3,13 @@
 - ``W030``: SQLite (by vendor: SpatiaLite and custom SQLite backends count).
 - ``W031``/``W032``: connections reused unchecked; no connect timeout.
 - ``I033``: a note with the connections the fleet may open (settings only).
-- ``W034``/``I035``: that budget against the server's ``max_connections``. The only
-  check that talks to a server: it is tagged ``database`` and asks only the aliases
-  Django passes in ``databases`` (``check --deploy --database ALIAS``).
+- ``W034``/``I035``: that budget against the server's ``max_connections``.
+- ``W036``: horizontal's name and key columns compare inexactly (case, accents,
+  trailing spaces), as MySQL/MariaDB's default collations do until
+  ``horizontal.0002`` has run.
+
+W034, I035 and W036 talk to a server: they are tagged ``database`` and ask only the
+aliases Django passes in ``databases`` (``check --deploy --database ALIAS``).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from django.apps import AppConfig
+from django.apps import AppConfig, apps
 from django.conf import settings
 from django.core import checks
 from django.core.checks import CheckMessage, Tags
@@ -34,10 +38,12 @@ __all__ = [
     "W031",
     "W032",
     "W034",
+    "W036",
     "Demand",
     "check_connect_timeout",
     "check_connection_budget",
     "check_connection_budget_note",
+    "check_exact_text_columns",
     "check_persistent_connections",
     "check_sqlite",
 ]
@@ -157,6 +163,21 @@ def I035(alias: str, demand: Demand, limit: int) -> checks.Info:
     )
 
 
+def W036(alias: str, columns: Sequence[tuple[str, str, str]]) -> checks.Warning:
+    listed = ", ".join(f"{table}.{column} ({collation})" for table, column, collation in columns)
+    return checks.Warning(
+        f"Database {alias!r} compares {len(columns)} of horizontal's key columns inexactly.",
+        hint=(
+            f"{listed} ignore case, accents or trailing spaces, so 'Foo' and 'foo' are one "
+            "lease, job, slot or effect key. Run 'manage.py migrate horizontal' (0002 makes "
+            "them byte-exact); a collation changed by hand must go back to utf8mb4_nopad_bin "
+            "(MariaDB), utf8mb4_0900_bin (MySQL) or a deterministic one (PostgreSQL)."
+        ),
+        obj=f"DATABASES[{alias!r}]",
+        id="horizontal.W036",
+    )
+
+
 # -- reading DATABASES -------------------------------------------------------------------
 
 
@@ -256,6 +277,33 @@ def _server_connection_limit(alias: str) -> int | None:
         return None
 
 
+# -- byte-exact columns -----------------------------------------------------------------
+
+
+def _exact_text_columns() -> list[tuple[str, str]]:
+    """(table, column) of every column horizontal needs to compare byte for byte."""
+    # Here, not at the top: importing this module must not need the app registry.
+    from horizontal.models import ExactCharField
+
+    return [
+        (model._meta.db_table, field.column)
+        for model in apps.get_app_config("horizontal").get_models()
+        for field in model._meta.concrete_fields
+        if isinstance(field, ExactCharField)
+    ]
+
+
+def _inexact_text_columns(alias: str) -> list[tuple[str, str, str]]:
+    """Those columns on ``alias`` that do not compare byte for byte, with their collation."""
+    connection = connections[alias]
+    try:
+        dialect = dialect_for(connection)
+        with connection.cursor() as cursor:
+            return dialect.inexact_text_columns(cursor, _exact_text_columns())
+    except (DatabaseError, UnsupportedDatabase):
+        return []  # unreachable: the readiness probe's business
+
+
 # -- checks ------------------------------------------------------------------------------
 
 
@@ -307,4 +355,23 @@ def check_connection_budget(
             messages.append(I035(alias, demand, limit))
         elif demand.total > limit:
             messages.append(W034(alias, demand, limit))
+    return messages
+
+
+@register(Tags.database, TAG, deploy=True)
+def check_exact_text_columns(
+    app_configs: Iterable[AppConfig] | None = None,
+    databases: Sequence[str] | None = None,
+    **kwargs: Any,
+) -> list[CheckMessage]:
+    if databases is None:
+        return []
+    messages: list[CheckMessage] = []
+    for alias in databases:
+        # SQLite columns are BINARY unless declared otherwise, and Django declares none.
+        if alias not in settings.DATABASES or _vendor(alias) == "sqlite":
+            continue
+        columns = _inexact_text_columns(alias)
+        if columns:
+            messages.append(W036(alias, columns))
     return messages

@@ -343,3 +343,21 @@ class Dialect:
     def held_lock_count(self, cursor: Cursor) -> int:
         """Locks of ours held by any session right now (for leak checks in tests)."""
         raise NotImplementedError
+
+    # -- byte-exact text columns -----------------------------------------------------------
+
+    def exact_text_collation(self, connection: BaseDatabaseWrapper) -> str | None:
+        """The collation under which a text column compares byte for byte.
+
+        Case, accents and trailing spaces all count. None: the vendor's default already
+        compares that way (PostgreSQL's database collations are deterministic; SQLite's
+        default is ``BINARY``).
+        """
+        return None
+
+    def inexact_text_columns(
+        self, cursor: Cursor, columns: Sequence[tuple[str, str]]
+    ) -> list[tuple[str, str, str]]:
+        """Of ``columns`` (table, column), those that exist and do not compare byte for
+        byte, each with its collation. Tables not created yet are left out."""
+        return []

@@ -9,8 +9,9 @@ OK packet through ``token = LAST_INSERT_ID(token + 1)``: no extra round trip.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import suppress
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from django.db import DatabaseError, IntegrityError
 
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
 _RETRYABLE_ERRNOS = {1213, 1205}
 # ER_LOCK_NOWAIT (MySQL 3572, MariaDB 1205 with NOWAIT reports lock wait timeout)
 _NOWAIT_ERRNOS = {3572, 1205}
+# Binary NO PAD collations: MariaDB's utf8mb4_nopad_bin (and other charsets' nopad_bin),
+# MySQL 8's utf8mb4_0900_bin. Every other collation folds something or pads.
+_BYTE_EXACT_SUFFIXES = ("_nopad_bin", "_0900_bin")
 
 
 def _errno(exc: DatabaseError) -> int | None:
@@ -227,3 +231,40 @@ class MySQLDialect(Dialect):
             [],
         )
         return int(scalar(cursor))
+
+    def exact_text_collation(self, connection: BaseDatabaseWrapper) -> str | None:
+        # The server default (utf8mb4_general_ci, or MySQL 8's utf8mb4_0900_ai_ci) folds
+        # case and accents, and PAD SPACE collations, utf8mb4_bin included, ignore
+        # trailing spaces. Only a binary NO PAD collation compares byte for byte.
+        mysql = cast(Any, connection)
+        if mysql.mysql_is_mariadb:
+            return "utf8mb4_nopad_bin"
+        # MySQL before 8.0.17 has no binary NO PAD collation: utf8mb4_bin is the nearest,
+        # and the database check (W036) says what it still ignores.
+        return "utf8mb4_0900_bin" if mysql.mysql_version >= (8, 0, 17) else "utf8mb4_bin"
+
+    def inexact_text_columns(
+        self, cursor: Cursor, columns: Sequence[tuple[str, str]]
+    ) -> list[tuple[str, str, str]]:
+        if not columns:
+            return []
+        pairs = ", ".join(["(%s, %s)"] * len(columns))
+        cursor.execute(
+            "SELECT TABLE_NAME, COLUMN_NAME, COLLATION_NAME FROM information_schema.COLUMNS"
+            f" WHERE TABLE_SCHEMA = DATABASE() AND (TABLE_NAME, COLUMN_NAME) IN ({pairs})"
+            " ORDER BY TABLE_NAME, COLUMN_NAME",
+            [name for pair in columns for name in pair],
+        )
+        found = []
+        while (row := cursor.fetchone()) is not None:
+            table, column, collation = (str(value) if value is not None else None for value in row)
+            if not _is_byte_exact(collation):
+                found.append((str(table), str(column), str(collation)))
+        return found
+
+
+def _is_byte_exact(collation: str | None) -> bool:
+    """Binary NO PAD collations, and binary strings (no collation): byte for byte."""
+    if collation is None or collation == "binary":
+        return True
+    return collation.endswith(_BYTE_EXACT_SUFFIXES)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -81,3 +81,23 @@ class PostgreSQLDialect(Dialect):
             [],
         )
         return int(scalar(cursor))
+
+    def inexact_text_columns(
+        self, cursor: Cursor, columns: Sequence[tuple[str, str]]
+    ) -> list[tuple[str, str, str]]:
+        # A database's default collation is deterministic (equal only if the bytes are);
+        # a column can be given a nondeterministic one (CREATE COLLATION ... deterministic
+        # = false) by hand.
+        found = []
+        for table, column in columns:
+            cursor.execute(
+                "SELECT coll.collname FROM pg_attribute a"
+                " JOIN pg_collation coll ON coll.oid = a.attcollation"
+                " WHERE a.attrelid = to_regclass(%s) AND a.attname = %s"
+                " AND NOT coll.collisdeterministic",
+                [table, column],
+            )
+            row = cursor.fetchone()
+            if row is not None:
+                found.append((table, column, str(row[0])))
+        return found

@@ -1,8 +1,9 @@
-"""Deploy checks W030-W035 (horizontal/checks/databases.py).
+"""Deploy checks W030-W036 (horizontal/checks/databases.py).
 
 W030-W032 and the I033 note read settings, from the SHARED baseline. The connection
-budget against the real servers' max_connections (W034, I035) is tagged ``database``:
-it asks only the aliases Django passes in ``databases``, and reads one server variable.
+budget against the real servers' max_connections (W034, I035) and the collation of
+horizontal's key columns (W036) are tagged ``database``: they ask only the aliases
+Django passes in ``databases``, and read the server's catalogue.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 from django.core import checks
+from django.db import connections
 from django.test import override_settings
 
 from horizontal.checks import databases as database_checks
@@ -187,6 +189,70 @@ def test_sqlite_alias_is_never_asked() -> None:
     assert database_checks.check_connection_budget(databases=["default"]) == []
 
 
+# -- horizontal's key columns compare byte for byte (W036) -------------------------------
+
+
+def inexact(alias: str) -> list[checks.CheckMessage]:
+    return list(database_checks.check_exact_text_columns(databases=[alias]))
+
+
+def test_exact_text_columns_check_does_nothing_without_databases() -> None:
+    assert database_checks.check_exact_text_columns(databases=None) == []
+
+
+def test_exact_text_columns_never_ask_sqlite() -> None:
+    assert database_checks.check_exact_text_columns(databases=["default"]) == []
+
+
+@pytest.mark.django_db(transaction=True, databases=["default", *NETWORK_ALIASES])
+def test_hardening_01_migrated_key_columns_are_byte_exact(alias: str) -> None:
+    # The mysql test database has the server's default collation (utf8mb4_general_ci):
+    # horizontal's migrations alone make the four columns exact.
+    assert inexact(alias) == []
+
+
+@pytest.mark.parametrize("collation", ["utf8mb4_general_ci", "utf8mb4_bin"])
+@pytest.mark.django_db(transaction=True, databases=["default", "mysql"])
+def test_hardening_01_mysql_column_that_folds_or_pads_is_w036(collation: str) -> None:
+    # utf8mb4_bin is binary but PAD SPACE: 'foo' and 'foo ' are still one key.
+    with connections["mysql"].cursor() as cursor:
+        cursor.execute(
+            f"ALTER TABLE horizontal_effect MODIFY `key` varchar(255) COLLATE {collation} NOT NULL"
+        )
+        try:
+            [warning] = inexact("mysql")
+        finally:
+            cursor.execute(
+                "ALTER TABLE horizontal_effect MODIFY `key` varchar(255)"
+                " COLLATE utf8mb4_nopad_bin NOT NULL"
+            )
+    assert warning.id == "horizontal.W036"
+    assert f"horizontal_effect.key ({collation})" in warning.hint
+    assert inexact("mysql") == []
+
+
+@pytest.mark.django_db(transaction=True, databases=["default", "postgresql"])
+def test_hardening_01_postgresql_nondeterministic_column_is_w036() -> None:
+    with connections["postgresql"].cursor() as cursor:
+        cursor.execute(
+            "CREATE COLLATION IF NOT EXISTS hz_case_insensitive"
+            " (provider = icu, locale = 'und-u-ks-level2', deterministic = false)"
+        )
+        # The slot column: the lease name's varchar_pattern_ops index refuses such a collation.
+        cursor.execute(
+            "ALTER TABLE horizontal_jobrun ALTER COLUMN slot TYPE varchar(64)"
+            " COLLATE hz_case_insensitive"
+        )
+        try:
+            [warning] = inexact("postgresql")
+        finally:
+            cursor.execute(
+                'ALTER TABLE horizontal_jobrun ALTER COLUMN slot TYPE varchar(64) COLLATE "default"'
+            )
+    assert "horizontal_jobrun.slot (hz_case_insensitive)" in warning.hint
+    assert inexact("postgresql") == []
+
+
 def test_every_check_is_registered_deploy_only() -> None:
     assert_registered_deploy_only(database_checks)
 
@@ -201,6 +267,7 @@ def every_message() -> list[checks.CheckMessage]:
         database_checks.I033(alias, demand),
         database_checks.W034(alias, demand, 500),
         database_checks.I035(alias, demand, 500),
+        database_checks.W036(alias, [("horizontal_effect", "key", "utf8mb4_general_ci")]),
     ]
 
 

@@ -1,13 +1,17 @@
-"""``manage.py migrate_locked`` from four real processes at once on an empty database.
+"""``manage.py migrate_locked`` in real processes, on empty and on migrated databases.
 
 What a fleet does when every replica's entrypoint migrates: exactly one process applies
 each migration, the others wait for it and find nothing to apply, and every process
-exits 0 - on SQLite, PostgreSQL and MariaDB.
+exits 0 - on SQLite, PostgreSQL and MariaDB. Its bootstrap of the lease table never
+unapplies a later horizontal migration, sends no ``post_migrate`` before the project's
+tables exist, and its output is ``migrate``'s.
 """
 
 from __future__ import annotations
 
+import subprocess
 import time
+from collections.abc import Iterator
 
 import pytest
 
@@ -88,3 +92,79 @@ def test_a_killed_migrator_releases_the_lock_within_one_ttl(empty_db: ScratchDat
     waiter = manage("migrate_locked", "--wait", "30", env=env)
     assert "waiting for killed-migrator" in waiter.stdout
     assert time.monotonic() - started < 3 + 5  # the TTL, a poll, and process start-up
+
+
+# -- the bootstrap of the lease table --------------------------------------------------
+
+LOCK = "horizontal:migrate"
+HORIZONTAL_MIGRATIONS = "SELECT id, name, applied FROM django_migrations WHERE app = 'horizontal'"
+INSERT_LEASE = (
+    "INSERT INTO horizontal_lease (name, owner, token, expires_at, acquired_at)"
+    " VALUES (%s, 'a', %s, '2026-01-01 00:00:00', '2026-01-01 00:00:00')"
+)
+
+
+def test_hardening_04_migrate_locked_leaves_a_later_horizontal_migration_applied(
+    empty_db: ScratchDatabase,
+) -> None:
+    manage("migrate_locked", "-v0", env=empty_db.env)
+    recorded = sorted(empty_db.query(HORIZONTAL_MIGRATIONS), key=lambda row: row[1])
+    assert [name for _, name, _ in recorded] == ["0001_initial", "0002_exact_text_columns"]
+    empty_db.query(INSERT_LEASE, ("Foo", 7))
+    empty_db.query(INSERT_LEASE, ("foo", 8))  # two rows only while 0002 holds
+    again = manage("migrate_locked", env=empty_db.env)
+    assert "Unapplying" not in again.stdout and "Applying" not in again.stdout, again.stdout
+    assert "No migrations to apply" in again.stdout
+    # The same records (ids and times): 0002 was neither unapplied nor applied again.
+    assert sorted(empty_db.query(HORIZONTAL_MIGRATIONS), key=lambda row: row[1]) == recorded
+    rows = empty_db.query("SELECT name, token FROM horizontal_lease WHERE name <> %s", (LOCK,))
+    assert sorted(rows) == [("Foo", 7), ("foo", 8)]
+
+
+MIGRATION_OF_LOCK_TABLE = "  Applying horizontal.0001_initial... OK"
+BOOTSTRAP_HEADING = "Creating the migration lock's table:"  # the one line horizontal adds
+PROJECT_WITH_POST_MIGRATE = {"DJANGO_SETTINGS_MODULE": "tests.leases.default_groups_settings"}
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def plain_and_locked(
+    request: pytest.FixtureRequest,
+) -> Iterator[tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]]:
+    """``migrate`` and ``migrate_locked`` of a project with a ``post_migrate`` handler that
+    queries auth_group, each on a fresh database of its own."""
+    plain_db = ScratchDatabase(request.param, PROJECT_WITH_POST_MIGRATE).create(migrate=False)
+    locked_db = ScratchDatabase(request.param, PROJECT_WITH_POST_MIGRATE).create(migrate=False)
+    try:
+        plain = manage("migrate", env=plain_db.env, check=False)
+        locked = manage("migrate_locked", env=locked_db.env, check=False)
+        assert locked_db.query("SELECT name FROM auth_group") == [("editors",)]
+        yield plain, locked
+    finally:
+        plain_db.drop()
+        locked_db.drop()
+
+
+def test_hardening_14_a_fresh_database_bootstraps_without_a_false_collision(
+    plain_and_locked: tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]],
+) -> None:
+    plain, locked = plain_and_locked
+    assert plain.returncode == 0, plain.stdout + plain.stderr
+    assert locked.returncode == 0, locked.stdout + locked.stderr
+    output = locked.stdout + locked.stderr
+    assert "collided" not in output and "retry" not in output, output
+
+
+def test_hardening_14_migrate_locked_prints_what_migrate_prints(
+    plain_and_locked: tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]],
+) -> None:
+    plain, locked = plain_and_locked
+    plain_lines = plain.stdout.splitlines()
+    assert MIGRATION_OF_LOCK_TABLE in plain_lines, plain.stdout
+    # The lock table's migration comes first, under a heading of its own, because the
+    # lock lives in it; every other line is migrate's, in migrate's order.
+    expected = [
+        BOOTSTRAP_HEADING,
+        MIGRATION_OF_LOCK_TABLE,
+        *(line for line in plain_lines if line != MIGRATION_OF_LOCK_TABLE),
+    ]
+    assert locked.stdout.splitlines() == expected

@@ -45,7 +45,12 @@ class Command(BaseCommand):
                 report=self.stdout.write,
                 database=options["database"],
                 verbosity=options["verbosity"],
-                stdout=self.stdout,
+                no_color=options["no_color"],
+                force_color=options["force_color"],
+                # The stream itself, not our wrapper of it: migrate wraps what it is given,
+                # and a wrapper inside a wrapper ends every write with a newline, which
+                # split "Applying X..." from its " OK".
+                stdout=self.stdout._out,
             )
         except MigrationLockTimeout as exc:
             raise CommandError(str(exc)) from exc
