@@ -3,6 +3,8 @@
 #   make test   set up both Django versions, start services, lint, run the whole suite
 
 PY311 ?= python3
+# The 15 slowest tests are printed on every run, so a slow newcomer is seen in CI.
+PYTEST_ARGS ?= --durations=15
 # The first Python 3.12 that actually runs (a pyenv shim may exist and still refuse).
 PY312 ?= $(shell for p in $$HOME/.pyenv/versions/3.12*/bin/python3.12 $$(command -v python3.12); do \
 	"$$p" -c 'import sys' 2>/dev/null && echo "$$p" && break; done)
