@@ -225,7 +225,8 @@ def check_s3_timeouts(
         # is no boto3, and nothing to check.
         from horizontal.storage import worst_case_seconds
 
-        seconds = worst_case_seconds(storage.client_config)
+        # Ours bounds a call by its deadline too; upstream's has none.
+        seconds = worst_case_seconds(storage.client_config, getattr(storage, "deadline", None))
         if seconds > MAX_BLOCKING_SECONDS:
             messages.append(W065(alias, seconds))
     return messages
