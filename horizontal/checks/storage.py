@@ -69,7 +69,11 @@ def W061(alias: str) -> checks.Warning:
     return checks.Warning(
         f"STORAGES[{alias!r}] is S3 with file_overwrite=True: two instances saving the "
         "same name keep only the last one.",
-        hint=f"Use horizontal.storage.S3Storage, or set OPTIONS file_overwrite=False; {DOCS}.",
+        hint=(
+            "Use horizontal.storage.S3Storage (never overwrites), or set OPTIONS "
+            "file_overwrite=False. A thumbnail cache that rewrites the same names on "
+            "purpose: horizontal.storage.S3Storage with deterministic_names=True."
+        ),
         obj=f"STORAGES[{alias!r}]",
         id="horizontal.W061",
     )
@@ -175,8 +179,11 @@ def check_local_storage(
 def check_s3_overwrite(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
+    # deterministic_names: a cache (thumbnails) that rewrites its own names on purpose.
     return [
-        W061(alias) for alias, storage in _s3_storages(_shared_aliases()) if storage.file_overwrite
+        W061(alias)
+        for alias, storage in _s3_storages(_shared_aliases())
+        if storage.file_overwrite and not getattr(storage, "deterministic_names", False)
     ]
 
 

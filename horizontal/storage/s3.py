@@ -262,14 +262,20 @@ class S3Storage(UpstreamS3Storage):  # type: ignore[misc]  # django-storages is 
 
     Extra ``OPTIONS``: ``connect_timeout`` and ``read_timeout`` (seconds),
     ``max_attempts`` (per call, first try included), ``deadline`` (seconds one call may
-    take, retries included; ``None`` for none) and ``conditional_writes`` (``False``
+    take, retries included; ``None`` for none), ``conditional_writes`` (``False``
     only for an S3-compatible server that rejects ``If-None-Match``; saves then ask
-    with a HEAD first, which two instances can still race).
+    with a HEAD first, which two instances can still race) and ``deterministic_names``
+    (``True`` for a cache whose names are derived from what they hold, such as
+    thumbnails: a save under an existing name replaces it, as the cache expects).
     """
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self._validate_bounds()
+        if self.deterministic_names:
+            # Same name, same derived content: the newest write is the right one, and
+            # the library that wrote it reads it back under the name it asked for.
+            self.file_overwrite = True
         read = float(self.read_timeout)
         if self.deadline is not None:
             # One whole attempt fits in the deadline, even where botocore cannot
@@ -314,6 +320,7 @@ class S3Storage(UpstreamS3Storage):  # type: ignore[misc]  # django-storages is 
             max_attempts=DEFAULT_MAX_ATTEMPTS,
             deadline=DEFAULT_DEADLINE,
             conditional_writes=True,
+            deterministic_names=False,
             transfer_config=setting("AWS_S3_TRANSFER_CONFIG")
             or TransferConfig(
                 multipart_threshold=MULTIPART_THRESHOLD, multipart_chunksize=MULTIPART_CHUNK

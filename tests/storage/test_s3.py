@@ -27,7 +27,9 @@ from botocore.exceptions import (
 )
 from django.core.exceptions import ImproperlyConfigured, SuspiciousFileOperation
 from django.core.files.base import ContentFile, File
+from django.core.files.storage import storages
 
+from horizontal.checks.storage import check_s3_check_then_write, check_s3_overwrite
 from horizontal.storage import S3Storage
 from tests.storage.conftest import SLACK, storage_at
 from tests.support.s3 import ACCESS_KEY, REGION, SECRET_KEY, MotoServer, SilentServer
@@ -214,6 +216,42 @@ def test_explicit_file_overwrite_replaces_as_upstream_does(moto: MotoServer, buc
     storage.save("same.txt", ContentFile(b"old"))
     assert storage.save("same.txt", ContentFile(b"new")) == "same.txt"
     assert stored_bytes(moto, bucket, "same.txt") == b"new"
+
+
+def test_hardening_18_a_thumbnail_alias_replaces_a_regenerated_name_default_never_does(
+    moto: MotoServer, bucket: str, settings: Any
+) -> None:
+    # docs/files.md's recipe: the cache a thumbnail library writes under names derived
+    # from the source gets an alias of its own; uploads stay on the default.
+    settings.STORAGES = {
+        "default": {
+            "BACKEND": "horizontal.storage.S3Storage",
+            "OPTIONS": moto.storage_options(bucket),
+        },
+        "thumbnails": {
+            "BACKEND": "horizontal.storage.S3Storage",
+            "OPTIONS": moto.storage_options(
+                bucket, location="thumbnails", deterministic_names=True
+            ),
+        },
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    thumbnails, default = storages["thumbnails"], storages["default"]
+    name = "photos/7/200x200_crop.jpg"
+    assert thumbnails.save(name, ContentFile(b"rendered from the old photo")) == name
+    # The photo changed, or the library lost its record: it renders again, same name.
+    assert thumbnails.save(name, ContentFile(b"rendered from the new photo")) == name
+    with thumbnails.open(name) as file:
+        assert file.read() == b"rendered from the new photo"
+    assert keys(moto, bucket) == [f"thumbnails/{name}"]
+
+    first = default.save("uploads/photo.jpg", ContentFile(b"one user's photo"))
+    second = default.save("uploads/photo.jpg", ContentFile(b"another user's photo"))
+    assert first != second
+    assert stored_bytes(moto, bucket, first) == b"one user's photo"
+    # The recipe passes check --deploy: overwriting there is the point, not an accident.
+    assert check_s3_overwrite() == []
+    assert check_s3_check_then_write() == []
 
 
 def test_without_conditional_writes_a_taken_name_is_found_by_asking_first(
