@@ -149,3 +149,57 @@ def test_ids_are_spelt_whole(module: str) -> None:
         and BUILT_ID.fullmatch(str(node.values[0].value))
     ]
     assert built == []
+
+
+# -- hints and examples a pip user follows --------------------------------------------------
+
+
+def test_hardening_17_the_w032_hint_covers_urls_and_the_environment() -> None:
+    from horizontal.checks.databases import W032
+
+    hint = W032("default").hint
+    assert "OPTIONS['connect_timeout']" in hint
+    assert "?connect_timeout=5" in hint  # dj-database-url puts it in OPTIONS
+    assert "PGCONNECT_TIMEOUT" in hint
+    assert "read_default_file" in hint  # MySQL's only other way
+
+
+def environment_reads(source: str) -> set[str]:
+    """Names ``source`` reads from ``os.environ`` (``environ[...]``, ``.get``, ``in``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Subscript) and ast.unparse(node.value).endswith("environ"):
+            target = node.slice
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and ast.unparse(node.func.value).endswith("environ")
+            and node.args
+        ):
+            target = node.args[0]
+        else:
+            continue
+        if isinstance(target, ast.Constant) and isinstance(target.value, str):
+            found.add(target.value)
+    return found
+
+
+def test_hardening_17_every_horizontal_variable_the_ci_examples_set_is_read() -> None:
+    section = DOCS.split("## Running it in CI", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```(\w+)\n(.*?)```", section, re.DOTALL)
+    set_in_ci = {
+        name
+        for language, block in blocks
+        if language == "yaml"
+        for name in re.findall(r"^\s+(HORIZONTAL_\w+):", block, re.MULTILINE)
+    }
+    assert set_in_ci, "the CI examples set no HORIZONTAL_* variable any more"
+    read_by_horizontal = set().union(
+        *(environment_reads(path.read_text()) for path in (ROOT / "horizontal").rglob("*.py"))
+    )
+    read_by_the_example = set().union(
+        *(environment_reads(block) for language, block in blocks if language == "python")
+    )
+    unread = set_in_ci - read_by_horizontal - read_by_the_example
+    assert unread == set(), f"set in CI, read by nothing: {sorted(unread)}"
