@@ -151,7 +151,66 @@ def test_ids_are_spelt_whole(module: str) -> None:
     assert built == []
 
 
-# -- hints and examples a pip user follows --------------------------------------------------
+# -- hints and the catalogue a pip user has --------------------------------------------------
+
+REPOSITORY_PATH = re.compile(r"docs/|\.md\b|#[a-z0-9-]+horizontalw")
+
+
+def module_constants(module: str) -> dict[str, ast.expr]:
+    """Module-level ``NAME = <expr>`` assignments, for hints built from a constant."""
+    found: dict[str, ast.expr] = {}
+    for node in tree(module).body:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    found[target.id] = node.value
+    return found
+
+
+def hint_texts(module: str) -> list[str]:
+    """The literal text of every ``hint=`` a module passes, constants it names included."""
+    constants = module_constants(module)
+    texts = []
+    for node in ast.walk(tree(module)):
+        if not isinstance(node, ast.Call):
+            continue
+        for keyword in node.keywords:
+            if keyword.arg != "hint":
+                continue
+            parts = [keyword.value]
+            parts += [
+                constants[name.id]
+                for name in ast.walk(keyword.value)
+                if isinstance(name, ast.Name) and name.id in constants
+            ]
+            texts += [
+                leaf.value
+                for part in parts
+                for leaf in ast.walk(part)
+                if isinstance(leaf, ast.Constant) and isinstance(leaf.value, str)
+            ]
+    return texts
+
+
+@pytest.mark.parametrize("module", CHECK_MODULES)
+def test_hardening_16_hints_point_at_no_file_a_pip_user_lacks(module: str) -> None:
+    """A hint says what to do itself: a pip install has no docs/ (and a project's own
+    docs/ is another page altogether); ``manage.py horizontal_explain ID`` has the rest.
+    Hints a check reports from its feature module (``jobs.py``: the job validation's)
+    count too."""
+    texts = [text for name in sorted(reachable(module)) for text in hint_texts(name)]
+    assert texts or module == "horizontal.checks.code", f"{module}: no hint found"
+    assert [text for text in texts if REPOSITORY_PATH.search(text)] == []
+
+
+def test_hardening_16_the_shipped_catalogue_is_this_page() -> None:
+    from horizontal.catalogue import entries, parse
+
+    assert entries() == parse(DOCS), (
+        "horizontal/catalogue_entries.py is not docs/checks.md: regenerate it with "
+        "`python -m horizontal.catalogue && ruff format horizontal/catalogue_entries.py`"
+    )
+    assert sorted(entries()) == sorted(index_ids())
 
 
 def test_hardening_17_the_w032_hint_covers_urls_and_the_environment() -> None:
