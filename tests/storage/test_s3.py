@@ -29,7 +29,11 @@ from django.core.exceptions import ImproperlyConfigured, SuspiciousFileOperation
 from django.core.files.base import ContentFile, File
 from django.core.files.storage import storages
 
-from horizontal.checks.storage import check_s3_check_then_write, check_s3_overwrite
+from horizontal.checks.storage import (
+    check_s3_check_then_write,
+    check_s3_overwrite,
+    check_s3_timeouts,
+)
 from horizontal.storage import S3Storage
 from tests.storage.conftest import SLACK, storage_at
 from tests.support.s3 import ACCESS_KEY, REGION, SECRET_KEY, MotoServer, SilentServer
@@ -463,3 +467,21 @@ def test_failures_botocore_does_not_retry_are_left_as_they_are(moto: MotoServer)
     storage = storage_at(moto.url, bucket="no-such-bucket-here", deadline=2.5)
     with pytest.raises(ClientError, match="NoSuchBucket"):
         storage.save("a.txt", ContentFile(b"x"))
+
+
+def test_w065_counts_the_deadline(settings: Any) -> None:
+    # Long timeouts for big transfers: 3 x (2 + 1 + 60) + 3 = 192 s without a deadline.
+    options = {"bucket_name": "b", "region_name": REGION, "read_timeout": 60}
+    settings.STORAGES = {
+        "default": {"BACKEND": "horizontal.storage.S3Storage", "OPTIONS": options},
+        "unbounded": {
+            "BACKEND": "horizontal.storage.S3Storage",
+            "OPTIONS": {**options, "deadline": None},
+        },
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    assert storages["default"].worst_case_seconds == 10.0
+    assert storages["unbounded"].worst_case_seconds == 192.0
+    assert [(m.id, m.obj) for m in check_s3_timeouts()] == [
+        ("horizontal.W065", "STORAGES['unbounded']")
+    ]
