@@ -166,17 +166,13 @@ class _Deadline:
     (``needs-retry``) the retry is refused, with ``S3DeadlineExceeded``, unless the
     longest backoff and a useful attempt still fit; each attempt (``before-send``) is
     given only the read timeout the deadline has left. Whether a failure is retried at
-    all stays botocore's decision (its standard retry conditions).
+    all stays botocore's decision (its standard retry conditions). Timeouts and
+    attempts are each client's own (``context["client_config"]``): the readiness probe's
+    client, made from the same session, keeps its shorter ones.
     """
 
-    def __init__(self, seconds: float, config: Config) -> None:
+    def __init__(self, seconds: float) -> None:
         self.seconds = seconds
-        self.connect = float(config.connect_timeout or 60)
-        self.read = float(config.read_timeout or 60)
-        # The shortest attempt worth starting: botocore shortens the read timeout when
-        # it can; otherwise an attempt needs its whole read timeout.
-        self.floor = min(self.read, MIN_ATTEMPT_READ) if PER_REQUEST_READ_TIMEOUT else self.read
-        self._retryable = StandardRetryConditions(max_attempts=_attempts(config))
         self._adapter = RetryEventAdapter()
 
     def register(self, events: Any) -> None:
@@ -189,8 +185,14 @@ class _Deadline:
         context[_STARTED] = time.monotonic()
         context[_OPERATION] = getattr(model, "name", "call")
 
-    def _overhead(self, expects_continue: bool) -> float:
-        return self.connect + (EXPECT_CONTINUE_WAIT if expects_continue else 0.0)
+    @staticmethod
+    def _bounds(context: dict[str, Any]) -> tuple[float, float, float]:
+        """The calling client's connect and read timeouts, and the shortest attempt worth
+        starting (botocore shortens a read timeout when it can; else a whole one)."""
+        config = context.get("client_config") or Config()
+        connect = float(config.connect_timeout or 60)
+        read = float(config.read_timeout or 60)
+        return connect, read, min(read, MIN_ATTEMPT_READ) if PER_REQUEST_READ_TIMEOUT else read
 
     def _before_retry(
         self,
@@ -211,13 +213,15 @@ class _Deadline:
             response=response,
             operation=kwargs.get("operation"),
         )
-        if not self._retryable.is_retryable(retry):
+        config = context.get("client_config") or Config()
+        if not StandardRetryConditions(max_attempts=_attempts(config)).is_retryable(retry):
             return  # botocore will not retry: its own outcome stands
         failure = _describe(caught_exception, response)
         context[_LAST_FAILURE] = failure
+        connect, _, floor = self._bounds(context)
         elapsed = time.monotonic() - started
         backoff = min(2.0 ** (attempts - 1), MAX_BACKOFF)
-        if elapsed + backoff + self._overhead(True) + self.floor > self.seconds:
+        if elapsed + backoff + connect + EXPECT_CONTINUE_WAIT + floor > self.seconds:
             raise self._exceeded(context, attempts, failure) from caught_exception
 
     def _before_attempt(self, request: Any, **kwargs: Any) -> None:
@@ -225,15 +229,17 @@ class _Deadline:
         started = context.get(_STARTED)
         if started is None:
             return
+        connect, configured, floor = self._bounds(context)
         attempt = int(context.get("retries", {}).get("attempt", 1))
         left = started + self.seconds - time.monotonic()
-        read = min(self.read, left - self._overhead("Expect" in request.headers))
+        waits = connect + (EXPECT_CONTINUE_WAIT if "Expect" in request.headers else 0.0)
+        read = min(configured, left - waits)
         # The first attempt always goes out (S3Storage leaves it room); a later one only
         # if it fits, which fails only when a backoff outlasted its reserve.
-        if attempt > 1 and read < self.floor:
+        if attempt > 1 and read < floor:
             raise self._exceeded(context, attempt - 1, context.get(_LAST_FAILURE, "none"))
         if PER_REQUEST_READ_TIMEOUT:
-            context["read_timeout"] = max(read, MIN_ATTEMPT_READ)
+            context["read_timeout"] = max(read, min(configured, MIN_ATTEMPT_READ))
 
     def _exceeded(self, context: dict[str, Any], attempts: int, failure: str) -> Exception:
         return S3DeadlineExceeded(
@@ -347,7 +353,7 @@ class S3Storage(UpstreamS3Storage):  # type: ignore[misc]  # django-storages is 
         # here and copies the session's events: one place bounds them all.
         session = super()._create_session()
         if self.deadline is not None:
-            _Deadline(float(self.deadline), self.client_config).register(session.events)
+            _Deadline(float(self.deadline)).register(session.events)
         return session
 
     @property
