@@ -125,7 +125,13 @@ def W031(alias: str) -> checks.Warning:
 def W032(alias: str) -> checks.Warning:
     return checks.Warning(
         f"Database {alias!r} has no connect timeout: an outage hangs every worker.",
-        hint="Set OPTIONS['connect_timeout'] to a few seconds so requests fail fast.",
+        hint=(
+            "Set OPTIONS['connect_timeout'] = 5 (seconds) so requests fail fast; with "
+            "DATABASES from a URL (dj-database-url), add ?connect_timeout=5 to it. "
+            "PostgreSQL also takes PGCONNECT_TIMEOUT=5 from the environment; MySQL has no "
+            "variable, only connect-timeout in the [client] group of an option file named "
+            "by OPTIONS['read_default_file']."
+        ),
         obj=f"DATABASES[{alias!r}]",
         id="horizontal.W032",
     )

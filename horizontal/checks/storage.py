@@ -46,7 +46,6 @@ S3_STORAGES = ("storages.backends.s3.S3Storage",)
 PUBLIC_ACLS = frozenset({"public-read", "public-read-write", "authenticated-read"})
 # A request worker blocked longer than this by one S3 call is an outage, not a blip.
 MAX_BLOCKING_SECONDS = 60.0
-DOCS = "see docs/checks.md#file-storage-horizontalw060w069"
 
 
 # -- messages ----------------------------------------------------------------------------
@@ -58,7 +57,8 @@ def W060(alias: str, backend: type) -> checks.Warning:
         "read through any other.",
         hint=(
             "Use horizontal.storage.S3Storage (STORAGES = storages_from_env() with "
-            f"AWS_STORAGE_BUCKET_NAME set) or another shared store; {DOCS}."
+            "AWS_STORAGE_BUCKET_NAME set) or another store every instance reads. Expected "
+            "on a laptop without a bucket."
         ),
         obj=f"STORAGES[{alias!r}]",
         id="horizontal.W060",
@@ -69,7 +69,11 @@ def W061(alias: str) -> checks.Warning:
     return checks.Warning(
         f"STORAGES[{alias!r}] is S3 with file_overwrite=True: two instances saving the "
         "same name keep only the last one.",
-        hint=f"Use horizontal.storage.S3Storage, or set OPTIONS file_overwrite=False; {DOCS}.",
+        hint=(
+            "Use horizontal.storage.S3Storage (never overwrites), or set OPTIONS "
+            "file_overwrite=False. A thumbnail cache that rewrites the same names on "
+            "purpose: horizontal.storage.S3Storage with deterministic_names=True."
+        ),
         obj=f"STORAGES[{alias!r}]",
         id="horizontal.W061",
     )
@@ -80,7 +84,7 @@ def W062(alias: str, endpoint: str) -> checks.Warning:
         f"STORAGES[{alias!r}] sets endpoint_url ({endpoint}) but no region_name.",
         hint=(
             "Set OPTIONS region_name (or AWS_S3_REGION_NAME / AWS_REGION): without it signed "
-            f"URLs and SigV4 requests can fail with AuthorizationQueryParametersError; {DOCS}."
+            "URLs and SigV4 requests can fail with AuthorizationQueryParametersError."
         ),
         obj=f"STORAGES[{alias!r}]",
         id="horizontal.W062",
@@ -92,7 +96,8 @@ def W063(alias: str, acl: str) -> checks.Warning:
         f"STORAGES[{alias!r}] writes objects with the public ACL {acl!r}.",
         hint=(
             "Leave default_acl unset and drop ACL from object_parameters: objects stay "
-            f"private and are served through signed URLs; {DOCS}."
+            "private and are served through signed URLs. Serve public assets from "
+            "staticfiles."
         ),
         obj=f"STORAGES[{alias!r}]",
         id="horizontal.W063",
@@ -105,7 +110,8 @@ def W064(alias: str) -> checks.Warning:
         "saving the same name at once can still overwrite each other.",
         hint=(
             "Use horizontal.storage.S3Storage with conditional_writes=True (the default): "
-            f"the write itself refuses an existing object; {DOCS}."
+            "the write itself refuses an existing object. Only if your server rejects "
+            "If-None-Match: unique upload_to paths, and silence this id."
         ),
         obj=f"STORAGES[{alias!r}]",
         id="horizontal.W064",
@@ -117,8 +123,9 @@ def W065(alias: str, seconds: float) -> checks.Warning:
         f"STORAGES[{alias!r}]: one S3 call can block a worker for up to {seconds:.0f} s "
         "when the endpoint stops answering.",
         hint=(
-            "Use horizontal.storage.S3Storage (2 s connect, 5 s read, 3 attempts) or set "
-            f"connect_timeout, read_timeout and retries in client_config; {DOCS}."
+            "Use horizontal.storage.S3Storage (2 s connect, 5 s read, 3 attempts, 10 s "
+            "deadline per call), or lower connect_timeout, read_timeout and retries in "
+            "client_config."
         ),
         obj=f"STORAGES[{alias!r}]",
         id="horizontal.W065",
@@ -175,8 +182,11 @@ def check_local_storage(
 def check_s3_overwrite(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
+    # deterministic_names: a cache (thumbnails) that rewrites its own names on purpose.
     return [
-        W061(alias) for alias, storage in _s3_storages(_shared_aliases()) if storage.file_overwrite
+        W061(alias)
+        for alias, storage in _s3_storages(_shared_aliases())
+        if storage.file_overwrite and not getattr(storage, "deterministic_names", False)
     ]
 
 
@@ -225,7 +235,8 @@ def check_s3_timeouts(
         # is no boto3, and nothing to check.
         from horizontal.storage import worst_case_seconds
 
-        seconds = worst_case_seconds(storage.client_config)
+        # Ours bounds a call by its deadline too; upstream's has none.
+        seconds = worst_case_seconds(storage.client_config, getattr(storage, "deadline", None))
         if seconds > MAX_BLOCKING_SECONDS:
             messages.append(W065(alias, seconds))
     return messages

@@ -18,6 +18,7 @@ from typing import IO, Any, NamedTuple
 
 from django.core.files.base import ContentFile, File
 from django.core.files.storage import Storage, storages
+from django.utils.http import content_disposition_header
 
 from horizontal.storage.s3_common import is_s3
 
@@ -51,15 +52,19 @@ def shared_url(
 ) -> str:
     """A URL for ``name`` that works through any instance: signed when on S3.
 
-    ``download_name`` makes browsers save it under that name (S3 only).
+    ``download_name`` makes browsers save it under that name (S3 only): any name,
+    quotes, backslashes and non-ASCII included (RFC 6266; ``filename*`` for what a
+    quoted string cannot carry).
     """
     target = storages["default"] if storage is None else storage
     if not is_s3(target):
         url: str = target.url(name)
         return url
-    parameters = {}
+    parameters: dict[str, Any] = {}
     if download_name:
-        parameters["ResponseContentDisposition"] = f'attachment; filename="{download_name}"'
+        # Django's RFC 6266 header: a quoted string with its escapes, or filename*=
+        # for non-ASCII and control characters. The bucket sends it back verbatim.
+        parameters["ResponseContentDisposition"] = content_disposition_header(True, download_name)
     # S3Storage.url takes these; is_s3() said this is one (the stubs know only Storage).
     return str(target.url(name, parameters=parameters, expire=expire))  # type: ignore[call-arg]
 

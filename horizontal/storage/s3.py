@@ -10,7 +10,8 @@ write to one bucket (``docs/files.md``):
   a round trip and still races);
 - private objects (no ACL is sent; the bucket's policy applies) and signed URLs;
 - SigV4; connect/read timeouts of 2 s / 5 s and botocore's ``standard`` retries with 3
-  attempts, so a wedged endpoint costs seconds, not minutes;
+  attempts, all within a deadline of 10 s per call, so a wedged endpoint costs
+  seconds, not minutes, and less than a load balancer's idle timeout;
 - region and endpoint from ``OPTIONS``, the ``AWS_S3_*`` settings, or the environment
   (``AWS_REGION``, ``AWS_ENDPOINT_URL_S3``...), for AWS, MinIO, Ceph, R2 or moto;
 - a read is one GET (upstream: HEAD, HEAD, GET).
@@ -29,11 +30,14 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 from typing import IO, Any
 
 from boto3.s3.transfer import TransferConfig
 from botocore.config import Config
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
+from botocore.httpsession import URLLib3Session
+from botocore.retries.standard import RetryEventAdapter, StandardRetryConditions
 from django.conf import settings as django_settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.files.base import File
@@ -52,11 +56,19 @@ from horizontal.storage.env import endpoint_from_env, region_from_env
 from horizontal.storage.generated import SPOOL_MEMORY
 from horizontal.storage.s3_common import NAME_TAKEN_STATUSES, error_code, http_status
 
-__all__ = ["S3Storage", "worst_case_seconds"]
+__all__ = ["S3DeadlineExceeded", "S3Storage", "worst_case_seconds"]
 
 DEFAULT_CONNECT_TIMEOUT = 2.0
 DEFAULT_READ_TIMEOUT = 5.0
 DEFAULT_MAX_ATTEMPTS = 3
+# One call, its retries included, never takes longer: below the 30-60 s idle timeout of
+# common load balancers, with room for the rest of the request.
+DEFAULT_DEADLINE = 10.0
+# An attempt is started only if it can wait at least this long for its answer.
+MIN_ATTEMPT_READ = 0.5
+# botocore's longest backoff before retry n (throttling scale: 1 s * 2^(n-1), at most
+# 20 s; other errors back off less). The deadline reserves this before allowing a retry.
+MAX_BACKOFF = 20.0
 # botocore's fixed wait for "100 Continue" before it sends an upload's body anyway.
 EXPECT_CONTINUE_WAIT = 1.0
 # One conditional PUT is one request; boto3 switches to multipart (create, parts,
@@ -75,27 +87,176 @@ _max_length: contextvars.ContextVar[int | None] = contextvars.ContextVar(
     "horizontal_storage_max_length", default=None
 )
 
+# botocore honours a read timeout in a request's context (boto/botocore#3770), so a late
+# attempt can be given only the time the deadline has left. Without it an attempt waits
+# its full read_timeout, and one is started only if that still fits.
+PER_REQUEST_READ_TIMEOUT = hasattr(URLLib3Session, "_get_request_timeout")
+# Keys of ours in botocore's per-call request context.
+_STARTED = "horizontal_started"
+_LAST_FAILURE = "horizontal_last_failure"
+_OPERATION = "horizontal_operation"
 
-def worst_case_seconds(config: Config) -> float:
-    """Longest one S3 call can block under ``config``: attempts * timeouts + backoff.
+
+def _attempts(config: Config) -> int:
+    retries = config.retries or {}
+    if "total_max_attempts" in retries:
+        return int(retries["total_max_attempts"])
+    if "max_attempts" in retries:
+        return int(retries["max_attempts"]) + 1
+    return 3 if retries.get("mode", "legacy") == "standard" else 5
+
+
+def worst_case_seconds(config: Config, deadline: float | None = None) -> float:
+    """Longest one S3 call can block under ``config``: attempts * timeouts + backoff,
+    or the ``deadline`` across them (``S3Storage``'s ``OPTIONS["deadline"]``) if shorter.
 
     Each attempt may connect, wait for ``100 Continue`` (botocore sends uploads with
     ``Expect: 100-continue`` and waits up to 1 s for it), then wait for the answer.
     Backoff uses botocore's throttling scale (1 s * 2^i, jittered down, at most 20 s),
-    the larger of its two, so this is an upper bound.
+    the larger of its two, so this is an upper bound. Where botocore cannot shorten an
+    attempt's read timeout, one full attempt may outlast the deadline.
     """
-    retries = config.retries or {}
-    mode = retries.get("mode", "legacy")
-    if "total_max_attempts" in retries:
-        attempts = int(retries["total_max_attempts"])
-    elif "max_attempts" in retries:
-        attempts = int(retries["max_attempts"]) + 1
-    else:
-        attempts = 3 if mode == "standard" else 5
+    attempts = _attempts(config)
     connect = float(config.connect_timeout or 60)
     read = float(config.read_timeout or 60)
-    backoff = sum(min(2.0**i, 20.0) for i in range(attempts - 1))
-    return attempts * (connect + EXPECT_CONTINUE_WAIT + read) + backoff
+    backoff = sum(min(2.0**i, MAX_BACKOFF) for i in range(attempts - 1))
+    unbounded = attempts * (connect + EXPECT_CONTINUE_WAIT + read) + backoff
+    if deadline is None:
+        return unbounded
+    one_attempt = connect + EXPECT_CONTINUE_WAIT + read
+    bounded = deadline if PER_REQUEST_READ_TIMEOUT else max(deadline, one_attempt)
+    return min(unbounded, bounded)
+
+
+class S3DeadlineExceeded(BotoCoreError):  # type: ignore[misc]  # botocore is untyped
+    """One S3 call gave up: another attempt would not finish within its deadline.
+
+    A botocore ``BotoCoreError`` like the timeouts it stands for, so
+    ``except (BotoCoreError, ClientError)`` handles it. Deliberately not a
+    ``TimeoutError``: s3transfer retries those (as ``socket.timeout``) on downloads,
+    which would multiply the deadline it reports.
+    """
+
+    fmt = (
+        "S3 {operation} gave up after {attempts} attempt(s) in {elapsed:.1f} s: another "
+        "would not finish within the {deadline:g} s deadline (S3Storage OPTIONS "
+        "'deadline'). Last failure: {last_failure}"
+    )
+
+    def __init__(
+        self, *, operation: str, attempts: int, elapsed: float, deadline: float, last_failure: str
+    ) -> None:
+        # botocore builds the message from fmt (its class is untyped to mypy).
+        BotoCoreError.__init__(
+            self,
+            operation=operation,
+            attempts=attempts,
+            elapsed=elapsed,
+            deadline=deadline,
+            last_failure=last_failure,
+        )
+
+
+class _Deadline:
+    """Keeps each call of a client, retries and backoff included, within ``seconds``.
+
+    botocore bounds an attempt (connect and read timeouts) and counts attempts, but
+    has no bound on their sum; this adds one with its own events. The clock starts
+    before the call (``before-call``); before botocore sleeps for a retry
+    (``needs-retry``) the retry is refused, with ``S3DeadlineExceeded``, unless the
+    longest backoff and a useful attempt still fit; each attempt (``before-send``) is
+    given only the read timeout the deadline has left. Whether a failure is retried at
+    all stays botocore's decision (its standard retry conditions). Timeouts and
+    attempts are each client's own (``context["client_config"]``): the readiness probe's
+    client, made from the same session, keeps its shorter ones.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._adapter = RetryEventAdapter()
+
+    def register(self, events: Any) -> None:
+        """Hook into a boto3 session's events (its clients copy them when created)."""
+        events.register("before-call.s3", self._start)
+        events.register_first("needs-retry.s3", self._before_retry)
+        events.register("before-send.s3", self._before_attempt)
+
+    def _start(self, context: dict[str, Any], model: Any = None, **kwargs: Any) -> None:
+        context[_STARTED] = time.monotonic()
+        context[_OPERATION] = getattr(model, "name", "call")
+
+    @staticmethod
+    def _bounds(context: dict[str, Any]) -> tuple[float, float, float]:
+        """The calling client's connect and read timeouts, and the shortest attempt worth
+        starting (botocore shortens a read timeout when it can; else a whole one)."""
+        config = context.get("client_config") or Config()
+        connect = float(config.connect_timeout or 60)
+        read = float(config.read_timeout or 60)
+        return connect, read, min(read, MIN_ATTEMPT_READ) if PER_REQUEST_READ_TIMEOUT else read
+
+    def _before_retry(
+        self,
+        attempts: int,
+        request_dict: dict[str, Any],
+        caught_exception: BaseException | None = None,
+        response: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        context = request_dict["context"]
+        started = context.get(_STARTED)
+        if started is None:
+            return
+        retry = self._adapter.create_retry_context(
+            attempts=attempts,
+            request_dict=request_dict,
+            caught_exception=caught_exception,
+            response=response,
+            operation=kwargs.get("operation"),
+        )
+        config = context.get("client_config") or Config()
+        if not StandardRetryConditions(max_attempts=_attempts(config)).is_retryable(retry):
+            return  # botocore will not retry: its own outcome stands
+        failure = _describe(caught_exception, response)
+        context[_LAST_FAILURE] = failure
+        connect, _, floor = self._bounds(context)
+        elapsed = time.monotonic() - started
+        backoff = min(2.0 ** (attempts - 1), MAX_BACKOFF)
+        if elapsed + backoff + connect + EXPECT_CONTINUE_WAIT + floor > self.seconds:
+            raise self._exceeded(context, attempts, failure) from caught_exception
+
+    def _before_attempt(self, request: Any, **kwargs: Any) -> None:
+        context = getattr(request, "context", None) or {}
+        started = context.get(_STARTED)
+        if started is None:
+            return
+        connect, configured, floor = self._bounds(context)
+        attempt = int(context.get("retries", {}).get("attempt", 1))
+        left = started + self.seconds - time.monotonic()
+        waits = connect + (EXPECT_CONTINUE_WAIT if "Expect" in request.headers else 0.0)
+        read = min(configured, left - waits)
+        # The first attempt always goes out (S3Storage leaves it room); a later one only
+        # if it fits, which fails only when a backoff outlasted its reserve.
+        if attempt > 1 and read < floor:
+            raise self._exceeded(context, attempt - 1, context.get(_LAST_FAILURE, "none"))
+        if PER_REQUEST_READ_TIMEOUT:
+            context["read_timeout"] = max(read, min(configured, MIN_ATTEMPT_READ))
+
+    def _exceeded(self, context: dict[str, Any], attempts: int, failure: str) -> Exception:
+        return S3DeadlineExceeded(
+            operation=context.get(_OPERATION, "call"),
+            attempts=attempts,
+            elapsed=time.monotonic() - context[_STARTED],
+            deadline=self.seconds,
+            last_failure=failure,
+        )
+
+
+def _describe(error: BaseException | None, response: Any) -> str:
+    if error is not None:
+        return f"{type(error).__name__}: {error}"
+    http, parsed = response
+    code = (parsed or {}).get("Error", {}).get("Code", "")
+    return f"HTTP {http.status_code} {code}".strip()
 
 
 # Migrations record the public path of a storage given to a FileField, as before the
@@ -106,31 +267,52 @@ class S3Storage(UpstreamS3Storage):  # type: ignore[misc]  # django-storages is 
     """django-storages' ``S3Storage`` with fleet-safe defaults (see the module doc).
 
     Extra ``OPTIONS``: ``connect_timeout`` and ``read_timeout`` (seconds),
-    ``max_attempts`` (per call, first try included) and ``conditional_writes``
-    (``False`` only for an S3-compatible server that rejects ``If-None-Match``; saves
-    then ask with a HEAD first, which two instances can still race).
+    ``max_attempts`` (per call, first try included), ``deadline`` (seconds one call may
+    take, retries included; ``None`` for none), ``conditional_writes`` (``False``
+    only for an S3-compatible server that rejects ``If-None-Match``; saves then ask
+    with a HEAD first, which two instances can still race) and ``deterministic_names``
+    (``True`` for a cache whose names are derived from what they hold, such as
+    thumbnails: a save under an existing name replaces it, as the cache expects).
     """
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self._validate_bounds()
+        if self.deterministic_names:
+            # Same name, same derived content: the newest write is the right one, and
+            # the library that wrote it reads it back under the name it asked for.
+            self.file_overwrite = True
+        read = float(self.read_timeout)
+        if self.deadline is not None:
+            # One whole attempt fits in the deadline, even where botocore cannot
+            # shorten a late attempt's read timeout.
+            read = min(read, self.deadline - self.connect_timeout - EXPECT_CONTINUE_WAIT)
         # Ours underneath, the caller's client_config (if any) on top: every option
         # they set explicitly wins, timeouts and retries they left out are bounded.
         bounded = Config(
             connect_timeout=float(self.connect_timeout),
-            read_timeout=float(self.read_timeout),
+            read_timeout=read,
             retries={"mode": "standard", "total_max_attempts": int(self.max_attempts)},
         )
         self.client_config: Config = bounded.merge(self.client_config)
         self._writers = threading.local()
 
     def _validate_bounds(self) -> None:
-        for option in ("connect_timeout", "read_timeout", "max_attempts"):
+        for option in ("connect_timeout", "read_timeout", "max_attempts", "deadline"):
             value = getattr(self, option)
+            if option == "deadline" and value is None:
+                continue
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
                 raise ImproperlyConfigured(
                     f"S3Storage option {option} must be a positive number, got {value!r}"
                 )
+        shortest = self.connect_timeout + EXPECT_CONTINUE_WAIT + MIN_ATTEMPT_READ
+        if self.deadline is not None and self.deadline < shortest:
+            raise ImproperlyConfigured(
+                f"S3Storage option deadline ({self.deadline!r} s) leaves no time for one "
+                f"attempt: give at least connect_timeout + {EXPECT_CONTINUE_WAIT:g} s + "
+                f"{MIN_ATTEMPT_READ:g} s = {shortest:g} s, or None for no deadline"
+            )
 
     def get_default_settings(self) -> dict[str, Any]:
         defaults: dict[str, Any] = super().get_default_settings()
@@ -142,7 +324,9 @@ class S3Storage(UpstreamS3Storage):  # type: ignore[misc]  # django-storages is 
             connect_timeout=DEFAULT_CONNECT_TIMEOUT,
             read_timeout=DEFAULT_READ_TIMEOUT,
             max_attempts=DEFAULT_MAX_ATTEMPTS,
+            deadline=DEFAULT_DEADLINE,
             conditional_writes=True,
+            deterministic_names=False,
             transfer_config=setting("AWS_S3_TRANSFER_CONFIG")
             or TransferConfig(
                 multipart_threshold=MULTIPART_THRESHOLD, multipart_chunksize=MULTIPART_CHUNK
@@ -162,7 +346,15 @@ class S3Storage(UpstreamS3Storage):  # type: ignore[misc]  # django-storages is 
     @property
     def worst_case_seconds(self) -> float:
         """Longest one call to the endpoint can block (see ``worst_case_seconds()``)."""
-        return worst_case_seconds(self.client_config)
+        return worst_case_seconds(self.client_config, self.deadline)
+
+    def _create_session(self) -> Any:
+        # Every client of this storage (upstream's connection, our writers) comes from
+        # here and copies the session's events: one place bounds them all.
+        session = super()._create_session()
+        if self.deadline is not None:
+            _Deadline(float(self.deadline)).register(session.events)
+        return session
 
     @property
     def refuses_overwrite(self) -> bool:

@@ -149,3 +149,116 @@ def test_ids_are_spelt_whole(module: str) -> None:
         and BUILT_ID.fullmatch(str(node.values[0].value))
     ]
     assert built == []
+
+
+# -- hints and the catalogue a pip user has --------------------------------------------------
+
+REPOSITORY_PATH = re.compile(r"docs/|\.md\b|#[a-z0-9-]+horizontalw")
+
+
+def module_constants(module: str) -> dict[str, ast.expr]:
+    """Module-level ``NAME = <expr>`` assignments, for hints built from a constant."""
+    found: dict[str, ast.expr] = {}
+    for node in tree(module).body:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    found[target.id] = node.value
+    return found
+
+
+def hint_texts(module: str) -> list[str]:
+    """The literal text of every ``hint=`` a module passes, constants it names included."""
+    constants = module_constants(module)
+    texts = []
+    for node in ast.walk(tree(module)):
+        if not isinstance(node, ast.Call):
+            continue
+        for keyword in node.keywords:
+            if keyword.arg != "hint":
+                continue
+            parts = [keyword.value]
+            parts += [
+                constants[name.id]
+                for name in ast.walk(keyword.value)
+                if isinstance(name, ast.Name) and name.id in constants
+            ]
+            texts += [
+                leaf.value
+                for part in parts
+                for leaf in ast.walk(part)
+                if isinstance(leaf, ast.Constant) and isinstance(leaf.value, str)
+            ]
+    return texts
+
+
+@pytest.mark.parametrize("module", CHECK_MODULES)
+def test_hardening_16_hints_point_at_no_file_a_pip_user_lacks(module: str) -> None:
+    """A hint says what to do itself: a pip install has no docs/ (and a project's own
+    docs/ is another page altogether); ``manage.py horizontal_explain ID`` has the rest.
+    Hints a check reports from its feature module (``jobs.py``: the job validation's)
+    count too."""
+    texts = [text for name in sorted(reachable(module)) for text in hint_texts(name)]
+    assert texts or module == "horizontal.checks.code", f"{module}: no hint found"
+    assert [text for text in texts if REPOSITORY_PATH.search(text)] == []
+
+
+def test_hardening_16_the_shipped_catalogue_is_this_page() -> None:
+    from horizontal.catalogue import entries, parse
+
+    assert entries() == parse(DOCS), (
+        "horizontal/catalogue_entries.py is not docs/checks.md: regenerate it with "
+        "`python -m horizontal.catalogue && ruff format horizontal/catalogue_entries.py`"
+    )
+    assert sorted(entries()) == sorted(index_ids())
+
+
+def test_hardening_17_the_w032_hint_covers_urls_and_the_environment() -> None:
+    from horizontal.checks.databases import W032
+
+    hint = W032("default").hint
+    assert "OPTIONS['connect_timeout']" in hint
+    assert "?connect_timeout=5" in hint  # dj-database-url puts it in OPTIONS
+    assert "PGCONNECT_TIMEOUT" in hint
+    assert "read_default_file" in hint  # MySQL's only other way
+
+
+def environment_reads(source: str) -> set[str]:
+    """Names ``source`` reads from ``os.environ`` (``environ[...]``, ``.get``, ``in``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Subscript) and ast.unparse(node.value).endswith("environ"):
+            target = node.slice
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and ast.unparse(node.func.value).endswith("environ")
+            and node.args
+        ):
+            target = node.args[0]
+        else:
+            continue
+        if isinstance(target, ast.Constant) and isinstance(target.value, str):
+            found.add(target.value)
+    return found
+
+
+def test_hardening_17_every_horizontal_variable_the_ci_examples_set_is_read() -> None:
+    section = DOCS.split("## Running it in CI", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```(\w+)\n(.*?)```", section, re.DOTALL)
+    set_in_ci = {
+        name
+        for language, block in blocks
+        if language == "yaml"
+        for name in re.findall(r"^\s+(HORIZONTAL_\w+):", block, re.MULTILINE)
+    }
+    assert set_in_ci, "the CI examples set no HORIZONTAL_* variable any more"
+    read_by_horizontal = set().union(
+        *(environment_reads(path.read_text()) for path in (ROOT / "horizontal").rglob("*.py"))
+    )
+    read_by_the_example = set().union(
+        *(environment_reads(block) for language, block in blocks if language == "python")
+    )
+    unread = set_in_ci - read_by_horizontal - read_by_the_example
+    assert unread == set(), f"set in CI, read by nothing: {sorted(unread)}"

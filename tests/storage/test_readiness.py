@@ -81,3 +81,16 @@ def test_probe_never_outlives_its_timeout(silent_server: SilentServer, timeout: 
     result = probe(storage_at(silent_server.url, read_timeout=30), timeout=timeout)
     assert result.problem == readiness.TIMEOUT
     assert result.seconds < timeout + 0.5
+
+
+def test_the_probe_client_keeps_its_own_timeout_under_the_storage_deadline(
+    silent_server: SilentServer,
+) -> None:
+    # The probe's client comes from the storage's session, which carries the deadline's
+    # hooks; they may shorten its read timeout, never stretch it to the storage's 5 s.
+    storage = storage_at(silent_server.url, connect_timeout=2.0, read_timeout=5.0)
+    client = readiness._probe_client(storage, 1.0)
+    started = time.monotonic()
+    with pytest.raises(Exception, match="Read timeout"):
+        client.list_objects_v2(Bucket=storage.bucket_name, MaxKeys=1)
+    assert time.monotonic() - started < 1.0 + SLACK

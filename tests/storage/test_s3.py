@@ -19,13 +19,24 @@ from typing import Any
 import pytest
 from boto3.s3.transfer import TransferConfig
 from botocore.config import Config
-from botocore.exceptions import ClientError, EndpointConnectionError, ReadTimeoutError
+from botocore.exceptions import (
+    BotoCoreError,
+    ClientError,
+    EndpointConnectionError,
+    ReadTimeoutError,
+)
 from django.core.exceptions import ImproperlyConfigured, SuspiciousFileOperation
 from django.core.files.base import ContentFile, File
+from django.core.files.storage import storages
 
+from horizontal.checks.storage import (
+    check_s3_check_then_write,
+    check_s3_overwrite,
+    check_s3_timeouts,
+)
 from horizontal.storage import S3Storage
 from tests.storage.conftest import SLACK, storage_at
-from tests.support.s3 import MotoServer, SilentServer
+from tests.support.s3 import ACCESS_KEY, REGION, SECRET_KEY, MotoServer, SilentServer
 
 
 def keys(moto: MotoServer, bucket: str) -> list[str]:
@@ -211,6 +222,42 @@ def test_explicit_file_overwrite_replaces_as_upstream_does(moto: MotoServer, buc
     assert stored_bytes(moto, bucket, "same.txt") == b"new"
 
 
+def test_hardening_18_a_thumbnail_alias_replaces_a_regenerated_name_default_never_does(
+    moto: MotoServer, bucket: str, settings: Any
+) -> None:
+    # docs/files.md's recipe: the cache a thumbnail library writes under names derived
+    # from the source gets an alias of its own; uploads stay on the default.
+    settings.STORAGES = {
+        "default": {
+            "BACKEND": "horizontal.storage.S3Storage",
+            "OPTIONS": moto.storage_options(bucket),
+        },
+        "thumbnails": {
+            "BACKEND": "horizontal.storage.S3Storage",
+            "OPTIONS": moto.storage_options(
+                bucket, location="thumbnails", deterministic_names=True
+            ),
+        },
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    thumbnails, default = storages["thumbnails"], storages["default"]
+    name = "photos/7/200x200_crop.jpg"
+    assert thumbnails.save(name, ContentFile(b"rendered from the old photo")) == name
+    # The photo changed, or the library lost its record: it renders again, same name.
+    assert thumbnails.save(name, ContentFile(b"rendered from the new photo")) == name
+    with thumbnails.open(name) as file:
+        assert file.read() == b"rendered from the new photo"
+    assert keys(moto, bucket) == [f"thumbnails/{name}"]
+
+    first = default.save("uploads/photo.jpg", ContentFile(b"one user's photo"))
+    second = default.save("uploads/photo.jpg", ContentFile(b"another user's photo"))
+    assert first != second
+    assert stored_bytes(moto, bucket, first) == b"one user's photo"
+    # The recipe passes check --deploy: overwriting there is the point, not an accident.
+    assert check_s3_overwrite() == []
+    assert check_s3_check_then_write() == []
+
+
 def test_without_conditional_writes_a_taken_name_is_found_by_asking_first(
     moto: MotoServer, bucket: str
 ) -> None:
@@ -231,8 +278,11 @@ def test_safe_defaults() -> None:
     assert storage.client_config.read_timeout == 5.0
     assert storage.client_config.retries == {"mode": "standard", "total_max_attempts": 3}
     assert storage.refuses_overwrite is True
+    assert storage.deadline == 10.0
     # 3 attempts x (2 s connect + 1 s for 100-continue + 5 s read) + backoff <= 1 + 2 s
-    assert storage.worst_case_seconds == 27.0
+    # would be 27 s; the deadline bounds the call, retries included.
+    assert storage.worst_case_seconds == 10.0
+    assert S3Storage(bucket_name="b", deadline=None).worst_case_seconds == 27.0
 
 
 def test_migrations_record_the_public_path_and_a_subclass_its_own() -> None:
@@ -254,7 +304,8 @@ def test_a_given_client_config_wins_and_unset_timeouts_stay_bounded() -> None:
 
 
 @pytest.mark.parametrize(
-    "option", [{"read_timeout": 0}, {"connect_timeout": "2"}, {"max_attempts": -1}]
+    "option",
+    [{"read_timeout": 0}, {"connect_timeout": "2"}, {"max_attempts": -1}, {"deadline": 0}],
 )
 def test_a_bound_that_is_not_a_positive_number_is_refused(option: dict[str, Any]) -> None:
     with pytest.raises(ImproperlyConfigured, match=next(iter(option))):
@@ -334,3 +385,103 @@ def test_reading_from_a_missing_bucket_is_not_a_missing_file(moto: MotoServer) -
     storage = storage_at(moto.url, bucket="no-such-bucket-here")
     with pytest.raises(ClientError, match="NoSuchBucket"):
         storage.open("a.txt")
+
+
+def default_storage_at(endpoint: str, **options: Any) -> S3Storage:
+    """An ``S3Storage`` on ``endpoint`` with every bound at its default."""
+    return S3Storage(
+        bucket_name="any-bucket",
+        endpoint_url=endpoint,
+        region_name=REGION,
+        access_key=ACCESS_KEY,
+        secret_key=SECRET_KEY,
+        **options,
+    )
+
+
+def test_hardening_19_a_wedged_endpoint_fails_within_the_default_deadline(
+    silent_server: SilentServer,
+) -> None:
+    # The defaults: 2 s connect, 5 s read, 3 attempts; 15 s and more without a deadline.
+    storage = default_storage_at(silent_server.url)
+    seconds, error = timed(lambda: storage.save("a.txt", ContentFile(b"x")))
+    assert seconds < 10.0 + SLACK, (seconds, error)
+    from horizontal.storage.s3 import S3DeadlineExceeded
+
+    assert isinstance(error, S3DeadlineExceeded), error
+    assert isinstance(error, BotoCoreError)
+    message = str(error)
+    # The first attempt waited 1 s for 100-continue and its 5 s read timeout; a second
+    # (up to 1 s backoff, 2 s connect, 1 s, 0.5 s at least) would end after 10 s.
+    assert message.startswith("S3 PutObject gave up after 1 attempt(s)"), message
+    assert "10 s deadline (S3Storage OPTIONS 'deadline')" in message
+    assert "Last failure: ReadTimeoutError: Read timeout on endpoint URL" in message
+    assert seconds > 5.0  # the attempt really waited its whole read timeout
+    assert storage.worst_case_seconds == 10.0
+
+
+def test_a_read_from_a_wedged_endpoint_is_retried_while_the_deadline_allows(
+    silent_server: SilentServer,
+) -> None:
+    storage = default_storage_at(silent_server.url)
+    seconds, error = timed(lambda: storage.open("a.txt").read())
+    assert type(error).__name__ == "S3DeadlineExceeded", error
+    # A GET has no 100-continue: 5 s, then a second attempt given the 3 s left after its
+    # connect budget, then no room for a third.
+    assert str(error).startswith("S3 GetObject gave up after 2 attempt(s)"), error
+    assert 5.0 + 2.5 < seconds < 10.0 + SLACK
+
+
+def test_a_deadline_bounds_reads_too(silent_server: SilentServer) -> None:
+    storage = storage_at(silent_server.url, max_attempts=10, deadline=4.5)
+    # Without the deadline: 10 attempts of 1 s each and backoff.
+    assert storage.worst_case_seconds == 4.5
+    seconds, error = timed(lambda: storage.open("a.txt").read())
+    assert type(error).__name__ == "S3DeadlineExceeded", error
+    assert str(error).startswith("S3 GetObject gave up after 2 attempt(s)")
+    assert seconds < 4.5 + SLACK
+
+
+def test_where_botocore_cannot_shorten_an_attempt_only_whole_ones_are_started(
+    silent_server: SilentServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from horizontal.storage import s3
+
+    monkeypatch.setattr(s3, "PER_REQUEST_READ_TIMEOUT", False)
+    storage = storage_at(silent_server.url, max_attempts=10, deadline=4.0)
+    seconds, error = timed(lambda: storage.save("a.txt", ContentFile(b"x")))
+    assert type(error).__name__ == "S3DeadlineExceeded", error
+    # A second whole attempt (1 s backoff, 0.5 s connect, 1 s for 100-continue, 1 s
+    # read) would not fit after the first: one attempt, well within the deadline.
+    assert str(error).startswith("S3 PutObject gave up after 1 attempt(s)")
+    assert seconds < 4.0 + SLACK
+
+
+def test_a_deadline_too_short_for_one_attempt_is_refused() -> None:
+    with pytest.raises(ImproperlyConfigured, match=r"deadline \(2 s\) leaves no time"):
+        S3Storage(bucket_name="b", deadline=2)
+
+
+def test_failures_botocore_does_not_retry_are_left_as_they_are(moto: MotoServer) -> None:
+    # A missing bucket is not retried: the deadline does not turn it into a timeout.
+    storage = storage_at(moto.url, bucket="no-such-bucket-here", deadline=2.5)
+    with pytest.raises(ClientError, match="NoSuchBucket"):
+        storage.save("a.txt", ContentFile(b"x"))
+
+
+def test_w065_counts_the_deadline(settings: Any) -> None:
+    # Long timeouts for big transfers: 3 x (2 + 1 + 60) + 3 = 192 s without a deadline.
+    options = {"bucket_name": "b", "region_name": REGION, "read_timeout": 60}
+    settings.STORAGES = {
+        "default": {"BACKEND": "horizontal.storage.S3Storage", "OPTIONS": options},
+        "unbounded": {
+            "BACKEND": "horizontal.storage.S3Storage",
+            "OPTIONS": {**options, "deadline": None},
+        },
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    assert storages["default"].worst_case_seconds == 10.0
+    assert storages["unbounded"].worst_case_seconds == 192.0
+    assert [(m.id, m.obj) for m in check_s3_timeouts()] == [
+        ("horizontal.W065", "STORAGES['unbounded']")
+    ]
