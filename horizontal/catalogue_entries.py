@@ -21,7 +21,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
         'They run only when `SESSION_ENGINE = "horizontal.sessions"` (or a subclass of its `SessionStore`), read settings only and never connect to Redis. See [sessions](sessions.md).',
     ),
     "Databases, background work, secrets, logging, email: `horizontal.W030`–`W059`": (
-        "In `horizontal/checks/databases.py` (`W030`–`I035`), `background.py` (`W040`–`W047`), `secret_key.py` (`W050`) and `logging_email.py` (`W051`, `W052`).",
+        "In `horizontal/checks/databases.py` (`W030`–`W036`), `background.py` (`W040`–`W047`), `secret_key.py` (`W050`) and `logging_email.py` (`W051`, `W052`).",
     ),
     "File storage: `horizontal.W060`–`W069`": (
         "In `horizontal/checks/storage.py`.",
@@ -535,6 +535,26 @@ ENTRIES: dict[str, dict[str, object]] = {
             ),
             ("risk", "—"),
             ("fix", "set `HORIZONTAL_EXPECTED_INSTANCES` to have the total compared"),
+        ),
+    },
+    "horizontal.W036": {
+        "level": "Warning",
+        "runs_on": "`--deploy --database`",
+        "summary": "horizontal's name and key columns ignore case, accents or trailing spaces (MySQL/MariaDB collation)",
+        "group": "Databases, background work, secrets, logging, email: `horizontal.W030`–`W059`",
+        "fields": (
+            (
+                "what goes wrong with N instances",
+                "with `--database ALIAS` (a `database`-tagged check): a column that holds horizontal's names and keys (`horizontal_lease.name`, `horizontal_jobrun.job` and `slot`, `horizontal_effect.key`) compares inexactly: on MySQL/MariaDB a collation other than a binary NO PAD one (the default `utf8mb4_general_ci` folds case and accents; `utf8mb4_bin` is PAD SPACE and ignores trailing spaces), on PostgreSQL a nondeterministic collation; the message lists each column with its collation",
+            ),
+            (
+                "risk",
+                "`Foo` and `foo` are one lease (they exclude each other), `Export` and `export` one gate row (one job never runs), `refund:AbC123` and `refund:abc123` one effect key (`run.effect()` returns False and the second refund is skipped while the run succeeds), `release-a` and `release-a ` one slot",
+            ),
+            (
+                "fix",
+                "apply horizontal's migrations (`manage.py migrate horizontal`: `0002_exact_text_columns` gives the four columns `utf8mb4_nopad_bin` on MariaDB, `utf8mb4_0900_bin` on MySQL 8.0.17+); a collation changed by hand must go back to one of those (PostgreSQL: a deterministic one)",
+            ),
         ),
     },
     "horizontal.W040": {
