@@ -3,22 +3,22 @@
 A check's hint says what to do in one line; its full entry (what goes wrong with N
 instances, the risk, the fix, the notes of its group) is in ``docs/checks.md``, which
 a project that installed the package with pip does not have. So the package carries
-the catalogue itself, in ``horizontal/catalogue_entries.py``.
+the catalogue itself, as data: ``horizontal/catalogue.json``.
 
 ``docs/checks.md`` is the one source: that file is generated from it by ``parse()``
-and ``render_module()``, never edited by hand, and a test
+and ``render_json()``, never edited by hand, and a test
 (``tests/checks/test_docs.py``) fails when the two differ. After changing the page::
 
-    python -m horizontal.catalogue && ruff format horizontal/catalogue_entries.py
+    python -m horizontal.catalogue
 
 The page stays the source because it is what people read and review, and the test that
-keeps every emitted id documented already reads it; a Python module (rather than the
-page as package data) needs no packaging configuration and imports wherever the package
-does.
+keeps every emitted id documented already reads it. The shipped copy is JSON, not a
+generated Python module: it is data, which linters and type checkers need not read.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import textwrap
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "ENTRIES_MODULE",
+    "CATALOGUE_FILE",
     "Entry",
     "UnknownCheck",
     "entries",
@@ -37,11 +37,12 @@ __all__ = [
     "known_ranges",
     "normalise_id",
     "parse",
-    "render_module",
+    "read_json",
+    "render_json",
 ]
 
 DOCS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "checks.md"
-ENTRIES_MODULE = Path(__file__).with_name("catalogue_entries.py")
+CATALOGUE_FILE = Path(__file__).with_name("catalogue.json")
 
 ID = re.compile(r"horizontal\.([EWIC])(\d{3})")
 # What a user may type: "W060", "w060", "horizontal.W060".
@@ -141,35 +142,32 @@ def parse(markdown: str) -> dict[str, Entry]:
     return found
 
 
-def render_module(found: Mapping[str, Entry], source: str = "docs/checks.md") -> str:
-    """``catalogue_entries.py``: ``found`` as plain Python literals, each group's notes
-    once (``GROUPS``) and each id's own text (``ENTRIES``)."""
-    lines = [
-        f'"""Generated from {source} by ``python -m horizontal.catalogue``: do not edit."""',
-        "",
-        "# ruff: noqa: E501",
-        "from __future__ import annotations",
-        "",
-        "GROUPS: dict[str, tuple[str, ...]] = {",
-    ]
-    groups = {entry.group: entry.notes for entry in found.values() if entry.group}
-    for group, notes in groups.items():
-        lines.append(f"    {group!r}: (")
-        lines.extend(f"        {note!r}," for note in notes)
-        lines.append("    ),")
-    lines += ["}", "", "ENTRIES: dict[str, dict[str, object]] = {"]
-    for check_id, entry in found.items():
-        lines.append(f"    {check_id!r}: {{")
-        lines.append(f"        'level': {entry.level!r},")
-        lines.append(f"        'runs_on': {entry.runs_on!r},")
-        lines.append(f"        'summary': {entry.summary!r},")
-        lines.append(f"        'group': {entry.group!r},")
-        lines.append("        'fields': (")
-        lines.extend(f"            ({header!r}, {cell!r})," for header, cell in entry.fields)
-        lines.append("        ),")
-        lines.append("    },")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+def render_json(found: Mapping[str, Entry]) -> str:
+    """``catalogue.json``: each group's notes once (``groups``) and each id's own text
+    (``entries``), in the page's order."""
+    groups = {entry.group: list(entry.notes) for entry in found.values() if entry.group}
+    data = {
+        "source": "docs/checks.md, by python -m horizontal.catalogue: do not edit",
+        "groups": groups,
+        "entries": {
+            check_id: {
+                "level": entry.level,
+                "runs_on": entry.runs_on,
+                "summary": entry.summary,
+                "group": entry.group,
+                "fields": [list(pair) for pair in entry.fields],
+            }
+            for check_id, entry in found.items()
+        },
+    }
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+
+def read_json(text: str) -> dict[str, Entry]:
+    """The entries ``render_json`` wrote, by full id."""
+    data = json.loads(text)
+    groups = {group: tuple(notes) for group, notes in data["groups"].items()}
+    return {check_id: _entry(check_id, item, groups) for check_id, item in data["entries"].items()}
 
 
 # -- the catalogue the package carries ------------------------------------------------------
@@ -177,9 +175,7 @@ def render_module(found: Mapping[str, Entry], source: str = "docs/checks.md") ->
 
 def entries() -> dict[str, Entry]:
     """The shipped catalogue, by full id (``horizontal.W060``), in the page's order."""
-    from horizontal.catalogue_entries import ENTRIES, GROUPS
-
-    return {check_id: _entry(check_id, data, GROUPS) for check_id, data in ENTRIES.items()}
+    return read_json(CATALOGUE_FILE.read_text(encoding="utf-8"))
 
 
 def _entry(check_id: str, data: Mapping[str, Any], groups: Mapping[str, tuple[str, ...]]) -> Entry:
@@ -277,15 +273,15 @@ def index(known: Mapping[str, Entry] | None = None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m horizontal.catalogue [PAGE]``: regenerate ``catalogue_entries.py``."""
+    """``python -m horizontal.catalogue [PAGE]``: regenerate ``catalogue.json``."""
     arguments = sys.argv[1:] if argv is None else argv
     page = Path(arguments[0]) if arguments else DOCS_PAGE
     if not page.is_file():
         print(f"no {page}: regenerate from a checkout of the repository", file=sys.stderr)
         return 2
     found = parse(page.read_text(encoding="utf-8"))
-    ENTRIES_MODULE.write_text(render_module(found), encoding="utf-8")
-    print(f"{len(found)} entries written to {ENTRIES_MODULE}", file=sys.stderr)
+    CATALOGUE_FILE.write_text(render_json(found), encoding="utf-8")
+    print(f"{len(found)} entries written to {CATALOGUE_FILE}", file=sys.stderr)
     return 0
 
 

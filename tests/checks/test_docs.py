@@ -207,8 +207,8 @@ def test_hardening_16_the_shipped_catalogue_is_this_page() -> None:
     from horizontal.catalogue import entries, parse
 
     assert entries() == parse(DOCS), (
-        "horizontal/catalogue_entries.py is not docs/checks.md: regenerate it with "
-        "`python -m horizontal.catalogue && ruff format horizontal/catalogue_entries.py`"
+        "horizontal/catalogue.json is not docs/checks.md: regenerate it with "
+        "`python -m horizontal.catalogue`"
     )
     assert sorted(entries()) == sorted(index_ids())
 
