@@ -445,9 +445,9 @@ def test_a_deadline_bounds_reads_too(silent_server: SilentServer) -> None:
 def test_where_botocore_cannot_shorten_an_attempt_only_whole_ones_are_started(
     silent_server: SilentServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from horizontal.storage import s3
+    from horizontal.storage import s3_deadline
 
-    monkeypatch.setattr(s3, "PER_REQUEST_READ_TIMEOUT", False)
+    monkeypatch.setattr(s3_deadline, "PER_REQUEST_READ_TIMEOUT", False)
     storage = storage_at(silent_server.url, max_attempts=10, deadline=4.0)
     seconds, error = timed(lambda: storage.save("a.txt", ContentFile(b"x")))
     assert type(error).__name__ == "S3DeadlineExceeded", error
