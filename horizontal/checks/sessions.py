@@ -161,7 +161,10 @@ def W025(alias: str, others: list[str]) -> checks.Warning:
         f"Session cache {alias!r} shares its Redis database with cache "
         f"{', '.join(map(repr, others))}: cache.clear() there (FLUSHDB) or eviction under "
         "cache load logs everyone out.",
-        hint="Give sessions a Redis database (or server) of their own.",
+        hint=(
+            "Give sessions a Redis database (or server) of their own, with "
+            "maxmemory-policy noeviction or volatile-*."
+        ),
         obj=f"CACHES[{alias!r}]",
         id="horizontal.W025",
     )
