@@ -46,10 +46,13 @@ DJANGO_REDIS_CACHE = "django_redis.cache.RedisCache"
 
 # Key names, passed through the alias's KEY_FUNCTION like any cache key. A session
 # key comes from a cookie; keeping sessions under their own namespace means no cookie
-# can name an index or a marker.
+# can name an index or the revocation list.
 SESSION_NAMESPACE = "horizontal.sessions:"
 USER_INDEX_NAMESPACE = "horizontal.sessions.user:"
-REVOKED_NAMESPACE = "horizontal.sessions.revoked:"
+# The users whose sessions were ended while HORIZONTAL_SESSION_FALLBACK_ENGINE is set:
+# their sessions still in the old engine are deleted instead of moved. One set with no
+# TTL, so that no volatile-* eviction can take it (see docs/sessions.md).
+REVOKED_USERS = "horizontal.sessions.revoked-users"
 
 # Stored value: b"h2:<index-until>:<n>:<index key, n bytes><payload>".
 # - ``index key``: the Redis key of the user index the session belongs to (empty for
@@ -177,18 +180,33 @@ return 1
 """
 )
 
+# Move a user's session from the fallback engine into Redis, unless the user's
+# sessions were ended during the migration: the test and the write are one step, so
+# end_user_sessions lands either before it (refused: -1) or after it (the moved
+# session is in the index and is ended). 0: another instance moved it first.
+# KEYS: session, user index, revoked users    ARGV: value, ttl, index ttl, user pk
+MOVE_FROM_FALLBACK = (
+    INDEX_SESSION
+    + """
+if redis.call('SISMEMBER', KEYS[3], ARGV[4]) == 1 then return -1 end
+if not redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX') then return 0 end
+index_session(KEYS[1], KEYS[2], ARGV[3])
+return 1
+"""
+)
+
 # Delete every session in a user's index and the index itself, atomically: a save
 # racing with it either lands before (and is deleted) or after (and finds no key, so
-# its SET XX writes nothing). Optionally leave a marker that refuses migration of
-# the user's sessions from the fallback engine.
-# KEYS: user index, [revoked marker]    ARGV: [marker ttl]
+# its SET XX writes nothing). During a migration, also put the user on the revoked
+# list, so that their sessions still in the old engine are never moved.
+# KEYS: user index, [revoked users]    ARGV: [user pk]
 END_USER_SESSIONS = """
 local ended = 0
 for _, member in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   ended = ended + redis.call('DEL', member)
 end
 redis.call('DEL', KEYS[1])
-if KEYS[2] then redis.call('SET', KEYS[2], '1', 'EX', ARGV[1]) end
+if KEYS[2] then redis.call('SADD', KEYS[2], ARGV[1]) end
 return ended
 """
 
@@ -217,6 +235,7 @@ class SessionRedis:
         self._pool = self.client.connection_pool
         self._local = threading.local()
         self.save_indexed = self.client.register_script(SAVE_INDEXED)
+        self.move_from_fallback = self.client.register_script(MOVE_FROM_FALLBACK)
         self.end_user_sessions = self.client.register_script(END_USER_SESSIONS)
         self.delete_indexed = self.client.register_script(DELETE_INDEXED)
 
@@ -282,8 +301,8 @@ class SessionRedis:
     def user_index_key(self, user_pk: str) -> str:
         return self.key(USER_INDEX_NAMESPACE, user_pk)
 
-    def revoked_key(self, user_pk: str) -> str:
-        return self.key(REVOKED_NAMESPACE, user_pk)
+    def revoked_users_key(self) -> str:
+        return self.key(REVOKED_USERS, "")
 
 
 def _has_unread_data(connection: Any) -> bool:

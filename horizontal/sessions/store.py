@@ -363,13 +363,15 @@ class SessionStore(SessionBase):
             self._session_key = None
             return {}
         user = data.get(SESSION_KEY)
+        ttl = int(old.get_expiry_age())
         try:
-            revoked = user is not None and bool(
-                self._redis.client.exists(self._redis.revoked_key(str(user)))
-            )
-            if not revoked:
-                # NX: if another instance moved it first, its copy is the same data.
-                self._write(data, old.get_expiry_age(), must_create=True)
+            if user is None:
+                # Anonymous: nothing to revoke. NX: if another instance moved it
+                # first, its copy is the same data.
+                self._write(data, ttl, must_create=True)
+                revoked = False
+            else:
+                revoked = not self._move_indexed(session_key, str(user), data, ttl)
         except STORE_ERRORS as error:
             return self._load_failed(error)
         except SessionStoreUnavailable as error:
@@ -381,6 +383,29 @@ class SessionStore(SessionBase):
             return {}
         logger.info("Session moved from %s into Redis", conf.SESSION_FALLBACK_ENGINE)
         return data
+
+    def _move_indexed(self, session_key: str, user: str, data: dict[str, Any], ttl: int) -> bool:
+        """Write a user's session from the old engine into Redis, indexed, unless the
+        user's sessions were ended during the migration: whether it may be served.
+
+        The revocation test and the write are one script, so an ``end_user_sessions``
+        running at the same moment either lands first (and the move is refused) or
+        finds the moved session in the index (and ends it).
+        """
+        if ttl <= 0:
+            return False
+        index_ttl = _index_ttl(ttl)
+        index_until = int(time.time()) + index_ttl
+        index_key = self._redis.user_index_key(user)
+        value = pack(index_until, index_key.encode(), self._codec.dumps(data))
+        keys = [self._redis.session_key(session_key), index_key, self._redis.revoked_users_key()]
+        moved = int(self._redis.move_from_fallback(keys=keys, args=[value, ttl, index_ttl, user]))
+        if moved < 0:
+            return False
+        if moved:
+            self._remember_index(user, index_key, index_until)
+        # 0: another instance moved it first; its copy is the same data.
+        return True
 
 
 def _fallback_engine() -> Any:
@@ -416,17 +441,16 @@ def end_user_sessions(user: Any) -> int:
     Sessions saved through ``horizontal.sessions`` are indexed by user, so this is
     one atomic script in Redis. The count is of the sessions deleted: a session whose
     index Redis had evicted is not counted, and was already unusable. With
-    ``HORIZONTAL_SESSION_FALLBACK_ENGINE`` set it also leaves a marker (for
-    ``SESSION_COOKIE_AGE``) that stops the user's sessions still in the old engine
-    from being moved into Redis.
+    ``HORIZONTAL_SESSION_FALLBACK_ENGINE`` set it also puts the user on the revoked
+    list, so that their sessions still in the old engine are never moved into Redis.
     """
     store = _store()
     pk = _user_pk(user)
     keys = [store.user_index_key(pk)]
-    args: list[int] = []
+    args: list[str] = []
     if conf.SESSION_FALLBACK_ENGINE:
-        keys.append(store.revoked_key(pk))
-        args.append(int(settings.SESSION_COOKIE_AGE))
+        keys.append(store.revoked_users_key())
+        args.append(pk)
     try:
         return int(store.end_user_sessions(keys=keys, args=args))
     except STORE_ERRORS as error:
