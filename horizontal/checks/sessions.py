@@ -24,6 +24,7 @@ from horizontal.audit import known
 from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import is_a
 from horizontal.checks.caches import NOT_SHARED_CACHES, cache_is
+from horizontal.conf import conf
 from horizontal.sessions.redis import DJANGO_REDIS_CACHE, is_django_redis_backend
 
 __all__ = [
@@ -156,12 +157,23 @@ W024 = checks.Warning(
 )
 
 
-def W025(alias: str, others: list[str]) -> checks.Warning:
+def W025(alias: str, others: list[str], *, migrating: bool = False) -> checks.Warning:
+    # While the fallback engine is set, FLUSHDB also empties the list of users logged
+    # out everywhere, whose old sessions are then moved into Redis and served.
+    migration = (
+        " While HORIZONTAL_SESSION_FALLBACK_ENGINE is set, a FLUSHDB there also lets "
+        "the old sessions of users logged out everywhere back in."
+        if migrating
+        else ""
+    )
     return checks.Warning(
         f"Session cache {alias!r} shares its Redis database with cache "
         f"{', '.join(map(repr, others))}: cache.clear() there (FLUSHDB) or eviction under "
         "cache load logs everyone out.",
-        hint="Give sessions a Redis database (or server) of their own.",
+        hint=(
+            "Give sessions a Redis database (or server) of their own, with "
+            f"maxmemory-policy noeviction or volatile-*.{migration}"
+        ),
         obj=f"CACHES[{alias!r}]",
         id="horizontal.W025",
     )
@@ -326,4 +338,5 @@ def check_session_cache_has_its_own_database(
         and _is_django_redis(other_config.get("BACKEND"))
         and servers & set(_servers(other_config.get("LOCATION")))
     ]
-    return [W025(alias, others)] if others else []
+    migrating = bool(conf.SESSION_FALLBACK_ENGINE)
+    return [W025(alias, others, migrating=migrating)] if others else []

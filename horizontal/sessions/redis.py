@@ -10,6 +10,7 @@ credentials, pool options, ``KEY_PREFIX``, ``VERSION`` and ``KEY_FUNCTION``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
@@ -23,10 +24,16 @@ from django.core.signing import JSONSerializer as DjangoJSONSerializer
 from django.utils.module_loading import import_string
 
 try:
-    from redis.exceptions import RedisError
+    from redis.exceptions import NoScriptError, RedisError, ResponseError
 except ImportError:  # the [redis] extra is absent; SessionRedis() is never built then.
 
     class RedisError(Exception):  # type: ignore[no-redef]
+        pass
+
+    class ResponseError(RedisError):  # type: ignore[no-redef]
+        pass
+
+    class NoScriptError(ResponseError):  # type: ignore[no-redef]
         pass
 
 
@@ -37,17 +44,29 @@ DEFAULT_SOCKET_TIMEOUT = 0.5
 
 DJANGO_REDIS_CACHE = "django_redis.cache.RedisCache"
 
-# Key namespaces, passed through the alias's KEY_FUNCTION like any cache key. A
-# session key comes from a cookie; keeping sessions under their own namespace means
-# no cookie can name an index or a marker.
+# Key names, passed through the alias's KEY_FUNCTION like any cache key. A session
+# key comes from a cookie; keeping sessions under their own namespace means no cookie
+# can name an index or the revocation list.
 SESSION_NAMESPACE = "horizontal.sessions:"
 USER_INDEX_NAMESPACE = "horizontal.sessions.user:"
-REVOKED_NAMESPACE = "horizontal.sessions.revoked:"
+# The users whose sessions were ended while HORIZONTAL_SESSION_FALLBACK_ENGINE is set:
+# their sessions still in the old engine are deleted instead of moved. One set with no
+# TTL, so that no volatile-* eviction can take it (see docs/sessions.md).
+REVOKED_USERS = "horizontal.sessions.revoked-users"
 
-# Stored value: b"h1:<index-until>:<payload>". ``index-until`` is the Unix time up to
-# which the user index is known to outlive this session (0: not indexed); it lets a
-# save skip the index while it is fresh, so an ordinary save is a single SET.
-FORMAT_TAG = b"h1"
+# Stored value: b"h2:<index-until>:<n>:<index key, n bytes><payload>".
+# - ``index key``: the Redis key of the user index the session belongs to (empty for
+#   an anonymous session). A session that names an index is valid only while it is a
+#   member of that index: the load script checks, so a session whose index was
+#   deleted (log out everywhere) or evicted is never served, whichever went first.
+# - ``index-until``: the Unix time up to which the index is known to outlive this
+#   session (0: not indexed); it lets a save skip the index while it is fresh, so an
+#   ordinary save is a single SET.
+FORMAT_TAG = b"h2"
+
+# What the load script answers for a session that names an index it is not in (it
+# has deleted the session): not "missing", so that no fallback engine is asked.
+UNVOUCHED = 0
 
 
 class CorruptSession(ValueError):
@@ -56,24 +75,28 @@ class CorruptSession(ValueError):
 
 class Stored(NamedTuple):
     index_until: int
+    index_key: bytes
     payload: bytes
 
 
-def pack(index_until: int, payload: bytes) -> bytes:
-    return b"%s:%d:%s" % (FORMAT_TAG, index_until, payload)
+def pack(index_until: int, index_key: bytes, payload: bytes) -> bytes:
+    return b"%s:%d:%d:%s%s" % (FORMAT_TAG, index_until, len(index_key), index_key, payload)
 
 
 def unpack(raw: bytes | str) -> Stored:
     if isinstance(raw, str):  # a pool configured with decode_responses=True
         raw = raw.encode("latin-1")
-    parts = raw.split(b":", 2)
-    if len(parts) != 3 or parts[0] != FORMAT_TAG:
+    parts = raw.split(b":", 3)
+    if len(parts) != 4 or parts[0] != FORMAT_TAG:
         raise CorruptSession("unknown format")
     try:
-        index_until = int(parts[1])
+        index_until, length = int(parts[1]), int(parts[2])
     except ValueError:
-        raise CorruptSession("bad index time") from None
-    return Stored(index_until, parts[2])
+        raise CorruptSession("bad header") from None
+    rest = parts[3]
+    if not 0 <= length <= len(rest):
+        raise CorruptSession("bad index key length")
+    return Stored(index_until, rest[:length], rest[length:])
 
 
 class SessionCodec:
@@ -103,38 +126,87 @@ class SessionCodec:
         return self._serializer.loads(payload)
 
 
-# SET the session (NX to create, XX to update) and, only if that wrote, keep the
-# user's index: add the session, drop members whose session is gone when a new one
-# arrives (so the set stays as small as the user's live sessions), make the index
-# outlive the session, and leave the index of a previous user.
-# KEYS: session, user index, [previous user's index]
-# ARGV: value, ttl, NX|XX, index ttl
-SAVE_INDEXED = """
-if not redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], ARGV[3]) then return 0 end
-if redis.call('SADD', KEYS[2], KEYS[1]) == 1 then
-  for _, member in ipairs(redis.call('SMEMBERS', KEYS[2])) do
-    if redis.call('EXISTS', member) == 0 then redis.call('SREM', KEYS[2], member) end
+# The one command of an ordinary load: GET the session and, when it names a user
+# index, serve it only if it is still a member (else delete it and answer UNVOUCHED).
+# Membership, not the index's existence, is the test: an index that was evicted and
+# then re-created by a new login does not vouch for the sessions of the old one.
+# KEYS: session
+LOAD = """
+local value = redis.call('GET', KEYS[1])
+if not value then return false end
+local digits, start = string.match(value, '^h2:%d+:(%d+):()')
+if not digits then return value end  -- not this format: the store says it is corrupt
+local length = tonumber(digits)
+if length == 0 or start + length - 1 > #value then return value end
+local index = string.sub(value, start, start + length - 1)
+if redis.call('SISMEMBER', index, KEYS[1]) == 1 then return value end
+redis.call('DEL', KEYS[1])
+return 0
+"""
+
+LOAD_SHA = hashlib.sha1(LOAD.encode(), usedforsecurity=False).hexdigest()
+
+# Add a session to its user's index: drop members whose session is gone when a new
+# one arrives (so the set stays as small as the user's live sessions), and make the
+# index outlive the session.
+INDEX_SESSION = """
+local function index_session(session, index, index_ttl)
+  if redis.call('SADD', index, session) == 1 then
+    for _, member in ipairs(redis.call('SMEMBERS', index)) do
+      if redis.call('EXISTS', member) == 0 then redis.call('SREM', index, member) end
+    end
+  end
+  if redis.call('TTL', index) < tonumber(index_ttl) then
+    redis.call('EXPIRE', index, index_ttl)
   end
 end
-if redis.call('TTL', KEYS[2]) < tonumber(ARGV[4]) then
-  redis.call('EXPIRE', KEYS[2], ARGV[4])
-end
+"""
+
+# SET the session (NX to create, XX to update) and, only if that wrote, index it and
+# leave the index of a previous user. With ``member`` = 1 (an update of a session
+# loaded as this user's) the session must still be in the index: one that is not
+# was ended (or its index evicted) after it was loaded, and writing it back must not
+# make it valid again in a fresh index.
+# KEYS: session, user index, [previous user's index]
+# ARGV: value, ttl, NX|XX, index ttl, member (1|0)
+SAVE_INDEXED = (
+    INDEX_SESSION
+    + """
+if ARGV[5] == '1' and redis.call('SISMEMBER', KEYS[2], KEYS[1]) == 0 then return 0 end
+if not redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], ARGV[3]) then return 0 end
+index_session(KEYS[1], KEYS[2], ARGV[4])
 if KEYS[3] then redis.call('SREM', KEYS[3], KEYS[1]) end
 return 1
 """
+)
+
+# Move a user's session from the fallback engine into Redis, unless the user's
+# sessions were ended during the migration: the test and the write are one step, so
+# end_user_sessions lands either before it (refused: -1) or after it (the moved
+# session is in the index and is ended). 0: another instance moved it first.
+# KEYS: session, user index, revoked users    ARGV: value, ttl, index ttl, user pk
+MOVE_FROM_FALLBACK = (
+    INDEX_SESSION
+    + """
+if redis.call('SISMEMBER', KEYS[3], ARGV[4]) == 1 then return -1 end
+if not redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX') then return 0 end
+index_session(KEYS[1], KEYS[2], ARGV[3])
+return 1
+"""
+)
 
 # Delete every session in a user's index and the index itself, atomically: a save
 # racing with it either lands before (and is deleted) or after (and finds no key, so
-# its SET XX writes nothing). Optionally leave a marker that refuses migration of
-# the user's sessions from the fallback engine.
-# KEYS: user index, [revoked marker]    ARGV: [marker ttl]
+# its SET XX writes nothing). During a migration, also put the user on the revoked
+# list, so that their sessions still in the old engine are never moved.
+# KEYS: user index, [revoked users]    ARGV: [user pk]
 END_USER_SESSIONS = """
 local ended = 0
 for _, member in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   ended = ended + redis.call('DEL', member)
 end
 redis.call('DEL', KEYS[1])
-if KEYS[2] then redis.call('SET', KEYS[2], '1', 'EX', ARGV[1]) end
+if KEYS[2] then redis.call('SADD', KEYS[2], ARGV[1]) end
 return ended
 """
 
@@ -163,8 +235,23 @@ class SessionRedis:
         self._pool = self.client.connection_pool
         self._local = threading.local()
         self.save_indexed = self.client.register_script(SAVE_INDEXED)
+        self.move_from_fallback = self.client.register_script(MOVE_FROM_FALLBACK)
         self.end_user_sessions = self.client.register_script(END_USER_SESSIONS)
         self.delete_indexed = self.client.register_script(DELETE_INDEXED)
+
+    def load(self, key: str) -> bytes | str | int | None:
+        """The stored session, None when there is none, or ``UNVOUCHED`` when it names
+        a user index that no longer holds it (the script has deleted it).
+
+        One round trip: ``EVALSHA`` on this thread's connection, or ``EVAL`` (which
+        also caches the script) when the server does not know it yet (first use, or
+        after a restart).
+        """
+        try:
+            reply: bytes | str | int | None = self._command("EVALSHA", LOAD_SHA, 1, key)
+        except NoScriptError:
+            reply = self._command("EVAL", LOAD, 1, key)
+        return reply
 
     def get(self, key: str) -> bytes | str | None:
         value: bytes | str | None = self._command("GET", key)
@@ -179,6 +266,8 @@ class SessionRedis:
         try:
             connection.send_command(*args)
             return connection.read_response()
+        except ResponseError:
+            raise  # an error reply, read whole: the connection is fine
         except BaseException:
             connection.disconnect()  # a reply may be half read: never reuse the socket
             raise
@@ -212,8 +301,8 @@ class SessionRedis:
     def user_index_key(self, user_pk: str) -> str:
         return self.key(USER_INDEX_NAMESPACE, user_pk)
 
-    def revoked_key(self, user_pk: str) -> str:
-        return self.key(REVOKED_NAMESPACE, user_pk)
+    def revoked_users_key(self) -> str:
+        return self.key(REVOKED_USERS, "")
 
 
 def _has_unread_data(connection: Any) -> bool:

@@ -8,10 +8,13 @@ Built on the django-redis cache named by ``SESSION_CACHE_ALIAS`` and on Django's
   (``HORIZONTAL_SESSION_FAILURE = "closed"``: the middleware answers 503) or, when
   ``"open"``, the request goes on without the session, the cookie is kept and
   nothing is written. Django's cache engine logs the user out instead.
-- One GET per load and one SET (with its TTL) per save: the "does it still exist"
-  test is ``SET … XX``, not a GET before the SET.
+- One round trip per load (a script: ``GET``, plus ``SISMEMBER`` on the user index
+  for a user's session) and one ``SET`` (with its TTL) per save: the "does it still
+  exist" test is ``SET … XX``, not a GET before the SET.
 - A per-user index in Redis, kept by the saves, so ``end_user_sessions(user)`` ends
-  every session of a user on every instance.
+  every session of a user on every instance. The index is also what makes a user's
+  session valid: the load serves it only while the index holds it, so an index that
+  Redis evicted takes its sessions with it instead of hiding them from a revocation.
 - ``HORIZONTAL_SESSION_FALLBACK_ENGINE``: a session found only in the old engine is
   moved into Redis on first read, so switching engines logs no one out.
 
@@ -144,6 +147,7 @@ class SessionStore(SessionBase):
         self._codec = SessionCodec(self.serializer)
         # What the stored value said about the user index when it was loaded.
         self._indexed_user: str | None = None
+        self._index_key = b""
         self._index_until = 0
         # Set when an operation failed; the middleware reads it.
         self.store_error: BaseException | None = None
@@ -165,9 +169,14 @@ class SessionStore(SessionBase):
         if session_key is None:
             return {}
         try:
-            raw = self._redis.get(self._redis.session_key(session_key))
+            raw = self._redis.load(self._redis.session_key(session_key))
         except STORE_ERRORS as error:
             return self._load_failed(error)
+        if isinstance(raw, int):
+            # UNVOUCHED: its user index no longer holds it (ended everywhere, or the
+            # index was evicted). Gone, and not to be looked for in the fallback engine.
+            self._session_key = None
+            return {}
         if raw is not None:
             return self._decode_stored(raw)
         if conf.SESSION_FALLBACK_ENGINE:
@@ -195,15 +204,25 @@ class SessionStore(SessionBase):
             data = self._codec.loads(stored.payload)
             if not isinstance(data, dict):
                 raise CorruptSession("not a mapping")
+            user = data.get(SESSION_KEY)
+            # The load script served it as a member of the index it names; a user's
+            # session counts only if that is the user's own index, the one
+            # end_user_sessions empties.
+            if user is not None and stored.index_key != self._user_index_key(str(user)):
+                raise CorruptSession("not in its user's index")
         except Exception:
             # Same outcome as Django's own backends: an empty session and a line on
             # the django.security logger, never a 500.
             security_logger.warning("Session data corrupted")
             return {}
-        if stored.index_until:
-            self._indexed_user = data.get(SESSION_KEY)
+        if stored.index_until and stored.index_key:
+            self._indexed_user = user
+            self._index_key = stored.index_key
             self._index_until = stored.index_until
         return data
+
+    def _user_index_key(self, user: str) -> bytes:
+        return self._redis.user_index_key(user).encode()
 
     # -- save -------------------------------------------------------------------
 
@@ -238,9 +257,11 @@ class SessionStore(SessionBase):
                 return True
             payload = self._codec.dumps(data)
             user = data.get(SESSION_KEY)
-            if user is None or self._index_is_fresh(user, ttl, must_create):
-                index_until = self._index_until if user is not None else 0
-                return self._redis.set(key, pack(index_until, payload), ttl, create=must_create)
+            if user is None:
+                return self._redis.set(key, pack(0, b"", payload), ttl, create=must_create)
+            if self._index_is_fresh(user, ttl, must_create):
+                value = pack(self._index_until, self._index_key, payload)
+                return self._redis.set(key, value, ttl, create=False)
             return self._write_indexed(key, str(user), payload, ttl, must_create)
         except STORE_ERRORS as error:
             self.store_error = error
@@ -259,14 +280,23 @@ class SessionStore(SessionBase):
     ) -> bool:
         index_ttl = _index_ttl(ttl)
         index_until = int(time.time()) + index_ttl
-        keys = [key, self._redis.user_index_key(user)]
+        index_key = self._redis.user_index_key(user)
+        keys = [key, index_key]
         if self._indexed_user is not None and self._indexed_user != user:
             keys.append(self._redis.user_index_key(self._indexed_user))
-        args = [pack(index_until, payload), ttl, "NX" if must_create else "XX", index_ttl]
+        # An update of a session loaded as this user's must still be in the index: if
+        # it was ended (or the index evicted) since, writing it back is refused.
+        member = "1" if not must_create and self._indexed_user == user else "0"
+        value = pack(index_until, index_key.encode(), payload)
+        args = [value, ttl, "NX" if must_create else "XX", index_ttl, member]
         if not self._redis.save_indexed(keys=keys, args=args):
             return False
-        self._indexed_user, self._index_until = user, index_until
+        self._remember_index(user, index_key, index_until)
         return True
+
+    def _remember_index(self, user: str, index_key: str, index_until: int) -> None:
+        self._indexed_user, self._index_key = user, index_key.encode()
+        self._index_until = index_until
 
     # -- create, exists, delete -------------------------------------------------
 
@@ -333,13 +363,15 @@ class SessionStore(SessionBase):
             self._session_key = None
             return {}
         user = data.get(SESSION_KEY)
+        ttl = int(old.get_expiry_age())
         try:
-            revoked = user is not None and bool(
-                self._redis.client.exists(self._redis.revoked_key(str(user)))
-            )
-            if not revoked:
-                # NX: if another instance moved it first, its copy is the same data.
-                self._write(data, old.get_expiry_age(), must_create=True)
+            if user is None:
+                # Anonymous: nothing to revoke. NX: if another instance moved it
+                # first, its copy is the same data.
+                self._write(data, ttl, must_create=True)
+                revoked = False
+            else:
+                revoked = not self._move_indexed(session_key, str(user), data, ttl)
         except STORE_ERRORS as error:
             return self._load_failed(error)
         except SessionStoreUnavailable as error:
@@ -351,6 +383,29 @@ class SessionStore(SessionBase):
             return {}
         logger.info("Session moved from %s into Redis", conf.SESSION_FALLBACK_ENGINE)
         return data
+
+    def _move_indexed(self, session_key: str, user: str, data: dict[str, Any], ttl: int) -> bool:
+        """Write a user's session from the old engine into Redis, indexed, unless the
+        user's sessions were ended during the migration: whether it may be served.
+
+        The revocation test and the write are one script, so an ``end_user_sessions``
+        running at the same moment either lands first (and the move is refused) or
+        finds the moved session in the index (and ends it).
+        """
+        if ttl <= 0:
+            return False
+        index_ttl = _index_ttl(ttl)
+        index_until = int(time.time()) + index_ttl
+        index_key = self._redis.user_index_key(user)
+        value = pack(index_until, index_key.encode(), self._codec.dumps(data))
+        keys = [self._redis.session_key(session_key), index_key, self._redis.revoked_users_key()]
+        moved = int(self._redis.move_from_fallback(keys=keys, args=[value, ttl, index_ttl, user]))
+        if moved < 0:
+            return False
+        if moved:
+            self._remember_index(user, index_key, index_until)
+        # 0: another instance moved it first; its copy is the same data.
+        return True
 
 
 def _fallback_engine() -> Any:
@@ -384,17 +439,18 @@ def end_user_sessions(user: Any) -> int:
     """End every session of ``user`` on every instance; return how many were ended.
 
     Sessions saved through ``horizontal.sessions`` are indexed by user, so this is
-    one atomic script in Redis. With ``HORIZONTAL_SESSION_FALLBACK_ENGINE`` set it
-    also leaves a marker (for ``SESSION_COOKIE_AGE``) that stops the user's sessions
-    still in the old engine from being moved into Redis.
+    one atomic script in Redis. The count is of the sessions deleted: a session whose
+    index Redis had evicted is not counted, and was already unusable. With
+    ``HORIZONTAL_SESSION_FALLBACK_ENGINE`` set it also puts the user on the revoked
+    list, so that their sessions still in the old engine are never moved into Redis.
     """
     store = _store()
     pk = _user_pk(user)
     keys = [store.user_index_key(pk)]
-    args: list[int] = []
+    args: list[str] = []
     if conf.SESSION_FALLBACK_ENGINE:
-        keys.append(store.revoked_key(pk))
-        args.append(int(settings.SESSION_COOKIE_AGE))
+        keys.append(store.revoked_users_key())
+        args.append(pk)
     try:
         return int(store.end_user_sessions(keys=keys, args=args))
     except STORE_ERRORS as error:

@@ -175,3 +175,22 @@ def test_cache_sessions_on_the_implicit_default_cache_warn_twice() -> None:
 )
 def test_engine_message_follows_the_contract(message: checks.CheckMessage) -> None:
     assert_follows_the_contract(message)
+
+
+def test_w025_during_a_migration_names_the_revoked_list() -> None:
+    from horizontal.checks.sessions import check_session_cache_has_its_own_database
+
+    caches = sessions_cache(OPTIONS=GOOD_OPTIONS)
+    caches["default"] = {"BACKEND": REDIS, "LOCATION": "redis://r:6379/1"}
+    base = {"CACHES": caches, "SESSION_ENGINE": "horizontal.sessions"}
+    with override_settings(**base, SESSION_CACHE_ALIAS="sessions"):
+        (plain,) = check_session_cache_has_its_own_database()
+    with override_settings(
+        **base,
+        SESSION_CACHE_ALIAS="sessions",
+        HORIZONTAL_SESSION_FALLBACK_ENGINE="django.contrib.sessions.backends.db",
+    ):
+        (migrating,) = check_session_cache_has_its_own_database()
+    assert "noeviction" in plain.hint and "FALLBACK" not in plain.hint
+    assert "logged out everywhere back in" in migrating.hint
+    assert "\n" not in migrating.hint

@@ -169,9 +169,10 @@ def test_alias_without_timeouts_still_fails_fast(own_redis, key_prefix):
     "raw",
     [
         b"garbage",
-        b"h1:notanumber:{}",
-        pack(0, b'{"_auth_user_id": "1", "trunc'),  # truncated payload
-        pack(0, b"[1, 2]"),  # valid JSON, not a session
+        b"h2:notanumber:0:{}",
+        b"h2:0:99:{}",  # an index key longer than the value
+        pack(0, b"", b'{"_auth_user_id": "1", "trunc'),  # truncated payload
+        pack(0, b"", b"[1, 2]"),  # valid JSON, not a session
         b"\x80\x04\x95",  # a pickle from another engine
     ],
 )

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
 import pytest
 from django.contrib.auth import SESSION_KEY
 from django.contrib.auth.models import User
@@ -10,6 +14,7 @@ from django.contrib.sessions.models import Session
 from django.core.exceptions import ImproperlyConfigured
 
 from horizontal.sessions import SessionStore, end_user_sessions
+from horizontal.sessions.redis import SessionRedis
 
 DB_ENGINE = "django.contrib.sessions.backends.db"
 
@@ -63,6 +68,67 @@ def test_revoked_user_old_sessions_are_not_moved(settings):
     assert store.load() == {}
     assert store.session_key is None
     assert not Session.objects.filter(session_key=key).exists()
+
+
+@contextmanager
+def before_round_trip(
+    redis: SessionRedis, number: int, action: Callable[[], Any]
+) -> Iterator[list[int]]:
+    """Run ``action`` just before the store's ``number``-th round trip to Redis (from 0).
+
+    Every command the store sends goes through ``SessionRedis._command`` (its own
+    connection) or the redis-py client's ``execute_command`` (scripts, EXISTS, DEL):
+    both are wrapped, so the action lands between two steps of an operation, as
+    another instance's request can. Yields the count of round trips seen so far.
+    """
+    seen = [0]
+    acting = False
+
+    def hooked(real: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            nonlocal acting
+            if not acting:  # the action's own commands are not counted
+                if seen[0] == number:
+                    acting = True
+                    try:
+                        action()
+                    finally:
+                        acting = False
+                seen[0] += 1
+            return real(*args, **kwargs)
+
+        return call
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(redis, "_command", hooked(redis._command))
+        patch.setattr(redis.client, "execute_command", hooked(redis.client.execute_command))
+        yield seen
+
+
+def test_hardening_13_log_out_everywhere_racing_the_move_never_lets_the_session_through(
+    settings,
+):
+    """end_user_sessions lands before each round trip of the first read of an old
+    session in turn, and once after them all: wherever it lands, the session is
+    not served afterwards and no copy is left in the old engine."""
+    settings.HORIZONTAL_SESSION_FALLBACK_ENGINE = DB_ENGINE
+    redis = SessionStore()._redis
+    survivors = []
+    for number in range(8):
+        user = User.objects.create_user(f"user{number}")
+        key = database_session(**{SESSION_KEY: str(user.pk)})
+
+        def revoke(user: User = user) -> None:
+            end_user_sessions(user)
+
+        with before_round_trip(redis, number, revoke) as seen:
+            SessionStore(key).load()  # the first read: the move
+        if number >= seen[0]:  # the read made fewer round trips: the revocation is after it
+            revoke()
+        if SessionStore(key).get(SESSION_KEY) is not None:
+            survivors.append(number)
+        assert not Session.objects.filter(session_key=key).exists()
+    assert survivors == [], f"revoked before round trip {survivors} of the move: still served"
 
 
 def test_unknown_key_with_fallback_is_still_empty(settings):

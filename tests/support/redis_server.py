@@ -11,6 +11,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import redis
@@ -19,8 +20,13 @@ from tests.support.processes import free_port
 
 
 class RedisServer:
-    def __init__(self) -> None:
+    """``config``: more directives for the server's command line, e.g.
+    ``{"maxmemory": "4mb", "maxmemory-policy": "volatile-lru"}`` for a server that evicts.
+    """
+
+    def __init__(self, config: Mapping[str, str] | None = None) -> None:
         self.port = free_port()
+        self.config = dict(config or {})
         self._dir = tempfile.TemporaryDirectory(prefix="hz-redis-")
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -49,6 +55,7 @@ class RedisServer:
                 self._dir.name,
                 "--dbfilename",
                 "dump.rdb",
+                *(arg for name, value in self.config.items() for arg in (f"--{name}", value)),
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
