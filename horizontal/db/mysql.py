@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING, Protocol, cast
 
 from django.db import DatabaseError, IntegrityError
 
-from horizontal.db.base import RUNNING, Claim, ClaimRequest, Cursor, Dialect, scalar
+from horizontal.db.base import (
+    RUNNING,
+    Claim,
+    ClaimRequest,
+    Cursor,
+    Dialect,
+    overlap_lock_name,
+    scalar,
+)
 
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper
@@ -87,6 +95,12 @@ class MySQLDialect(Dialect):
     def claim_slot(self, cursor: Cursor, request: ClaimRequest) -> Claim | None:
         job, slot = request.job, request.slot
         if request.skip_if_overlapping:
+            # The job's lock row first (in the caller's transaction), so that claims of
+            # one job take turns: the read below and the INSERT are separate statements.
+            # The read is a plain one, after the lock: under READ COMMITTED it sees every
+            # claim committed before ours, and under REPEATABLE READ it is the first
+            # consistent read, which is when InnoDB takes the snapshot.
+            self.xact_lock(cursor, overlap_lock_name(job), nowait=False)
             cursor.execute(
                 f"SELECT 1 FROM horizontal_jobrun AS other WHERE other.job = %s AND"
                 f" other.slot <> %s AND other.status = '{RUNNING}'"

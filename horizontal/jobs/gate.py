@@ -1,5 +1,9 @@
 """The job gate: one ``JobRun`` row per (job, slot), claimed in one statement.
 
+For an ``overlap="skip"`` job the claim first takes the job's lock, in the same
+transaction: claims of one job's slots take turns, so two of them cannot both find
+"no other slot running" (docs/jobs.md, overlap).
+
 The row is both the gate (a unique key) and the run's lease (token, expiry renewed by a
 heartbeat). Every function here runs in its own short transaction on
 ``HORIZONTAL_DATABASE`` and refuses to run inside the caller's.
@@ -70,7 +74,11 @@ def claim_slot(
         skip_if_overlapping=job.overlap == "skip",
         max_attempts=job.max_attempts,
     )
-    claim = run_statement(using, lambda cursor, dialect: dialect.claim_slot(cursor, request))
+    claim = run_statement(
+        using,
+        lambda cursor, dialect: dialect.claim_slot(cursor, request),
+        atomic=request.needs_transaction,
+    )
     if claim is None:
         return None
     return Attempt(job, slot, claim, owner, ttl, using)

@@ -335,19 +335,85 @@ def test_a_job_without_schedule_needs_an_explicit_slot(db_alias: str) -> None:
     assert outcome.status == "succeeded" and calls == ["v2026.11.29:1"]
 
 
-def test_claim_is_one_statement(db_alias: str) -> None:
-    """The gate claim itself is one round trip on PostgreSQL and SQLite."""
+def test_claim_statement_count(db_alias: str) -> None:
+    """One statement per claim; two (lock, claim) in one transaction for overlap="skip".
+
+    MariaDB/MySQL have no conditional upsert: the claim is an INSERT (plus, for
+    overlap="skip", the job's lock and the overlap read before it).
+    """
     from django.test.utils import CaptureQueriesContext
 
     from horizontal.jobs import gate
 
-    daily = register("counted", schedule="* * * * *")
-    slot = format_slot(db_now().replace(second=0, microsecond=0))
-    with CaptureQueriesContext(connections[db_alias]) as queries:
-        attempt = gate.claim_slot(daily, slot, trigger="manual")
-    assert attempt is not None
-    expected = 1 if connections[db_alias].vendor in ("postgresql", "sqlite") else 2
-    assert len(queries) == expected, [q["sql"] for q in queries]
+    vendor = connections[db_alias].vendor
+    allow = register("counted_allow", schedule="* * * * *", overlap="allow")
+    skip = register("counted_skip", schedule="* * * * *", overlap="skip")
+    minute = db_now().replace(second=0, microsecond=0)
+    counts = []
+    # skip twice: the first may create MySQL's lock row (on a connection of its own).
+    for age, counted in enumerate((allow, skip, skip)):
+        slot = format_slot(minute - dt.timedelta(minutes=age))
+        with CaptureQueriesContext(connections[db_alias]) as queries:
+            attempt = gate.claim_slot(counted, slot, trigger="manual")
+        # BEGIN and COMMIT are the transaction's, not statements of the claim.
+        statements = [q["sql"] for q in queries if q["sql"].split()[0] not in ("BEGIN", "COMMIT")]
+        counts.append(len(statements))
+        if attempt is not None:
+            db.run_statement(
+                db_alias,
+                lambda c, d, a=attempt: d.finish_run(c, a.claim.id, a.claim.token, "succeeded", ""),
+            )
+    assert counts[0] == 1, counts
+    assert counts[2] == (3 if vendor == "mysql" else 2), counts
+
+
+def test_hardening_02_two_slots_of_an_overlap_skip_job_claimed_at_once_never_both_run(
+    db_alias: str,
+) -> None:
+    """Two racers, each on its own connection, claim different slots of one job at once.
+
+    Before the per-job lock both passed the "no other slot running" read in most rounds
+    (the read ran on a snapshot from before the other's insert committed).
+    """
+    import threading
+
+    from horizontal.jobs import gate
+
+    racing = register("overlap_race", overlap="skip")
+    rounds = 60
+    barrier = threading.Barrier(2)
+    claimed: list[list[bool]] = [[False, False] for _ in range(rounds)]
+    failures: list[BaseException] = []
+
+    def racer(side: int) -> None:
+        try:
+            for i in range(rounds):
+                barrier.wait(timeout=30)
+                attempt = gate.claim_slot(racing, f"round-{i:03d}-{side}", trigger="manual")
+                claimed[i][side] = attempt is not None
+                barrier.wait(timeout=30)  # both claims are made before either finishes
+                if attempt is not None:
+                    db.run_statement(
+                        db_alias,
+                        lambda c, d, a=attempt: d.finish_run(
+                            c, a.claim.id, a.claim.token, "succeeded", ""
+                        ),
+                    )
+        except BaseException as exc:
+            failures.append(exc)
+            barrier.abort()
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=racer, args=(side,)) for side in (0, 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures, failures
+    both = [i for i, sides in enumerate(claimed) if all(sides)]
+    neither = [i for i, sides in enumerate(claimed) if not any(sides)]
+    assert (len(both), neither) == (0, []), f"both ran in {len(both)} of {rounds} rounds"
 
 
 def test_lease_lost_is_exported_for_job_code(db_alias: str) -> None:
