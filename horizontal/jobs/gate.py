@@ -22,7 +22,7 @@ from horizontal.conf import conf
 from horizontal.db import Claim, ClaimRequest, milliseconds, run_statement
 from horizontal.instance import instance_id
 from horizontal.jobs.registry import Job
-from horizontal.jobs.slots import format_slot
+from horizontal.jobs.slots import check_slot_text, format_slot
 from horizontal.models import JobRun
 
 # What each reason for claiming may take over, besides a crashed (expired) running claim.
@@ -53,8 +53,10 @@ def claim_slot(
     """Claim ``slot`` for ``job``; None if another run has it, finished it, or overlaps.
 
     ``explicit`` (an operator named the slot) may run a slot recorded as missed or
-    skipped; ``retry`` may also re-run a failed or abandoned one.
+    skipped; ``retry`` may also re-run a failed or abandoned one. A slot no database
+    stores as given raises ``InvalidSlot`` before any statement runs.
     """
+    check_slot_text(slot)
     using = conf.DATABASE
     owner = instance_id()
     ttl = ttl_of(job)

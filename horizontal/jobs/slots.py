@@ -21,12 +21,27 @@ from croniter import croniter
 
 from horizontal.exceptions import InvalidSlot
 from horizontal.jobs.registry import Job
+from horizontal.leases import name_problem
 
 SLOT_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+# The longest free-form slot (a release id): the column's width.
+MAX_SLOT_LENGTH = 64
+# Years a cron slot may name. Before 1970 nothing ran; the upper bound keeps every
+# conversion (time zones, the window, the next second) inside what datetime can hold.
+FIRST_SLOT_YEAR = 1970
+LAST_SLOT_YEAR = 9998
 
 
 def format_slot(instant: dt.datetime) -> str:
-    return instant.astimezone(dt.UTC).strftime(SLOT_FORMAT)
+    """The canonical slot string: always four-digit years, so slots sort as instants.
+
+    (Not ``strftime("%Y")``: glibc writes year 999 as ``999``, which sorts after 2026.)
+    """
+    utc = instant.astimezone(dt.UTC)
+    return (
+        f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}"
+        f"T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}Z"
+    )
 
 
 def slot_instant(slot: str) -> dt.datetime | None:
@@ -121,8 +136,7 @@ def parse_slot(job: Job, text: str, now: dt.datetime) -> str:
     future slot run now would make the real one a silent no-op).
     """
     if job.schedule is None:
-        if not text or len(text) > 64:
-            raise InvalidSlot("a slot is 1 to 64 characters")
+        check_slot_text(text)
         return text
     try:
         parsed = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -130,6 +144,12 @@ def parse_slot(job: Job, text: str, now: dt.datetime) -> str:
         raise InvalidSlot(
             f"{text!r} is not an ISO 8601 instant such as 2026-11-29T00:00:00Z"
         ) from None
+    # Before any arithmetic: year 1 or 9999 in another zone is outside datetime's range.
+    if not FIRST_SLOT_YEAR <= parsed.year <= LAST_SLOT_YEAR:
+        raise InvalidSlot(
+            f"{text!r} is in the year {parsed.year}: a slot is an instant from "
+            f"{FIRST_SLOT_YEAR} until now"
+        )
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=zone(job))
     instant = parsed.astimezone(dt.UTC)
@@ -144,3 +164,10 @@ def parse_slot(job: Job, text: str, now: dt.datetime) -> str:
             f"{job.schedule!r} ({job.timezone})"
         )
     return format_slot(instant)
+
+
+def check_slot_text(slot: str) -> None:
+    """Raise InvalidSlot for a slot no database stores as given (one rule for every vendor)."""
+    problem = name_problem(slot, MAX_SLOT_LENGTH)
+    if problem is not None:
+        raise InvalidSlot(f"slot {slot!r} {problem}")
