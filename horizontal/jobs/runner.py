@@ -20,7 +20,7 @@ from horizontal.jobs import gate, slots
 from horizontal.jobs.registry import Job, registry
 from horizontal.jobs.report import Outcome, OutcomeStatus, describe
 from horizontal.jobs.run import Run
-from horizontal.jobs.validation import job_errors
+from horizontal.jobs.validation import describe_errors, job_errors
 from horizontal.leases import Heartbeat, Validity
 from horizontal.models import JobRun
 
@@ -51,7 +51,7 @@ def run_job(name: str, *, slot: str | None = None, retry: bool = False) -> list[
     job = get_job(name)
     errors = job_errors(job)
     if errors:
-        raise InvalidJob("; ".join(e.msg for e in errors))
+        raise InvalidJob(describe_errors(errors))
     now = db_now(conf.DATABASE)
     if slot is not None:
         canonical = slots.parse_slot(job, slot, now)

@@ -9,7 +9,9 @@ and is replaced within one poll interval.
 
 Due jobs run one at a time in the leader's main thread. A job that takes longer than
 its period is best run with ``runjob`` from cron, or by a scheduler of its own
-(``--jobs``).
+(``--jobs``). One job's failure to even start (a registration error, an unexpected
+exception outside its body) is logged, rate-limited per job, and the loop goes on with
+the others: one bad job must not stop every job of the fleet.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ logger = logging.getLogger("horizontal.scheduler")
 LEADER_LEASE = "horizontal:scheduler"
 # A database outage fails every poll; say so at most this often per process.
 POLL_FAILURE_LOG_INTERVAL = 10.0
+# A job that fails every poll (a broken registration): at most this often per job.
+JOB_FAILURE_LOG_INTERVAL = 60.0
 
 
 class Scheduler:
@@ -61,6 +65,7 @@ class Scheduler:
         self._keep_alive: ExitStack | None = None
         self.running_jobs = False
         self.poll_failures = RateLimitedLog(logger, logging.WARNING, POLL_FAILURE_LOG_INTERVAL)
+        self.job_failures: dict[str, RateLimitedLog] = {}
 
     @property
     def is_leader(self) -> bool:
@@ -114,13 +119,40 @@ class Scheduler:
             for job in self.jobs:
                 if self.stopping.is_set() or not self.is_leader:
                     break
-                for outcome in run_job(job.name):
-                    if outcome.status not in (OutcomeStatus.TAKEN, OutcomeStatus.IDLE):
-                        self.report(outcome.message)
-                    outcomes.append(outcome)
+                outcomes.extend(self._run_one(job))
         finally:
             self.running_jobs = False
         return outcomes
+
+    def _run_one(self, job: Job) -> list[Outcome]:
+        """Run one job's due slots; its failure is logged, never the end of the loop."""
+        try:
+            outcomes = run_job(job.name)
+        except DatabaseError as exc:
+            connection = connections[conf.DATABASE]
+            if connection.connection is None or not connection.is_usable():
+                raise  # the database, not the job: the poll's own handler says so
+            self._job_failed(job, exc)
+            return []
+        except Exception as exc:
+            self._job_failed(job, exc)
+            return []
+        for outcome in outcomes:
+            if outcome.status not in (OutcomeStatus.TAKEN, OutcomeStatus.IDLE):
+                self.report(outcome.message)
+        return outcomes
+
+    def _job_failed(self, job: Job, exc: Exception) -> None:
+        failures = self.job_failures.get(job.name)
+        if failures is None:
+            failures = RateLimitedLog(logger, logging.ERROR, JOB_FAILURE_LOG_INTERVAL)
+            self.job_failures[job.name] = failures
+        failures.log(
+            "job %s could not run, the other jobs go on: %s: %s",
+            job.name,
+            type(exc).__name__,
+            exc,
+        )
 
     def step_down(self, *, release: bool) -> None:
         lease, self._lease = self._lease, None

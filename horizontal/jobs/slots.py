@@ -17,7 +17,7 @@ import datetime as dt
 import zoneinfo
 from collections.abc import Callable, Iterator
 
-from croniter import croniter
+from croniter import CroniterBadDateError, croniter
 
 from horizontal.exceptions import InvalidSlot
 from horizontal.jobs.registry import Job
@@ -77,7 +77,7 @@ def _keep(job: Job, local: dt.datetime, tz: zoneinfo.ZoneInfo) -> bool:
 
 
 def latest_tick(job: Job, now: dt.datetime) -> dt.datetime | None:
-    """The latest tick of ``job`` at or before ``now`` (UTC), or None without a schedule."""
+    """The latest tick of ``job`` at or before ``now`` (UTC); None without a schedule or tick."""
     if job.schedule is None:
         return None
     tz = zone(job)
@@ -89,7 +89,7 @@ def latest_tick(job: Job, now: dt.datetime) -> dt.datetime | None:
 
 
 def next_tick(job: Job, now: dt.datetime) -> dt.datetime | None:
-    """The first tick of ``job`` after ``now`` (UTC), or None without a schedule."""
+    """The first tick of ``job`` after ``now`` (UTC); None without a schedule or tick."""
     if job.schedule is None:
         return None
     tz = zone(job)
@@ -97,13 +97,20 @@ def next_tick(job: Job, now: dt.datetime) -> dt.datetime | None:
     return _first_kept(job, tz, lambda: it.get_next(dt.datetime))
 
 
-def _first_kept(job: Job, tz: zoneinfo.ZoneInfo, step: Callable[[], dt.datetime]) -> dt.datetime:
+def _first_kept(
+    job: Job, tz: zoneinfo.ZoneInfo, step: Callable[[], dt.datetime]
+) -> dt.datetime | None:
     """The first tick ``step()`` yields that the daylight-saving rule keeps, in UTC.
 
+    None when there is none (croniter finds no date: a schedule that never fires, which
+    ``horizontal.E018`` refuses at start-up, or the edge of datetime's range).
     Only second occurrences of a repeated wall time are skipped: four tries always find one.
     """
     for _ in range(4):
-        local = step()
+        try:
+            local = step()
+        except (CroniterBadDateError, OverflowError):
+            return None
         if _keep(job, local, tz):
             return local.astimezone(dt.UTC)
     raise AssertionError("a schedule cannot repeat an hour four times in a row")
@@ -119,7 +126,10 @@ def ticks_between(
     it = croniter(job.schedule, after.astimezone(tz))
     count = 0
     while count < limit:
-        local = it.get_next(dt.datetime)
+        try:
+            local = it.get_next(dt.datetime)
+        except (CroniterBadDateError, OverflowError):
+            return
         instant = local.astimezone(dt.UTC)
         if instant > until:
             return

@@ -8,6 +8,7 @@ ends both cleanly with the lease handed back.
 from __future__ import annotations
 
 import signal
+from collections.abc import Iterator
 
 import pytest
 
@@ -46,3 +47,50 @@ def test_two_schedulers_one_leader_each_slot_once(scheduler_db: ScratchDatabase)
     )
     assert token == 1
     assert as_utc(expires_at) <= cluster.db_now(), "the lease was not released"
+
+
+# In-process: the loop's own behaviour, on the test database.
+
+
+@pytest.fixture
+def own_registry() -> Iterator[None]:
+    from horizontal.jobs import registry
+
+    before = dict(registry.jobs)
+    yield
+    registry.jobs.clear()
+    registry.jobs.update(before)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_hardening_03_one_job_that_cannot_run_does_not_stop_the_others(
+    own_registry: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    from horizontal.jobs import Run, job, registry
+    from horizontal.jobs.scheduler import Scheduler
+
+    ran: list[str] = []
+
+    def record(run: Run) -> None:
+        ran.append(run.slot)
+
+    job("a_never", schedule="0 0 30 2 *")(record)  # passed E010, and killed the loop
+    job("b_minutely", schedule="* * * * *")(record)
+    lines: list[str] = []
+    scheduler = Scheduler(
+        [registry.jobs["a_never"], registry.jobs["b_minutely"]],
+        report=lines.append,
+        lease_name="test:scheduler",
+    )
+    try:
+        with caplog.at_level("ERROR", logger="horizontal.scheduler"):
+            first = scheduler.tick()
+            second = scheduler.tick()
+    finally:
+        scheduler.step_down(release=True)
+    assert [o.job for o in first] == ["b_minutely"] and ran, lines
+    assert [o.job for o in second] == ["b_minutely"]  # taken, or the next minute's slot
+    failures = [r.getMessage() for r in caplog.records if "could not run" in r.getMessage()]
+    assert len(failures) == 1, failures  # rate-limited: once, not once per poll
+    assert "job a_never could not run, the other jobs go on: InvalidJob" in failures[0]
+    assert "horizontal.E018" in failures[0]

@@ -153,3 +153,9 @@ def test_hardening_10_free_form_slots_follow_one_rule_on_every_vendor(
         parse_slot(manual, text, at("2026-11-29T12:00:00+00:00"))
     assert parse_slot(manual, "v2026.11.29-é", at("2026-11-29T12:00:00+00:00"))
 
+
+def test_a_schedule_with_no_tick_has_none_instead_of_raising() -> None:
+    never = make("0 0 30 2 *")
+    now = at("2026-11-29T12:00:00+00:00")
+    assert latest_tick(never, now) is None and next_tick(never, now) is None
+    assert list(ticks_between(never, now - dt.timedelta(days=1), now)) == []
