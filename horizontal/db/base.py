@@ -274,19 +274,34 @@ class Dialect:
         row = cursor.fetchone()
         return None if row is None else Claim(int(row[0]), int(row[1]), int(row[2]))
 
-    def record_slot(
-        self, cursor: Cursor, *, job: str, slot: str, status: str, owner: str, error: str
+    def record_slots(
+        self,
+        cursor: Cursor,
+        *,
+        job: str,
+        slots: Sequence[tuple[str, str]],
+        status: str,
+        owner: str,
     ) -> None:
-        """Insert a row that is not a run (missed, skipped_overlap) unless the slot has one."""
+        """Insert rows that are not runs (missed, skipped_overlap), ``(slot, note)`` each,
+        in one statement; a slot that already has a row keeps it."""
+        if not slots:
+            return
+        row = (
+            f"(%s, %s, %s, %s, 0, 0, 'schedule', {self.NOW}, {self.NOW}, {self.NOW},"
+            f" {self.NOW}, %s)"
+        )
+        params: list[Any] = []
+        for slot, note in slots:
+            params += [job, slot, status, owner, note]
         cursor.execute(
             f"""
             INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt, triggered_by,
                 claimed_at, heartbeat_at, expires_at, finished_at, error)
-            VALUES (%s, %s, %s, %s, 0, 0, 'schedule', {self.NOW}, {self.NOW}, {self.NOW},
-                {self.NOW}, %s)
+            VALUES {", ".join([row] * len(slots))}
             ON CONFLICT (job, slot) DO NOTHING
             """,
-            [job, slot, status, owner, error],
+            params,
         )
 
     def renew_run(self, cursor: Cursor, run_id: int, token: int, ttl_ms: int) -> bool:

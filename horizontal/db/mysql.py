@@ -9,8 +9,9 @@ OK packet through ``token = LAST_INSERT_ID(token + 1)``: no extra round trip.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import suppress
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from django.db import DatabaseError, IntegrityError
 
@@ -43,6 +44,8 @@ class _MySQLCursor(Cursor, Protocol):
 
     lastrowid: int
     db: BaseDatabaseWrapper
+
+    def fetchall(self) -> Sequence[Sequence[Any]]: ...
 
 
 def _last_insert_id(cursor: Cursor) -> int:
@@ -144,20 +147,51 @@ class MySQLDialect(Dialect):
         run_id, attempt = row
         return Claim(int(run_id), token, int(attempt))
 
-    def record_slot(
-        self, cursor: Cursor, *, job: str, slot: str, status: str, owner: str, error: str
+    def record_slots(
+        self,
+        cursor: Cursor,
+        *,
+        job: str,
+        slots: Sequence[tuple[str, str]],
+        status: str,
+        owner: str,
     ) -> None:
-        # A duplicate means the slot already has a row, which says more than this one would.
-        with suppress(IntegrityError):
+        # No ON CONFLICT DO NOTHING: leave out the slots that have a row, insert the rest
+        # in one statement. (ON DUPLICATE KEY UPDATE would take an exclusive lock on a
+        # running row, and wait behind its effect transaction's shared one.)
+        if not slots:
+            return
+        wanted = dict(slots)
+        cursor.execute(
+            "SELECT slot FROM horizontal_jobrun WHERE job = %s AND slot IN"
+            f" ({', '.join(['%s'] * len(wanted))})",
+            [job, *wanted],
+        )
+        for (existing,) in cast(_MySQLCursor, cursor).fetchall():
+            wanted.pop(existing, None)
+        row = (
+            f"(%s, %s, %s, %s, 0, 0, 'schedule', {self.NOW}, {self.NOW}, {self.NOW},"
+            f" {self.NOW}, %s)"
+        )
+
+        def insert(batch: list[tuple[str, str]]) -> None:
+            params: list[Any] = []
+            for slot, note in batch:
+                params += [job, slot, status, owner, note]
             cursor.execute(
-                f"""
-                INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt,
-                    triggered_by, claimed_at, heartbeat_at, expires_at, finished_at, error)
-                VALUES (%s, %s, %s, %s, 0, 0, 'schedule', {self.NOW}, {self.NOW}, {self.NOW},
-                    {self.NOW}, %s)
-                """,
-                [job, slot, status, owner, error],
+                "INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt,"
+                " triggered_by, claimed_at, heartbeat_at, expires_at, finished_at, error)"
+                f" VALUES {', '.join([row] * len(batch))}",
+                params,
             )
+
+        try:
+            insert(list(wanted.items()))
+        except IntegrityError:
+            # A slot got a row meanwhile, which says more than ours would: one by one.
+            for item in wanted.items():
+                with suppress(IntegrityError):
+                    insert([item])
 
     def insert_effect(self, cursor: Cursor, key: str, run_id: int, token: int) -> bool:
         # No ON CONFLICT DO NOTHING, and INSERT IGNORE would turn unrelated errors into

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import operator
+from collections.abc import Sequence
 from functools import reduce
 from typing import NamedTuple
 
@@ -88,10 +89,17 @@ def claim_slot(
 
 def record_slot(job: Job, slot: str, status: str, note: str = "") -> None:
     """Put a non-run (missed, skipped_overlap) on record, unless the slot has a row."""
+    record_slots(job, [(slot, note)], status)
+
+
+def record_slots(job: Job, slots: Sequence[tuple[str, str]], status: str) -> None:
+    """Put non-runs on record, ``(slot, note)`` each, in one statement (a bounded batch)."""
+    for slot, _ in slots:
+        check_slot_text(slot)
     run_statement(
         conf.DATABASE,
-        lambda cursor, dialect: dialect.record_slot(
-            cursor, job=job.name, slot=slot, status=status, owner=instance_id(), error=note
+        lambda cursor, dialect: dialect.record_slots(
+            cursor, job=job.name, slots=slots, status=status, owner=instance_id()
         ),
     )
 

@@ -97,6 +97,33 @@ def next_tick(job: Job, now: dt.datetime) -> dt.datetime | None:
     return _first_kept(job, tz, lambda: it.get_next(dt.datetime))
 
 
+def ticks_back(
+    job: Job, after: dt.datetime, until: dt.datetime, limit: int
+) -> Iterator[dt.datetime]:
+    """Ticks in ``(after, until]``, newest first, at most ``limit`` of them.
+
+    Bounded work however long the gap: what recording missed ticks walks.
+    """
+    if job.schedule is None:
+        return
+    tz = zone(job)
+    # As in latest_tick: start just after until's second, so a tick at until is included.
+    start = (until.replace(microsecond=0) + dt.timedelta(seconds=1)).astimezone(tz)
+    it = croniter(job.schedule, start)
+    count = 0
+    while count < limit:
+        try:
+            local = it.get_prev(dt.datetime)
+        except (CroniterBadDateError, OverflowError):
+            return
+        instant = local.astimezone(dt.UTC)
+        if instant <= after:
+            return
+        if _keep(job, local, tz):
+            count += 1
+            yield instant
+
+
 def _first_kept(
     job: Job, tz: zoneinfo.ZoneInfo, step: Callable[[], dt.datetime]
 ) -> dt.datetime | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import time
 from collections.abc import Iterator
 
@@ -12,8 +13,9 @@ from django.db import connections, transaction
 from horizontal import db
 from horizontal.conf import conf
 from horizontal.exceptions import FencedOut, InvalidSlot, LeaseLost, UnknownJob
-from horizontal.jobs import Run, job, registry, run_job
-from horizontal.jobs.slots import format_slot
+from horizontal.jobs import Run, job, registry, run_job, runner
+from horizontal.jobs import slots as slots_module
+from horizontal.jobs.slots import format_slot, slot_instant
 from horizontal.models import Effect, JobRun, Lease
 
 pytestmark = pytest.mark.django_db(transaction=True, databases="__all__")
@@ -34,6 +36,12 @@ def scratch_jobs() -> Iterator[None]:
 
 def db_now() -> dt.datetime:
     return db.db_now(conf.DATABASE)
+
+
+def slot_time(slot: str) -> dt.datetime:
+    instant = slot_instant(slot)
+    assert instant is not None, slot
+    return instant
 
 
 def register(name: str, body=None, **options):  # type: ignore[no-untyped-def]
@@ -305,6 +313,116 @@ def test_catchup_all_runs_every_tick_since_the_last_one_on_record(db_alias: str)
     assert len(ran) in (4, 5)  # 4 ticks, or 5 if the minute turned meanwhile
     assert ran == sorted(ran)
     assert JobRun.objects.using(db_alias).filter(job="minutely", trigger="catchup").count() >= 3
+
+
+def test_hardening_08_catchup_all_records_ticks_older_than_the_window_as_missed(
+    db_alias: str,
+) -> None:
+    register("gappy", schedule="* * * * *", catchup="all", window=3600)
+    now = db_now()
+    last = now.replace(second=0, microsecond=0) - dt.timedelta(hours=3)
+    put_run(db_alias, "gappy", format_slot(last), status="succeeded", expires_in=0)
+    outcomes = run_job("gappy")
+    assert {o.status for o in outcomes} == {"succeeded"} and len(outcomes) >= 60
+    missed = list(
+        JobRun.objects.using(db_alias)
+        .filter(job="gappy", status="missed")
+        .order_by("slot")
+        .values_list("slot", "error")
+    )
+    # ~120 ticks fell out of the window: the newest 100 have a row each, the oldest of
+    # them says the rest were missed too. Nothing between `last` and now is silent.
+    assert len(missed) == runner.MISSED_RECORD_LIMIT
+    _, oldest_note = missed[0]
+    assert "older than the catch-up window" in oldest_note
+    assert f"so was every tick after {format_slot(last)}" in oldest_note
+    newest_missed = missed[-1][0]
+    first_run = min(o.slot for o in outcomes if o.slot)
+    step = dt.timedelta(minutes=1)
+    assert slot_time(newest_missed) + step == slot_time(first_run)
+
+
+def test_hardening_08_catchup_all_past_its_per_pass_cap_goes_on_next_pass(
+    db_alias: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The cap is 10,000 ticks a pass; the same code with a cap of 5 (and ticks_between's
+    # own default limit cut to 6, where the old code relied on it) shows the rule.
+    real = slots_module.ticks_between
+
+    def capped(job, after, until, limit=10_000):  # type: ignore[no-untyped-def]
+        return real(job, after, until, min(limit, 6))
+
+    monkeypatch.setattr(slots_module, "ticks_between", capped)
+    monkeypatch.setattr(runner, "CATCHUP_ALL_LIMIT", 5, raising=False)
+    register("behind", schedule="* * * * *", catchup="all", window=86400)
+    now = db_now()
+    last = now.replace(second=0, microsecond=0) - dt.timedelta(minutes=12)
+    put_run(db_alias, "behind", format_slot(last), status="succeeded", expires_in=0)
+    for _ in range(4):
+        run_job("behind")
+    slots_on_record = sorted(
+        JobRun.objects.using(db_alias).filter(job="behind").values_list("slot", flat=True)
+    )
+    gaps = [
+        (a, b)
+        for a, b in itertools.pairwise(slots_on_record)
+        if slot_time(b) - slot_time(a) != dt.timedelta(minutes=1)
+    ]
+    assert gaps == [], gaps
+    assert JobRun.objects.using(db_alias).filter(job="behind", status="missed").count() == 0
+
+
+def test_hardening_08_latest_records_a_long_gap_without_silence(db_alias: str) -> None:
+    register("patchy", schedule="* * * * *", catchup="latest")
+    now = db_now()
+    last = now.replace(second=0, microsecond=0) - dt.timedelta(hours=3)
+    put_run(db_alias, "patchy", format_slot(last), status="succeeded", expires_in=0)
+    [outcome] = run_job("patchy")
+    assert outcome.status == "succeeded"
+    missed = list(
+        JobRun.objects.using(db_alias)
+        .filter(job="patchy", status="missed")
+        .order_by("slot")
+        .values_list("error", flat=True)
+    )
+    assert len(missed) == runner.MISSED_RECORD_LIMIT
+    assert f"so was every tick after {format_slot(last)}" in missed[0]
+    assert all(note == "no node claimed it" for note in missed[1:])
+
+
+def test_hardening_10_a_slot_no_database_stores_is_refused_at_the_gate(db_alias: str) -> None:
+    from horizontal.jobs import gate
+
+    manual = register("manual_hook")
+    for slot in ("v1\x00", "v1-\udcff", "v" * 65):
+        with pytest.raises(InvalidSlot):
+            gate.claim_slot(manual, slot, trigger="manual")
+        with pytest.raises(InvalidSlot):
+            run_job("manual_hook", slot=slot)
+    assert not JobRun.objects.using(db_alias).filter(job="manual_hook").exists()
+
+
+def test_hardening_10_runjob_gives_exit_2_for_odd_slots_not_a_traceback(
+    db_alias: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from django.core.management import call_command
+
+    register("manual_hook")
+    register("daily", schedule="0 0 * * *")
+    cases = [
+        ("manual_hook", "v1\x00"),
+        ("manual_hook", "release-\udcff"),  # non-UTF-8 bytes on the command line
+        ("daily", "0001-01-01T00:00:00+05:00"),
+        ("daily", "9999-12-31T23:59:59-05:00"),
+        ("daily", "0999-06-01T00:00:00Z"),
+    ]
+    for name, slot in cases:
+        with pytest.raises(SystemExit) as exited:
+            call_command("runjob", name, slot=slot)
+        err = capsys.readouterr().err
+        assert exited.value.code == 2, (slot, err)
+        assert err.startswith("runjob: ") and "Traceback" not in err, err
+    assert calls == []
 
 
 def test_bad_input_is_a_usage_error_with_a_clear_message(db_alias: str) -> None:

@@ -154,6 +154,20 @@ def test_hardening_10_free_form_slots_follow_one_rule_on_every_vendor(
     assert parse_slot(manual, "v2026.11.29-é", at("2026-11-29T12:00:00+00:00"))
 
 
+def test_ticks_back_is_newest_first_inclusive_and_bounded() -> None:
+    from horizontal.jobs.slots import ticks_back
+
+    minutely = make("* * * * *")
+    ticks = list(
+        ticks_back(minutely, at("2026-11-29T00:00:00+00:00"), at("2026-11-29T00:05:00+00:00"), 3)
+    )
+    assert ticks == [at(f"2026-11-29T00:0{m}:00+00:00") for m in (5, 4, 3)]
+    everything = list(
+        ticks_back(minutely, at("2026-11-29T00:00:00+00:00"), at("2026-11-29T00:05:30+00:00"), 99)
+    )
+    assert everything[-1] == at("2026-11-29T00:01:00+00:00") and len(everything) == 5
+
+
 def test_a_schedule_with_no_tick_has_none_instead_of_raising() -> None:
     never = make("0 0 30 2 *")
     now = at("2026-11-29T12:00:00+00:00")
