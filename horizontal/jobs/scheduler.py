@@ -16,6 +16,7 @@ the others: one bad job must not stop every job of the fleet.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import random
 import threading
@@ -28,9 +29,10 @@ from django.db import DatabaseError, connections
 from horizontal import leases
 from horizontal.conf import conf
 from horizontal.jobs.registry import Job, registry
-from horizontal.jobs.report import Outcome, OutcomeStatus
+from horizontal.jobs.report import Outcome, OutcomeStatus, format_instant
 from horizontal.jobs.runner import run_job
 from horizontal.logs import RateLimitedLog
+from horizontal.models import Lease as LeaseRow
 
 logger = logging.getLogger("horizontal.scheduler")
 
@@ -39,6 +41,11 @@ LEADER_LEASE = "horizontal:scheduler"
 POLL_FAILURE_LOG_INTERVAL = 10.0
 # A job that fails every poll (a broken registration): at most this often per job.
 JOB_FAILURE_LOG_INTERVAL = 60.0
+
+
+def wall_clock() -> str:
+    """Now, as every instant horizontal prints (``format_instant``)."""
+    return format_instant(dt.datetime.now(dt.UTC))
 
 
 class Scheduler:
@@ -66,6 +73,8 @@ class Scheduler:
         self.running_jobs = False
         self.poll_failures = RateLimitedLog(logger, logging.WARNING, POLL_FAILURE_LOG_INTERVAL)
         self.job_failures: dict[str, RateLimitedLog] = {}
+        # Said once per stretch as follower: who leads (a silent standby looks dead).
+        self._follower_reported = False
 
     @property
     def is_leader(self) -> bool:
@@ -104,12 +113,23 @@ class Scheduler:
     def _try_to_lead(self) -> None:
         lease = leases.acquire(self.lease_name, ttl=self.ttl)
         if lease is None:
+            if not self._follower_reported:
+                self._follower_reported = True
+                self.report(f"follower: {self._who_leads()}; standing by, at {wall_clock()}")
             return
         self._lease = lease
         self._keep_alive = ExitStack()
         self._keep_alive.enter_context(lease.keep_alive())
-        self.report(
-            f"leader: acquired {self.lease_name} (token {lease.token}) at {time.time():.3f}"
+        self._follower_reported = False
+        self.report(f"leader: acquired {self.lease_name} (token {lease.token}) at {wall_clock()}")
+
+    def _who_leads(self) -> str:
+        row = LeaseRow.objects.using(conf.DATABASE).filter(name=self.lease_name).first()
+        if row is None:  # released and gone between our acquire and this read: rare
+            return f"{self.lease_name} is held by another scheduler"
+        return (
+            f"{self.lease_name} is held by {row.owner} (token {row.token}, "
+            f"until {format_instant(row.expires_at)} unless renewed)"
         )
 
     def _run_due(self) -> list[Outcome]:
@@ -166,4 +186,4 @@ class Scheduler:
                 lease.release()
             except DatabaseError:
                 logger.warning("could not release %s; it expires by itself", self.lease_name)
-        self.report(f"leader: stepped down (token {lease.token}) at {time.time():.3f}")
+        self.report(f"leader: stepped down (token {lease.token}) at {wall_clock()}")

@@ -7,6 +7,7 @@ ends both cleanly with the lease handed back.
 
 from __future__ import annotations
 
+import re
 import signal
 from collections.abc import Iterator
 
@@ -51,6 +52,8 @@ def test_two_schedulers_one_leader_each_slot_once(scheduler_db: ScratchDatabase)
 
 # In-process: the loop's own behaviour, on the test database.
 
+ISO = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}Z"
+
 
 @pytest.fixture
 def own_registry() -> Iterator[None]:
@@ -94,3 +97,29 @@ def test_hardening_03_one_job_that_cannot_run_does_not_stop_the_others(
     assert len(failures) == 1, failures  # rate-limited: once, not once per poll
     assert "job a_never could not run, the other jobs go on: InvalidJob" in failures[0]
     assert "horizontal.E018" in failures[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_hardening_15_instants_are_iso_and_a_follower_says_who_leads() -> None:
+    from horizontal.jobs.scheduler import Scheduler
+
+    leader_lines: list[str] = []
+    follower_lines: list[str] = []
+    leader = Scheduler([], report=leader_lines.append, lease_name="test:scheduler")
+    follower = Scheduler([], report=follower_lines.append, lease_name="test:scheduler")
+    try:
+        leader.tick()
+        follower.tick()
+        follower.tick()  # once per stretch as follower, not once per poll
+    finally:
+        leader.step_down(release=True)
+        follower.step_down(release=True)
+    assert len(leader_lines) == 2, leader_lines
+    assert re.fullmatch(rf"leader: acquired test:scheduler \(token 1\) at {ISO}", leader_lines[0])
+    assert re.fullmatch(rf"leader: stepped down \(token 1\) at {ISO}", leader_lines[1])
+    assert len(follower_lines) == 1, follower_lines
+    assert re.fullmatch(
+        rf"follower: test:scheduler is held by \S+ \(token 1, until {ISO} unless renewed\);"
+        rf" standing by, at {ISO}",
+        follower_lines[0],
+    ), follower_lines
