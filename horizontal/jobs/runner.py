@@ -160,6 +160,19 @@ def _not_claimed(job: Job, slot: str, retry: bool) -> Outcome:
             OutcomeStatus.SKIPPED_OVERLAP,
             f"{job.name}@{slot}: skipped, {note} (overlap='skip')",
         )
+    if row.status == JobRun.Status.RUNNING and job.overlap == "skip":
+        # A crashed run left to re-claim, but another slot of the job runs now: the
+        # overlap rule held the re-claim back, not a live holder of this slot.
+        other = gate.running_other(job, slot)
+        if other is not None and row.expires_at <= db_now(conf.DATABASE) < other.expires_at:
+            return Outcome(
+                job.name,
+                slot,
+                OutcomeStatus.SKIPPED_OVERLAP,
+                f"{job.name}@{slot}: re-claim deferred, {other.slot} still running on "
+                f"{other.owner} (overlap='skip'); a later pass re-claims it",
+                row.token,
+            )
     return Outcome(job.name, slot, OutcomeStatus.TAKEN, describe(row, retry), row.token)
 
 

@@ -284,6 +284,22 @@ def test_overlap_skip_records_the_slot_and_allow_runs_both(db_alias: str) -> Non
     assert ran.status == "succeeded"
 
 
+def test_hardening_02_a_crashed_slot_is_not_reclaimed_while_another_slot_runs(
+    db_alias: str,
+) -> None:
+    register("hourly", schedule="0 * * * *", overlap="skip")
+    hour = db_now().replace(minute=0, second=0, microsecond=0)
+    crashed, running = (format_slot(hour - dt.timedelta(hours=h)) for h in (2, 1))
+    put_run(db_alias, "hourly", crashed, status="running", owner="dead", expires_in=-1)
+    put_run(db_alias, "hourly", running, status="running", owner="busy-node")
+    [deferred] = run_job("hourly", slot=crashed)
+    assert deferred.status == "skipped_overlap" and deferred.exit_code == 0
+    assert f"re-claim deferred, {running} still running on busy-node" in deferred.message
+    assert calls == []
+    row = JobRun.objects.using(db_alias).get(job="hourly", slot=crashed)
+    assert (row.status, row.owner, row.token) == ("running", "dead", 1)
+
+
 def test_catchup_skip_records_a_missed_slot_past_grace(db_alias: str) -> None:
     register("strict", schedule="0 0 1 1 *", catchup="skip", grace=60)
     [outcome] = run_job("strict")
