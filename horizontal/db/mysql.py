@@ -100,10 +100,18 @@ class MySQLDialect(Dialect):
         if request.skip_if_overlapping:
             # The job's lock row first (in the caller's transaction), so that claims of
             # one job take turns: the read below and the INSERT are separate statements.
-            # The read is a plain one, after the lock: under READ COMMITTED it sees every
-            # claim committed before ours, and under REPEATABLE READ it is the first
-            # consistent read, which is when InnoDB takes the snapshot.
-            self.xact_lock(cursor, overlap_lock_name(job), nowait=False)
+            # One upsert creates the row or locks it (exclusive, until COMMIT): no
+            # locking read of a row that may not exist yet, whose gap lock would block
+            # its creation under REPEATABLE READ. The read after it is a plain one: under
+            # READ COMMITTED it sees every claim committed before ours, and under
+            # REPEATABLE READ it is the transaction's first consistent read, which is
+            # when InnoDB takes the snapshot.
+            cursor.execute(
+                "INSERT INTO horizontal_lease (name, owner, token, expires_at, acquired_at)"
+                f" VALUES (%s, '', 0, {self.NOW}, {self.NOW})"
+                " ON DUPLICATE KEY UPDATE owner = owner",
+                [f"xact:{overlap_lock_name(job)}"],
+            )
             cursor.execute(
                 f"SELECT 1 FROM horizontal_jobrun AS other WHERE other.job = %s AND"
                 f" other.slot <> %s AND other.status = '{RUNNING}'"

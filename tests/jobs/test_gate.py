@@ -284,6 +284,43 @@ def test_overlap_skip_records_the_slot_and_allow_runs_both(db_alias: str) -> Non
     assert ran.status == "succeeded"
 
 
+@pytest.fixture
+def mysql_repeatable_read(settings: object) -> Iterator[str]:
+    """HORIZONTAL_DATABASE on MariaDB under REPEATABLE READ (its server default), with
+    lock waits cut to 2 s so that a wait that should not happen fails fast."""
+    settings.HORIZONTAL_DATABASE = "mysql"  # type: ignore[attr-defined]
+    extra = {
+        "isolation_level": "repeatable read",
+        "init_command": "SET SESSION innodb_lock_wait_timeout = 2",
+    }
+    changed = [
+        connections.settings["mysql"]["OPTIONS"],
+        connections["mysql"].settings_dict["OPTIONS"],
+    ]
+    for options in changed:
+        options.update(extra)
+    connections["mysql"].close()
+    yield "mysql"
+    for options in changed:
+        for key in extra:
+            options.pop(key, None)
+    connections["mysql"].close()
+
+
+def test_hardening_02_claims_take_turns_under_repeatable_read_too(
+    mysql_repeatable_read: str,
+) -> None:
+    # A locking read of a lock row that does not exist yet takes a gap lock that blocks
+    # the row's creation under REPEATABLE READ: the first claim of a job waited out the
+    # lock timeout (8 retries of innodb_lock_wait_timeout). The claim's lock is an upsert.
+    with connections["mysql"].cursor() as cursor:
+        cursor.execute("SELECT @@tx_isolation")
+        assert cursor.fetchone() == ("REPEATABLE-READ",)
+    started = time.monotonic()
+    test_hardening_02_two_slots_of_an_overlap_skip_job_claimed_at_once_never_both_run("mysql")
+    assert time.monotonic() - started < 20
+
+
 def test_hardening_02_a_crashed_slot_is_not_reclaimed_while_another_slot_runs(
     db_alias: str,
 ) -> None:
