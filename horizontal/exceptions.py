@@ -6,6 +6,7 @@ __all__ = [
     "FencedOut",
     "HorizontalError",
     "InvalidJob",
+    "InvalidName",
     "InvalidSlot",
     "LeaseLost",
     "TransactionRefused",
@@ -44,8 +45,18 @@ class UnknownJob(HorizontalError):
     """No job is registered under that name."""
 
 
-class InvalidSlot(HorizontalError):
-    """A slot that is not a tick of the job's schedule, or is in the future."""
+class InvalidSlot(HorizontalError, ValueError):
+    """A slot that is not a tick of the job's schedule, is in the future, or is text no
+    database can store as given (a control character, bytes that are not UTF-8)."""
+
+
+class InvalidName(HorizontalError, ValueError):
+    """A lease name (or owner) no database can store as given: empty, too long for the
+    column, a control character (NUL), or bytes that are not UTF-8.
+
+    The same rule on every vendor, checked before any statement runs: otherwise one
+    vendor stores the name, another truncates it, a third raises its own error.
+    """
 
 
 class InvalidJob(InvalidSlot):

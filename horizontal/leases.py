@@ -14,8 +14,10 @@ grant is made of, shared with the job runner, whose claimed run is the other gra
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
+import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -26,12 +28,51 @@ from django.db.models import Exists, QuerySet
 from horizontal import failpoints
 from horizontal.conf import conf
 from horizontal.db import Cursor, Dialect, dialect_for, milliseconds, run_statement
-from horizontal.exceptions import FencedOut, LeaseLost
+from horizontal.exceptions import FencedOut, InvalidName, LeaseLost
 from horizontal.instance import instance_id
 
 __all__ = ["Lease", "acquire"]
 
 logger = logging.getLogger("horizontal.leases")
+
+# What every vendor stores as given (one rule, so no vendor truncates, rejects or
+# compares differently what another accepts): the name and owner columns hold 200
+# characters; a TTL's expiry must fit every vendor's datetime.
+MAX_NAME_LENGTH = 200
+MIN_TTL = 0.001
+MAX_TTL = 366 * 24 * 3600.0
+
+
+def name_problem(text: object, max_length: int = MAX_NAME_LENGTH) -> str | None:
+    """Internal. Why ``text`` cannot be stored as a name on every vendor, or None.
+
+    Shared with the job gate, whose job names and slots follow the same rule.
+    """
+    if not isinstance(text, str):
+        return f"is a {type(text).__name__}, not a string"
+    if not text:
+        return "is empty"
+    if len(text) > max_length:
+        return f"is {len(text)} characters long; at most {max_length} fit the column"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # What Python makes of command-line bytes that are not UTF-8 (surrogateescape).
+        return "has bytes that are not UTF-8"
+    if any(unicodedata.category(c) == "Cc" for c in text):
+        return "has a control character (NUL, tab, newline...)"
+    return None
+
+
+def check_ttl(ttl: float) -> float:
+    """Internal. ``ttl`` as seconds, or ValueError outside ``MIN_TTL``–``MAX_TTL``."""
+    try:
+        seconds = float(ttl)
+    except (TypeError, ValueError):
+        raise ValueError(f"ttl must be a number of seconds, not {ttl!r}") from None
+    if not (math.isfinite(seconds) and MIN_TTL <= seconds <= MAX_TTL):
+        raise ValueError(f"ttl must be between {MIN_TTL:g} and {MAX_TTL:g} seconds, not {ttl!r}")
+    return seconds
 
 
 class Validity:
@@ -254,12 +295,22 @@ def acquire(
     owner: str | None = None,
     using: str | None = None,
 ) -> Lease | None:
-    """Take the lease ``name`` if it is free or expired; None if someone holds it."""
-    ttl = conf.LEASE_TTL if ttl is None else float(ttl)
+    """Take the lease ``name`` if it is free or expired; None if someone holds it.
+
+    A name or owner no database stores as given raises ``InvalidName``, a TTL out of
+    range ``ValueError``: before any statement runs, the same on every vendor.
+    """
+    problem = name_problem(name)
+    if problem is not None:
+        raise InvalidName(f"lease name {name!r} {problem}")
+    ttl = check_ttl(conf.LEASE_TTL if ttl is None else ttl)
     renew_deadline = ttl * 2 / 3 if renew_deadline is None else float(renew_deadline)
     if not 0 < renew_deadline < ttl:
         raise ValueError("renew_deadline must be positive and shorter than ttl")
     owner = owner or instance_id()
+    problem = name_problem(owner)
+    if problem is not None:
+        raise InvalidName(f"lease owner {owner!r} {problem}")
     using = using or conf.DATABASE
     sent_at = time.monotonic()
     token = run_statement(

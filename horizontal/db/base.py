@@ -82,6 +82,27 @@ class ClaimRequest(NamedTuple):
     skip_if_overlapping: bool
     max_attempts: int = 1
 
+    @property
+    def needs_transaction(self) -> bool:
+        """The claim takes the job's lock first, so it must run in one transaction.
+
+        "No other slot of this job is running" is a read; two claims of different slots
+        both pass it unless they take turns (``overlap_lock_name``).
+        """
+        return self.skip_if_overlapping
+
+
+def overlap_lock_name(job: str) -> str:
+    """The ``xact_lock`` every claim of an ``overlap="skip"`` job takes first: one per job.
+
+    Long job names are hashed so the name fits a lock row on every vendor.
+    """
+    name = f"horizontal:overlap:{job}"
+    if len(name) > 150:
+        digest = hashlib.sha256(job.encode("utf-8", "surrogatepass")).hexdigest()
+        name = f"horizontal:overlap:#{digest}"
+    return name
+
 
 def lock_key(name: str) -> int:
     """A signed 64-bit key for advisory locks, stable across processes and releases.
@@ -214,8 +235,14 @@ class Dialect:
         """Claim (job, slot) in one statement: insert, or take over a crashed/retryable row.
 
         Returns None when the slot is held, finished, or (with ``skip_if_overlapping``)
-        another slot of the job is still running.
+        another slot of the job is still running. That test is a read, so with it the
+        claim first takes the job's lock, in the transaction the caller opened
+        (``request.needs_transaction``): claims of one job take turns, and each reads
+        after the one before it committed (a new statement, so under READ COMMITTED a
+        new snapshot: taking the lock inside the claim statement would not do).
         """
+        if request.skip_if_overlapping:
+            self.xact_lock(cursor, overlap_lock_name(request.job), nowait=False)
         where = self._overlap_condition() if request.skip_if_overlapping else "1 = 1"
         params: list[Any] = [
             request.job,
@@ -247,19 +274,34 @@ class Dialect:
         row = cursor.fetchone()
         return None if row is None else Claim(int(row[0]), int(row[1]), int(row[2]))
 
-    def record_slot(
-        self, cursor: Cursor, *, job: str, slot: str, status: str, owner: str, error: str
+    def record_slots(
+        self,
+        cursor: Cursor,
+        *,
+        job: str,
+        slots: Sequence[tuple[str, str]],
+        status: str,
+        owner: str,
     ) -> None:
-        """Insert a row that is not a run (missed, skipped_overlap) unless the slot has one."""
+        """Insert rows that are not runs (missed, skipped_overlap), ``(slot, note)`` each,
+        in one statement; a slot that already has a row keeps it."""
+        if not slots:
+            return
+        row = (
+            f"(%s, %s, %s, %s, 0, 0, 'schedule', {self.NOW}, {self.NOW}, {self.NOW},"
+            f" {self.NOW}, %s)"
+        )
+        params: list[Any] = []
+        for slot, note in slots:
+            params += [job, slot, status, owner, note]
         cursor.execute(
             f"""
             INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt, triggered_by,
                 claimed_at, heartbeat_at, expires_at, finished_at, error)
-            VALUES (%s, %s, %s, %s, 0, 0, 'schedule', {self.NOW}, {self.NOW}, {self.NOW},
-                {self.NOW}, %s)
+            VALUES {", ".join([row] * len(slots))}
             ON CONFLICT (job, slot) DO NOTHING
             """,
-            [job, slot, status, owner, error],
+            params,
         )
 
     def renew_run(self, cursor: Cursor, run_id: int, token: int, ttl_ms: int) -> bool:

@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from django.db import DatabaseError, IntegrityError
 
-from horizontal.db.base import RUNNING, Claim, ClaimRequest, Cursor, Dialect, scalar
+from horizontal.db.base import (
+    RUNNING,
+    Claim,
+    ClaimRequest,
+    Cursor,
+    Dialect,
+    overlap_lock_name,
+    scalar,
+)
 
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper
@@ -39,6 +47,8 @@ class _MySQLCursor(Cursor, Protocol):
 
     lastrowid: int
     db: BaseDatabaseWrapper
+
+    def fetchall(self) -> Sequence[Sequence[Any]]: ...
 
 
 def _last_insert_id(cursor: Cursor) -> int:
@@ -91,6 +101,20 @@ class MySQLDialect(Dialect):
     def claim_slot(self, cursor: Cursor, request: ClaimRequest) -> Claim | None:
         job, slot = request.job, request.slot
         if request.skip_if_overlapping:
+            # The job's lock row first (in the caller's transaction), so that claims of
+            # one job take turns: the read below and the INSERT are separate statements.
+            # One upsert creates the row or locks it (exclusive, until COMMIT): no
+            # locking read of a row that may not exist yet, whose gap lock would block
+            # its creation under REPEATABLE READ. The read after it is a plain one: under
+            # READ COMMITTED it sees every claim committed before ours, and under
+            # REPEATABLE READ it is the transaction's first consistent read, which is
+            # when InnoDB takes the snapshot.
+            cursor.execute(
+                "INSERT INTO horizontal_lease (name, owner, token, expires_at, acquired_at)"
+                f" VALUES (%s, '', 0, {self.NOW}, {self.NOW})"
+                " ON DUPLICATE KEY UPDATE owner = owner",
+                [f"xact:{overlap_lock_name(job)}"],
+            )
             cursor.execute(
                 f"SELECT 1 FROM horizontal_jobrun AS other WHERE other.job = %s AND"
                 f" other.slot <> %s AND other.status = '{RUNNING}'"
@@ -134,20 +158,51 @@ class MySQLDialect(Dialect):
         run_id, attempt = row
         return Claim(int(run_id), token, int(attempt))
 
-    def record_slot(
-        self, cursor: Cursor, *, job: str, slot: str, status: str, owner: str, error: str
+    def record_slots(
+        self,
+        cursor: Cursor,
+        *,
+        job: str,
+        slots: Sequence[tuple[str, str]],
+        status: str,
+        owner: str,
     ) -> None:
-        # A duplicate means the slot already has a row, which says more than this one would.
-        with suppress(IntegrityError):
+        # No ON CONFLICT DO NOTHING: leave out the slots that have a row, insert the rest
+        # in one statement. (ON DUPLICATE KEY UPDATE would take an exclusive lock on a
+        # running row, and wait behind its effect transaction's shared one.)
+        if not slots:
+            return
+        wanted = dict(slots)
+        cursor.execute(
+            "SELECT slot FROM horizontal_jobrun WHERE job = %s AND slot IN"
+            f" ({', '.join(['%s'] * len(wanted))})",
+            [job, *wanted],
+        )
+        for (existing,) in cast(_MySQLCursor, cursor).fetchall():
+            wanted.pop(existing, None)
+        row = (
+            f"(%s, %s, %s, %s, 0, 0, 'schedule', {self.NOW}, {self.NOW}, {self.NOW},"
+            f" {self.NOW}, %s)"
+        )
+
+        def insert(batch: list[tuple[str, str]]) -> None:
+            params: list[Any] = []
+            for slot, note in batch:
+                params += [job, slot, status, owner, note]
             cursor.execute(
-                f"""
-                INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt,
-                    triggered_by, claimed_at, heartbeat_at, expires_at, finished_at, error)
-                VALUES (%s, %s, %s, %s, 0, 0, 'schedule', {self.NOW}, {self.NOW}, {self.NOW},
-                    {self.NOW}, %s)
-                """,
-                [job, slot, status, owner, error],
+                "INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt,"
+                " triggered_by, claimed_at, heartbeat_at, expires_at, finished_at, error)"
+                f" VALUES {', '.join([row] * len(batch))}",
+                params,
             )
+
+        try:
+            insert(list(wanted.items()))
+        except IntegrityError:
+            # A slot got a row meanwhile, which says more than ours would: one by one.
+            for item in wanted.items():
+                with suppress(IntegrityError):
+                    insert([item])
 
     def insert_effect(self, cursor: Cursor, key: str, run_id: int, token: int) -> bool:
         # No ON CONFLICT DO NOTHING, and INSERT IGNORE would turn unrelated errors into

@@ -2,7 +2,9 @@
 
 Lease, gate and clock statements all go through ``run_statement``: each commits in a
 transaction of its own, is re-run after a deadlock, lock timeout or broken connection,
-and refuses to run inside the caller's transaction.
+and refuses to run inside the caller's transaction. A statement made of several (a lock,
+then the statement the lock serialises) runs with ``atomic=True``: all of them in one
+transaction, re-run as a whole.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ import logging
 import random
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from typing import TypeVar
 
-from django.db import DatabaseError, connections
+from django.db import DatabaseError, connections, transaction
 
 from horizontal.db.base import Cursor, Dialect
 from horizontal.db.dialects import dialect_for
@@ -29,11 +32,15 @@ T = TypeVar("T")
 _RETRIES = 8
 
 
-def run_statement(using: str, statement: Callable[[Cursor, Dialect], T]) -> T:
+def run_statement(
+    using: str, statement: Callable[[Cursor, Dialect], T], *, atomic: bool = False
+) -> T:
     """Run one lease or gate statement in its own transaction, retrying transient errors.
 
     Refuses to run inside the caller's transaction: there it would be invisible to other
     instances until the caller commits, and would hold row locks for as long.
+    ``atomic``: ``statement`` runs several statements that must share one transaction
+    (``BEGIN`` … ``COMMIT``; without it each commits on its own, autocommit).
     """
     connection = connections[using]
     if connection.in_atomic_block:
@@ -43,15 +50,25 @@ def run_statement(using: str, statement: Callable[[Cursor, Dialect], T]) -> T:
             "transaction."
         )
     for attempt in range(_RETRIES):
+        connected = False
         try:
             dialect = dialect_for(connection)
-            with dialect.cursor(connection) as cursor:
+            with ExitStack() as stack:
+                if atomic:
+                    stack.enter_context(transaction.atomic(using=using, durable=True))
+                cursor = stack.enter_context(dialect.cursor(connection))
+                connected = True
                 return statement(cursor, dialect)
         except DatabaseError as exc:
             retryable = dialect_for(connection).is_retryable(exc)
-            broken = connection.connection is not None and not connection.is_usable()
-            if broken:
-                connection.close()
+            if connection.connection is None:
+                # Closed by the failed rollback of an atomic run: it was broken. (Never
+                # connected at all: the server is down, which a retry here will not fix.)
+                broken = connected
+            else:
+                broken = not connection.is_usable()
+                if broken:
+                    connection.close()
             if attempt + 1 == _RETRIES or not (retryable or broken):
                 raise
             logger.info("retrying after %s: %s", type(exc).__name__, exc)

@@ -2,7 +2,7 @@
 
 The public face (docs/jobs.md): ``@job`` registers a function, the body receives a
 ``Run``, ``run_job`` runs one job and returns an ``Outcome`` per slot. The modules behind
-it: ``registry`` (``@job``), ``validation`` (E010–E017), ``slots`` (cron to slot),
+it: ``registry`` (``@job``), ``validation`` (E010–E018), ``slots`` (cron to slot),
 ``gate`` (the claim), ``run`` (what a body gets), ``runner`` (policy and execution),
 ``report`` (outcomes, exit codes, messages), ``scheduler`` and ``inventory``.
 """

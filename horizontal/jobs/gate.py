@@ -1,5 +1,9 @@
 """The job gate: one ``JobRun`` row per (job, slot), claimed in one statement.
 
+For an ``overlap="skip"`` job the claim first takes the job's lock, in the same
+transaction: claims of one job's slots take turns, so two of them cannot both find
+"no other slot running" (docs/jobs.md, overlap).
+
 The row is both the gate (a unique key) and the run's lease (token, expiry renewed by a
 heartbeat). Every function here runs in its own short transaction on
 ``HORIZONTAL_DATABASE`` and refuses to run inside the caller's.
@@ -9,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import operator
+from collections.abc import Sequence
 from functools import reduce
 from typing import NamedTuple
 
@@ -18,7 +23,7 @@ from horizontal.conf import conf
 from horizontal.db import Claim, ClaimRequest, milliseconds, run_statement
 from horizontal.instance import instance_id
 from horizontal.jobs.registry import Job
-from horizontal.jobs.slots import format_slot
+from horizontal.jobs.slots import check_slot_text, format_slot
 from horizontal.models import JobRun
 
 # What each reason for claiming may take over, besides a crashed (expired) running claim.
@@ -49,8 +54,10 @@ def claim_slot(
     """Claim ``slot`` for ``job``; None if another run has it, finished it, or overlaps.
 
     ``explicit`` (an operator named the slot) may run a slot recorded as missed or
-    skipped; ``retry`` may also re-run a failed or abandoned one.
+    skipped; ``retry`` may also re-run a failed or abandoned one. A slot no database
+    stores as given raises ``InvalidSlot`` before any statement runs.
     """
+    check_slot_text(slot)
     using = conf.DATABASE
     owner = instance_id()
     ttl = ttl_of(job)
@@ -70,7 +77,11 @@ def claim_slot(
         skip_if_overlapping=job.overlap == "skip",
         max_attempts=job.max_attempts,
     )
-    claim = run_statement(using, lambda cursor, dialect: dialect.claim_slot(cursor, request))
+    claim = run_statement(
+        using,
+        lambda cursor, dialect: dialect.claim_slot(cursor, request),
+        atomic=request.needs_transaction,
+    )
     if claim is None:
         return None
     return Attempt(job, slot, claim, owner, ttl, using)
@@ -78,10 +89,17 @@ def claim_slot(
 
 def record_slot(job: Job, slot: str, status: str, note: str = "") -> None:
     """Put a non-run (missed, skipped_overlap) on record, unless the slot has a row."""
+    record_slots(job, [(slot, note)], status)
+
+
+def record_slots(job: Job, slots: Sequence[tuple[str, str]], status: str) -> None:
+    """Put non-runs on record, ``(slot, note)`` each, in one statement (a bounded batch)."""
+    for slot, _ in slots:
+        check_slot_text(slot)
     run_statement(
         conf.DATABASE,
-        lambda cursor, dialect: dialect.record_slot(
-            cursor, job=job.name, slot=slot, status=status, owner=instance_id(), error=note
+        lambda cursor, dialect: dialect.record_slots(
+            cursor, job=job.name, slots=slots, status=status, owner=instance_id()
         ),
     )
 

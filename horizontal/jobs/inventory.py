@@ -1,4 +1,8 @@
-"""What ``manage.py jobs`` shows: the registry joined with the run history."""
+"""What ``manage.py jobs`` shows: the registry joined with the run history.
+
+A job whose registration has an error (``horizontal.E0xx``) is listed with it, ids
+first, in place of its next slot: the other jobs are listed as ever.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from horizontal.db import db_now
 from horizontal.jobs import slots
 from horizontal.jobs.registry import registry
 from horizontal.jobs.report import format_instant
+from horizontal.jobs.validation import describe_errors, job_errors
 from horizontal.models import JobRun
 
 __all__ = ["JobSummary", "job_summaries"]
@@ -28,10 +33,15 @@ def job_summaries(recent: int = 5) -> list[JobSummary]:
     for name in registry.names():
         job = registry.jobs[name]
         schedule = f"{job.schedule} ({job.timezone})" if job.schedule else "manual (--slot)"
-        nxt = slots.next_tick(job, now)
+        errors = job_errors(job)
+        if errors:
+            upcoming = f"error: {describe_errors(errors)} (runjob refuses it)"
+        else:
+            nxt = slots.next_tick(job, now)
+            upcoming = f"next slot: {slots.format_slot(nxt) if nxt else '-'}"
         details = [
             f"schedule: {schedule}; catchup={job.catchup}, overlap={job.overlap}",
-            f"next slot: {slots.format_slot(nxt) if nxt else '-'}",
+            upcoming,
             f"defined in: {job.origin}",
         ]
         rows = JobRun.objects.using(conf.DATABASE).filter(job=name).order_by("-slot")[:recent]

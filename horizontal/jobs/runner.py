@@ -20,7 +20,7 @@ from horizontal.jobs import gate, slots
 from horizontal.jobs.registry import Job, registry
 from horizontal.jobs.report import Outcome, OutcomeStatus, describe
 from horizontal.jobs.run import Run
-from horizontal.jobs.validation import job_errors
+from horizontal.jobs.validation import describe_errors, job_errors
 from horizontal.leases import Heartbeat, Validity
 from horizontal.models import JobRun
 
@@ -31,7 +31,11 @@ logger = logging.getLogger("horizontal.jobs")
 # A tick older than this that nobody claimed is put on record as missed. Younger ones
 # may still be in flight from a node whose clock reading came a moment earlier.
 MISSED_AFTER = dt.timedelta(seconds=60)
+# Missed ticks one pass records one by one (one statement). When a gap holds more, the
+# oldest of these rows says that every earlier tick of the gap was missed too.
 MISSED_RECORD_LIMIT = 100
+# Ticks one catchup="all" pass claims at most; the next pass goes on from the last one.
+CATCHUP_ALL_LIMIT = 10_000
 
 
 class Interrupted(BaseException):
@@ -51,7 +55,7 @@ def run_job(name: str, *, slot: str | None = None, retry: bool = False) -> list[
     job = get_job(name)
     errors = job_errors(job)
     if errors:
-        raise InvalidJob("; ".join(e.msg for e in errors))
+        raise InvalidJob(describe_errors(errors))
     now = db_now(conf.DATABASE)
     if slot is not None:
         canonical = slots.parse_slot(job, slot, now)
@@ -77,16 +81,28 @@ def due_slots(job: Job, now: dt.datetime) -> tuple[list[tuple[str, str]], list[O
     horizon = now - job.window
     outcomes: list[Outcome] = []
     if job.catchup == "all" and last is not None:
+        if last < horizon:
+            _record_missed(
+                job, last, horizon, f"older than the catch-up window {job.window} when looked at"
+            )
         start = max(last, horizon)
-        due = [
-            (JobRun.Trigger.CATCHUP if t != tick else JobRun.Trigger.SCHEDULE, t)
-            for t in slots.ticks_between(job, start, tick)
+        ticks = list(slots.ticks_between(job, start, tick, limit=CATCHUP_ALL_LIMIT + 1))
+        if len(ticks) > CATCHUP_ALL_LIMIT:
+            # More than one pass claims: the oldest now; the next pass goes on from the
+            # last of them (the newest slot on record), so none is skipped.
+            ticks = ticks[:CATCHUP_ALL_LIMIT]
+        elif tick not in ticks:
+            ticks.append(tick)
+        due: list[tuple[str, str]] = [
+            (JobRun.Trigger.CATCHUP if t != tick else JobRun.Trigger.SCHEDULE, slots.format_slot(t))
+            for t in ticks
         ]
-        if tick not in {t for _, t in due}:
-            due.append((JobRun.Trigger.SCHEDULE, tick))
-        return [(trigger, slots.format_slot(t)) for trigger, t in due], outcomes
+        return due, outcomes
     limit = job.grace if job.catchup == "skip" else job.window
-    _record_missed(job, last, tick, now)
+    if last is not None:  # a job's first run does not backfill history
+        # Ticks before this one that nobody claimed, and old enough not to be in flight.
+        before = min(tick - dt.timedelta(seconds=1), now - MISSED_AFTER)
+        _record_missed(job, last, before, "no node claimed it")
     if now - tick > limit:
         slot = slots.format_slot(tick)
         gate.record_slot(job, slot, JobRun.Status.MISSED, f"not claimed within {limit}")
@@ -103,14 +119,25 @@ def due_slots(job: Job, now: dt.datetime) -> tuple[list[tuple[str, str]], list[O
     return [(JobRun.Trigger.SCHEDULE, slots.format_slot(tick))], outcomes
 
 
-def _record_missed(job: Job, last: dt.datetime | None, tick: dt.datetime, now: dt.datetime) -> None:
-    """Put ticks between the last recorded slot and ``tick`` on record as missed."""
-    if last is None:
-        return  # a job's first run does not backfill history
-    cutoff = now - MISSED_AFTER
-    missed = [t for t in slots.ticks_between(job, last, tick) if t < tick and t < cutoff]
-    for t in missed[-MISSED_RECORD_LIMIT:]:
-        gate.record_slot(job, slots.format_slot(t), JobRun.Status.MISSED, "no node claimed it")
+def _record_missed(job: Job, after: dt.datetime, until: dt.datetime, note: str) -> None:
+    """Put the ticks in ``(after, until]`` on record as missed, in one bounded statement.
+
+    The newest ``MISSED_RECORD_LIMIT`` get a row each. If the gap holds more, the oldest
+    row's note says that every earlier tick since ``after`` was missed too: a gap in the
+    record is never silent, and a week-long outage of a per-second job costs no more.
+    """
+    ticks = list(slots.ticks_back(job, after, until, MISSED_RECORD_LIMIT + 1))
+    if not ticks:
+        return
+    rows = [(slots.format_slot(t), note) for t in ticks[:MISSED_RECORD_LIMIT]]
+    if len(ticks) > MISSED_RECORD_LIMIT:
+        oldest, _ = rows[-1]
+        rows[-1] = (
+            oldest,
+            f"{note}; so was every tick after {slots.format_slot(after)} before this one "
+            "(not recorded one by one)",
+        )
+    gate.record_slots(job, rows, JobRun.Status.MISSED)
 
 
 def execute(job: Job, slot: str, *, trigger: str, retry: bool, explicit: bool) -> Outcome:
@@ -133,6 +160,19 @@ def _not_claimed(job: Job, slot: str, retry: bool) -> Outcome:
             OutcomeStatus.SKIPPED_OVERLAP,
             f"{job.name}@{slot}: skipped, {note} (overlap='skip')",
         )
+    if row.status == JobRun.Status.RUNNING and job.overlap == "skip":
+        # A crashed run left to re-claim, but another slot of the job runs now: the
+        # overlap rule held the re-claim back, not a live holder of this slot.
+        other = gate.running_other(job, slot)
+        if other is not None and row.expires_at <= db_now(conf.DATABASE) < other.expires_at:
+            return Outcome(
+                job.name,
+                slot,
+                OutcomeStatus.SKIPPED_OVERLAP,
+                f"{job.name}@{slot}: re-claim deferred, {other.slot} still running on "
+                f"{other.owner} (overlap='skip'); a later pass re-claims it",
+                row.token,
+            )
     return Outcome(job.name, slot, OutcomeStatus.TAKEN, describe(row, retry), row.token)
 
 

@@ -9,11 +9,14 @@ and is replaced within one poll interval.
 
 Due jobs run one at a time in the leader's main thread. A job that takes longer than
 its period is best run with ``runjob`` from cron, or by a scheduler of its own
-(``--jobs``).
+(``--jobs``). One job's failure to even start (a registration error, an unexpected
+exception outside its body) is logged, rate-limited per job, and the loop goes on with
+the others: one bad job must not stop every job of the fleet.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import random
 import threading
@@ -26,15 +29,23 @@ from django.db import DatabaseError, connections
 from horizontal import leases
 from horizontal.conf import conf
 from horizontal.jobs.registry import Job, registry
-from horizontal.jobs.report import Outcome, OutcomeStatus
+from horizontal.jobs.report import Outcome, OutcomeStatus, format_instant
 from horizontal.jobs.runner import run_job
 from horizontal.logs import RateLimitedLog
+from horizontal.models import Lease as LeaseRow
 
 logger = logging.getLogger("horizontal.scheduler")
 
 LEADER_LEASE = "horizontal:scheduler"
 # A database outage fails every poll; say so at most this often per process.
 POLL_FAILURE_LOG_INTERVAL = 10.0
+# A job that fails every poll (a broken registration): at most this often per job.
+JOB_FAILURE_LOG_INTERVAL = 60.0
+
+
+def wall_clock() -> str:
+    """Now, as every instant horizontal prints (``format_instant``)."""
+    return format_instant(dt.datetime.now(dt.UTC))
 
 
 class Scheduler:
@@ -61,6 +72,9 @@ class Scheduler:
         self._keep_alive: ExitStack | None = None
         self.running_jobs = False
         self.poll_failures = RateLimitedLog(logger, logging.WARNING, POLL_FAILURE_LOG_INTERVAL)
+        self.job_failures: dict[str, RateLimitedLog] = {}
+        # Said once per stretch as follower: who leads (a silent standby looks dead).
+        self._follower_reported = False
 
     @property
     def is_leader(self) -> bool:
@@ -99,12 +113,23 @@ class Scheduler:
     def _try_to_lead(self) -> None:
         lease = leases.acquire(self.lease_name, ttl=self.ttl)
         if lease is None:
+            if not self._follower_reported:
+                self._follower_reported = True
+                self.report(f"follower: {self._who_leads()}; standing by, at {wall_clock()}")
             return
         self._lease = lease
         self._keep_alive = ExitStack()
         self._keep_alive.enter_context(lease.keep_alive())
-        self.report(
-            f"leader: acquired {self.lease_name} (token {lease.token}) at {time.time():.3f}"
+        self._follower_reported = False
+        self.report(f"leader: acquired {self.lease_name} (token {lease.token}) at {wall_clock()}")
+
+    def _who_leads(self) -> str:
+        row = LeaseRow.objects.using(conf.DATABASE).filter(name=self.lease_name).first()
+        if row is None:  # released and gone between our acquire and this read: rare
+            return f"{self.lease_name} is held by another scheduler"
+        return (
+            f"{self.lease_name} is held by {row.owner} (token {row.token}, "
+            f"until {format_instant(row.expires_at)} unless renewed)"
         )
 
     def _run_due(self) -> list[Outcome]:
@@ -114,13 +139,40 @@ class Scheduler:
             for job in self.jobs:
                 if self.stopping.is_set() or not self.is_leader:
                     break
-                for outcome in run_job(job.name):
-                    if outcome.status not in (OutcomeStatus.TAKEN, OutcomeStatus.IDLE):
-                        self.report(outcome.message)
-                    outcomes.append(outcome)
+                outcomes.extend(self._run_one(job))
         finally:
             self.running_jobs = False
         return outcomes
+
+    def _run_one(self, job: Job) -> list[Outcome]:
+        """Run one job's due slots; its failure is logged, never the end of the loop."""
+        try:
+            outcomes = run_job(job.name)
+        except DatabaseError as exc:
+            connection = connections[conf.DATABASE]
+            if connection.connection is None or not connection.is_usable():
+                raise  # the database, not the job: the poll's own handler says so
+            self._job_failed(job, exc)
+            return []
+        except Exception as exc:
+            self._job_failed(job, exc)
+            return []
+        for outcome in outcomes:
+            if outcome.status not in (OutcomeStatus.TAKEN, OutcomeStatus.IDLE):
+                self.report(outcome.message)
+        return outcomes
+
+    def _job_failed(self, job: Job, exc: Exception) -> None:
+        failures = self.job_failures.get(job.name)
+        if failures is None:
+            failures = RateLimitedLog(logger, logging.ERROR, JOB_FAILURE_LOG_INTERVAL)
+            self.job_failures[job.name] = failures
+        failures.log(
+            "job %s could not run, the other jobs go on: %s: %s",
+            job.name,
+            type(exc).__name__,
+            exc,
+        )
 
     def step_down(self, *, release: bool) -> None:
         lease, self._lease = self._lease, None
@@ -134,4 +186,4 @@ class Scheduler:
                 lease.release()
             except DatabaseError:
                 logger.warning("could not release %s; it expires by itself", self.lease_name)
-        self.report(f"leader: stepped down (token {lease.token}) at {time.time():.3f}")
+        self.report(f"leader: stepped down (token {lease.token}) at {wall_clock()}")

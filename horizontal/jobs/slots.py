@@ -17,16 +17,31 @@ import datetime as dt
 import zoneinfo
 from collections.abc import Callable, Iterator
 
-from croniter import croniter
+from croniter import CroniterBadDateError, croniter
 
 from horizontal.exceptions import InvalidSlot
 from horizontal.jobs.registry import Job
+from horizontal.leases import name_problem
 
 SLOT_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+# The longest free-form slot (a release id): the column's width.
+MAX_SLOT_LENGTH = 64
+# Years a cron slot may name. Before 1970 nothing ran; the upper bound keeps every
+# conversion (time zones, the window, the next second) inside what datetime can hold.
+FIRST_SLOT_YEAR = 1970
+LAST_SLOT_YEAR = 9998
 
 
 def format_slot(instant: dt.datetime) -> str:
-    return instant.astimezone(dt.UTC).strftime(SLOT_FORMAT)
+    """The canonical slot string: always four-digit years, so slots sort as instants.
+
+    (Not ``strftime("%Y")``: glibc writes year 999 as ``999``, which sorts after 2026.)
+    """
+    utc = instant.astimezone(dt.UTC)
+    return (
+        f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}"
+        f"T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}Z"
+    )
 
 
 def slot_instant(slot: str) -> dt.datetime | None:
@@ -62,7 +77,7 @@ def _keep(job: Job, local: dt.datetime, tz: zoneinfo.ZoneInfo) -> bool:
 
 
 def latest_tick(job: Job, now: dt.datetime) -> dt.datetime | None:
-    """The latest tick of ``job`` at or before ``now`` (UTC), or None without a schedule."""
+    """The latest tick of ``job`` at or before ``now`` (UTC); None without a schedule or tick."""
     if job.schedule is None:
         return None
     tz = zone(job)
@@ -74,7 +89,7 @@ def latest_tick(job: Job, now: dt.datetime) -> dt.datetime | None:
 
 
 def next_tick(job: Job, now: dt.datetime) -> dt.datetime | None:
-    """The first tick of ``job`` after ``now`` (UTC), or None without a schedule."""
+    """The first tick of ``job`` after ``now`` (UTC); None without a schedule or tick."""
     if job.schedule is None:
         return None
     tz = zone(job)
@@ -82,13 +97,47 @@ def next_tick(job: Job, now: dt.datetime) -> dt.datetime | None:
     return _first_kept(job, tz, lambda: it.get_next(dt.datetime))
 
 
-def _first_kept(job: Job, tz: zoneinfo.ZoneInfo, step: Callable[[], dt.datetime]) -> dt.datetime:
+def ticks_back(
+    job: Job, after: dt.datetime, until: dt.datetime, limit: int
+) -> Iterator[dt.datetime]:
+    """Ticks in ``(after, until]``, newest first, at most ``limit`` of them.
+
+    Bounded work however long the gap: what recording missed ticks walks.
+    """
+    if job.schedule is None:
+        return
+    tz = zone(job)
+    # As in latest_tick: start just after until's second, so a tick at until is included.
+    start = (until.replace(microsecond=0) + dt.timedelta(seconds=1)).astimezone(tz)
+    it = croniter(job.schedule, start)
+    count = 0
+    while count < limit:
+        try:
+            local = it.get_prev(dt.datetime)
+        except (CroniterBadDateError, OverflowError):
+            return
+        instant = local.astimezone(dt.UTC)
+        if instant <= after:
+            return
+        if _keep(job, local, tz):
+            count += 1
+            yield instant
+
+
+def _first_kept(
+    job: Job, tz: zoneinfo.ZoneInfo, step: Callable[[], dt.datetime]
+) -> dt.datetime | None:
     """The first tick ``step()`` yields that the daylight-saving rule keeps, in UTC.
 
+    None when there is none (croniter finds no date: a schedule that never fires, which
+    ``horizontal.E018`` refuses at start-up, or the edge of datetime's range).
     Only second occurrences of a repeated wall time are skipped: four tries always find one.
     """
     for _ in range(4):
-        local = step()
+        try:
+            local = step()
+        except (CroniterBadDateError, OverflowError):
+            return None
         if _keep(job, local, tz):
             return local.astimezone(dt.UTC)
     raise AssertionError("a schedule cannot repeat an hour four times in a row")
@@ -104,7 +153,10 @@ def ticks_between(
     it = croniter(job.schedule, after.astimezone(tz))
     count = 0
     while count < limit:
-        local = it.get_next(dt.datetime)
+        try:
+            local = it.get_next(dt.datetime)
+        except (CroniterBadDateError, OverflowError):
+            return
         instant = local.astimezone(dt.UTC)
         if instant > until:
             return
@@ -121,8 +173,7 @@ def parse_slot(job: Job, text: str, now: dt.datetime) -> str:
     future slot run now would make the real one a silent no-op).
     """
     if job.schedule is None:
-        if not text or len(text) > 64:
-            raise InvalidSlot("a slot is 1 to 64 characters")
+        check_slot_text(text)
         return text
     try:
         parsed = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -130,6 +181,12 @@ def parse_slot(job: Job, text: str, now: dt.datetime) -> str:
         raise InvalidSlot(
             f"{text!r} is not an ISO 8601 instant such as 2026-11-29T00:00:00Z"
         ) from None
+    # Before any arithmetic: year 1 or 9999 in another zone is outside datetime's range.
+    if not FIRST_SLOT_YEAR <= parsed.year <= LAST_SLOT_YEAR:
+        raise InvalidSlot(
+            f"{text!r} is in the year {parsed.year}: a slot is an instant from "
+            f"{FIRST_SLOT_YEAR} until now"
+        )
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=zone(job))
     instant = parsed.astimezone(dt.UTC)
@@ -144,3 +201,10 @@ def parse_slot(job: Job, text: str, now: dt.datetime) -> str:
             f"{job.schedule!r} ({job.timezone})"
         )
     return format_slot(instant)
+
+
+def check_slot_text(slot: str) -> None:
+    """Raise InvalidSlot for a slot no database stores as given (one rule for every vendor)."""
+    problem = name_problem(slot, MAX_SLOT_LENGTH)
+    if problem is not None:
+        raise InvalidSlot(f"slot {slot!r} {problem}")

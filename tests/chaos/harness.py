@@ -63,7 +63,13 @@ def skewed(spec: str) -> dict[str, str]:
     }
 
 
-_LEADER = re.compile(r"leader: acquired \S+ \(token (\d+)\) at ([\d.]+)")
+# "leader: acquired horizontal:scheduler (token 3) at 2026-12-01 09:01:02.345Z"
+_LEADER = re.compile(r"leader: acquired \S+ \(token (\d+)\) at (\d{4}-\d\d-\d\d [\d:.]+)Z")
+
+
+def _epoch(printed: str) -> float:
+    """An instant as the scheduler prints it (format_instant), as seconds since the epoch."""
+    return dt.datetime.fromisoformat(printed).replace(tzinfo=dt.UTC).timestamp()
 
 
 @dataclass
@@ -77,7 +83,7 @@ class Worker:
         return self.log.read_text(errors="replace")
 
     def leader_since(self) -> list[tuple[int, float]]:
-        return [(int(t), float(at)) for t, at in _LEADER.findall(self.output())]
+        return [(int(t), _epoch(at)) for t, at in _LEADER.findall(self.output())]
 
     def arm(self, point: str, action: str) -> None:
         """Make this worker ``exit`` (like kill -9) or ``stop`` at its next ``point``."""

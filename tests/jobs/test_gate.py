@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import time
 from collections.abc import Iterator
 
@@ -12,8 +13,9 @@ from django.db import connections, transaction
 from horizontal import db
 from horizontal.conf import conf
 from horizontal.exceptions import FencedOut, InvalidSlot, LeaseLost, UnknownJob
-from horizontal.jobs import Run, job, registry, run_job
-from horizontal.jobs.slots import format_slot
+from horizontal.jobs import Run, job, registry, run_job, runner
+from horizontal.jobs import slots as slots_module
+from horizontal.jobs.slots import format_slot, slot_instant
 from horizontal.models import Effect, JobRun, Lease
 
 pytestmark = pytest.mark.django_db(transaction=True, databases="__all__")
@@ -34,6 +36,12 @@ def scratch_jobs() -> Iterator[None]:
 
 def db_now() -> dt.datetime:
     return db.db_now(conf.DATABASE)
+
+
+def slot_time(slot: str) -> dt.datetime:
+    instant = slot_instant(slot)
+    assert instant is not None, slot
+    return instant
 
 
 def register(name: str, body=None, **options):  # type: ignore[no-untyped-def]
@@ -276,6 +284,59 @@ def test_overlap_skip_records_the_slot_and_allow_runs_both(db_alias: str) -> Non
     assert ran.status == "succeeded"
 
 
+@pytest.fixture
+def mysql_repeatable_read(settings: object) -> Iterator[str]:
+    """HORIZONTAL_DATABASE on MariaDB under REPEATABLE READ (its server default), with
+    lock waits cut to 2 s so that a wait that should not happen fails fast."""
+    settings.HORIZONTAL_DATABASE = "mysql"  # type: ignore[attr-defined]
+    extra = {
+        "isolation_level": "repeatable read",
+        "init_command": "SET SESSION innodb_lock_wait_timeout = 2",
+    }
+    changed = [
+        connections.settings["mysql"]["OPTIONS"],
+        connections["mysql"].settings_dict["OPTIONS"],
+    ]
+    for options in changed:
+        options.update(extra)
+    connections["mysql"].close()
+    yield "mysql"
+    for options in changed:
+        for key in extra:
+            options.pop(key, None)
+    connections["mysql"].close()
+
+
+def test_hardening_02_claims_take_turns_under_repeatable_read_too(
+    mysql_repeatable_read: str,
+) -> None:
+    # A locking read of a lock row that does not exist yet takes a gap lock that blocks
+    # the row's creation under REPEATABLE READ: the first claim of a job waited out the
+    # lock timeout (8 retries of innodb_lock_wait_timeout). The claim's lock is an upsert.
+    with connections["mysql"].cursor() as cursor:
+        cursor.execute("SELECT @@tx_isolation")
+        assert cursor.fetchone() == ("REPEATABLE-READ",)
+    started = time.monotonic()
+    test_hardening_02_two_slots_of_an_overlap_skip_job_claimed_at_once_never_both_run("mysql")
+    assert time.monotonic() - started < 20
+
+
+def test_hardening_02_a_crashed_slot_is_not_reclaimed_while_another_slot_runs(
+    db_alias: str,
+) -> None:
+    register("hourly", schedule="0 * * * *", overlap="skip")
+    hour = db_now().replace(minute=0, second=0, microsecond=0)
+    crashed, running = (format_slot(hour - dt.timedelta(hours=h)) for h in (2, 1))
+    put_run(db_alias, "hourly", crashed, status="running", owner="dead", expires_in=-1)
+    put_run(db_alias, "hourly", running, status="running", owner="busy-node")
+    [deferred] = run_job("hourly", slot=crashed)
+    assert deferred.status == "skipped_overlap" and deferred.exit_code == 0
+    assert f"re-claim deferred, {running} still running on busy-node" in deferred.message
+    assert calls == []
+    row = JobRun.objects.using(db_alias).get(job="hourly", slot=crashed)
+    assert (row.status, row.owner, row.token) == ("running", "dead", 1)
+
+
 def test_catchup_skip_records_a_missed_slot_past_grace(db_alias: str) -> None:
     register("strict", schedule="0 0 1 1 *", catchup="skip", grace=60)
     [outcome] = run_job("strict")
@@ -307,6 +368,116 @@ def test_catchup_all_runs_every_tick_since_the_last_one_on_record(db_alias: str)
     assert JobRun.objects.using(db_alias).filter(job="minutely", trigger="catchup").count() >= 3
 
 
+def test_hardening_08_catchup_all_records_ticks_older_than_the_window_as_missed(
+    db_alias: str,
+) -> None:
+    register("gappy", schedule="* * * * *", catchup="all", window=3600)
+    now = db_now()
+    last = now.replace(second=0, microsecond=0) - dt.timedelta(hours=3)
+    put_run(db_alias, "gappy", format_slot(last), status="succeeded", expires_in=0)
+    outcomes = run_job("gappy")
+    assert {o.status for o in outcomes} == {"succeeded"} and len(outcomes) >= 60
+    missed = list(
+        JobRun.objects.using(db_alias)
+        .filter(job="gappy", status="missed")
+        .order_by("slot")
+        .values_list("slot", "error")
+    )
+    # ~120 ticks fell out of the window: the newest 100 have a row each, the oldest of
+    # them says the rest were missed too. Nothing between `last` and now is silent.
+    assert len(missed) == runner.MISSED_RECORD_LIMIT
+    _, oldest_note = missed[0]
+    assert "older than the catch-up window" in oldest_note
+    assert f"so was every tick after {format_slot(last)}" in oldest_note
+    newest_missed = missed[-1][0]
+    first_run = min(o.slot for o in outcomes if o.slot)
+    step = dt.timedelta(minutes=1)
+    assert slot_time(newest_missed) + step == slot_time(first_run)
+
+
+def test_hardening_08_catchup_all_past_its_per_pass_cap_goes_on_next_pass(
+    db_alias: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The cap is 10,000 ticks a pass; the same code with a cap of 5 (and ticks_between's
+    # own default limit cut to 6, where the old code relied on it) shows the rule.
+    real = slots_module.ticks_between
+
+    def capped(job, after, until, limit=10_000):  # type: ignore[no-untyped-def]
+        return real(job, after, until, min(limit, 6))
+
+    monkeypatch.setattr(slots_module, "ticks_between", capped)
+    monkeypatch.setattr(runner, "CATCHUP_ALL_LIMIT", 5, raising=False)
+    register("behind", schedule="* * * * *", catchup="all", window=86400)
+    now = db_now()
+    last = now.replace(second=0, microsecond=0) - dt.timedelta(minutes=12)
+    put_run(db_alias, "behind", format_slot(last), status="succeeded", expires_in=0)
+    for _ in range(4):
+        run_job("behind")
+    slots_on_record = sorted(
+        JobRun.objects.using(db_alias).filter(job="behind").values_list("slot", flat=True)
+    )
+    gaps = [
+        (a, b)
+        for a, b in itertools.pairwise(slots_on_record)
+        if slot_time(b) - slot_time(a) != dt.timedelta(minutes=1)
+    ]
+    assert gaps == [], gaps
+    assert JobRun.objects.using(db_alias).filter(job="behind", status="missed").count() == 0
+
+
+def test_hardening_08_latest_records_a_long_gap_without_silence(db_alias: str) -> None:
+    register("patchy", schedule="* * * * *", catchup="latest")
+    now = db_now()
+    last = now.replace(second=0, microsecond=0) - dt.timedelta(hours=3)
+    put_run(db_alias, "patchy", format_slot(last), status="succeeded", expires_in=0)
+    [outcome] = run_job("patchy")
+    assert outcome.status == "succeeded"
+    missed = list(
+        JobRun.objects.using(db_alias)
+        .filter(job="patchy", status="missed")
+        .order_by("slot")
+        .values_list("error", flat=True)
+    )
+    assert len(missed) == runner.MISSED_RECORD_LIMIT
+    assert f"so was every tick after {format_slot(last)}" in missed[0]
+    assert all(note == "no node claimed it" for note in missed[1:])
+
+
+def test_hardening_10_a_slot_no_database_stores_is_refused_at_the_gate(db_alias: str) -> None:
+    from horizontal.jobs import gate
+
+    manual = register("manual_hook")
+    for slot in ("v1\x00", "v1-\udcff", "v" * 65):
+        with pytest.raises(InvalidSlot):
+            gate.claim_slot(manual, slot, trigger="manual")
+        with pytest.raises(InvalidSlot):
+            run_job("manual_hook", slot=slot)
+    assert not JobRun.objects.using(db_alias).filter(job="manual_hook").exists()
+
+
+def test_hardening_10_runjob_gives_exit_2_for_odd_slots_not_a_traceback(
+    db_alias: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from django.core.management import call_command
+
+    register("manual_hook")
+    register("daily", schedule="0 0 * * *")
+    cases = [
+        ("manual_hook", "v1\x00"),
+        ("manual_hook", "release-\udcff"),  # non-UTF-8 bytes on the command line
+        ("daily", "0001-01-01T00:00:00+05:00"),
+        ("daily", "9999-12-31T23:59:59-05:00"),
+        ("daily", "0999-06-01T00:00:00Z"),
+    ]
+    for name, slot in cases:
+        with pytest.raises(SystemExit) as exited:
+            call_command("runjob", name, slot=slot)
+        err = capsys.readouterr().err
+        assert exited.value.code == 2, (slot, err)
+        assert err.startswith("runjob: ") and "Traceback" not in err, err
+    assert calls == []
+
+
 def test_bad_input_is_a_usage_error_with_a_clear_message(db_alias: str) -> None:
     register("daily", schedule="0 0 * * *")
     with pytest.raises(UnknownJob, match=r"known jobs: .*daily"):
@@ -335,19 +506,85 @@ def test_a_job_without_schedule_needs_an_explicit_slot(db_alias: str) -> None:
     assert outcome.status == "succeeded" and calls == ["v2026.11.29:1"]
 
 
-def test_claim_is_one_statement(db_alias: str) -> None:
-    """The gate claim itself is one round trip on PostgreSQL and SQLite."""
+def test_claim_statement_count(db_alias: str) -> None:
+    """One statement per claim; two (lock, claim) in one transaction for overlap="skip".
+
+    MariaDB/MySQL have no conditional upsert: the claim is an INSERT (plus, for
+    overlap="skip", the job's lock and the overlap read before it).
+    """
     from django.test.utils import CaptureQueriesContext
 
     from horizontal.jobs import gate
 
-    daily = register("counted", schedule="* * * * *")
-    slot = format_slot(db_now().replace(second=0, microsecond=0))
-    with CaptureQueriesContext(connections[db_alias]) as queries:
-        attempt = gate.claim_slot(daily, slot, trigger="manual")
-    assert attempt is not None
-    expected = 1 if connections[db_alias].vendor in ("postgresql", "sqlite") else 2
-    assert len(queries) == expected, [q["sql"] for q in queries]
+    vendor = connections[db_alias].vendor
+    allow = register("counted_allow", schedule="* * * * *", overlap="allow")
+    skip = register("counted_skip", schedule="* * * * *", overlap="skip")
+    minute = db_now().replace(second=0, microsecond=0)
+    counts = []
+    # skip twice: the first may create MySQL's lock row (on a connection of its own).
+    for age, counted in enumerate((allow, skip, skip)):
+        slot = format_slot(minute - dt.timedelta(minutes=age))
+        with CaptureQueriesContext(connections[db_alias]) as queries:
+            attempt = gate.claim_slot(counted, slot, trigger="manual")
+        # BEGIN and COMMIT are the transaction's, not statements of the claim.
+        statements = [q["sql"] for q in queries if q["sql"].split()[0] not in ("BEGIN", "COMMIT")]
+        counts.append(len(statements))
+        if attempt is not None:
+            db.run_statement(
+                db_alias,
+                lambda c, d, a=attempt: d.finish_run(c, a.claim.id, a.claim.token, "succeeded", ""),
+            )
+    assert counts[0] == 1, counts
+    assert counts[2] == (3 if vendor == "mysql" else 2), counts
+
+
+def test_hardening_02_two_slots_of_an_overlap_skip_job_claimed_at_once_never_both_run(
+    db_alias: str,
+) -> None:
+    """Two racers, each on its own connection, claim different slots of one job at once.
+
+    Before the per-job lock both passed the "no other slot running" read in most rounds
+    (the read ran on a snapshot from before the other's insert committed).
+    """
+    import threading
+
+    from horizontal.jobs import gate
+
+    racing = register("overlap_race", overlap="skip")
+    rounds = 60
+    barrier = threading.Barrier(2)
+    claimed: list[list[bool]] = [[False, False] for _ in range(rounds)]
+    failures: list[BaseException] = []
+
+    def racer(side: int) -> None:
+        try:
+            for i in range(rounds):
+                barrier.wait(timeout=30)
+                attempt = gate.claim_slot(racing, f"round-{i:03d}-{side}", trigger="manual")
+                claimed[i][side] = attempt is not None
+                barrier.wait(timeout=30)  # both claims are made before either finishes
+                if attempt is not None:
+                    db.run_statement(
+                        db_alias,
+                        lambda c, d, a=attempt: d.finish_run(
+                            c, a.claim.id, a.claim.token, "succeeded", ""
+                        ),
+                    )
+        except BaseException as exc:
+            failures.append(exc)
+            barrier.abort()
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=racer, args=(side,)) for side in (0, 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures, failures
+    both = [i for i, sides in enumerate(claimed) if all(sides)]
+    neither = [i for i, sides in enumerate(claimed) if not any(sides)]
+    assert (len(both), neither) == (0, []), f"both ran in {len(both)} of {rounds} rounds"
 
 
 def test_lease_lost_is_exported_for_job_code(db_alias: str) -> None:

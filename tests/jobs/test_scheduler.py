@@ -7,7 +7,9 @@ ends both cleanly with the lease handed back.
 
 from __future__ import annotations
 
+import re
 import signal
+from collections.abc import Iterator
 
 import pytest
 
@@ -46,3 +48,78 @@ def test_two_schedulers_one_leader_each_slot_once(scheduler_db: ScratchDatabase)
     )
     assert token == 1
     assert as_utc(expires_at) <= cluster.db_now(), "the lease was not released"
+
+
+# In-process: the loop's own behaviour, on the test database.
+
+ISO = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}Z"
+
+
+@pytest.fixture
+def own_registry() -> Iterator[None]:
+    from horizontal.jobs import registry
+
+    before = dict(registry.jobs)
+    yield
+    registry.jobs.clear()
+    registry.jobs.update(before)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_hardening_03_one_job_that_cannot_run_does_not_stop_the_others(
+    own_registry: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    from horizontal.jobs import Run, job, registry
+    from horizontal.jobs.scheduler import Scheduler
+
+    ran: list[str] = []
+
+    def record(run: Run) -> None:
+        ran.append(run.slot)
+
+    job("a_never", schedule="0 0 30 2 *")(record)  # passed E010, and killed the loop
+    job("b_minutely", schedule="* * * * *")(record)
+    lines: list[str] = []
+    scheduler = Scheduler(
+        [registry.jobs["a_never"], registry.jobs["b_minutely"]],
+        report=lines.append,
+        lease_name="test:scheduler",
+    )
+    try:
+        with caplog.at_level("ERROR", logger="horizontal.scheduler"):
+            first = scheduler.tick()
+            second = scheduler.tick()
+    finally:
+        scheduler.step_down(release=True)
+    assert [o.job for o in first] == ["b_minutely"] and ran, lines
+    assert [o.job for o in second] == ["b_minutely"]  # taken, or the next minute's slot
+    failures = [r.getMessage() for r in caplog.records if "could not run" in r.getMessage()]
+    assert len(failures) == 1, failures  # rate-limited: once, not once per poll
+    assert "job a_never could not run, the other jobs go on: InvalidJob" in failures[0]
+    assert "horizontal.E018" in failures[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_hardening_15_instants_are_iso_and_a_follower_says_who_leads() -> None:
+    from horizontal.jobs.scheduler import Scheduler
+
+    leader_lines: list[str] = []
+    follower_lines: list[str] = []
+    leader = Scheduler([], report=leader_lines.append, lease_name="test:scheduler")
+    follower = Scheduler([], report=follower_lines.append, lease_name="test:scheduler")
+    try:
+        leader.tick()
+        follower.tick()
+        follower.tick()  # once per stretch as follower, not once per poll
+    finally:
+        leader.step_down(release=True)
+        follower.step_down(release=True)
+    assert len(leader_lines) == 2, leader_lines
+    assert re.fullmatch(rf"leader: acquired test:scheduler \(token 1\) at {ISO}", leader_lines[0])
+    assert re.fullmatch(rf"leader: stepped down \(token 1\) at {ISO}", leader_lines[1])
+    assert len(follower_lines) == 1, follower_lines
+    assert re.fullmatch(
+        rf"follower: test:scheduler is held by \S+ \(token 1, until {ISO} unless renewed\);"
+        rf" standing by, at {ISO}",
+        follower_lines[0],
+    ), follower_lines

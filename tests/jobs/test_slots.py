@@ -104,3 +104,72 @@ def test_free_form_slots_for_unscheduled_jobs() -> None:
     assert parse_slot(hook, "release-42", at("2026-12-01T00:00+00:00")) == "release-42"
     with pytest.raises(InvalidSlot):
         parse_slot(hook, "x" * 65, at("2026-12-01T00:00+00:00"))
+
+
+def test_hardening_09_slots_have_four_digit_years_and_absurd_years_are_refused() -> None:
+    from horizontal.jobs.slots import format_slot
+
+    # strftime("%Y") wrote "999-06-01T…", which sorts after every real slot.
+    assert format_slot(dt.datetime(999, 6, 1, tzinfo=UTC)) == "0999-06-01T00:00:00Z"
+    assert format_slot(dt.datetime(2026, 6, 1, 5, 4, 3, tzinfo=UTC)) == "2026-06-01T05:04:03Z"
+    daily = make("0 0 * * *")
+    now = at("2026-11-29T12:00:00+00:00")
+    for text in ("0999-06-01T00:00:00Z", "1969-12-31T00:00:00Z"):
+        with pytest.raises(InvalidSlot, match=r"in the year \d+: a slot is an instant from 1970"):
+            parse_slot(daily, text, now)
+    assert parse_slot(daily, "1970-01-02T00:00:00Z", now) == "1970-01-02T00:00:00Z"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "0001-01-01T00:00:00+05:00",  # before year 1 in UTC: OverflowError
+        "0001-01-01T00:00:00",  # read in the job's zone, west of UTC
+        "9999-12-31T23:59:59-05:00",  # after year 9999 in UTC
+        "9999-12-31T23:59:59Z",  # the next second overflows
+    ],
+)
+def test_hardening_10_slots_at_the_edges_of_datetime_are_usage_errors(text: str) -> None:
+    daily = make("0 0 * * *", timezone="America/New_York")
+    with pytest.raises(InvalidSlot):
+        parse_slot(daily, text, at("2026-11-29T12:00:00+00:00"))
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("v1\x00", "control character"),
+        ("v1\ttab", "control character"),
+        ("v1-\udcff", "not UTF-8"),  # how Python decodes non-UTF-8 bytes of argv
+        ("v" * 65, "at most 64"),
+        ("", "empty"),
+    ],
+)
+def test_hardening_10_free_form_slots_follow_one_rule_on_every_vendor(
+    text: str, reason: str
+) -> None:
+    manual = Job(name="j", func=lambda run: None)
+    with pytest.raises(InvalidSlot, match=reason):
+        parse_slot(manual, text, at("2026-11-29T12:00:00+00:00"))
+    assert parse_slot(manual, "v2026.11.29-é", at("2026-11-29T12:00:00+00:00"))
+
+
+def test_ticks_back_is_newest_first_inclusive_and_bounded() -> None:
+    from horizontal.jobs.slots import ticks_back
+
+    minutely = make("* * * * *")
+    ticks = list(
+        ticks_back(minutely, at("2026-11-29T00:00:00+00:00"), at("2026-11-29T00:05:00+00:00"), 3)
+    )
+    assert ticks == [at(f"2026-11-29T00:0{m}:00+00:00") for m in (5, 4, 3)]
+    everything = list(
+        ticks_back(minutely, at("2026-11-29T00:00:00+00:00"), at("2026-11-29T00:05:30+00:00"), 99)
+    )
+    assert everything[-1] == at("2026-11-29T00:01:00+00:00") and len(everything) == 5
+
+
+def test_a_schedule_with_no_tick_has_none_instead_of_raising() -> None:
+    never = make("0 0 30 2 *")
+    now = at("2026-11-29T12:00:00+00:00")
+    assert latest_tick(never, now) is None and next_tick(never, now) is None
+    assert list(ticks_between(never, now - dt.timedelta(days=1), now)) == []

@@ -1,4 +1,4 @@
-"""horizontal.E010–E017: registrations that cannot run are errors at every ``check``.
+"""horizontal.E010–E018: registrations that cannot run are errors at every ``check``.
 
 ``horizontal.jobs.validation.job_errors`` judges one registration; the check
 (``horizontal.checks.jobs``) reports it for every job, and ``run_job`` refuses a job it
@@ -114,7 +114,7 @@ def test_run_job_refuses_an_invalid_registration_before_touching_the_database() 
     with pytest.raises(InvalidJob) as refused:
         run_job("broken")
     assert str(refused.value) == "; ".join(
-        error.msg for error in job_errors(registry.jobs["broken"])
+        f"{error.id}: {error.msg}" for error in job_errors(registry.jobs["broken"])
     )
     # Code written against run_job before InvalidJob existed caught InvalidSlot.
     assert isinstance(refused.value, InvalidSlot)
@@ -125,4 +125,63 @@ def test_runjob_exits_2_for_an_invalid_registration(capsys: pytest.CaptureFixtur
     with pytest.raises(SystemExit) as exited:
         call_command("runjob", "broken")
     assert exited.value.code == 2
-    assert "runjob: Job 'broken' has an invalid cron schedule" in capsys.readouterr().err
+    assert "runjob: horizontal.E010: Job 'broken' has an invalid cron schedule" in (
+        capsys.readouterr().err
+    )
+
+
+@pytest.mark.parametrize("schedule", ["0 0 30 2 *", "0 0 31 4 *", "0 0 31 2,4,6 *"])
+def test_hardening_03_a_schedule_that_parses_but_never_fires_is_e018(schedule: str) -> None:
+    # croniter.is_valid checks syntax only: these passed E010, and the scheduler died on
+    # CroniterBadDateError at the first poll (every node's, as each took the lead).
+    job("never", schedule=schedule)(noop)
+    assert ids() == ["horizontal.E018"]
+    [error] = check_jobs()
+    assert "never fires" in error.msg and schedule in error.msg
+
+
+def test_hardening_03_a_schedule_that_fires_rarely_is_fine() -> None:
+    job("leap_day", schedule="0 0 29 2 *")(noop)  # every four years
+    job("month_end", schedule="0 0 L * *")(noop)
+    assert ids() == []
+
+
+@pytest.mark.parametrize(
+    ("schedule", "reason"),
+    [
+        ("61 0 * * *", "Minute 61 is out of range (0-59)"),
+        ("0 24 * * *", "Hour 24 is out of range (0-23)"),
+        ("0 0 * * 8", "Day of week 8 is out of range (0-7 or sun-sat)"),
+        ("0 0 * 13 *", "Month 13 is out of range"),
+        ("every day", "Exactly 5, 6 or 7 columns"),
+    ],
+)
+def test_hardening_03_e010_hint_carries_croniters_reason(schedule: str, reason: str) -> None:
+    job("broken", schedule=schedule)(noop)
+    [error] = check_jobs()
+    assert error.id == "horizontal.E010"
+    assert error.hint is not None and error.hint.startswith(reason), error.hint
+
+
+@pytest.mark.django_db(transaction=True)
+def test_hardening_03_runjob_refuses_a_never_firing_job_with_exit_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    job("never", schedule="0 0 30 2 *")(noop)
+    with pytest.raises(SystemExit) as exited:
+        call_command("runjob", "never")
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("runjob: horizontal.E018: Job 'never' has a cron schedule")
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("name", ["nul\x00name", "bad-\udcff", "tab\tname"])
+def test_hardening_10_a_job_name_no_database_stores_is_e016(name: str) -> None:
+    job(name, schedule="0 0 * * *")(noop)
+    assert ids() == ["horizontal.E016"]
+
+
+def test_hardening_10_a_ttl_past_every_vendors_datetime_is_e015() -> None:
+    job("forever", schedule="0 0 * * *", ttl=1e12)(noop)
+    assert ids() == ["horizontal.E015"]

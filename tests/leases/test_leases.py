@@ -116,3 +116,36 @@ def test_expiry_uses_the_database_clock_not_the_transaction_start(db_alias: str)
         now = dialect_for(connections[db_alias]).db_now(cursor)
     row = LeaseRow.objects.using(db_alias).get(name="clock")
     assert 1.2 < (row.expires_at - now).total_seconds() <= 1.5
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("nul\x00name", "control character"),  # PostgreSQL: DataError
+        ("bad-\udcff", "not UTF-8"),  # non-UTF-8 bytes, as Python decodes them
+        ("x" * 201, "at most 200"),  # PostgreSQL, MariaDB: an error; SQLite: stored
+        ("", "empty"),
+    ],
+)
+def test_hardening_10_a_name_no_database_stores_is_refused_the_same_everywhere(
+    db_alias: str, name: str, reason: str
+) -> None:
+    from horizontal.exceptions import InvalidName
+
+    with pytest.raises(InvalidName, match=reason):
+        leases.acquire(name, ttl=5)
+    if name:  # an empty owner means the default, this instance's id
+        with pytest.raises(InvalidName, match=reason):
+            leases.acquire("fine", ttl=5, owner=name)
+    assert not LeaseRow.objects.using(db_alias).exists()
+    assert leases.acquire("x" * 200, ttl=5) is not None  # the column's width is allowed
+
+
+@pytest.mark.parametrize("ttl", [1e12, float("inf"), float("nan"), 0, -1, 1e-6])
+def test_hardening_10_a_ttl_out_of_range_is_a_value_error_on_every_vendor(
+    db_alias: str, ttl: float
+) -> None:
+    # 1e12 s: MySQL's datetime overflowed, SQLite stored NULL and the lease looked free.
+    with pytest.raises(ValueError, match="ttl must be between"):
+        leases.acquire("huge", ttl=ttl)
+    assert not LeaseRow.objects.using(db_alias).filter(name="huge").exists()
