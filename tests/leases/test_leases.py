@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 from django.db import connections, transaction
@@ -10,6 +11,7 @@ from django.db import connections, transaction
 from horizontal import leases
 from horizontal.exceptions import FencedOut, LeaseLost, TransactionRefused
 from horizontal.models import Lease as LeaseRow
+from tests.support.pgbouncer import PgBouncer, assert_handed_on_clean
 
 pytestmark = pytest.mark.django_db(transaction=True, databases="__all__")
 
@@ -116,3 +118,29 @@ def test_expiry_uses_the_database_clock_not_the_transaction_start(db_alias: str)
         now = dialect_for(connections[db_alias]).db_now(cursor)
     row = LeaseRow.objects.using(db_alias).get(name="clock")
     assert 1.2 < (row.expires_at - now).total_seconds() <= 1.5
+
+
+def test_hardening_20_lease_statements_leave_nothing_on_pooled_server_connections(
+    pgbouncer: PgBouncer, settings: Any
+) -> None:
+    """Acquire, renew, fence, release and a refused acquire through PgBouncer (transaction
+    mode): tokens rise as on a direct connection, and every server connection of the pool
+    is handed on clean."""
+    settings.HORIZONTAL_DATABASE = "pgbouncer"
+    LeaseRow.objects.using("pgbouncer").create(
+        name="pooled-target",
+        owner="-",
+        token=0,
+        expires_at="2000-01-01T00:00:00Z",
+        acquired_at="2000-01-01T00:00:00Z",
+    )
+    target = LeaseRow.objects.using("pgbouncer").filter(name="pooled-target")
+    for expected in range(1, 9):  # more uses than psycopg's default prepare threshold (5)
+        lease = leases.acquire("pooled", ttl=30, owner="a")
+        assert lease is not None and lease.token == expected
+        assert leases.acquire("pooled", ttl=30, owner="b") is None
+        assert lease.renew() is True
+        with transaction.atomic(using="pgbouncer"):
+            assert lease.fence(target, owner=f"a{expected}") == 1
+        assert lease.release() is True
+    assert_handed_on_clean(pgbouncer)
