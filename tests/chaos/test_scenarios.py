@@ -40,7 +40,17 @@ def chaos_db(request: pytest.FixtureRequest) -> Iterator[ScratchDatabase]:
     else:
         database = ScratchDatabase(request.param, extra_env=CHAOS_ENV)
     yield database.create()
+    if request.param == "pgbouncer":
+        # The workers' statements really went through the pooler.
+        [stats] = [row for row in bouncer.admin("SHOW STATS") if row["database"] == database.name]
+        assert stats["total_xact_count"] > 100, stats
     database.drop()
+
+
+def route(database: ScratchDatabase) -> str:
+    """The vendor, and whether the workers reach it through PgBouncer."""
+    via = " via pgbouncer" if "DATABASE_URL" in database.extra_env else ""
+    return f"{database.vendor}{via}"
 
 
 # F1 and F3 also run through PgBouncer (transaction mode; RELIABILITY.md's pooled connections).
@@ -68,7 +78,7 @@ def test_f1_no_faults(chaos_db: ScratchDatabase) -> None:
         metrics = cluster.heal_and_measure(0)
     finally:
         cluster.stop_all()
-    assert_clean(metrics, f"F1 no faults, 8 workers, {chaos_db.vendor}")
+    assert_clean(metrics, f"F1 no faults, 8 workers, {route(chaos_db)}")
     assert metrics.slots >= SLOTS
 
 
@@ -129,7 +139,7 @@ def test_f3_leader_killed_at_each_failpoint(chaos_db: ScratchDatabase) -> None:
         metrics = cluster.heal_and_measure()
     finally:
         cluster.stop_all()
-    assert_clean(metrics, f"F3 kill -9 at {', '.join(KILL_POINTS)}, {chaos_db.vendor}")
+    assert_clean(metrics, f"F3 kill -9 at {', '.join(KILL_POINTS)}, {route(chaos_db)}")
     assert [victim.process.returncode for victim in victims] == [137] * len(KILL_POINTS)
 
 
