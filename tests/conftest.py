@@ -40,12 +40,12 @@ def project_db(
 
 
 @pytest.fixture(scope="session")
-def pgbouncer() -> Iterator[PgBouncer]:
+def pgbouncer(django_db_setup: None) -> Iterator[PgBouncer]:
     """The session's private PgBouncer in transaction mode (tests/support/pgbouncer.py).
 
-    It listens where tests/settings.py points the ``pgbouncer`` alias. First requested by
-    a test, after the test databases exist, so it stops (closing its server connections)
-    before they are dropped.
+    It listens where tests/settings.py points the ``pgbouncer`` alias. Started after the
+    test databases exist (``django_db_setup``), so it stops, closing its idle server
+    connections, before they are dropped.
     """
     from django.conf import settings
 

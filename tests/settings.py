@@ -10,6 +10,7 @@ session that uses the alias). ``REDIS_URL`` defaults to the local server.
 from __future__ import annotations
 
 import os
+import socket
 import tempfile
 
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
@@ -17,7 +18,6 @@ os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
 from testproject.dburl import database_from_url, use_pymysql
 from testproject.settings import *  # noqa: F403
 from testproject.settings import DATABASES
-from tests.support.processes import free_port
 
 use_pymysql()
 
@@ -25,9 +25,17 @@ TEST_POSTGRES_URL = os.environ.get(
     "TEST_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/horizontal"
 )
 TEST_MYSQL_URL = os.environ.get("TEST_MYSQL_URL", "mysql://root@127.0.0.1:3306/horizontal")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 # Chosen here because Django reads the port from settings; tests/conftest.py's pgbouncer
 # fixture listens on it.
-TEST_PGBOUNCER_PORT = int(os.environ.get("TEST_PGBOUNCER_PORT") or free_port())
+TEST_PGBOUNCER_PORT = int(os.environ.get("TEST_PGBOUNCER_PORT") or _free_port())
 
 DATABASES = {
     **DATABASES,
