@@ -144,3 +144,29 @@ def test_hardening_20_lease_statements_leave_nothing_on_pooled_server_connection
             assert lease.fence(target, owner=f"a{expected}") == 1
         assert lease.release() is True
     assert_handed_on_clean(pgbouncer)
+
+
+def test_hardening_20_a_prepare_threshold_prepares_no_lease_statement_django_would_not(
+    pgbouncer: PgBouncer, settings: Any
+) -> None:
+    """OPTIONS ``prepare_threshold`` without ``server_side_binding`` prepares none of
+    Django's queries (its cursors bind on the client), so such a project works behind
+    PgBouncer 1.18 in transaction mode; horizontal's statements must not prepare either,
+    or the next client of the server connection fails on ``_pg3_0 already exists``."""
+    settings.HORIZONTAL_DATABASE = "pgbouncer"
+    alias = connections["pgbouncer"]
+    options = alias.settings_dict["OPTIONS"]
+    alias.close()
+    options["prepare_threshold"] = 0  # prepare from the first use
+    try:
+        for expected in range(1, 6):
+            lease = leases.acquire("prepared", ttl=30, owner="a")
+            assert lease is not None and lease.token == expected
+            assert lease.renew() is True
+            assert lease.release() is True
+            assert LeaseRow.objects.using("pgbouncer").get(name="prepared").token == expected
+        assert alias.connection.prepare_threshold == 0  # the setting reached the driver
+        assert_handed_on_clean(pgbouncer)
+    finally:
+        alias.close()
+        del options["prepare_threshold"]
