@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.support.databases import VENDORS, ScratchDatabase
+from tests.support.pgbouncer import PgBouncer
 
 _scratch: dict[str, ScratchDatabase] = {}
 
@@ -38,13 +39,30 @@ def project_db(
     return database
 
 
+@pytest.fixture(scope="session")
+def pgbouncer(django_db_setup: None) -> Iterator[PgBouncer]:
+    """The session's private PgBouncer in transaction mode (tests/support/pgbouncer.py).
+
+    It listens where tests/settings.py points the ``pgbouncer`` alias. Started after the
+    test databases exist (``django_db_setup``), so it stops, closing its idle server
+    connections, before they are dropped.
+    """
+    from django.conf import settings
+
+    bouncer = PgBouncer(port=int(settings.DATABASES["pgbouncer"]["PORT"])).start()
+    yield bouncer
+    bouncer.stop()
+
+
 # Every vendor alias the in-process suite knows; see tests/settings.py.
-DB_ALIASES = ("default", "postgresql", "mysql")
+DB_ALIASES = ("default", "postgresql", "mysql", "pgbouncer")
 
 
 @pytest.fixture(params=DB_ALIASES)
 def db_alias(request: pytest.FixtureRequest, transactional_db: None, settings: object) -> str:
     """Run the test against each real database in turn, as HORIZONTAL_DATABASE."""
     alias = str(request.param)
+    if alias == "pgbouncer":
+        request.getfixturevalue("pgbouncer")
     settings.HORIZONTAL_DATABASE = alias  # type: ignore[attr-defined]
     return alias

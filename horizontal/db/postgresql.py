@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.db import DatabaseError
 
 from horizontal.db.base import Cursor, Dialect, lock_key, scalar
 
 if TYPE_CHECKING:
+    import psycopg
     from django.db.backends.base.base import BaseDatabaseWrapper
 
 # deadlock_detected, serialization_failure
@@ -37,9 +39,7 @@ class PostgreSQLDialect(Dialect):
         reuse one server-side-binding cursor per connection, with Django's error
         translation. Debug logging, ``CaptureQueriesContext`` and ``execute_wrapper``
         instrumentation still see every statement because they get Django's cursor.
-        Statements are prepared only if the connection says so (Django's OPTIONS
-        ``prepare_threshold``; off by default, since named prepared statements break
-        behind PgBouncer in transaction mode before 1.21).
+        Statements are prepared only when Django's own would be (see ``_driver_cursor``).
         """
         if connection.queries_logged or connection.execute_wrappers:
             with connection.cursor() as cursor:
@@ -49,9 +49,7 @@ class PostgreSQLDialect(Dialect):
         raw = connection.connection
         cached = getattr(connection, "_horizontal_cursor", None)
         if cached is None or cached[0] is not raw or cached[1].closed:
-            import psycopg
-
-            cached = (raw, psycopg.Cursor(raw))
+            cached = (raw, _driver_cursor(connection, raw))
             connection._horizontal_cursor = cached  # type: ignore[attr-defined]
         with connection.wrap_database_errors:
             yield cached[1]
@@ -101,3 +99,32 @@ class PostgreSQLDialect(Dialect):
             if row is not None:
                 found.append((table, column, str(row[0])))
         return found
+
+
+def _driver_cursor(connection: BaseDatabaseWrapper, raw: Any) -> psycopg.Cursor[Any]:
+    """A psycopg cursor binding on the server that prepares exactly when Django's would.
+
+    Django's cursors bind on the client, which never prepares, unless OPTIONS
+    ``server_side_binding`` is True; only then does ``prepare_threshold`` apply. A cursor
+    that prepared on its own would leave named statements on the server connection,
+    which behind PgBouncer in transaction mode (before 1.21) the next client meets:
+    ``prepared statement "_pg3_0" already exists`` in a heartbeat.
+    """
+    import psycopg
+
+    if getattr(connection.features, "uses_server_side_binding", False):
+        return psycopg.Cursor(raw)
+    return _unprepared_cursor_class()(raw)
+
+
+@functools.cache
+def _unprepared_cursor_class() -> type[psycopg.Cursor[Any]]:
+    import psycopg
+
+    class UnpreparedCursor(psycopg.Cursor[Any]):
+        def execute(
+            self, query: Any, params: Any = None, *, prepare: bool | None = None, **kwargs: Any
+        ) -> UnpreparedCursor:
+            return super().execute(query, params, prepare=False, **kwargs)
+
+    return UnpreparedCursor

@@ -29,11 +29,34 @@ FAILOVER_BOUND = TTL + POLL + 1.0
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql", "mysql"])
 def chaos_db(request: pytest.FixtureRequest) -> Iterator[ScratchDatabase]:
+    """A scratch database; ``pgbouncer``: on PostgreSQL, every worker (and the migration)
+    connecting through the session's PgBouncer in transaction mode, the checker directly."""
     from tests.chaos.harness import CHAOS_ENV
 
-    database = ScratchDatabase(request.param, extra_env=CHAOS_ENV).create()
-    yield database
+    if request.param == "pgbouncer":
+        bouncer = request.getfixturevalue("pgbouncer")
+        database = ScratchDatabase("postgresql", extra_env=dict(CHAOS_ENV))
+        database.extra_env["DATABASE_URL"] = bouncer.url(database.name)
+    else:
+        database = ScratchDatabase(request.param, extra_env=CHAOS_ENV)
+    yield database.create()
+    if request.param == "pgbouncer":
+        # The workers' statements really went through the pooler.
+        [stats] = [row for row in bouncer.admin("SHOW STATS") if row["database"] == database.name]
+        assert stats["total_xact_count"] > 100, stats
     database.drop()
+
+
+def route(database: ScratchDatabase) -> str:
+    """The vendor, and whether the workers reach it through PgBouncer."""
+    via = " via pgbouncer" if "DATABASE_URL" in database.extra_env else ""
+    return f"{database.vendor}{via}"
+
+
+# F1 and F3 also run through PgBouncer (transaction mode; RELIABILITY.md's pooled connections).
+WITH_PGBOUNCER = pytest.mark.parametrize(
+    "chaos_db", ["sqlite", "postgresql", "mysql", "pgbouncer"], indirect=True
+)
 
 
 def assert_clean(metrics: Metrics, name: str) -> None:
@@ -47,6 +70,7 @@ def assert_clean(metrics: Metrics, name: str) -> None:
         assert seconds <= FAILOVER_BOUND, metrics.line()
 
 
+@WITH_PGBOUNCER
 def test_f1_no_faults(chaos_db: ScratchDatabase) -> None:
     cluster = Cluster(chaos_db, workers=8)
     try:
@@ -54,7 +78,7 @@ def test_f1_no_faults(chaos_db: ScratchDatabase) -> None:
         metrics = cluster.heal_and_measure(0)
     finally:
         cluster.stop_all()
-    assert_clean(metrics, f"F1 no faults, 8 workers, {chaos_db.vendor}")
+    assert_clean(metrics, f"F1 no faults, 8 workers, {route(chaos_db)}")
     assert metrics.slots >= SLOTS
 
 
@@ -98,6 +122,7 @@ def test_f2_leader_paused_past_its_ttl_at_each_failpoint(chaos_db: ScratchDataba
         assert zombie_rows[0][0] == 0, zombie
 
 
+@WITH_PGBOUNCER
 def test_f3_leader_killed_at_each_failpoint(chaos_db: ScratchDatabase) -> None:
     cluster = Cluster(chaos_db, workers=4)
     victims = []
@@ -114,7 +139,7 @@ def test_f3_leader_killed_at_each_failpoint(chaos_db: ScratchDatabase) -> None:
         metrics = cluster.heal_and_measure()
     finally:
         cluster.stop_all()
-    assert_clean(metrics, f"F3 kill -9 at {', '.join(KILL_POINTS)}, {chaos_db.vendor}")
+    assert_clean(metrics, f"F3 kill -9 at {', '.join(KILL_POINTS)}, {route(chaos_db)}")
     assert [victim.process.returncode for victim in victims] == [137] * len(KILL_POINTS)
 
 

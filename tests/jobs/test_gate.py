@@ -6,6 +6,7 @@ import datetime as dt
 import itertools
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from django.db import connections, transaction
@@ -17,6 +18,7 @@ from horizontal.jobs import Run, job, registry, run_job, runner
 from horizontal.jobs import slots as slots_module
 from horizontal.jobs.slots import format_slot, slot_instant
 from horizontal.models import Effect, JobRun, Lease
+from tests.support.pgbouncer import PgBouncer, assert_handed_on_clean
 
 pytestmark = pytest.mark.django_db(transaction=True, databases="__all__")
 
@@ -589,3 +591,39 @@ def test_hardening_02_two_slots_of_an_overlap_skip_job_claimed_at_once_never_bot
 
 def test_lease_lost_is_exported_for_job_code(db_alias: str) -> None:
     assert issubclass(FencedOut, LeaseLost)
+
+
+def test_hardening_20_gate_statements_leave_nothing_on_pooled_server_connections(
+    pgbouncer: PgBouncer, settings: Any
+) -> None:
+    """Claims, a refused second claim, heartbeats, effects, a fenced write, failures and
+    finishes through PgBouncer (transaction mode): every server connection of the pool
+    is handed on clean."""
+    settings.HORIZONTAL_DATABASE = "pgbouncer"
+    Lease.objects.using("pgbouncer").create(
+        name="pooled-report",
+        owner="-",
+        token=0,
+        expires_at=dt.datetime(2000, 1, 1, tzinfo=dt.UTC),
+        acquired_at=dt.datetime(2000, 1, 1, tzinfo=dt.UTC),
+    )
+    target = Lease.objects.using("pgbouncer").filter(name="pooled-report")
+
+    def body(run: Run) -> None:
+        time.sleep(0.3)  # the heartbeat thread renews the claim meanwhile (TTL 0.45 s)
+        run.check()
+        with transaction.atomic(using="pgbouncer"):
+            assert run.effect(f"pooled:{run.slot}") is True
+            assert run.fence(target, owner=run.slot) == 1
+        if run.slot.endswith("odd"):
+            raise RuntimeError("a failed run is finished too")
+
+    register("pooled", body, ttl=0.45)
+    for i in range(8):  # more uses than psycopg's default prepare threshold (5)
+        slot = f"pooled-{i}-{'odd' if i % 2 else 'even'}"
+        [outcome] = run_job("pooled", slot=slot)
+        assert outcome.status == ("failed" if i % 2 else "succeeded"), outcome.message
+        [again] = run_job("pooled", slot=slot)
+        assert again.status == "taken"
+    assert Effect.objects.using("pgbouncer").count() == 8
+    assert_handed_on_clean(pgbouncer)

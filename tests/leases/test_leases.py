@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 from django.db import connections, transaction
@@ -10,6 +11,7 @@ from django.db import connections, transaction
 from horizontal import leases
 from horizontal.exceptions import FencedOut, LeaseLost, TransactionRefused
 from horizontal.models import Lease as LeaseRow
+from tests.support.pgbouncer import PgBouncer, assert_handed_on_clean
 
 pytestmark = pytest.mark.django_db(transaction=True, databases="__all__")
 
@@ -149,3 +151,55 @@ def test_hardening_10_a_ttl_out_of_range_is_a_value_error_on_every_vendor(
     with pytest.raises(ValueError, match="ttl must be between"):
         leases.acquire("huge", ttl=ttl)
     assert not LeaseRow.objects.using(db_alias).filter(name="huge").exists()
+
+
+def test_hardening_20_lease_statements_leave_nothing_on_pooled_server_connections(
+    pgbouncer: PgBouncer, settings: Any
+) -> None:
+    """Acquire, renew, fence, release and a refused acquire through PgBouncer (transaction
+    mode): tokens rise as on a direct connection, and every server connection of the pool
+    is handed on clean."""
+    settings.HORIZONTAL_DATABASE = "pgbouncer"
+    LeaseRow.objects.using("pgbouncer").create(
+        name="pooled-target",
+        owner="-",
+        token=0,
+        expires_at="2000-01-01T00:00:00Z",
+        acquired_at="2000-01-01T00:00:00Z",
+    )
+    target = LeaseRow.objects.using("pgbouncer").filter(name="pooled-target")
+    for expected in range(1, 9):  # more uses than psycopg's default prepare threshold (5)
+        lease = leases.acquire("pooled", ttl=30, owner="a")
+        assert lease is not None and lease.token == expected
+        assert leases.acquire("pooled", ttl=30, owner="b") is None
+        assert lease.renew() is True
+        with transaction.atomic(using="pgbouncer"):
+            assert lease.fence(target, owner=f"a{expected}") == 1
+        assert lease.release() is True
+    assert_handed_on_clean(pgbouncer)
+
+
+def test_hardening_20_a_prepare_threshold_prepares_no_lease_statement_django_would_not(
+    pgbouncer: PgBouncer, settings: Any
+) -> None:
+    """OPTIONS ``prepare_threshold`` without ``server_side_binding`` prepares none of
+    Django's queries (its cursors bind on the client), so such a project works behind
+    PgBouncer 1.18 in transaction mode; horizontal's statements must not prepare either,
+    or the next client of the server connection fails on ``_pg3_0 already exists``."""
+    settings.HORIZONTAL_DATABASE = "pgbouncer"
+    alias = connections["pgbouncer"]
+    options = alias.settings_dict["OPTIONS"]
+    alias.close()
+    options["prepare_threshold"] = 0  # prepare from the first use
+    try:
+        for expected in range(1, 6):
+            lease = leases.acquire("prepared", ttl=30, owner="a")
+            assert lease is not None and lease.token == expected
+            assert lease.renew() is True
+            assert lease.release() is True
+            assert LeaseRow.objects.using("pgbouncer").get(name="prepared").token == expected
+        assert alias.connection.prepare_threshold == 0  # the setting reached the driver
+        assert_handed_on_clean(pgbouncer)
+    finally:
+        alias.close()
+        del options["prepare_threshold"]

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 import pytest
 from django.db import connections, transaction
 
 from horizontal.locks import held_lock_count, xact_lock
+from tests.support.pgbouncer import POOL_SIZE, PgBouncer, assert_handed_on_clean
 
 pytestmark = pytest.mark.django_db(transaction=True, databases="__all__")
 
@@ -123,9 +125,11 @@ def test_waiters_survive_the_rollback_of_the_first_holder_of_a_new_lock(db_alias
     assert results == [True, True]
 
 
-@pytest.mark.parametrize("alias", ["postgresql", "mysql"])  # SQLite cannot see other sessions
-def test_held_lock_count_sees_a_lock_held_by_another_session(alias: str, settings) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("alias", ["postgresql", "mysql", "pgbouncer"])  # not SQLite: no sessions
+def test_held_lock_count_sees_a_lock_held_by_another_session(alias: str, settings, request) -> None:  # type: ignore[no-untyped-def]
     settings.HORIZONTAL_DATABASE = alias
+    if alias == "pgbouncer":
+        request.getfixturevalue("pgbouncer")
     # Twice: the first holder creates the lock's row (MySQL), the second locks it.
     for _ in range(2):
         holding, done = threading.Event(), threading.Event()
@@ -158,3 +162,68 @@ def _eventually_held(alias: str, count: int) -> bool:
             return False
         time.sleep(0.2)
     return True
+
+
+def test_hardening_20_the_pooler_is_in_transaction_mode_and_shares_server_connections(
+    pgbouncer: PgBouncer,
+) -> None:
+    """The premise of every ``pgbouncer`` test: PgBouncer really pools per transaction."""
+    import psycopg
+
+    settings = connections["pgbouncer"].settings_dict
+    assert settings["PORT"] == str(pgbouncer.port)
+    config = {row["key"]: row["value"] for row in pgbouncer.admin("SHOW CONFIG")}
+    assert config["pool_mode"] == "transaction"
+    assert int(config["default_pool_size"]) == POOL_SIZE
+    clients = [
+        psycopg.connect(pgbouncer.url(settings["NAME"]), autocommit=True, prepare_threshold=None)
+        for _ in range(POOL_SIZE + 3)
+    ]
+    try:
+        # All connected at once and all answered: in session mode the third would wait
+        # for a server connection until one of the first two disconnected.
+        backends = {_backend(client) for client in clients}
+        assert len(backends) <= POOL_SIZE < len(clients)
+        # Inside a transaction a client keeps its server connection (not statement mode).
+        with clients[0].transaction():
+            first = _backend(clients[0])
+            # ... and nobody else gets it meanwhile.
+            others = {_backend(client) for client in clients[1:]}
+            assert _backend(clients[0]) == first
+        assert first not in others
+        pool = pgbouncer.pool(settings["NAME"])
+        assert pool["pool_mode"] == "transaction"
+        assert pool["cl_active"] + pool["cl_waiting"] >= len(clients)
+        assert pool["sv_active"] + pool["sv_idle"] + pool["sv_used"] <= POOL_SIZE
+    finally:
+        for client in clients:
+            client.close()
+
+
+def _backend(client: Any) -> int:
+    return int(client.execute("SELECT pg_backend_pid()").fetchone()[0])
+
+
+def test_hardening_20_xact_lock_leaves_nothing_on_pooled_server_connections(
+    pgbouncer: PgBouncer,
+) -> None:
+    """Taken, released, rolled back and refused through PgBouncer: every server connection
+    of the pool is handed on clean, and another client takes the lock at once."""
+    for _ in range(8):  # more uses than psycopg's default prepare threshold (5)
+        with xact_lock("pooled", using="pgbouncer") as locked:
+            assert locked is True
+        with pytest.raises(RuntimeError), xact_lock("pooled", nowait=True, using="pgbouncer"):
+            raise RuntimeError("rolled back")
+        with xact_lock("pooled", using="pgbouncer"):
+            results: list[object] = []
+            thread = threading.Thread(
+                target=_in_thread, args=("pgbouncer", "pooled", True, 0, results)
+            )
+            thread.start()
+            thread.join(30)
+            assert results == [False]
+    assert held_lock_count(using="pgbouncer") == 0
+    results = []
+    _in_thread("pgbouncer", "pooled", True, 0, results)
+    assert results == [True]
+    assert_handed_on_clean(pgbouncer)

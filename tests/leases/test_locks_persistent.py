@@ -34,11 +34,18 @@ print("held", held_lock_count())
 """
 
 
-@pytest.fixture(params=["sqlite", "postgresql", "mysql"])
+@pytest.fixture(params=["sqlite", "postgresql", "mysql", "pgbouncer"])
 def persistent_db(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
-    database = ScratchDatabase(request.param, extra_env=dict(CHAOS_ENV)).create()
+    vendor = "postgresql" if request.param == "pgbouncer" else request.param
+    database = ScratchDatabase(vendor, extra_env=dict(CHAOS_ENV)).create()
     # The processes keep their connections for good; the test's own reads do not.
-    database.extra_env["DATABASE_URL"] = database.url + "?conn_max_age=none"
+    # pgbouncer: kept for good to PgBouncer, which pools per transaction behind them.
+    url = (
+        request.getfixturevalue("pgbouncer").url(database.name)
+        if request.param == "pgbouncer"
+        else database.url
+    )
+    database.extra_env["DATABASE_URL"] = url + "?conn_max_age=none"
     database.query(
         "INSERT INTO chaos_sharedcounter (id, value, last_slot, last_token) VALUES (2, 0, '', 0)"
     )
