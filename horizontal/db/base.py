@@ -29,16 +29,16 @@ class UnsupportedDatabase(Exception):
 
 
 class RowLocked(DatabaseError):
-    """A statement run with a bounded lock wait found its row locked past the bound.
+    """A claim or an acquire found its row locked for longer than ``ROW_LOCK_WAIT``.
 
-    For a claim or an acquire this means "held": someone (a holder inside a fenced
-    transaction, or another claimant) has the row. For a renewal it is a failed renewal,
-    retried at the next beat.
+    That means "held": a holder inside a fenced transaction (or one paused there, whose
+    transaction the server ends after the TTL), or another claimant, has the row.
+    ``run_statement`` does not retry it; the gate and ``acquire`` answer None.
     """
 
 
-# How long a claim, an acquire or a renewal waits for a row lock before it reads the row
-# as held. Whole seconds: MySQL's innodb_lock_wait_timeout has no finer unit.
+# How long a claim or an acquire waits for a row lock before it reads the row as held.
+# Whole seconds: MySQL's innodb_lock_wait_timeout has no finer unit.
 ROW_LOCK_WAIT = 1.0
 
 
