@@ -27,7 +27,14 @@ from django.db.models import Exists, QuerySet
 
 from horizontal import failpoints
 from horizontal.conf import conf
-from horizontal.db import Cursor, Dialect, dialect_for, milliseconds, run_statement
+from horizontal.db import (
+    Cursor,
+    Dialect,
+    RowLocked,
+    dialect_for,
+    milliseconds,
+    run_statement,
+)
 from horizontal.exceptions import FencedOut, InvalidName, LeaseLost
 from horizontal.instance import instance_id
 
@@ -151,6 +158,9 @@ class Heartbeat:
                 failpoints.hit("before_renew")
                 sent_at = time.monotonic()
                 try:
+                    # A fence never blocks the renewal (it locks the token, the renewal
+                    # changes the expiry); a takeover in progress does, for at most
+                    # ROW_LOCK_WAIT, as the takeover itself waits no longer.
                     ok = run_statement(self.using, self.renew)
                 except DatabaseError as exc:
                     logger.warning("renewal failed, will retry: %s", exc)
@@ -203,6 +213,10 @@ class Lease:
         )
 
     def renew(self) -> bool:
+        """Extend the lease by its TTL; False (and no longer valid) if it was lost.
+
+        A fenced transaction of this holder does not block it (docs/leases.md).
+        """
         sent_at = time.monotonic()
         if run_statement(self.using, self._renew_statement):
             self.validity.renewed(sent_at)
@@ -244,7 +258,9 @@ class Lease:
             self.using,
             queryset,
             updates,
-            held=lambda cursor, dialect: dialect.lease_is_held(cursor, self.name, self.token),
+            held=lambda cursor, dialect: dialect.lease_is_held(
+                cursor, self.name, self.token, milliseconds(self.ttl)
+            ),
             guard=guard,
             what=f"lease {self.name!r} token {self.token}",
         )
@@ -268,10 +284,14 @@ def fenced_update(
     guard: QuerySet[Any],
     what: str,
 ) -> int:
-    """Internal. Lock the grant's row, then update; both in one transaction.
+    """Internal. Lock the grant's token, then update; both in one transaction.
 
-    The shared row lock makes a takeover wait until this transaction ends, and the
-    update itself is conditioned on the token in the same statement.
+    ``held`` locks the grant's (key, token) so that a takeover, which must change the
+    token, waits until this transaction ends; a renewal, which changes only the expiry,
+    does not wait, so a long fenced transaction keeps its own grant alive. ``held`` also
+    bounds how long the transaction may sit idle (the TTL) where the server can: a holder
+    paused inside it loses the transaction, not the fleet its slot. The update itself is
+    conditioned on the token in the same statement.
     """
     if queryset.db != using:
         raise ValueError(
@@ -313,9 +333,14 @@ def acquire(
         raise InvalidName(f"lease owner {owner!r} {problem}")
     using = using or conf.DATABASE
     sent_at = time.monotonic()
-    token = run_statement(
-        using, lambda cursor, dialect: dialect.acquire_lease(cursor, name, owner, milliseconds(ttl))
-    )
+    try:
+        token = run_statement(
+            using,
+            lambda cursor, dialect: dialect.acquire_lease(cursor, name, owner, milliseconds(ttl)),
+        )
+    except RowLocked:
+        # Locked for that long: a holder is inside a fenced transaction. Held.
+        return None
     if token is None:
         return None
     return Lease(name, owner, token, ttl, renew_deadline, using, sent_at)

@@ -51,6 +51,11 @@ class Lease(models.Model):
 
     class Meta:
         db_table = "horizontal_lease"
+        # The token in a unique key: a takeover (new token) is then a key update, which a
+        # fence's lock holds off, while a renewal (new expiry) is not (db/ explains).
+        constraints = [
+            models.UniqueConstraint(fields=["name", "token"], name="horizontal_lease_name_token"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} (token {self.token}, {self.owner})"
@@ -91,6 +96,8 @@ class JobRun(models.Model):
         db_table = "horizontal_jobrun"
         constraints = [
             models.UniqueConstraint(fields=["job", "slot"], name="horizontal_jobrun_job_slot"),
+            # As for Lease: fences lock (id, token), renewals do not touch it.
+            models.UniqueConstraint(fields=["id", "token"], name="horizontal_jobrun_id_token"),
         ]
         indexes = [models.Index(fields=["job", "status"], name="horizontal_jobrun_status")]
 
@@ -102,7 +109,12 @@ class Effect(models.Model):
     """An idempotency key, inserted in the same transaction as the effect it guards."""
 
     key = ExactCharField(max_length=255, primary_key=True)
-    job_run = models.ForeignKey(JobRun, on_delete=models.PROTECT, related_name="effects")
+    # Not a database constraint: InnoDB checks a foreign key by share-locking the parent
+    # row until commit, which would block the run's own heartbeat for as long as the
+    # effect's transaction lasts. The fence in the same transaction checks the run instead.
+    job_run = models.ForeignKey(
+        JobRun, on_delete=models.PROTECT, related_name="effects", db_constraint=False
+    )
     token = models.BigIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -12,10 +12,12 @@ clock and never PostgreSQL's ``now()`` (the start of the transaction).
 from __future__ import annotations
 
 from horizontal.db.base import (
+    ROW_LOCK_WAIT,
     Claim,
     ClaimRequest,
     Cursor,
     Dialect,
+    RowLocked,
     UnsupportedDatabase,
     milliseconds,
 )
@@ -23,10 +25,12 @@ from horizontal.db.dialects import dialect_for
 from horizontal.db.statements import db_now, run_statement
 
 __all__ = [
+    "ROW_LOCK_WAIT",
     "Claim",
     "ClaimRequest",
     "Cursor",
     "Dialect",
+    "RowLocked",
     "UnsupportedDatabase",
     "db_now",
     "dialect_for",

@@ -28,6 +28,20 @@ class UnsupportedDatabase(Exception):
     pass
 
 
+class RowLocked(DatabaseError):
+    """A claim or an acquire found its row locked for longer than ``ROW_LOCK_WAIT``.
+
+    That means "held": a holder inside a fenced transaction (or one paused there, whose
+    transaction the server ends after the TTL), or another claimant, has the row.
+    ``run_statement`` does not retry it; the gate and ``acquire`` answer None.
+    """
+
+
+# How long a claim or an acquire waits for a row lock before it reads the row as held.
+# Whole seconds: MySQL's innodb_lock_wait_timeout has no finer unit.
+ROW_LOCK_WAIT = 1.0
+
+
 class Cursor(Protocol):
     """What the statements use of a cursor.
 
@@ -117,7 +131,8 @@ def lock_key(name: str) -> int:
 class Dialect:
     vendor = ""
     NOW = ""
-    # Appended to a SELECT that must hold the row until the transaction ends.
+    # Appended to a SELECT that must keep the row's token from changing until the
+    # transaction ends, without blocking updates of its expiry (the heartbeat's).
     SHARE_LOCK = ""
 
     def later(self) -> str:
@@ -147,14 +162,38 @@ class Dialect:
         """Deadlocks, lock-wait timeouts and busy errors: the statement may simply be re-run."""
         return False
 
+    def is_lock_timeout(self, exc: BaseException) -> bool:
+        """The error says a row lock was not granted within ``ROW_LOCK_WAIT``."""
+        return False
+
+    # A condition (always true) that, evaluated before the statement's row locks, bounds
+    # how long the rest of the statement waits for one (PostgreSQL's lock_timeout).
+    LOCK_WAIT_BOUND = "1 = 1"
+
+    def execute_bounded(self, cursor: Cursor, sql: str, params: Sequence[Any]) -> None:
+        """Run a claim's or an acquire's statement, waiting at most ``ROW_LOCK_WAIT`` for
+        a row lock; past that raise ``RowLocked`` (read as "held", never retried).
+
+        The statement puts ``LOCK_WAIT_BOUND`` in a condition evaluated before it locks;
+        vendors without that set the bound around it.
+        """
+        try:
+            cursor.execute(sql, params)
+        except Exception as exc:
+            if self.is_lock_timeout(exc):
+                raise RowLocked(f"row locked for more than {ROW_LOCK_WAIT:g} s") from exc
+            raise
+
     # -- leases --------------------------------------------------------------------------
 
     def acquire_lease(self, cursor: Cursor, name: str, owner: str, ttl_ms: int) -> int | None:
         """Take the lease if it is free or expired; return the new token, else None."""
-        cursor.execute(
+        # Bounded: a holder inside a fenced transaction answers "held" within ROW_LOCK_WAIT.
+        self.execute_bounded(
+            cursor,
             f"""
             INSERT INTO horizontal_lease (name, owner, token, expires_at, acquired_at)
-            VALUES (%s, %s, 1, {self.later()}, {self.NOW})
+            SELECT %s, %s, 1, {self.later()}, {self.NOW} WHERE {self.LOCK_WAIT_BOUND}
             ON CONFLICT (name) DO UPDATE SET
                 owner = excluded.owner,
                 token = horizontal_lease.token + 1,
@@ -189,11 +228,14 @@ class Dialect:
         )
         return bool(cursor.rowcount == 1)
 
-    def lease_is_held(self, cursor: Cursor, name: str, token: int) -> bool:
-        """Inside the caller's transaction: lock the lease row while ``token`` holds it.
+    def lease_is_held(self, cursor: Cursor, name: str, token: int, bound_ms: int) -> bool:
+        """Inside the caller's transaction: keep ``token`` current while the lease is held.
 
-        The shared row lock makes a takeover (an UPDATE of this row) wait until the
-        caller's transaction ends, so writes in it commit only while the lease is valid.
+        The lock keeps a takeover (which changes the token) from committing until the
+        caller's transaction ends, so writes in it commit only under this token; it does not
+        block a renewal (which changes only the expiry). ``bound_ms``: how long the server
+        lets the transaction sit idle before it ends it (a paused holder must not keep the
+        lock from the next one), on vendors that can.
         """
         cursor.execute(
             f"""
@@ -254,13 +296,15 @@ class Dialect:
         if request.skip_if_overlapping:
             params += [request.job, request.slot]
         params += [request.owner, request.trigger, request.ttl_ms]
-        cursor.execute(
+        # Bounded: a run inside a fenced transaction answers "held" within ROW_LOCK_WAIT.
+        self.execute_bounded(
+            cursor,
             f"""
             INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt, triggered_by,
                 claimed_at, heartbeat_at, expires_at, finished_at, error)
             SELECT %s, %s, '{RUNNING}', %s, 1, 1, %s, {self.NOW}, {self.NOW}, {self.later()},
                 NULL, ''
-            WHERE {where}
+            WHERE {self.LOCK_WAIT_BOUND} AND {where}
             ON CONFLICT (job, slot) DO UPDATE SET
                 status = '{RUNNING}', owner = %s, token = horizontal_jobrun.token + 1,
                 attempt = horizontal_jobrun.attempt + 1, triggered_by = %s,
@@ -349,8 +393,9 @@ class Dialect:
         )
         return bool(cursor.rowcount == 1)
 
-    def run_is_held(self, cursor: Cursor, run_id: int, token: int) -> bool:
-        """Inside the caller's transaction: lock the run row while ``token`` holds it."""
+    def run_is_held(self, cursor: Cursor, run_id: int, token: int, bound_ms: int) -> bool:
+        """Inside the caller's transaction: keep ``token`` current while the run holds the
+        slot (as ``lease_is_held`` does for a lease: the heartbeat is not blocked)."""
         cursor.execute(
             f"""
             SELECT 1 FROM horizontal_jobrun

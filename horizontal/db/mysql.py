@@ -5,17 +5,27 @@ Django's MySQL backend sets ``CLIENT_FOUND_ROWS``, so an upsert's row count cann
 ``UPDATE … WHERE <condition>`` (row count 1 iff the condition held) or a plain
 ``INSERT`` (a duplicate key means someone else has the row). New tokens come back in the
 OK packet through ``token = LAST_INSERT_ID(token + 1)``: no extra round trip.
+
+Fences lock only the ``(id, token)`` / ``(name, token)`` index entry, through the covering
+unique index, never the row itself: a takeover changes the token, so it must modify that
+entry and waits for the fence; a renewal changes only the expiry and, finding its row by
+the primary key, never touches the entry (InnoDB has no key-share lock of its own, and
+a plain share lock on the row would block the holder's own heartbeat). On MariaDB a fence
+also sets ``idle_transaction_timeout`` to the TTL, so a holder paused inside its fenced
+transaction loses its connection, and its lock, when its claim runs out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from django.db import DatabaseError, IntegrityError
 
 from horizontal.db.base import (
+    ROW_LOCK_WAIT,
     RUNNING,
     Claim,
     ClaimRequest,
@@ -32,6 +42,12 @@ if TYPE_CHECKING:
 _RETRYABLE_ERRNOS = {1213, 1205}
 # ER_LOCK_NOWAIT (MySQL 3572, MariaDB 1205 with NOWAIT reports lock wait timeout)
 _NOWAIT_ERRNOS = {3572, 1205}
+# ER_LOCK_WAIT_TIMEOUT: innodb_lock_wait_timeout expired
+_LOCK_TIMEOUT_ERRNO = 1205
+# Statements that find a row by its primary key and must not lock the (id, token) entry a
+# fence holds: without the hint InnoDB may pick the unique (id, token) index.
+_JOBRUN_BY_ID = "horizontal_jobrun FORCE INDEX (PRIMARY)"
+_LEASE_BY_NAME = "horizontal_lease FORCE INDEX (PRIMARY)"
 # Binary NO PAD collations: MariaDB's utf8mb4_nopad_bin (and other charsets' nopad_bin),
 # MySQL 8's utf8mb4_0900_bin. Every other collation folds something or pads.
 _BYTE_EXACT_SUFFIXES = ("_nopad_bin", "_0900_bin")
@@ -69,8 +85,149 @@ class MySQLDialect(Dialect):
     def is_retryable(self, exc: DatabaseError) -> bool:
         return _errno(exc) in _RETRYABLE_ERRNOS
 
-    def acquire_lease(self, cursor: Cursor, name: str, owner: str, ttl_ms: int) -> int | None:
+    def is_lock_timeout(self, exc: BaseException) -> bool:
+        return _errno(cast(DatabaseError, exc)) == _LOCK_TIMEOUT_ERRNO
+
+    def execute_bounded(self, cursor: Cursor, sql: str, params: Sequence[Any]) -> None:
+        wait = max(1, math.ceil(ROW_LOCK_WAIT))  # whole seconds only
+        if cast(Any, cast(_MySQLCursor, cursor).db).mysql_is_mariadb:
+            # For this one statement: nothing stays on the session.
+            super().execute_bounded(
+                cursor, f"SET STATEMENT innodb_lock_wait_timeout = {wait:d} FOR {sql}", params
+            )
+            return
+        # MySQL has no per-statement form for it: set it on the session and put it back.
         cursor.execute(
+            "SET @horizontal_lock_wait = @@session.innodb_lock_wait_timeout,"
+            " SESSION innodb_lock_wait_timeout = %s",
+            [wait],
+        )
+        try:
+            super().execute_bounded(cursor, sql, params)
+        finally:
+            with suppress(DatabaseError):
+                cursor.execute("SET SESSION innodb_lock_wait_timeout = @horizontal_lock_wait", [])
+
+    # -- fences and renewals (see the module docstring) --------------------------------
+
+    def lease_is_held(self, cursor: Cursor, name: str, token: int, bound_ms: int) -> bool:
+        cursor.execute(
+            "SELECT name FROM horizontal_lease FORCE INDEX (horizontal_lease_name_token)"
+            " WHERE name = %s AND token = %s LOCK IN SHARE MODE",
+            [name, token],
+        )
+        if cursor.fetchone() is None:
+            return False
+        # The token cannot change now; the expiry is read without a lock.
+        cursor.execute(
+            f"SELECT 1 FROM horizontal_lease WHERE name = %s AND token = %s"
+            f" AND expires_at > {self.NOW}",
+            [name, token],
+        )
+        if cursor.fetchone() is None:
+            return False
+        self._bound_idle_transaction(cursor, bound_ms)
+        return True
+
+    def run_is_held(self, cursor: Cursor, run_id: int, token: int, bound_ms: int) -> bool:
+        cursor.execute(
+            "SELECT id FROM horizontal_jobrun FORCE INDEX (horizontal_jobrun_id_token)"
+            " WHERE id = %s AND token = %s LOCK IN SHARE MODE",
+            [run_id, token],
+        )
+        if cursor.fetchone() is None:
+            return False
+        cursor.execute(
+            f"SELECT 1 FROM horizontal_jobrun WHERE id = %s AND token = %s"
+            f" AND status = '{RUNNING}' AND expires_at > {self.NOW}",
+            [run_id, token],
+        )
+        if cursor.fetchone() is None:
+            return False
+        self._bound_idle_transaction(cursor, bound_ms)
+        return True
+
+    def _bound_idle_transaction(self, cursor: Cursor, bound_ms: int) -> None:
+        """MariaDB: end this connection if its transaction sits idle past ``bound_ms``.
+
+        The variable is session-wide, so the previous value is put back before the next
+        statement that runs outside this transaction (an execute wrapper), or at commit.
+        MySQL has no such variable: there a paused holder's lock lasts until its
+        connection dies (``wait_timeout``); claims still do not wait for it.
+        """
+        connection = cast(_MySQLCursor, cursor).db
+        if not cast(Any, connection).mysql_is_mariadb:
+            return
+        seconds = max(1, math.ceil(bound_ms / 1000))
+        restore = getattr(connection, "_horizontal_idle_restore", None)
+        if restore is None:
+            cursor.execute("SELECT @@session.idle_transaction_timeout", [])
+            previous = int(scalar(cursor))
+            if 0 < previous <= seconds:
+                return  # the session already bounds it as tightly
+            restore = _IdleRestore(connection, previous)
+            connection._horizontal_idle_restore = restore  # type: ignore[attr-defined]
+            connection.execute_wrappers.append(restore.before_statement)
+            from django.db import transaction
+
+            transaction.on_commit(restore.now, using=connection.alias, robust=True)
+        cursor.execute("SET SESSION idle_transaction_timeout = %s", [seconds])
+
+    def renew_run(self, cursor: Cursor, run_id: int, token: int, ttl_ms: int) -> bool:
+        cursor.execute(
+            f"""
+            UPDATE {_JOBRUN_BY_ID} SET heartbeat_at = {self.NOW}, expires_at = {self.later()}
+            WHERE id = %s AND token = %s AND status = '{RUNNING}' AND expires_at > {self.NOW}
+            """,
+            [ttl_ms, run_id, token],
+        )
+        return bool(cursor.rowcount == 1)
+
+    def finish_run(self, cursor: Cursor, run_id: int, token: int, status: str, error: str) -> bool:
+        cursor.execute(
+            f"""
+            UPDATE {_JOBRUN_BY_ID}
+            SET status = %s, error = %s, finished_at = {self.NOW}, expires_at = {self.NOW}
+            WHERE id = %s AND token = %s AND status = '{RUNNING}'
+            """,
+            [status, error, run_id, token],
+        )
+        return bool(cursor.rowcount == 1)
+
+    def expire_run(self, cursor: Cursor, run_id: int, token: int) -> bool:
+        cursor.execute(
+            f"""
+            UPDATE {_JOBRUN_BY_ID} SET expires_at = {self.NOW}
+            WHERE id = %s AND token = %s AND status = '{RUNNING}' AND expires_at > {self.NOW}
+            """,
+            [run_id, token],
+        )
+        return bool(cursor.rowcount == 1)
+
+    def renew_lease(self, cursor: Cursor, name: str, owner: str, token: int, ttl_ms: int) -> bool:
+        cursor.execute(
+            f"""
+            UPDATE {_LEASE_BY_NAME} SET expires_at = {self.later()}
+            WHERE name = %s AND owner = %s AND token = %s AND expires_at > {self.NOW}
+            """,
+            [ttl_ms, name, owner, token],
+        )
+        return bool(cursor.rowcount == 1)
+
+    def release_lease(self, cursor: Cursor, name: str, owner: str, token: int) -> bool:
+        cursor.execute(
+            f"""
+            UPDATE {_LEASE_BY_NAME} SET expires_at = {self.NOW}
+            WHERE name = %s AND owner = %s AND token = %s AND expires_at > {self.NOW}
+            """,
+            [name, owner, token],
+        )
+        return bool(cursor.rowcount == 1)
+
+    def acquire_lease(self, cursor: Cursor, name: str, owner: str, ttl_ms: int) -> int | None:
+        # Bounded: a holder inside a fenced transaction answers "held" within ROW_LOCK_WAIT.
+        self.execute_bounded(
+            cursor,
             f"""
             UPDATE horizontal_lease SET owner = %s, token = LAST_INSERT_ID(token + 1),
                 expires_at = {self.later()}, acquired_at = {self.NOW}
@@ -136,7 +293,9 @@ class MySQLDialect(Dialect):
             return Claim(_last_insert_id(cursor), 1, 1)
         except IntegrityError:
             pass
-        cursor.execute(
+        # Bounded: a run inside a fenced transaction answers "held" within ROW_LOCK_WAIT.
+        self.execute_bounded(
+            cursor,
             f"""
             UPDATE horizontal_jobrun SET status = '{RUNNING}', owner = %s,
                 token = LAST_INSERT_ID(token + 1), attempt = attempt + 1, triggered_by = %s,
@@ -316,6 +475,42 @@ class MySQLDialect(Dialect):
             if not _is_byte_exact(collation):
                 found.append((str(table), str(column), str(collation)))
         return found
+
+
+class _IdleRestore:
+    """Puts a MariaDB session's ``idle_transaction_timeout`` back after a fenced transaction.
+
+    Django has no rollback hook, so this also runs as an execute wrapper: before the first
+    statement outside the transaction, which is before any later transaction can begin.
+    """
+
+    def __init__(self, connection: BaseDatabaseWrapper, previous: int) -> None:
+        self.connection = connection
+        self.previous = previous
+        self.raw = connection.connection  # the session the variable was set on
+
+    def now(self) -> None:
+        connection = self.connection
+        if getattr(connection, "_horizontal_idle_restore", None) is not self:
+            return
+        del connection._horizontal_idle_restore  # type: ignore[attr-defined]
+        with suppress(ValueError):
+            connection.execute_wrappers.remove(self.before_statement)
+        if connection.connection is self.raw and self.raw is not None:
+            with suppress(Exception), self.raw.cursor() as cursor:
+                cursor.execute(f"SET SESSION idle_transaction_timeout = {self.previous:d}")
+
+    def before_statement(
+        self,
+        execute: Callable[..., Any],
+        sql: str,
+        params: Any,
+        many: bool,
+        context: dict[str, Any],
+    ) -> Any:
+        if not self.connection.in_atomic_block:
+            self.now()
+        return execute(sql, params, many, context)
 
 
 def _is_byte_exact(collation: str | None) -> bool:

@@ -1,4 +1,11 @@
-"""PostgreSQL: ``clock_timestamp()`` for time, advisory xact locks for critical sections."""
+"""PostgreSQL: ``clock_timestamp()`` for time, advisory xact locks for critical sections.
+
+Fences take ``FOR KEY SHARE``: the token is part of a unique key (``UNIQUE (id, token)``,
+``UNIQUE (name, token)``), so a takeover, which changes the token, is a key update and
+waits for the fence, while a renewal, which changes only the expiry, does not. A fence
+also bounds how long its transaction may sit idle (``idle_in_transaction_session_timeout``,
+``SET LOCAL``): a holder paused inside it loses its session, and its lock, after the TTL.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db import DatabaseError
 
-from horizontal.db.base import Cursor, Dialect, lock_key, scalar
+from horizontal.db.base import ROW_LOCK_WAIT, RUNNING, Cursor, Dialect, lock_key, scalar
 
 if TYPE_CHECKING:
     import psycopg
@@ -17,6 +24,14 @@ if TYPE_CHECKING:
 
 # deadlock_detected, serialization_failure
 _RETRYABLE_SQLSTATES = {"40P01", "40001"}
+# lock_not_available: lock_timeout (or NOWAIT) expired
+_LOCK_TIMEOUT_SQLSTATE = "55P03"
+# A fence's transaction may sit idle for the grant's TTL, or less if the session says so.
+_IDLE_BOUND = (
+    "set_config('idle_in_transaction_session_timeout', CASE WHEN"
+    " idle.setting::bigint BETWEEN 1 AND %s::bigint THEN idle.setting ELSE %s::text END, true)"
+)
+_IDLE_SETTING = "pg_settings idle WHERE idle.name = 'idle_in_transaction_session_timeout'"
 
 
 class PostgreSQLDialect(Dialect):
@@ -24,7 +39,8 @@ class PostgreSQLDialect(Dialect):
     # clock_timestamp(), not now(): now() is the start of the transaction, which inside a
     # long transaction (ATOMIC_REQUESTS, a test case) is already in the past.
     NOW = "clock_timestamp()"
-    SHARE_LOCK = "FOR SHARE"
+    # Conflicts with key updates (a takeover's new token), not with a renewal's.
+    SHARE_LOCK = "FOR KEY SHARE"
 
     def later(self) -> str:
         return "(clock_timestamp() + %s * interval '1 millisecond')"
@@ -56,6 +72,41 @@ class PostgreSQLDialect(Dialect):
 
     def is_retryable(self, exc: DatabaseError) -> bool:
         return getattr(exc.__cause__, "sqlstate", None) in _RETRYABLE_SQLSTATES
+
+    def is_lock_timeout(self, exc: BaseException) -> bool:
+        # A driver error (our reused cursor) or Django's wrapper around one.
+        code = getattr(exc, "sqlstate", None) or getattr(exc.__cause__, "sqlstate", None)
+        return code == _LOCK_TIMEOUT_SQLSTATE
+
+    # Evaluated before the statement locks a row; is_local: it ends with the statement's
+    # transaction (its own in autocommit), so nothing stays on the session or on a
+    # PgBouncer server connection.
+    LOCK_WAIT_BOUND = (
+        f"set_config('lock_timeout', '{int(ROW_LOCK_WAIT * 1000):d}', true) IS NOT NULL"
+    )
+
+    def lease_is_held(self, cursor: Cursor, name: str, token: int, bound_ms: int) -> bool:
+        cursor.execute(
+            f"""
+            SELECT {_IDLE_BOUND} FROM horizontal_lease lease, {_IDLE_SETTING}
+            AND lease.name = %s AND lease.token = %s AND lease.expires_at > {self.NOW}
+            FOR KEY SHARE OF lease
+            """,
+            [bound_ms, str(bound_ms), name, token],
+        )
+        return cursor.fetchone() is not None
+
+    def run_is_held(self, cursor: Cursor, run_id: int, token: int, bound_ms: int) -> bool:
+        cursor.execute(
+            f"""
+            SELECT {_IDLE_BOUND} FROM horizontal_jobrun run, {_IDLE_SETTING}
+            AND run.id = %s AND run.token = %s AND run.status = '{RUNNING}'
+            AND run.expires_at > {self.NOW}
+            FOR KEY SHARE OF run
+            """,
+            [bound_ms, str(bound_ms), run_id, token],
+        )
+        return cursor.fetchone() is not None
 
     def connection_limit(self, cursor: Cursor) -> int | None:
         # Superusers keep a reserve that ordinary roles cannot use.

@@ -34,7 +34,9 @@ class SQLiteDialect(Dialect):
     def is_retryable(self, exc: DatabaseError) -> bool:
         return "database is locked" in str(exc) or "database table is locked" in str(exc)
 
-    def lease_is_held(self, cursor: Cursor, name: str, token: int) -> bool:
+    def lease_is_held(self, cursor: Cursor, name: str, token: int, bound_ms: int) -> bool:
+        # The write lock is the whole database: the holder's own heartbeat waits for it too
+        # (busy_timeout), and no server can end a paused holder's transaction.
         cursor.execute(
             f"""
             UPDATE horizontal_lease SET owner = owner
@@ -44,7 +46,7 @@ class SQLiteDialect(Dialect):
         )
         return bool(cursor.rowcount == 1)
 
-    def run_is_held(self, cursor: Cursor, run_id: int, token: int) -> bool:
+    def run_is_held(self, cursor: Cursor, run_id: int, token: int, bound_ms: int) -> bool:
         cursor.execute(
             f"""
             UPDATE horizontal_jobrun SET owner = owner

@@ -20,7 +20,7 @@ from typing import NamedTuple
 from django.db.models import Q
 
 from horizontal.conf import conf
-from horizontal.db import Claim, ClaimRequest, milliseconds, run_statement
+from horizontal.db import Claim, ClaimRequest, RowLocked, milliseconds, run_statement
 from horizontal.instance import instance_id
 from horizontal.jobs.registry import Job
 from horizontal.jobs.slots import check_slot_text, format_slot
@@ -77,11 +77,16 @@ def claim_slot(
         skip_if_overlapping=job.overlap == "skip",
         max_attempts=job.max_attempts,
     )
-    claim = run_statement(
-        using,
-        lambda cursor, dialect: dialect.claim_slot(cursor, request),
-        atomic=request.needs_transaction,
-    )
+    try:
+        # A row locked past the bound is held: by a run inside a fenced transaction (or a
+        # paused one, whose transaction the server ends after the TTL) or another claimant.
+        claim = run_statement(
+            using,
+            lambda cursor, dialect: dialect.claim_slot(cursor, request),
+            atomic=request.needs_transaction,
+        )
+    except RowLocked:
+        return None
     if claim is None:
         return None
     return Attempt(job, slot, claim, owner, ttl, using)

@@ -13,7 +13,8 @@ from typing import Any
 from django.db import connections
 from django.db.models import QuerySet
 
-from horizontal.db import Cursor, Dialect, dialect_for
+from horizontal import failpoints
+from horizontal.db import Cursor, Dialect, dialect_for, milliseconds
 from horizontal.exceptions import FencedOut
 from horizontal.jobs import slots
 from horizontal.jobs.gate import Attempt
@@ -40,6 +41,8 @@ class Run:
         self.owner = attempt.owner
         self.using = attempt.using
         self._validity = validity
+        # A fenced transaction may sit idle this long before the server ends it.
+        self._idle_bound_ms = milliseconds(attempt.ttl)
 
     def __repr__(self) -> str:
         return f"<Run {self.job.name}@{self.slot} token={self.token} attempt={self.attempt}>"
@@ -64,7 +67,7 @@ class Run:
         self._validity.check(f"run {self.job.name}@{self.slot} (token {self.token})")
 
     def _held(self, cursor: Cursor, dialect: Dialect) -> bool:
-        return dialect.run_is_held(cursor, self.id, self.token)
+        return dialect.run_is_held(cursor, self.id, self.token, self._idle_bound_ms)
 
     def effect(self, key: str) -> bool:
         """Record the idempotency key ``key`` in the caller's open transaction.
@@ -72,6 +75,10 @@ class Run:
         True: the key is new, go ahead with the effect in this same transaction. False:
         an earlier attempt already committed it, skip the effect. Raises ``FencedOut``
         when a newer attempt holds the slot; the transaction should then roll back.
+
+        Until the transaction ends no newer attempt can take the slot over, while this
+        run's heartbeat goes on renewing it. The transaction may not sit idle (no
+        statement) for longer than the claim's TTL: PostgreSQL and MariaDB then end it.
         """
         connection = connections[self.using]
         if not connection.in_atomic_block:
@@ -89,7 +96,9 @@ class Run:
                     f"run {self.job.name}@{self.slot} token {self.token} was taken over; "
                     f"effect {key!r} not recorded"
                 )
-            return dialect.insert_effect(cursor, key, self.id, self.token)
+            inserted = dialect.insert_effect(cursor, key, self.id, self.token)
+        failpoints.hit("inside_effect")  # the chaos suite pauses a holder here (F2)
+        return inserted
 
     def fence(self, queryset: QuerySet[Any], **updates: Any) -> int:
         """``queryset.update(**updates)`` only while this attempt holds the slot.

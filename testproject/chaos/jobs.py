@@ -1,7 +1,8 @@
 """``chaos_tick``: a job every second that writes an effect and a fenced update.
 
-Failpoints ``mid_job`` and ``before_fenced_write`` let the chaos suite pause or kill a
-runner at those moments (with ``HORIZONTAL_DEBUG_FAILPOINTS``).
+Failpoints ``mid_job`` and ``before_fenced_write`` here, and ``inside_effect`` in
+``run.effect()`` (inside the effect transaction), let the chaos suite pause or kill a runner
+at those moments (with ``HORIZONTAL_DEBUG_FAILPOINTS``).
 """
 
 from __future__ import annotations

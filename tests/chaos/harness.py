@@ -41,8 +41,17 @@ CHAOS_TABLES = (
     "horizontal_lease",
 )
 # Where a worker can be made to die or freeze: the runner's (after_claim, before_finish),
-# the chaos job's (mid_job, before_fenced_write) and the lease heartbeat's (before_renew).
-FAILPOINTS = ("after_claim", "mid_job", "before_fenced_write", "before_finish", "before_renew")
+# the chaos job's (mid_job, before_fenced_write), the run's effect transaction
+# (inside_effect: after run.effect(), the fence's lock held) and the lease heartbeat's
+# (before_renew).
+FAILPOINTS = (
+    "after_claim",
+    "mid_job",
+    "inside_effect",
+    "before_fenced_write",
+    "before_finish",
+    "before_renew",
+)
 ACTIONS = ("exit", "stop")
 LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
 

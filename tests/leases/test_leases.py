@@ -203,3 +203,95 @@ def test_hardening_20_a_prepare_threshold_prepares_no_lease_statement_django_wou
     finally:
         alias.close()
         del options["prepare_threshold"]
+
+
+def _fenced_target(db_alias: str) -> object:
+    """A row in another table for a lease to fence writes to."""
+    from horizontal.models import JobRun
+
+    JobRun.objects.using(db_alias).create(
+        job="target",
+        slot="x",
+        status="succeeded",
+        owner="-",
+        trigger="manual",
+        claimed_at="2000-01-01T00:00:00Z",
+        heartbeat_at="2000-01-01T00:00:00Z",
+        expires_at="2000-01-01T00:00:00Z",
+    )
+    return JobRun.objects.using(db_alias).filter(job="target")
+
+
+def test_hardening_05_a_fenced_transaction_blocks_neither_renewals_nor_acquires(
+    db_alias: str,
+) -> None:
+    import threading
+
+    if connections[db_alias].vendor == "sqlite":
+        pytest.skip("SQLite's one write lock blocks every other writer (docs/jobs.md)")
+    target = _fenced_target(db_alias)
+    lease = leases.acquire("long-fence", ttl=1.5, owner="a")
+    assert lease is not None
+    results: dict[str, object] = {}
+
+    def elsewhere(name: str, call: object) -> None:
+        started = time.monotonic()
+        try:
+            results[name] = call()  # type: ignore[operator]
+        finally:
+            results[f"{name}_seconds"] = time.monotonic() - started
+            connections[db_alias].close()
+
+    with transaction.atomic(using=db_alias):
+        assert lease.fence(target, owner="a") == 1  # type: ignore[arg-type]
+        # The holder's renewal (its heartbeat's connection) does not wait for the fence.
+        renewal = threading.Thread(target=elsewhere, args=("renewed", lease.renew))
+        renewal.start()
+        renewal.join(10)
+        # Past the TTL, the lease expired inside the open transaction, which stays busy (an
+        # idle one would be ended by the server after the TTL: hardening_06).
+        deadline = time.monotonic() + 1.6
+        with connections[db_alias].cursor() as cursor:
+            while time.monotonic() < deadline:
+                cursor.execute("SELECT 1")
+                time.sleep(0.1)
+        taker = threading.Thread(
+            target=elsewhere,
+            args=("taken", lambda: leases.acquire("long-fence", ttl=5, owner="b")),
+        )
+        taker.start()
+        taker.join(10)
+    assert results["renewed"] is True and results["renewed_seconds"] < 0.5, results
+    # Locked by the fence: held, answered within the 1 s bound, not after the commit.
+    assert results["taken"] is None and results["taken_seconds"] < 1.8, results
+    taken = leases.acquire("long-fence", ttl=5, owner="b")
+    assert taken is not None and taken.token == lease.token + 1
+
+
+def _idle_bound(db_alias: str) -> str:
+    sql = {
+        "postgresql": "SHOW idle_in_transaction_session_timeout",
+        "mysql": "SELECT @@session.idle_transaction_timeout",
+    }[connections[db_alias].vendor]
+    with connections[db_alias].cursor() as cursor:
+        cursor.execute(sql)
+        return str(cursor.fetchone()[0])
+
+
+def test_hardening_06_a_fence_bounds_its_transaction_and_leaves_the_session_as_it_was(
+    db_alias: str,
+) -> None:
+    if connections[db_alias].vendor == "sqlite":
+        pytest.skip("SQLite has no server to end an idle transaction")
+    target = _fenced_target(db_alias)
+    lease = leases.acquire("bounded", ttl=7, owner="a")
+    assert lease is not None
+    before = _idle_bound(db_alias)
+    with transaction.atomic(using=db_alias):
+        lease.fence(target, owner="a")  # type: ignore[arg-type]
+        assert _idle_bound(db_alias) in ("7s", "7"), "the fence bounds an idle transaction"
+    assert _idle_bound(db_alias) == before, "left on the session after a commit"
+    with pytest.raises(RuntimeError), transaction.atomic(using=db_alias):
+        lease.fence(target, owner="a")  # type: ignore[arg-type]
+        raise RuntimeError("rolled back")
+    assert _idle_bound(db_alias) == before, "left on the session after a rollback"

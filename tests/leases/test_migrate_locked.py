@@ -109,7 +109,11 @@ def test_hardening_04_migrate_locked_leaves_a_later_horizontal_migration_applied
 ) -> None:
     manage("migrate_locked", "-v0", env=empty_db.env)
     recorded = sorted(empty_db.query(HORIZONTAL_MIGRATIONS), key=lambda row: row[1])
-    assert [name for _, name, _ in recorded] == ["0001_initial", "0002_exact_text_columns"]
+    assert [name for _, name, _ in recorded] == [
+        "0001_initial",
+        "0002_exact_text_columns",
+        "0003_fence_keys",
+    ]
     empty_db.query(INSERT_LEASE, ("Foo", 7))
     empty_db.query(INSERT_LEASE, ("foo", 8))  # two rows only while 0002 holds
     again = manage("migrate_locked", env=empty_db.env)
