@@ -158,3 +158,45 @@ def _eventually_held(alias: str, count: int) -> bool:
             return False
         time.sleep(0.2)
     return True
+
+
+def test_hardening_07_a_new_lock_name_under_repeatable_read_does_not_deadlock() -> None:
+    # Under REPEATABLE READ a locking read of a missing row takes a gap lock, which the
+    # lock row's INSERT (on a connection of its own) then waited on for
+    # innodb_lock_wait_timeout while the caller waited for that INSERT: 50 s, then 1205.
+    alias = "mysql_repeatable_read"
+    with connections[alias].cursor() as cursor:
+        cursor.execute("SELECT @@tx_isolation", [])
+        assert cursor.fetchone() == ("REPEATABLE-READ",)
+    connections[alias].close()
+    results: list[object] = []
+    threads = [
+        threading.Thread(target=_in_thread, args=(alias, "brand-new", False, 0.05, results))
+        for _ in range(2)
+    ]
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert results == [True, True]
+    assert time.monotonic() - started < 1
+
+
+def test_hardening_07_a_new_lock_name_inside_an_outer_transaction_under_repeatable_read() -> None:
+    alias = "mysql_repeatable_read"
+    started = time.monotonic()
+    with transaction.atomic(using=alias), xact_lock("brand-new-nested", using=alias) as locked:
+        assert locked
+        results: list[object] = []
+        thread = threading.Thread(
+            target=_in_thread, args=(alias, "brand-new-nested", True, 0, results)
+        )
+        thread.start()
+        thread.join(30)
+        assert results == [False]
+    thread = threading.Thread(target=_in_thread, args=(alias, "brand-new-nested", True, 0, results))
+    thread.start()
+    thread.join(30)
+    assert results == [False, True]
+    assert time.monotonic() - started < 1
