@@ -246,6 +246,13 @@ def fenced_update(
         return updated
 
 
+# Names horizontal keeps for itself: its own leases (``horizontal:scheduler``,
+# ``horizontal:migrate``) and xact_lock's rows, which share the lease table on
+# MySQL/MariaDB and SQLite as ``xact:<name>``. Compared case-blind, so that a column a
+# migration has not yet made byte-exact (horizontal.W036) cannot fold one onto the other.
+RESERVED_PREFIXES = ("horizontal:", "xact:")
+
+
 def acquire(
     name: str,
     *,
@@ -254,7 +261,28 @@ def acquire(
     owner: str | None = None,
     using: str | None = None,
 ) -> Lease | None:
-    """Take the lease ``name`` if it is free or expired; None if someone holds it."""
+    """Take the lease ``name`` if it is free or expired; None if someone holds it.
+
+    Names starting with ``horizontal:`` or ``xact:`` are horizontal's own (ValueError).
+    """
+    if name.casefold().startswith(RESERVED_PREFIXES):
+        raise ValueError(
+            f"lease name {name!r} is reserved: names starting with "
+            f"{' or '.join(repr(p) for p in RESERVED_PREFIXES)} are horizontal's own "
+            "(its scheduler and migration leases, xact_lock's rows)"
+        )
+    return acquire_reserved(name, ttl=ttl, renew_deadline=renew_deadline, owner=owner, using=using)
+
+
+def acquire_reserved(
+    name: str,
+    *,
+    ttl: float | None = None,
+    renew_deadline: float | None = None,
+    owner: str | None = None,
+    using: str | None = None,
+) -> Lease | None:
+    """Internal. ``acquire`` without the reserved-name rule: horizontal's own leases."""
     ttl = conf.LEASE_TTL if ttl is None else float(ttl)
     renew_deadline = ttl * 2 / 3 if renew_deadline is None else float(renew_deadline)
     if not 0 < renew_deadline < ttl:

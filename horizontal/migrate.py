@@ -142,7 +142,7 @@ def _wait_for_lease(using: str, wait: float, report: Callable[[str], None]) -> l
     deadline = time.monotonic() + wait
     waiting_for = None
     while True:
-        lease = leases.acquire(MIGRATE_LEASE, using=using)
+        lease = leases.acquire_reserved(MIGRATE_LEASE, using=using)
         if lease is not None:
             return lease
         holder = LeaseRow.objects.using(using).filter(name=MIGRATE_LEASE).first()

@@ -116,3 +116,27 @@ def test_expiry_uses_the_database_clock_not_the_transaction_start(db_alias: str)
         now = dialect_for(connections[db_alias]).db_now(cursor)
     row = LeaseRow.objects.using(db_alias).get(name="clock")
     assert 1.2 < (row.expires_at - now).total_seconds() <= 1.5
+
+
+@pytest.mark.parametrize(
+    "name", ["xact:x", "XACT:x", "horizontal:scheduler", "horizontal:migrate", "Horizontal:mine"]
+)
+def test_hardening_11_reserved_lease_names_are_refused(db_alias: str, name: str) -> None:
+    # xact_lock("x") locks the lease row "xact:x" (MySQL/MariaDB, SQLite), and the
+    # scheduler and migrate_locked hold "horizontal:…": a user lease so named would
+    # exclude them, or be excluded, or bump their tokens.
+    with pytest.raises(ValueError, match="is reserved"):
+        leases.acquire(name, ttl=30, owner="user")
+    assert not LeaseRow.objects.using(db_alias).filter(name=name).exists()
+
+
+def test_hardening_11_xact_lock_and_a_lease_never_share_a_row(db_alias: str) -> None:
+    from horizontal.locks import xact_lock
+
+    with xact_lock("x", using=db_alias):
+        pass
+    lease = leases.acquire("x", ttl=30, owner="user")
+    assert lease is not None and lease.token == 1
+    with transaction.atomic(using=db_alias), xact_lock("x", using=db_alias) as locked:
+        assert locked
+    assert lease.renew() is True

@@ -59,7 +59,7 @@ def test_a_replica_gives_up_after_wait_while_another_holds_the_lock(
         "-v0",
         "-c",
         "import time; from horizontal import leases; "
-        "lease = leases.acquire('horizontal:migrate', owner='stuck-migrator'); "
+        "lease = leases.acquire_reserved('horizontal:migrate', owner='stuck-migrator'); "
         "print('held', flush=True); time.sleep(30)",
         env=empty_db.env,
     )
@@ -81,7 +81,7 @@ def test_a_killed_migrator_releases_the_lock_within_one_ttl(empty_db: ScratchDat
         "-v0",
         "-c",
         "import time; from horizontal import leases; "
-        "lease = leases.acquire('horizontal:migrate', owner='killed-migrator'); "
+        "lease = leases.acquire_reserved('horizontal:migrate', owner='killed-migrator'); "
         "lease.keep_alive().__enter__(); print('held', flush=True); time.sleep(60)",
         env=env,
     )
