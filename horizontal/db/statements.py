@@ -2,7 +2,8 @@
 
 Lease, gate and clock statements all go through ``run_statement``: each commits in a
 transaction of its own, is re-run after a deadlock, lock timeout or broken connection,
-and refuses to run inside the caller's transaction.
+and refuses to run inside the caller's transaction, or on a connection that Django does
+not autocommit (``AUTOCOMMIT: False``), where nothing would ever commit it.
 """
 
 from __future__ import annotations
@@ -12,13 +13,16 @@ import logging
 import random
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from django.db import DatabaseError, connections
 
 from horizontal.db.base import Cursor, Dialect
 from horizontal.db.dialects import dialect_for
 from horizontal.exceptions import TransactionRefused
+
+if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
 
 __all__ = ["db_now", "run_statement"]
 
@@ -42,6 +46,15 @@ def run_statement(using: str, statement: Callable[[Cursor, Dialect], T]) -> T:
             "inside transaction.atomic() (or ATOMIC_REQUESTS): call this outside the "
             "transaction."
         )
+    if not _autocommits(connection):
+        # Every statement would open a transaction nothing commits: the lease or claim
+        # stays invisible to other instances and vanishes when the connection closes.
+        # Committing here would also commit whatever else the caller has pending.
+        raise TransactionRefused(
+            f"DATABASES[{using!r}] has AUTOCOMMIT = False: horizontal's lease and job-gate "
+            "statements must commit on their own. Leave AUTOCOMMIT on (Django's default) "
+            "for HORIZONTAL_DATABASE, or point HORIZONTAL_DATABASE at an alias that has it."
+        )
     for attempt in range(_RETRIES):
         try:
             dialect = dialect_for(connection)
@@ -57,6 +70,13 @@ def run_statement(using: str, statement: Callable[[Cursor, Dialect], T]) -> T:
             logger.info("retrying after %s: %s", type(exc).__name__, exc)
             time.sleep(min(0.5, 0.01 * 2**attempt) * (0.5 + random.random()))
     raise AssertionError("unreachable")
+
+
+def _autocommits(connection: BaseDatabaseWrapper) -> bool:
+    """Django autocommits the connection (read without connecting, if not yet connected)."""
+    if connection.connection is not None:
+        return bool(connection.autocommit)  # also after transaction.set_autocommit(False)
+    return bool(connection.settings_dict.get("AUTOCOMMIT", True))
 
 
 def db_now(using: str) -> dt.datetime:
