@@ -13,9 +13,10 @@ import logging
 import random
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from typing import TYPE_CHECKING, TypeVar
 
-from django.db import DatabaseError, connections
+from django.db import DatabaseError, Error, connections
 
 from horizontal.db.base import Cursor, Dialect
 from horizontal.db.dialects import dialect_for
@@ -64,7 +65,10 @@ def run_statement(using: str, statement: Callable[[Cursor, Dialect], T]) -> T:
             retryable = dialect_for(connection).is_retryable(exc)
             broken = connection.connection is not None and not connection.is_usable()
             if broken:
-                connection.close()
+                # A driver whose socket already died may refuse to close it (PyMySQL:
+                # "Already closed"); Django forgets the connection either way.
+                with suppress(Error):
+                    connection.close()
             if attempt + 1 == _RETRIES or not (retryable or broken):
                 raise
             logger.info("retrying after %s: %s", type(exc).__name__, exc)

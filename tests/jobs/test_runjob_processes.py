@@ -14,6 +14,7 @@ import signal
 import subprocess
 import time
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -225,3 +226,35 @@ def test_jobs_lists_schedule_next_slot_and_recent_runs(project_db: ScratchDataba
     assert "schedule: 0 0 * * * (UTC); catchup=latest, overlap=skip" in listing
     assert "next slot: " in listing
     assert "succeeded in " in listing and "on lister" in listing
+
+
+@pytest.mark.parametrize("project_db", ["postgresql", "mysql"], indirect=True)
+def test_hardening_11_a_claim_whose_reply_was_lost_is_ours_on_the_retry(
+    project_db: ScratchDatabase, tmp_path: Path
+) -> None:
+    # The claim commits, then the connection drops before its reply arrives: the retried
+    # claim found the row held (by ourselves) and the runner reported the slot "already
+    # running on" itself, leaving a running row nobody ran (refund_balances does not
+    # re-claim crashed runs: stuck until an operator's --retry). SQLite has no network
+    # to lose a reply on.
+    seed(project_db, accounts=2, refunds=4)
+    armed = tmp_path / "drop-after-claim"
+    armed.touch()
+    failpoint = {
+        "HORIZONTAL_DEBUG_FAILPOINTS": "1",
+        "HORIZONTAL_FAILPOINTS": f"after_claim_commit=disconnect_once:{armed}",
+    }
+    result = manage(
+        "runjob",
+        "refund_balances",
+        "--slot",
+        TODAY,
+        env=node_env(project_db, "lossy", **failpoint),
+        check=False,
+    )
+    assert not armed.exists(), "the failpoint fired"
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "succeeded on lossy (token 1, attempt 1)" in result.stdout, result.stdout
+    assert_paid_exactly_once(project_db, 4)
+    rows = project_db.query("SELECT status, token, owner FROM horizontal_jobrun")
+    assert rows == [("succeeded", 1, "lossy")]
