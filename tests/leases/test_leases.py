@@ -128,15 +128,3 @@ def test_hardening_11_reserved_lease_names_are_refused(db_alias: str, name: str)
     with pytest.raises(ValueError, match="is reserved"):
         leases.acquire(name, ttl=30, owner="user")
     assert not LeaseRow.objects.using(db_alias).filter(name=name).exists()
-
-
-def test_hardening_11_xact_lock_and_a_lease_never_share_a_row(db_alias: str) -> None:
-    from horizontal.locks import xact_lock
-
-    with xact_lock("x", using=db_alias):
-        pass
-    lease = leases.acquire("x", ttl=30, owner="user")
-    assert lease is not None and lease.token == 1
-    with transaction.atomic(using=db_alias), xact_lock("x", using=db_alias) as locked:
-        assert locked
-    assert lease.renew() is True
