@@ -93,7 +93,10 @@ class InterruptShield:
         deferred, self._deferred = self._deferred, None
         if deferred is None or deferred not in previous:
             return False
-        logger.info("%s arrived during the gate's bookkeeping: acted on now", deferred)
+        logger.info(
+            "%s arrived during the gate's bookkeeping: acted on now",
+            signal.Signals(deferred).name,
+        )
         try:
             previous[deferred](deferred, None)
         except Interrupted:
@@ -257,9 +260,13 @@ def _run_claimed(attempt: gate.Attempt, sent_at: float, shield: InterruptShield)
     def renew(cursor: Cursor, dialect: Dialect) -> bool:
         return dialect.renew_run(cursor, claim.id, claim.token, ttl_ms)
 
-    run = Run(attempt, validity)
-    logger.info("%s: claimed (token %s, attempt %s)", head, claim.token, claim.attempt)
-    heartbeat = Heartbeat(attempt.using, validity, attempt.ttl / 3, renew, head).start()
+    try:
+        run = Run(attempt, validity)
+        logger.info("%s: claimed (token %s, attempt %s)", head, claim.token, claim.attempt)
+        heartbeat = Heartbeat(attempt.using, validity, attempt.ttl / 3, renew, head).start()
+    except BaseException:
+        shield.release()  # never leave the handlers deferred for good
+        raise
     error = ""
     status = JobRun.Status.SUCCEEDED
     try:
@@ -275,8 +282,7 @@ def _run_claimed(attempt: gate.Attempt, sent_at: float, shield: InterruptShield)
             heartbeat.stop()
             _drop_abandoned_transaction(attempt.using)
     except LeaseLost as exc:
-        shield.release()
-        return outcome(OutcomeStatus.LOST, f"claim lost, stopped: {exc}")
+        return _ended(outcome(OutcomeStatus.LOST, f"claim lost, stopped: {exc}"), shield.release())
     except Interrupted:
         heartbeat.stop()
         shield.hold()  # held already, unless the signal came before the finally held it
@@ -292,6 +298,9 @@ def _run_claimed(attempt: gate.Attempt, sent_at: float, shield: InterruptShield)
         status = JobRun.Status.FAILED
         error = traceback.format_exc()
         logger.exception("%s: failed", head)
+    except BaseException:
+        shield.release()  # SystemExit and the like: the claim expires within its TTL
+        raise
     try:
         failpoints.hit("during_finish")
         finished = run_statement(
@@ -300,10 +309,13 @@ def _run_claimed(attempt: gate.Attempt, sent_at: float, shield: InterruptShield)
     finally:
         interrupted = shield.release()
     if not finished:
-        return outcome(
-            OutcomeStatus.LOST,
-            "a newer attempt took the slot over; this result was not recorded "
-            f"(token {claim.token})",
+        return _ended(
+            outcome(
+                OutcomeStatus.LOST,
+                "a newer attempt took the slot over; this result was not recorded "
+                f"(token {claim.token})",
+            ),
+            interrupted,
         )
     recorded = "; then interrupted" if interrupted else ""
     if status == JobRun.Status.FAILED:
