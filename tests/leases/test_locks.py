@@ -200,3 +200,11 @@ def test_hardening_07_a_new_lock_name_inside_an_outer_transaction_under_repeatab
     thread.join(30)
     assert results == [False, True]
     assert time.monotonic() - started < 1
+
+
+@pytest.mark.parametrize("name", ["horizontal:overlap:export", "Horizontal:mine"])
+def test_hardening_11_reserved_lock_names_are_refused(db_alias: str, name: str) -> None:
+    # The job gate serialises the claims of an overlap="skip" job with the lock
+    # "horizontal:overlap:<job>": a user's lock so named would hold up every claim.
+    with pytest.raises(ValueError, match="is reserved"), xact_lock(name, using=db_alias):
+        pass
