@@ -64,3 +64,28 @@ def test_the_db_package_re_exports_the_statement_runner() -> None:
 
     assert db.run_statement is statements.run_statement
     assert db.db_now is statements.db_now
+
+
+def test_hardening_11_a_connection_without_autocommit_is_refused_not_left_uncommitted(
+    db_alias: str,
+) -> None:
+    # With DATABASES[...]["AUTOCOMMIT"] = False every statement opens a transaction that
+    # only an explicit commit ends: a lease taken there was invisible to every other
+    # instance, then rolled back when the connection closed. Committing for the caller
+    # would commit whatever else it has pending, so the statement is refused instead.
+    from horizontal import leases
+    from horizontal.models import Lease as LeaseRow
+
+    connection = connections[db_alias]
+    connection.close()
+    connection.settings_dict["AUTOCOMMIT"] = False
+    try:
+        with pytest.raises(TransactionRefused, match="AUTOCOMMIT"):
+            leases.acquire("autocommit-off", ttl=30, owner="a")
+    finally:
+        connection.close()
+        connection.settings_dict["AUTOCOMMIT"] = True
+    # Nothing half-done was left behind, and the lease is free for anyone.
+    assert not LeaseRow.objects.using(db_alias).filter(name="autocommit-off").exists()
+    lease = leases.acquire("autocommit-off", ttl=30, owner="b")
+    assert lease is not None and lease.token == 1
