@@ -71,14 +71,14 @@ def run_statement(
             "for HORIZONTAL_DATABASE, or point HORIZONTAL_DATABASE at an alias that has it."
         )
     for attempt in range(_RETRIES):
-        connected = False
+        raw: object = None  # the driver connection this attempt ran on
         try:
             dialect = dialect_for(connection)
             with ExitStack() as stack:
                 if atomic:
                     stack.enter_context(transaction.atomic(using=using, durable=True))
                 cursor = stack.enter_context(dialect.cursor(connection))
-                connected = True
+                raw = connection.connection
                 result = statement(cursor, dialect)
             if after_commit is not None:
                 after_commit()
@@ -88,7 +88,11 @@ def run_statement(
             if connection.connection is None:
                 # Closed by the failed rollback of an atomic run: it was broken. (Never
                 # connected at all: the server is down, which a retry here will not fix.)
-                broken = connected
+                broken = raw is not None
+            elif raw is not None and connection.connection is not raw:
+                # The failed rollback closed it, and Django's end of the atomic block
+                # (autocommit back on) connected afresh: the one we ran on was broken.
+                broken = True
             else:
                 broken = not connection.is_usable()
                 if broken:
