@@ -52,7 +52,8 @@ class InvalidSlot(HorizontalError, ValueError):
 
 class InvalidName(HorizontalError, ValueError):
     """A lease name (or owner) no database can store as given: empty, too long for the
-    column, a control character (NUL), or bytes that are not UTF-8.
+    column, a control character (NUL), or bytes that are not UTF-8. Also a lease or
+    ``xact_lock`` name horizontal reserves for its own (``horizontal:``, ``xact:``).
 
     The same rule on every vendor, checked before any statement runs: otherwise one
     vendor stores the name, another truncates it, a third raises its own error.

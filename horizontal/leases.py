@@ -307,6 +307,13 @@ def fenced_update(
         return updated
 
 
+# Names horizontal keeps for itself: its own leases (``horizontal:scheduler``,
+# ``horizontal:migrate``) and xact_lock's rows, which share the lease table on
+# MySQL/MariaDB and SQLite as ``xact:<name>``. Compared case-blind, so that a column a
+# migration has not yet made byte-exact (horizontal.W036) cannot fold one onto the other.
+RESERVED_PREFIXES = ("horizontal:", "xact:")
+
+
 def acquire(
     name: str,
     *,
@@ -318,7 +325,29 @@ def acquire(
     """Take the lease ``name`` if it is free or expired; None if someone holds it.
 
     A name or owner no database stores as given raises ``InvalidName``, a TTL out of
-    range ``ValueError``: before any statement runs, the same on every vendor.
+    range ``ValueError``: before any statement runs, the same on every vendor. Names
+    starting with ``horizontal:`` or ``xact:`` are horizontal's own (``InvalidName``).
+    """
+    if isinstance(name, str) and name.casefold().startswith(RESERVED_PREFIXES):
+        raise InvalidName(
+            f"lease name {name!r} is reserved: names starting with "
+            f"{' or '.join(repr(p) for p in RESERVED_PREFIXES)} are horizontal's own "
+            "(its scheduler and migration leases, xact_lock's rows)"
+        )
+    return acquire_reserved(name, ttl=ttl, renew_deadline=renew_deadline, owner=owner, using=using)
+
+
+def acquire_reserved(
+    name: str,
+    *,
+    ttl: float | None = None,
+    renew_deadline: float | None = None,
+    owner: str | None = None,
+    using: str | None = None,
+) -> Lease | None:
+    """Internal. ``acquire`` without the reserved-name rule: horizontal's own leases.
+
+    Validated like any other: a name, owner or TTL no vendor stores as given is refused.
     """
     problem = name_problem(name)
     if problem is not None:

@@ -16,8 +16,13 @@ from django.db import DatabaseError, connections, transaction
 
 from horizontal.conf import conf
 from horizontal.db import dialect_for
+from horizontal.exceptions import InvalidName
 
 __all__ = ["held_lock_count", "xact_lock"]
+
+# Lock names horizontal takes for itself (the job gate's per-job overlap locks): a user
+# lock so named would make claims wait on it, or wait on them.
+RESERVED_PREFIX = "horizontal:"
 
 
 @contextmanager
@@ -33,7 +38,14 @@ def xact_lock(name: str, *, nowait: bool = False, using: str | None = None) -> I
             if not locked:
                 return
             rebuild()
+
+    Names starting with ``horizontal:`` are horizontal's own (``InvalidName``).
     """
+    if isinstance(name, str) and name.casefold().startswith(RESERVED_PREFIX):
+        raise InvalidName(
+            f"lock name {name!r} is reserved: names starting with {RESERVED_PREFIX!r} are "
+            "horizontal's own (the job gate's locks)"
+        )
     using = using or conf.DATABASE
     connection = connections[using]
     dialect = dialect_for(connection)

@@ -7,6 +7,11 @@ process. The lease table is itself created by a migration: on a database where
 unlocked, and only then; concurrent bootstrappers that collide on its ``CREATE TABLE``
 retry until it is recorded. Once it is applied the bootstrap does nothing, so it can
 never unapply a later horizontal migration.
+
+Before each migration it applies, ``migrate`` checks that the lease is still ours: a
+renewal that failed (the heartbeat could not reach the database, or another instance
+took the expired lease over) stops it there with ``MigrationLockLost``, never in the
+middle of a migration, which not every vendor could roll back.
 """
 
 from __future__ import annotations
@@ -20,14 +25,14 @@ from django.core.management.commands.migrate import Command as MigrateCommand
 from django.db import DatabaseError, connections
 from django.db.migrations.executor import MigrationExecutor
 
-from horizontal import leases
+from horizontal import failpoints, leases
 from horizontal.conf import conf
-from horizontal.exceptions import HorizontalError
+from horizontal.exceptions import HorizontalError, LeaseLost
 
 if TYPE_CHECKING:
     from django.db.migrations.migration import Migration
 
-__all__ = ["MIGRATE_LEASE", "MigrationLockTimeout", "migrate_locked"]
+__all__ = ["MIGRATE_LEASE", "MigrationLockLost", "MigrationLockTimeout", "migrate_locked"]
 
 MIGRATE_LEASE = "horizontal:migrate"
 POLL = 1.0
@@ -39,6 +44,10 @@ BOOTSTRAP_HEADING = "Creating the migration lock's table:"
 
 class MigrationLockTimeout(HorizontalError):
     """Another instance held the migration lock for longer than we were told to wait."""
+
+
+class MigrationLockLost(HorizontalError):
+    """The migration lock was lost while migrating: stopped before the next migration."""
 
 
 def migrate_locked(
@@ -59,12 +68,43 @@ def migrate_locked(
     lease = _wait_for_lease(using, wait, report)
     try:
         with lease.keep_alive():
-            call_command("migrate", *args, interactive=False, **options)
+            call_command(_LockedMigrate(lease), *args, interactive=False, **options)
     finally:
         try:
             lease.release()
         except DatabaseError:
             report(f"could not release {MIGRATE_LEASE}; it expires by itself")
+
+
+class _LockedMigrate(MigrateCommand):
+    """``migrate`` itself, which checks the lease before it applies each migration.
+
+    The check sits in the progress callback's ``apply_start``, before the migration's
+    schema editor opens: stopping there leaves every migration applied or not, none
+    half-done. The output is migrate's own, line for line.
+    """
+
+    def __init__(self, lease: leases.Lease) -> None:
+        super().__init__()
+        self.lease = lease
+        self.applied = 0
+
+    def migration_progress_callback(
+        self, action: str, migration: Migration | None = None, fake: bool = False
+    ) -> None:
+        if action in ("apply_start", "unapply_start"):
+            failpoints.hit("before_migration")
+            try:
+                self.lease.check()
+            except LeaseLost as exc:
+                raise MigrationLockLost(
+                    f"lost {MIGRATE_LEASE} while migrating ({exc}); stopped before "
+                    f"{migration} after {self.applied} migration(s): another instance may be "
+                    "migrating now. Nothing is half-applied; run migrate_locked again."
+                ) from exc
+        elif action in ("apply_success", "unapply_success"):
+            self.applied += 1
+        super().migration_progress_callback(action, migration, fake)
 
 
 class _MigrateOutput:
@@ -142,7 +182,7 @@ def _wait_for_lease(using: str, wait: float, report: Callable[[str], None]) -> l
     deadline = time.monotonic() + wait
     waiting_for = None
     while True:
-        lease = leases.acquire(MIGRATE_LEASE, using=using)
+        lease = leases.acquire_reserved(MIGRATE_LEASE, using=using)
         if lease is not None:
             return lease
         holder = LeaseRow.objects.using(using).filter(name=MIGRATE_LEASE).first()

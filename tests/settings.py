@@ -62,5 +62,12 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     }
 else:
     DATABASES["default"]["TEST"] = {"NAME": f"test_horizontal_default{_run}"}
+# The MySQL test database again, through connections under REPEATABLE READ (MariaDB's
+# server default, and a level Django supports): gap locks behave differently there.
+DATABASES["mysql_repeatable_read"] = {
+    **DATABASES["mysql"],
+    "OPTIONS": {**DATABASES["mysql"]["OPTIONS"], "isolation_level": "repeatable read"},
+    "TEST": {"MIRROR": "mysql"},
+}
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

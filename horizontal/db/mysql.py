@@ -51,6 +51,8 @@ _LEASE_BY_NAME = "horizontal_lease FORCE INDEX (PRIMARY)"
 # Binary NO PAD collations: MariaDB's utf8mb4_nopad_bin (and other charsets' nopad_bin),
 # MySQL 8's utf8mb4_0900_bin. Every other collation folds something or pads.
 _BYTE_EXACT_SUFFIXES = ("_nopad_bin", "_0900_bin")
+# Lock rows share the lease table: lease names may not start with this (leases.py).
+XACT_LOCK_PREFIX = "xact:"
 
 
 def _errno(exc: DatabaseError) -> int | None:
@@ -270,7 +272,7 @@ class MySQLDialect(Dialect):
                 "INSERT INTO horizontal_lease (name, owner, token, expires_at, acquired_at)"
                 f" VALUES (%s, '', 0, {self.NOW}, {self.NOW})"
                 " ON DUPLICATE KEY UPDATE owner = owner",
-                [f"xact:{overlap_lock_name(job)}"],
+                [f"{XACT_LOCK_PREFIX}{overlap_lock_name(job)}"],
             )
             cursor.execute(
                 f"SELECT 1 FROM horizontal_jobrun AS other WHERE other.job = %s AND"
@@ -391,14 +393,46 @@ class MySQLDialect(Dialect):
     def xact_lock(self, cursor: Cursor, name: str, nowait: bool) -> bool:
         # GET_LOCK is session-scoped and survives COMMIT: on a persistent connection a missed
         # release leaks it. A row lock on a lease-table row ends with the transaction.
-        key = f"xact:{name}"
+        key = f"{XACT_LOCK_PREFIX}{name}"
         locked = self._lock_row(cursor, key, nowait)
-        if locked is None:
-            self._create_lock_row(cast(_MySQLCursor, cursor).db, key)
-            locked = self._lock_row(cursor, key, nowait)
+        if locked is not None:
+            return locked
+        connection = cast(_MySQLCursor, cursor).db
+        if _gap_locking(connection):
+            # REPEATABLE READ: the locking read of the missing row took a gap lock, which
+            # the row's INSERT on another connection would wait on while we wait for it.
+            if not _opened_by_xact_lock(connection):
+                # Inside the caller's transaction: our own gap lock lets our own INSERT
+                # through. (Two first uses of one name at the same instant may end one
+                # of them with a deadlock, 1213; a name used once never does.)
+                return self._create_lock_row_here(cursor, key, nowait)
+            # Our transaction holds nothing but that gap lock: end it, and begin again
+            # once the row exists (the next statement opens the next transaction).
+            cursor.execute("ROLLBACK", [])
+        self._create_lock_row(connection, key)
+        locked = self._lock_row(cursor, key, nowait)
         if locked is None:
             raise DatabaseError(f"could not create or lock the lock row {key!r}")
         return locked
+
+    def _create_lock_row_here(self, cursor: Cursor, key: str, nowait: bool) -> bool:
+        """Create the lock's row in the caller's transaction, which then holds it."""
+        cursor.execute("SAVEPOINT horizontal_lock_row", [])
+        try:
+            cursor.execute(
+                "INSERT INTO horizontal_lease (name, owner, token, expires_at, acquired_at)"
+                f" VALUES (%s, '', 0, {self.NOW}, {self.NOW})",
+                [key],
+            )
+        except IntegrityError:
+            # Created and committed by another session since our read: lock it.
+            cursor.execute("ROLLBACK TO SAVEPOINT horizontal_lock_row", [])
+            locked = self._lock_row(cursor, key, nowait)
+            if locked is None:
+                raise DatabaseError(f"could not create or lock the lock row {key!r}") from None
+            return locked
+        cursor.execute("RELEASE SAVEPOINT horizontal_lock_row", [])
+        return True
 
     def _create_lock_row(self, connection: BaseDatabaseWrapper, key: str) -> None:
         """Create a lock's row once, committed at once, on a connection of its own.
@@ -511,6 +545,22 @@ class _IdleRestore:
         if not self.connection.in_atomic_block:
             self.now()
         return execute(sql, params, many, context)
+
+
+def _gap_locking(connection: BaseDatabaseWrapper) -> bool:
+    """Whether a locking read of a missing row locks the gap (REPEATABLE READ and above).
+
+    Django's MySQL backend sets READ COMMITTED unless ``OPTIONS["isolation_level"]``
+    says otherwise; a falsy level keeps the server's default, which may be either.
+    """
+    level = getattr(connection, "isolation_level", None)
+    return level not in ("read committed", "read uncommitted")
+
+
+def _opened_by_xact_lock(connection: BaseDatabaseWrapper) -> bool:
+    """The transaction is xact_lock's own (one atomic block, nothing done in it yet)."""
+    blocks = cast(Any, connection).atomic_blocks
+    return len(blocks) == 1 and not connection.savepoint_ids
 
 
 def _is_byte_exact(collation: str | None) -> bool:

@@ -17,10 +17,21 @@ from collections.abc import Sequence
 from functools import reduce
 from typing import NamedTuple
 
+from django.db import OperationalError, connections
 from django.db.models import Q
 
+from horizontal import failpoints
 from horizontal.conf import conf
-from horizontal.db import Claim, ClaimRequest, RowLocked, milliseconds, run_statement
+from horizontal.db import (
+    Claim,
+    ClaimRequest,
+    Cursor,
+    Dialect,
+    RowLocked,
+    db_now,
+    milliseconds,
+    run_statement,
+)
 from horizontal.instance import instance_id
 from horizontal.jobs.registry import Job
 from horizontal.jobs.slots import check_slot_text, format_slot
@@ -77,19 +88,55 @@ def claim_slot(
         skip_if_overlapping=job.overlap == "skip",
         max_attempts=job.max_attempts,
     )
+    tries = 0
+
+    def statement(cursor: Cursor, dialect: Dialect) -> Claim | None:
+        nonlocal tries
+        tries += 1
+        return dialect.claim_slot(cursor, request)
+
+    def committed() -> None:
+        # After the COMMIT (of the lock and the claim, for overlap="skip"): where a
+        # dropped connection loses the reply of a claim that stands.
+        failpoints.hit("after_claim_commit", disconnect=lambda: _drop_connection(using))
+
     try:
         # A row locked past the bound is held: by a run inside a fenced transaction (or a
         # paused one, whose transaction the server ends after the TTL) or another claimant.
         claim = run_statement(
-            using,
-            lambda cursor, dialect: dialect.claim_slot(cursor, request),
-            atomic=request.needs_transaction,
+            using, statement, atomic=request.needs_transaction, after_commit=committed
         )
     except RowLocked:
         return None
+    if claim is None and tries > 1:
+        # A retry after a lost reply: the first try may have committed our claim, which
+        # the retry then reads as held. Held by this very process, unexpired: it is ours.
+        claim = _own_claim(job, slot, owner, using)
     if claim is None:
         return None
     return Attempt(job, slot, claim, owner, ttl, using)
+
+
+def _own_claim(job: Job, slot: str, owner: str, using: str) -> Claim | None:
+    """The running, unexpired claim of (job, slot) this process holds, if any."""
+    now = db_now(using)
+    row = (
+        JobRun.objects.using(using)
+        .filter(
+            job=job.name, slot=slot, owner=owner, status=JobRun.Status.RUNNING, expires_at__gt=now
+        )
+        .values_list("id", "token", "attempt")
+        .first()
+    )
+    return None if row is None else Claim(*row)
+
+
+def _drop_connection(using: str) -> None:
+    """Failpoint: the claim committed, then the connection died before its reply came."""
+    raw = connections[using].connection
+    if raw is not None:
+        raw.close()
+    raise OperationalError("failpoint after_claim_commit: connection dropped after commit")
 
 
 def record_slot(job: Job, slot: str, status: str, note: str = "") -> None:

@@ -9,8 +9,14 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import signal
+import threading
 import time
 import traceback
+from contextlib import suppress
+from typing import Any
+
+from django.db import Error, connections
 
 from horizontal import failpoints
 from horizontal.conf import conf
@@ -24,7 +30,7 @@ from horizontal.jobs.validation import describe_errors, job_errors
 from horizontal.leases import Heartbeat, Validity
 from horizontal.models import JobRun
 
-__all__ = ["Interrupted", "due_slots", "execute", "get_job", "run_job"]
+__all__ = ["InterruptShield", "Interrupted", "due_slots", "execute", "get_job", "run_job"]
 
 logger = logging.getLogger("horizontal.jobs")
 
@@ -42,6 +48,66 @@ class Interrupted(BaseException):
     """Raised in the job's thread by the SIGTERM/SIGINT handler of ``runjob``."""
 
 
+_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+class _InterruptedAfter(Interrupted):
+    """A signal waited for a slot's result to be recorded: stop after this slot."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__(outcome.message)
+        self.outcome = outcome
+
+
+class InterruptShield:
+    """Defers SIGTERM/SIGINT while the gate's bookkeeping runs: claim, hand-back, finish.
+
+    A handler that raised ``Interrupted`` in the middle of a claim or a finish left the
+    slot claimed by nobody who knew it (or a finished run unrecorded) until its claim
+    expired, and for ever for a job that does not re-claim crashed runs. Held, a signal
+    is noted; ``release()`` puts the handlers back and runs the one that was deferred,
+    at a point that knows what this process holds. Only in the main thread (the only
+    one Python delivers signals to), and only over handlers installed in Python (the
+    commands' own): a default SIGTERM still ends the process at once, like a kill.
+    """
+
+    def __init__(self) -> None:
+        self._previous: dict[int, Any] = {}
+        self._deferred: int | None = None
+
+    def hold(self) -> InterruptShield:
+        if self._previous or threading.current_thread() is not threading.main_thread():
+            return self
+        for signum in _SIGNALS:
+            handler = signal.getsignal(signum)
+            if callable(handler):
+                self._previous[signum] = handler
+                signal.signal(signum, self._defer)
+        return self
+
+    def _defer(self, signum: int, frame: object) -> None:
+        if self._deferred is None:
+            self._deferred = signum
+
+    def release(self) -> bool:
+        """Deliver what was deferred; True if that raised ``Interrupted`` (caught here)."""
+        previous, self._previous = self._previous, {}
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        deferred, self._deferred = self._deferred, None
+        if deferred is None or deferred not in previous:
+            return False
+        logger.info(
+            "%s arrived during the gate's bookkeeping: acted on now",
+            signal.Signals(deferred).name,
+        )
+        try:
+            previous[deferred](deferred, None)
+        except Interrupted:
+            return True
+        return False
+
+
 def get_job(name: str) -> Job:
     job = registry.get(name)
     if job is None:
@@ -51,24 +117,57 @@ def get_job(name: str) -> Job:
 
 
 def run_job(name: str, *, slot: str | None = None, retry: bool = False) -> list[Outcome]:
-    """Run ``name`` for ``slot`` (or for the slots due now) through the gate."""
+    """Run ``name`` for ``slot`` (or for the slots due now) through the gate.
+
+    A SIGTERM/SIGINT handler's ``Interrupted`` never escapes: it ends the list with an
+    ``INTERRUPTED`` outcome, and the slots not yet claimed are left for the next run.
+    """
     job = get_job(name)
     errors = job_errors(job)
     if errors:
         raise InvalidJob(describe_errors(errors))
+    outcomes: list[Outcome] = []
+    try:
+        _run_slots(job, slot, retry, outcomes)
+    except Interrupted:
+        # Between slots or before the first claim: this process holds no claim.
+        outcomes.append(
+            Outcome(
+                job.name, slot, OutcomeStatus.INTERRUPTED, f"{job.name}: interrupted; no claim held"
+            )
+        )
+    return outcomes
+
+
+def _run_slots(job: Job, slot: str | None, retry: bool, outcomes: list[Outcome]) -> None:
     now = db_now(conf.DATABASE)
     if slot is not None:
         canonical = slots.parse_slot(job, slot, now)
         trigger = JobRun.Trigger.RETRY if retry else JobRun.Trigger.MANUAL
-        return [execute(job, canonical, trigger=trigger, retry=retry, explicit=True)]
+        try:
+            outcomes.append(execute(job, canonical, trigger=trigger, retry=retry, explicit=True))
+        except _InterruptedAfter as stop:
+            outcomes.append(stop.outcome)
+        return
     if job.schedule is None:
-        raise InvalidSlot(f"job {name!r} has no schedule: name the slot with --slot")
-    due, outcomes = due_slots(job, now)
+        raise InvalidSlot(f"job {job.name!r} has no schedule: name the slot with --slot")
+    due, missed = due_slots(job, now)
+    outcomes.extend(missed)
     rerun = gate.slots_to_rerun(job, now)
     due = [(JobRun.Trigger.RETRY, s) for s in rerun] + [d for d in due if d[1] not in rerun]
-    for due_trigger, due_slot in due:
-        outcomes.append(execute(job, due_slot, trigger=due_trigger, retry=retry, explicit=False))
-    return outcomes
+    for index, (due_trigger, due_slot) in enumerate(due):
+        try:
+            outcome = execute(job, due_slot, trigger=due_trigger, retry=retry, explicit=False)
+        except _InterruptedAfter as stop:
+            outcomes.append(stop.outcome)
+            left = len(due) - index - 1
+            if left:
+                text = f"{job.name}: interrupted; {left} due slot(s) left for the next run"
+                outcomes.append(Outcome(job.name, None, OutcomeStatus.INTERRUPTED, text))
+            return
+        outcomes.append(outcome)
+        if outcome.status == OutcomeStatus.INTERRUPTED:
+            return
 
 
 def due_slots(job: Job, now: dt.datetime) -> tuple[list[tuple[str, str]], list[Outcome]]:
@@ -142,10 +241,21 @@ def _record_missed(job: Job, after: dt.datetime, until: dt.datetime, note: str) 
 
 def execute(job: Job, slot: str, *, trigger: str, retry: bool, explicit: bool) -> Outcome:
     sent_at = time.monotonic()
-    attempt = gate.claim_slot(job, slot, trigger=trigger, retry=retry, explicit=explicit)
+    # Held from before the claim until _run_claimed's try, which hands the claim back.
+    shield = InterruptShield().hold()
+    try:
+        attempt = gate.claim_slot(job, slot, trigger=trigger, retry=retry, explicit=explicit)
+    except BaseException:
+        shield.release()
+        raise
     if attempt is None:
+        if shield.release():
+            head = f"{job.name}@{slot}"
+            return Outcome(
+                job.name, slot, OutcomeStatus.INTERRUPTED, f"{head}: interrupted; not claimed"
+            )
         return _not_claimed(job, slot, retry)
-    return _run_claimed(attempt, sent_at)
+    return _run_claimed(attempt, sent_at, shield)
 
 
 def _not_claimed(job: Job, slot: str, retry: bool) -> Outcome:
@@ -176,7 +286,8 @@ def _not_claimed(job: Job, slot: str, retry: bool) -> Outcome:
     return Outcome(job.name, slot, OutcomeStatus.TAKEN, describe(row, retry), row.token)
 
 
-def _run_claimed(attempt: gate.Attempt, sent_at: float) -> Outcome:
+def _run_claimed(attempt: gate.Attempt, sent_at: float, shield: InterruptShield) -> Outcome:
+    """Run a claimed slot. ``shield`` is held: SIGTERM/SIGINT wait until the ``try``."""
     job, slot, claim = attempt.job, attempt.slot, attempt.claim
     head = f"{job.name}@{slot}"
 
@@ -189,44 +300,103 @@ def _run_claimed(attempt: gate.Attempt, sent_at: float) -> Outcome:
     def renew(cursor: Cursor, dialect: Dialect) -> bool:
         return dialect.renew_run(cursor, claim.id, claim.token, ttl_ms)
 
-    run = Run(attempt, validity)
-    logger.info("%s: claimed (token %s, attempt %s)", head, claim.token, claim.attempt)
-    heartbeat = Heartbeat(attempt.using, validity, attempt.ttl / 3, renew, head).start()
+    try:
+        run = Run(attempt, validity)
+        logger.info("%s: claimed (token %s, attempt %s)", head, claim.token, claim.attempt)
+        heartbeat = Heartbeat(attempt.using, validity, attempt.ttl / 3, renew, head).start()
+    except BaseException:
+        shield.release()  # never leave the handlers deferred for good
+        raise
     error = ""
     status = JobRun.Status.SUCCEEDED
     try:
-        failpoints.hit("after_claim")
-        job.func(run)
-        failpoints.hit("before_finish")
+        try:
+            if shield.release():
+                raise Interrupted("while claiming")
+            failpoints.hit("after_claim")
+            job.func(run)
+            failpoints.hit("before_finish")
+        finally:
+            # From here until the result or the hand-back is recorded, a signal waits.
+            shield.hold()
+            heartbeat.stop()
+            _drop_abandoned_transaction(attempt.using)
     except LeaseLost as exc:
-        heartbeat.stop()
-        return outcome(OutcomeStatus.LOST, f"claim lost, stopped: {exc}")
+        return _ended(outcome(OutcomeStatus.LOST, f"claim lost, stopped: {exc}"), shield.release())
     except Interrupted:
         heartbeat.stop()
-        handed_back = run_statement(
-            attempt.using, lambda c, d: d.expire_run(c, claim.id, claim.token)
-        )
+        shield.hold()  # held already, unless the signal came before the finally held it
+        try:
+            handed_back = run_statement(
+                attempt.using, lambda c, d: d.expire_run(c, claim.id, claim.token)
+            )
+        finally:
+            shield.release()  # a second signal changes nothing now
         note = "handed back; another node may claim it now" if handed_back else "already lost"
         return outcome(OutcomeStatus.INTERRUPTED, f"interrupted, claim {note}")
     except Exception:
         status = JobRun.Status.FAILED
         error = traceback.format_exc()
         logger.exception("%s: failed", head)
-    finally:
-        heartbeat.stop()
-    finished = run_statement(
-        attempt.using, lambda c, d: d.finish_run(c, claim.id, claim.token, status, error)
-    )
-    if not finished:
-        return outcome(
-            OutcomeStatus.LOST,
-            "a newer attempt took the slot over; this result was not recorded "
-            f"(token {claim.token})",
+    except BaseException:
+        shield.release()  # SystemExit and the like: the claim expires within its TTL
+        raise
+    try:
+        failpoints.hit("during_finish")
+        finished = run_statement(
+            attempt.using, lambda c, d: d.finish_run(c, claim.id, claim.token, status, error)
         )
+    finally:
+        interrupted = shield.release()
+    if not finished:
+        return _ended(
+            outcome(
+                OutcomeStatus.LOST,
+                "a newer attempt took the slot over; this result was not recorded "
+                f"(token {claim.token})",
+            ),
+            interrupted,
+        )
+    recorded = "; then interrupted" if interrupted else ""
     if status == JobRun.Status.FAILED:
         last_line = error.strip().splitlines()[-1]
-        return outcome(OutcomeStatus.FAILED, f"failed (token {claim.token}): {last_line}")
-    return outcome(
-        OutcomeStatus.SUCCEEDED,
-        f"succeeded on {attempt.owner} (token {claim.token}, attempt {claim.attempt})",
+        return _ended(
+            outcome(OutcomeStatus.FAILED, f"failed (token {claim.token}): {last_line}{recorded}"),
+            interrupted,
+        )
+    return _ended(
+        outcome(
+            OutcomeStatus.SUCCEEDED,
+            f"succeeded on {attempt.owner} (token {claim.token}, attempt {claim.attempt})"
+            f"{recorded}",
+        ),
+        interrupted,
     )
+
+
+def _drop_abandoned_transaction(using: str) -> None:
+    """Close the connection if the body left it outside autocommit with no atomic block.
+
+    A signal that lands inside ``transaction.atomic().__enter__`` (autocommit already off,
+    the block not yet entered) leaves the connection so: the hand-back and the finish
+    would then be refused, or, before they were, run in a transaction nothing committed.
+    Closing rolls back what the body left half-done; the next statement reconnects.
+    """
+    connection = connections[using]
+    leftover = (
+        connection.connection is not None
+        and not connection.in_atomic_block
+        and not connection.autocommit
+        and connection.settings_dict.get("AUTOCOMMIT", True)
+    )
+    if leftover:
+        logger.warning("the job left a transaction open on %r: rolled back", using)
+        with suppress(Error):
+            connection.close()
+
+
+def _ended(result: Outcome, interrupted: bool) -> Outcome:
+    """A recorded result; a signal that waited for it stops the slots after this one."""
+    if interrupted:
+        raise _InterruptedAfter(result)
+    return result

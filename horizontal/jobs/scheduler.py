@@ -111,7 +111,7 @@ class Scheduler:
             return []
 
     def _try_to_lead(self) -> None:
-        lease = leases.acquire(self.lease_name, ttl=self.ttl)
+        lease = leases.acquire_reserved(self.lease_name, ttl=self.ttl)
         if lease is None:
             if not self._follower_reported:
                 self._follower_reported = True

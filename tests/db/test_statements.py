@@ -64,3 +64,80 @@ def test_the_db_package_re_exports_the_statement_runner() -> None:
 
     assert db.run_statement is statements.run_statement
     assert db.db_now is statements.db_now
+
+
+def test_hardening_11_a_connection_without_autocommit_is_refused_not_left_uncommitted(
+    db_alias: str,
+) -> None:
+    # With DATABASES[...]["AUTOCOMMIT"] = False every statement opens a transaction that
+    # only an explicit commit ends: a lease taken there was invisible to every other
+    # instance, then rolled back when the connection closed. Committing for the caller
+    # would commit whatever else it has pending, so the statement is refused instead.
+    from horizontal import leases
+    from horizontal.models import Lease as LeaseRow
+
+    connection = connections[db_alias]
+    connection.close()
+    connection.settings_dict["AUTOCOMMIT"] = False
+    try:
+        with pytest.raises(TransactionRefused, match="AUTOCOMMIT"):
+            leases.acquire("autocommit-off", ttl=30, owner="a")
+    finally:
+        connection.close()
+        connection.settings_dict["AUTOCOMMIT"] = True
+    # Nothing half-done was left behind, and the lease is free for anyone.
+    assert not LeaseRow.objects.using(db_alias).filter(name="autocommit-off").exists()
+    lease = leases.acquire("autocommit-off", ttl=30, owner="b")
+    assert lease is not None and lease.token == 1
+
+
+def _kill_session(alias: str) -> None:
+    """End the alias's own server session from another connection: a dropped connection."""
+    settings = connections[alias].settings_dict
+    with connections[alias].cursor() as cursor:
+        if connections[alias].vendor == "postgresql":
+            cursor.execute("SELECT pg_backend_pid()")
+        else:
+            cursor.execute("SELECT CONNECTION_ID()")
+        session = cursor.fetchone()[0]
+    if connections[alias].vendor == "postgresql":
+        import psycopg
+
+        with psycopg.connect(
+            host=settings["HOST"],
+            port=int(settings["PORT"] or 5432),
+            user=settings["USER"],
+            dbname="postgres",
+            autocommit=True,
+        ) as killer:
+            killer.execute("SELECT pg_terminate_backend(%s)", [session])
+    else:
+        import pymysql
+
+        killer = pymysql.connect(
+            host=settings["HOST"], port=int(settings["PORT"] or 3306), user=settings["USER"]
+        )
+        try:
+            killer.cursor().execute(f"KILL {int(session)}")
+        finally:
+            killer.close()
+
+
+@pytest.mark.parametrize("atomic", [False, True])
+@pytest.mark.parametrize("alias", ["postgresql", "mysql"])
+def test_hardening_11_a_connection_lost_inside_an_atomic_statement_is_retried(
+    alias: str, atomic: bool
+) -> None:
+    # Inside atomic=True (every overlap="skip" claim) Django's end of the failed block
+    # reconnected at once (set_autocommit(True) after the failed rollback), so the fresh
+    # connection looked usable, the loss was not taken for one, and the error was raised.
+    calls: list[int] = []
+
+    def dropped_once(cursor: Cursor, dialect: Dialect) -> int:
+        calls.append(1)
+        if len(calls) == 1:
+            _kill_session(alias)
+        cursor.execute("SELECT 1", [])
+        return len(calls)
+
+    assert run_statement(alias, dropped_once, atomic=atomic) == 2

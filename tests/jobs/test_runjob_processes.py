@@ -14,6 +14,7 @@ import signal
 import subprocess
 import time
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -370,3 +371,105 @@ def test_hardening_06_a_runner_paused_inside_its_effect_transaction_is_taken_ove
     assert_paid_exactly_once(project_db, 10)
     row = project_db.query("SELECT status, token FROM horizontal_jobrun")
     assert row == [("succeeded", 2)]
+
+
+@pytest.mark.parametrize("project_db", ["postgresql", "mysql"], indirect=True)
+def test_hardening_11_a_claim_whose_reply_was_lost_is_ours_on_the_retry(
+    project_db: ScratchDatabase, tmp_path: Path
+) -> None:
+    # The claim commits, then the connection drops before its reply arrives: the retried
+    # claim found the row held (by ourselves) and the runner reported the slot "already
+    # running on" itself, leaving a running row nobody ran until its claim expired (for
+    # good for a job with reclaim_crashed=False). SQLite has no network to lose a reply on.
+    seed(project_db, accounts=2, refunds=4)
+    armed = tmp_path / "drop-after-claim"
+    armed.touch()
+    failpoint = {
+        "HORIZONTAL_DEBUG_FAILPOINTS": "1",
+        "HORIZONTAL_FAILPOINTS": f"after_claim_commit=disconnect_once:{armed}",
+    }
+    result = manage(
+        "runjob",
+        "refund_balances",
+        "--slot",
+        TODAY,
+        env=node_env(project_db, "lossy", **failpoint),
+        check=False,
+    )
+    assert not armed.exists(), "the failpoint fired"
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "succeeded on lossy (token 1, attempt 1)" in result.stdout, result.stdout
+    assert_paid_exactly_once(project_db, 4)
+    rows = project_db.query("SELECT status, token, owner FROM horizontal_jobrun")
+    assert rows == [("succeeded", 1, "lossy")]
+
+
+def _wait_for(db: ScratchDatabase, sql: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not db.query(sql):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"nothing matched {sql!r} within {timeout} s")
+        time.sleep(0.05)
+
+
+def test_hardening_11_sigterm_during_the_claim_hands_the_claim_back(
+    project_db: ScratchDatabase,
+) -> None:
+    # SIGTERM raised Interrupted inside the claim statement, outside the body's try: a
+    # traceback (exit 1) and a claim nobody held, re-claimable only when its TTL ran out.
+    seed(project_db, accounts=2, refunds=4)
+    ttl = {"HORIZONTAL_LEASE_TTL": "30"}
+    slow_claim = {
+        "HORIZONTAL_DEBUG_FAILPOINTS": "1",
+        "HORIZONTAL_FAILPOINTS": "after_claim_commit=sleep:2",
+    }
+    leaving = spawn(
+        "runjob",
+        "refund_balances",
+        "--slot",
+        TODAY,
+        env=node_env(project_db, "leaving", **ttl, **slow_claim),
+    )
+    _wait_for(project_db, "SELECT 1 FROM horizontal_jobrun")  # committed, reply pending
+    leaving.send_signal(signal.SIGTERM)
+    out, err = leaving.communicate(timeout=30)
+    assert leaving.returncode == 4, out + err
+    assert "interrupted, claim handed back" in err, err
+    assert paid_count(project_db) == 0
+    started = time.monotonic()
+    successor = manage(
+        "runjob", "refund_balances", "--slot", TODAY, env=node_env(project_db, "successor", **ttl)
+    )
+    assert "succeeded on successor (token 2, attempt 2)" in successor.stdout
+    assert time.monotonic() - started < 15  # far below the 30 s TTL
+    assert_paid_exactly_once(project_db, 4)
+
+
+def test_hardening_11_sigterm_during_the_finish_records_the_result_first(
+    project_db: ScratchDatabase,
+) -> None:
+    # SIGTERM raised Interrupted between the body's end and the recorded result: the
+    # work was done, but the row stayed "running" until its claim expired, and a
+    # re-claim would run the body again.
+    seed(project_db, accounts=2, refunds=4)
+    slow_finish = {
+        "HORIZONTAL_DEBUG_FAILPOINTS": "1",
+        "HORIZONTAL_FAILPOINTS": "during_finish=sleep:2",
+        "HORIZONTAL_LEASE_TTL": "30",
+    }
+    leaving = spawn(
+        "runjob",
+        "refund_balances",
+        "--slot",
+        TODAY,
+        env=node_env(project_db, "leaving", **slow_finish),
+    )
+    wait_for_paid(project_db, 4)
+    time.sleep(0.5)  # the body has returned: the runner is recording its result
+    leaving.send_signal(signal.SIGTERM)
+    out, err = leaving.communicate(timeout=30)
+    assert leaving.returncode == 0, out + err
+    assert "succeeded on leaving (token 1, attempt 1); then interrupted" in out, out + err
+    rows = project_db.query("SELECT status, token, owner FROM horizontal_jobrun")
+    assert rows == [("succeeded", 1, "leaving")]
+    assert_paid_exactly_once(project_db, 4)

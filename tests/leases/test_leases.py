@@ -9,7 +9,7 @@ import pytest
 from django.db import connections, transaction
 
 from horizontal import leases
-from horizontal.exceptions import FencedOut, LeaseLost, TransactionRefused
+from horizontal.exceptions import FencedOut, InvalidName, LeaseLost, TransactionRefused
 from horizontal.models import Lease as LeaseRow
 from tests.support.pgbouncer import PgBouncer, assert_handed_on_clean
 
@@ -132,7 +132,6 @@ def test_expiry_uses_the_database_clock_not_the_transaction_start(db_alias: str)
 def test_hardening_10_a_name_no_database_stores_is_refused_the_same_everywhere(
     db_alias: str, name: str, reason: str
 ) -> None:
-    from horizontal.exceptions import InvalidName
 
     with pytest.raises(InvalidName, match=reason):
         leases.acquire(name, ttl=5)
@@ -295,3 +294,24 @@ def test_hardening_06_a_fence_bounds_its_transaction_and_leaves_the_session_as_i
         lease.fence(target, owner="a")  # type: ignore[arg-type]
         raise RuntimeError("rolled back")
     assert _idle_bound(db_alias) == before, "left on the session after a rollback"
+
+
+@pytest.mark.parametrize(
+    "name", ["xact:x", "XACT:x", "horizontal:scheduler", "horizontal:migrate", "Horizontal:mine"]
+)
+def test_hardening_11_reserved_lease_names_are_refused(db_alias: str, name: str) -> None:
+    # xact_lock("x") locks the lease row "xact:x" (MySQL/MariaDB, SQLite), and the
+    # scheduler and migrate_locked hold "horizontal:…": a user lease so named would
+    # exclude them, or be excluded, or bump their tokens.
+    with pytest.raises(InvalidName, match="is reserved"):
+        leases.acquire(name, ttl=30, owner="user")
+    assert not LeaseRow.objects.using(db_alias).filter(name=name).exists()
+
+
+def test_horizontal_own_leases_are_validated_like_any_other(db_alias: str) -> None:
+    # acquire_reserved skips only the reserved-name rule, not the rule every vendor needs.
+    with pytest.raises(InvalidName, match="control character"):
+        leases.acquire_reserved("horizontal:nul\x00", ttl=30)
+    with pytest.raises(ValueError, match="ttl must be between"):
+        leases.acquire_reserved("horizontal:huge", ttl=1e12)
+    assert not LeaseRow.objects.using(db_alias).exists()

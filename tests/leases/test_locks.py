@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from django.db import connections, transaction
 
+from horizontal.exceptions import InvalidName
 from horizontal.locks import held_lock_count, xact_lock
 from tests.support.pgbouncer import POOL_SIZE, PgBouncer, assert_handed_on_clean
 
@@ -227,3 +228,53 @@ def test_hardening_20_xact_lock_leaves_nothing_on_pooled_server_connections(
     _in_thread("pgbouncer", "pooled", True, 0, results)
     assert results == [True]
     assert_handed_on_clean(pgbouncer)
+
+
+def test_hardening_07_a_new_lock_name_under_repeatable_read_does_not_deadlock() -> None:
+    # Under REPEATABLE READ a locking read of a missing row takes a gap lock, which the
+    # lock row's INSERT (on a connection of its own) then waited on for
+    # innodb_lock_wait_timeout while the caller waited for that INSERT: 50 s, then 1205.
+    alias = "mysql_repeatable_read"
+    with connections[alias].cursor() as cursor:
+        cursor.execute("SELECT @@tx_isolation", [])
+        assert cursor.fetchone() == ("REPEATABLE-READ",)
+    connections[alias].close()
+    results: list[object] = []
+    threads = [
+        threading.Thread(target=_in_thread, args=(alias, "brand-new", False, 0.05, results))
+        for _ in range(2)
+    ]
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert results == [True, True]
+    assert time.monotonic() - started < 1
+
+
+def test_hardening_07_a_new_lock_name_inside_an_outer_transaction_under_repeatable_read() -> None:
+    alias = "mysql_repeatable_read"
+    started = time.monotonic()
+    with transaction.atomic(using=alias), xact_lock("brand-new-nested", using=alias) as locked:
+        assert locked
+        results: list[object] = []
+        thread = threading.Thread(
+            target=_in_thread, args=(alias, "brand-new-nested", True, 0, results)
+        )
+        thread.start()
+        thread.join(30)
+        assert results == [False]
+    thread = threading.Thread(target=_in_thread, args=(alias, "brand-new-nested", True, 0, results))
+    thread.start()
+    thread.join(30)
+    assert results == [False, True]
+    assert time.monotonic() - started < 1
+
+
+@pytest.mark.parametrize("name", ["horizontal:overlap:export", "Horizontal:mine"])
+def test_hardening_11_reserved_lock_names_are_refused(db_alias: str, name: str) -> None:
+    # The job gate serialises the claims of an overlap="skip" job with the lock
+    # "horizontal:overlap:<job>": a user's lock so named would hold up every claim.
+    with pytest.raises(InvalidName, match="is reserved"), xact_lock(name, using=db_alias):
+        pass

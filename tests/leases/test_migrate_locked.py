@@ -59,7 +59,7 @@ def test_a_replica_gives_up_after_wait_while_another_holds_the_lock(
         "-v0",
         "-c",
         "import time; from horizontal import leases; "
-        "lease = leases.acquire('horizontal:migrate', owner='stuck-migrator'); "
+        "lease = leases.acquire_reserved('horizontal:migrate', owner='stuck-migrator'); "
         "print('held', flush=True); time.sleep(30)",
         env=empty_db.env,
     )
@@ -81,7 +81,7 @@ def test_a_killed_migrator_releases_the_lock_within_one_ttl(empty_db: ScratchDat
         "-v0",
         "-c",
         "import time; from horizontal import leases; "
-        "lease = leases.acquire('horizontal:migrate', owner='killed-migrator'); "
+        "lease = leases.acquire_reserved('horizontal:migrate', owner='killed-migrator'); "
         "lease.keep_alive().__enter__(); print('held', flush=True); time.sleep(60)",
         env=env,
     )
@@ -172,3 +172,30 @@ def test_hardening_14_migrate_locked_prints_what_migrate_prints(
         *(line for line in plain_lines if line != MIGRATION_OF_LOCK_TABLE),
     ]
     assert locked.stdout.splitlines() == expected
+
+
+def test_hardening_11_migrate_locked_stops_before_the_next_migration_once_its_lease_is_lost(
+    empty_db: ScratchDatabase,
+) -> None:
+    # The heartbeat could not renew (paused by a failpoint), so the lease expired and
+    # another instance could take it, while migrate went on applying migration after
+    # migration. Now it stops before the next one and exits non-zero, naming the cause.
+    env = {
+        **empty_db.env,
+        "HORIZONTAL_LEASE_TTL": "1",
+        "HORIZONTAL_DEBUG_FAILPOINTS": "1",
+        "HORIZONTAL_FAILPOINTS": "before_renew=sleep:30,before_migration=sleep:0.4",
+    }
+    lost = manage("migrate_locked", env=env, check=False)
+    assert lost.returncode == 1, lost.stdout + lost.stderr
+    assert "lost horizontal:migrate while migrating" in lost.stderr, lost.stderr
+    assert "run migrate_locked again" in lost.stderr
+    assert "Traceback" not in lost.stderr
+    # It stopped early: migrations are left, and each applied one is recorded once.
+    check = manage("migrate", "--check", env=empty_db.env, check=False)
+    assert check.returncode != 0, "every migration ran although the lease was lost"
+    applied = empty_db.query("SELECT app, name, count(*) FROM django_migrations GROUP BY app, name")
+    assert all(count == 1 for _, _, count in applied), applied
+    # Recoverable: the next migrate_locked finishes the job.
+    manage("migrate_locked", env=empty_db.env)
+    assert manage("migrate", "--check", env=empty_db.env, check=False).returncode == 0

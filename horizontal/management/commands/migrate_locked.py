@@ -10,7 +10,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from horizontal.migrate import MigrationLockTimeout, migrate_locked
+from horizontal.migrate import MigrationLockLost, MigrationLockTimeout, migrate_locked
 
 
 class Command(BaseCommand):
@@ -52,5 +52,5 @@ class Command(BaseCommand):
                 # split "Applying X..." from its " OK".
                 stdout=self.stdout._out,
             )
-        except MigrationLockTimeout as exc:
+        except (MigrationLockTimeout, MigrationLockLost) as exc:
             raise CommandError(str(exc)) from exc
