@@ -341,18 +341,24 @@ def check_connection_budget_note(
     return [I033(alias, _demand(alias)) for alias in _network_databases()]
 
 
+def _server_aliases(databases: Sequence[str] | None) -> list[str]:
+    """The aliases ``check --database`` named that are configured server databases: the
+    database-tagged checks query only these (SQLite has no server to ask)."""
+    return [
+        alias
+        for alias in databases or ()
+        if alias in settings.DATABASES and _vendor(alias) != "sqlite"
+    ]
+
+
 @register(Tags.database, TAG, deploy=True)
 def check_connection_budget(
     app_configs: Iterable[AppConfig] | None = None,
     databases: Sequence[str] | None = None,
     **kwargs: Any,
 ) -> list[CheckMessage]:
-    if databases is None:
-        return []
     messages: list[CheckMessage] = []
-    for alias in databases:
-        if alias not in settings.DATABASES or _vendor(alias) == "sqlite":
-            continue
+    for alias in _server_aliases(databases):
         limit = _server_connection_limit(alias)
         if limit is None:
             continue
@@ -370,13 +376,9 @@ def check_exact_text_columns(
     databases: Sequence[str] | None = None,
     **kwargs: Any,
 ) -> list[CheckMessage]:
-    if databases is None:
-        return []
     messages: list[CheckMessage] = []
-    for alias in databases:
-        # SQLite columns are BINARY unless declared otherwise, and Django declares none.
-        if alias not in settings.DATABASES or _vendor(alias) == "sqlite":
-            continue
+    # SQLite columns are BINARY unless declared otherwise, and Django declares none.
+    for alias in _server_aliases(databases):
         columns = _inexact_text_columns(alias)
         if columns:
             messages.append(W036(alias, columns))
