@@ -151,6 +151,14 @@ RULES: dict[str, Rule] = {
         lambda v: isinstance(v, list | tuple) and all(isinstance(a, str) for a in v),
         "a list of cache aliases",
     ),
+    "HORIZONTAL_ROLLING_SAFE_MIGRATIONS": Rule(
+        lambda v: (
+            isinstance(v, list | tuple | set | frozenset) and all(isinstance(n, str) for n in v)
+        ),
+        "a list of 'app_label.migration_name' strings",
+        lambda v: all(n.count(".") == 1 and all(n.split(".")) for n in v),
+        "'app_label.migration_name' entries",
+    ),
     "HORIZONTAL_DEBUG_FAILPOINTS": Rule(_is_bool, "True or False"),
     "HORIZONTAL_FAILPOINTS": Rule(_is_str, "a string"),
 }
