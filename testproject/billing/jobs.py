@@ -75,5 +75,5 @@ def _trace(hook: str, release: str | None) -> None:
     if settings.RELEASE_HOOK_LOG:
         with open(settings.RELEASE_HOOK_LOG, "a") as log:
             log.write(f"{hook} {release} {os.getpid()}\n")
-    if settings.RELEASE_HOOK_FAIL == hook:
+    if hook == settings.RELEASE_HOOK_FAIL:
         raise RuntimeError(f"{hook} failed on purpose (RELEASE_HOOK_FAIL)")
