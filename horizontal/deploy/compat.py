@@ -217,8 +217,9 @@ class _Walker:
         self.state = state
         self.connection = connection
         self.skip_apps = skip_apps
-        # Tables created within the plan: no running code knows them.
+        # Tables and columns created within the plan: no running code knows them.
         self.created: set[tuple[str, str]] = set()
+        self.added: set[tuple[tuple[str, str], str]] = set()
         self.findings: list[Finding] = []
 
     def migration(self, migration: Migration) -> None:
@@ -282,14 +283,19 @@ class _Walker:
             old, new = (app_label, op.old_name_lower), (app_label, op.new_name_lower)
             if old in self.created:
                 self.created.add(new)
+            self.added |= {(new, name) for key, name in self.added if key == old}
             for i, (rop, key, before) in enumerate(self.table_renames):
                 if key == old:
                     self.table_renames[i] = (rop, new, before)
             for i, (fop, key, name, before) in enumerate(self.renames):
                 if key == old:
                     self.renames[i] = (fop, new, name, before)
+        elif isinstance(op, ops.AddField):
+            self.added.add(((app_label, op.model_name_lower), op.name_lower))
         elif isinstance(op, ops.RenameField):
             key = (app_label, op.model_name_lower)
+            if (key, op.old_name_lower) in self.added:
+                self.added.add((key, op.new_name_lower))
             for i, (fop, fkey, name, before) in enumerate(self.renames):
                 if fkey == key and name.lower() == op.old_name_lower:
                     self.renames[i] = (fop, fkey, op.new_name, before)
@@ -321,6 +327,9 @@ class _Walker:
         if model is None:
             return
         key = (app_label, op.model_name_lower)
+        name = op.old_name if isinstance(op, ops.RenameField) else op.name
+        if (key, name.lower()) in self.added:
+            return  # a column added within the plan: no running code knows it
         if isinstance(op, ops.RemoveField):
             field = _field(model, op.name)
             column = _column(op.name, field) if field is not None else op.name
@@ -348,7 +357,13 @@ class _Walker:
                 return
             new = op.field
             old_column, new_column = _column(op.name, old), _column(op.name, new)
-            if old_column is not None and new_column is not None and old_column != new_column:
+            tracked = any(k == key and n.lower() == op.name_lower for _, k, n, _ in self.renames)
+            if (
+                old_column is not None
+                and new_column is not None
+                and old_column != new_column
+                and not tracked  # an earlier rename's entry holds the column at the start
+            ):
                 self.renames.append((op, key, op.name, old_column))
             if old.null and not new.null:
                 self._add("W074", label, op, f"column {new_column!r} becomes NOT NULL")

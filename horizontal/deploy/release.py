@@ -344,7 +344,7 @@ def _run_once(
         row = gate.slot_row(job, release_id)
         # A failure recorded before this process started is a past release call's: this
         # one is "the next release" and runs it again. A newer one is a sibling's.
-        retry = row is not None and row.status in gate.RETRY_STATUSES and _ended_at(row) < started
+        retry = row is not None and row.status in gate.RETRY_STATUSES and _ended_at(row) <= started
         trigger = JobRun.Trigger.RETRY if retry else JobRun.Trigger.MANUAL
         outcome = execute(job, release_id, trigger=trigger, retry=retry, explicit=True)
         mapped = {
@@ -361,7 +361,7 @@ def _run_once(
         if row.status == JobRun.Status.SUCCEEDED:
             return result(HookStatus.DONE, describe(row), row.token)
         if row.status in gate.RETRY_STATUSES:
-            if _ended_at(row) >= started:
+            if _ended_at(row) > started:
                 return result(
                     HookStatus.FAILED,
                     f"{describe(row, retry=True)}; the next release for {release_id!r} runs "
