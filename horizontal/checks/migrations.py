@@ -21,19 +21,15 @@ A database that cannot be read is skipped.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.apps import AppConfig
 from django.conf import settings
-from django.core import checks
 from django.core.checks import CheckMessage, Tags
 
 from horizontal.checks._base import TAG, register
 
-if TYPE_CHECKING:
-    from horizontal.deploy.compat import Finding
-
-__all__ = ["IDS", "check_pending_migrations", "finding_message"]
+__all__ = ["IDS", "check_pending_migrations"]
 
 # Every id these checks emit, spelt whole (docs/checks.md has a row for each).
 IDS = (
@@ -47,21 +43,6 @@ IDS = (
 )
 
 
-def finding_message(finding: Finding, alias: str) -> checks.Warning:
-    """The check message of one finding on database ``alias``."""
-    from horizontal.deploy.compat import RECIPES
-
-    what, recipe = RECIPES[finding.id]
-    return checks.Warning(
-        f"Migration {finding.migration} (not applied on database {alias!r}) {what}: "
-        f"{finding.operation} ({finding.detail}).",
-        hint=f"{recipe} If the old code is known not to need it, set "
-        f"horizontal_rolling_safe = '<why>' on {finding.migration}'s Migration class.",
-        obj=finding.migration,
-        id=f"horizontal.{finding.id}",
-    )
-
-
 @register(Tags.database, TAG, deploy=True)
 def check_pending_migrations(
     app_configs: Iterable[AppConfig] | None = None,
@@ -69,7 +50,7 @@ def check_pending_migrations(
     **kwargs: Any,
 ) -> list[CheckMessage]:
     # Imported here: the migration loader is for `check --database`, not every start-up.
-    from horizontal.deploy.compat import pending_findings
+    from horizontal.deploy.compat import finding_message, pending_findings
 
     messages: list[CheckMessage] = []
     for alias in databases or ():

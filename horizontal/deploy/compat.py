@@ -24,6 +24,8 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
+from django.conf import settings
+from django.core import checks
 from django.db import DatabaseError, connections, router
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.migrations import operations as ops
@@ -38,8 +40,10 @@ from horizontal.conf import conf
 __all__ = [
     "RECIPES",
     "Finding",
+    "finding_message",
     "pending_findings",
     "pending_migrations",
+    "pending_report",
     "silenced",
     "unsafe_operations",
 ]
@@ -318,8 +322,10 @@ class _Walker:
             return
         if isinstance(op, ops.AlterModelTable):
             model = self._known(state, app_label, op.name)
-            if model is not None:
-                self.table_renames.append((op, (app_label, op.name_lower), _table(model)))
+            key = (app_label, op.name_lower)
+            # After a RenameModel its entry holds the table at the start already.
+            if model is not None and all(k != key for _, k, _ in self.table_renames):
+                self.table_renames.append((op, key, _table(model)))
             return
         if not isinstance(op, ops.AddField | ops.RemoveField | ops.RenameField | ops.AlterField):
             return
@@ -433,3 +439,27 @@ def pending_findings(alias: str) -> list[Finding]:
     except DatabaseError:
         return []
     return unsafe_operations(plan, state, connections[alias], skip_apps=fresh)
+
+
+def finding_message(finding: Finding, alias: str) -> checks.Warning:
+    """The check message of one finding on database ``alias`` (``horizontal.W07x``)."""
+    what, recipe = RECIPES[finding.id]
+    return checks.Warning(
+        f"Migration {finding.migration} (not applied on database {alias!r}) {what}: "
+        f"{finding.operation} ({finding.detail}).",
+        hint=f"{recipe} If the old code is known not to need it, set "
+        f"horizontal_rolling_safe = '<why>' on {finding.migration}'s Migration class.",
+        obj=finding.migration,
+        id=f"horizontal.{finding.id}",
+    )
+
+
+def pending_report(alias: str) -> tuple[int, list[checks.Warning]]:
+    """What ``release --check-migrations`` prints: how many migrations ``alias`` has not
+    applied, and the messages ``SILENCED_SYSTEM_CHECKS`` leaves. Raises ``DatabaseError``
+    when the database cannot be read."""
+    plan, state, fresh = pending_migrations(alias)
+    silenced_ids = set(settings.SILENCED_SYSTEM_CHECKS)
+    found = unsafe_operations(plan, state, connections[alias], skip_apps=fresh)
+    messages = [finding_message(f, alias) for f in found]
+    return len(plan), [m for m in messages if m.id not in silenced_ids]

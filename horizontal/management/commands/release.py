@@ -15,6 +15,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
+from horizontal.deploy.compat import pending_report
 from horizontal.deploy.release import (
     InvalidRelease,
     exit_code,
@@ -108,39 +109,25 @@ class Command(BaseCommand):
             raise SystemExit(code)
         self.stdout.write(f"release {release_id}: {len(results)} hook(s) done")
 
-    def _findings(self, alias: str) -> list[Any]:
-        from horizontal.checks.migrations import finding_message
-        from horizontal.deploy.compat import pending_findings
-
-        return [finding_message(f, alias) for f in pending_findings(alias)]
-
     def _warn_incompatible(self, alias: str) -> None:
-        from django.conf import settings
-
-        silenced = set(settings.SILENCED_SYSTEM_CHECKS)
-        for message in self._findings(alias):
-            if message.id not in silenced:
-                self.stderr.write(f"warning: {message}")
+        try:
+            _, messages = pending_report(alias)
+        except DatabaseError:
+            return  # migrate_locked says why, next
+        for message in messages:
+            self.stderr.write(f"warning: {message}")
 
     def _check_migrations(self, alias: str) -> None:
-        from django.conf import settings
-        from django.db import connections
-
-        from horizontal.deploy.compat import pending_migrations
-
         try:
-            plan, _, _ = pending_migrations(alias)
+            pending, messages = pending_report(alias)
         except DatabaseError as exc:
-            connections[alias].close()
             self.stderr.write(f"release: cannot read the migrations of {alias!r}: {exc}")
             raise SystemExit(EXIT_USAGE) from None
-        silenced = set(settings.SILENCED_SYSTEM_CHECKS)
-        messages = [m for m in self._findings(alias) if m.id not in silenced]
         for message in messages:
             self.stderr.write(str(message))
         self.stdout.write(
-            f"{len(plan)} migration(s) not applied on {alias!r}; "
-            f"{len(messages)} operation(s) break the code still running during a rolling deploy"
+            f"{pending} migration(s) not applied on {alias!r}; {len(messages)} operation(s) "
+            "break the code still running during a rolling deploy"
         )
         if messages:
             raise SystemExit(1)
