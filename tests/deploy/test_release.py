@@ -186,3 +186,20 @@ def test_status_lists_each_hook_with_its_outcome_and_who_ran_it() -> None:
         ("warm", "per process"),
     ]
     assert "ValueError: no route" in lines[1].text
+
+
+def test_the_status_command_prints_one_line_per_hook(capsys: pytest.CaptureFixture[str]) -> None:
+    @on_release("seed")
+    def seed(run: Run) -> None:
+        pass
+
+    call_command("release", "--status", "--release", "v3")
+    assert capsys.readouterr().out.splitlines() == [
+        "release v3:",
+        "  not run      seed: not run yet",
+    ]
+    release("v3")
+    call_command("release", "--status", "--release", "v3")
+    out = capsys.readouterr().out
+    assert out.startswith("release v3:\n")
+    assert "horizontal:release:seed@v3: already succeeded on" in out
