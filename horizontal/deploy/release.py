@@ -356,6 +356,10 @@ def _run_once(
         if mapped is not None:
             return result(mapped, outcome.message, outcome.token)
         row = gate.slot_row(job, release_id)
+        looping = row is None or (row.status in gate.RETRY_STATUSES and _ended_at(row) <= started)
+        if looping and time.monotonic() > deadline:  # a guard: each pass claims or waits
+            text = describe(row) if row is not None else f"{hook.name}: not claimed"
+            return result(HookStatus.WAITED_TOO_LONG, f"{text}; gave up after --wait", None)
         if row is None:
             continue
         if row.status == JobRun.Status.SUCCEEDED:
