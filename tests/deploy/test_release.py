@@ -4,11 +4,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
 from horizontal.deploy import release as release_module
 from horizontal.deploy.release import (
@@ -203,3 +205,28 @@ def test_the_status_command_prints_one_line_per_hook(capsys: pytest.CaptureFixtu
     out = capsys.readouterr().out
     assert out.startswith("release v3:\n")
     assert "horizontal:release:seed@v3: already succeeded on" in out
+
+
+def test_a_hook_whose_runner_died_is_reclaimed_by_the_next_release_with_a_higher_token() -> None:
+    calls: list[int] = []
+
+    @on_release("seed")
+    def seed(run: Run) -> None:
+        calls.append(run.token)
+
+    # What a kill -9 mid-hook leaves: the row running, its claim expired.
+    past = timezone.now() - dt.timedelta(minutes=5)
+    JobRun.objects.create(
+        job=HOOK_PREFIX + "seed",
+        slot="v1",
+        status=JobRun.Status.RUNNING,
+        owner="deploy-killed",
+        token=1,
+        attempt=1,
+        trigger=JobRun.Trigger.MANUAL,
+        claimed_at=past,
+        heartbeat_at=past,
+        expires_at=past,
+    )
+    [result] = release("v1")
+    assert (result.status, result.token, calls) == (HookStatus.RAN, 2, [2])
