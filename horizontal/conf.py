@@ -50,6 +50,11 @@ class Settings:
         return None if value is None else str(value)
 
     @property
+    def ROLLING_SAFE_MIGRATIONS(self) -> frozenset[str]:
+        """``"app_label.migration_name"`` of migrations the W070–W076 checks leave alone."""
+        return frozenset(str(name) for name in _get("HORIZONTAL_ROLLING_SAFE_MIGRATIONS", ()))
+
+    @property
     def SESSION_FAILURE(self) -> str:
         """``"closed"`` (503 + Retry-After) or ``"open"`` (no session) on a store error."""
         return str(_get("HORIZONTAL_SESSION_FAILURE", "closed"))

@@ -101,6 +101,10 @@ if env("HORIZONTAL_INSTANCE_ID"):
 # Demo knob for the tests: seconds the refund job waits between refunds, so a test can
 # stop or kill it mid-job.
 BILLING_PAY_DELAY = float(env("BILLING_PAY_DELAY", "0"))
+# Test knobs of the release hooks (billing/jobs.py): a file each hook run appends a line
+# to, and the name of a hook that fails on purpose.
+RELEASE_HOOK_LOG = env("RELEASE_HOOK_LOG")
+RELEASE_HOOK_FAIL = env("RELEASE_HOOK_FAIL")
 
 LOGGING = {
     "version": 1,

@@ -12,6 +12,7 @@ Id ranges, one module each (docs/checks.md has every id):
 - ``horizontal.W050``: a random ``SECRET_KEY`` (``secret_key.py``)
 - ``horizontal.W051``–``W059``: logging and email to local files (``logging_email.py``)
 - ``horizontal.W060``–``W069``: file storage (``storage.py``)
+- ``horizontal.W070``–``W079``: migrations that break a rolling deploy (``migrations.py``)
 - ``horizontal.W100``–``W199``: single-instance assumptions found in code (``code.py``)
 
 ``_base.py`` holds the tag and ``register`` every module uses; ``_classes.py`` is the one
@@ -30,6 +31,7 @@ from horizontal.checks import (
     databases,
     jobs,
     logging_email,
+    migrations,
     secret_key,
     sessions,
     storage,
@@ -45,6 +47,7 @@ __all__ = [
     "databases",
     "jobs",
     "logging_email",
+    "migrations",
     "register",
     "secret_key",
     "sessions",

@@ -20,6 +20,8 @@ from django.utils.module_loading import import_string
 
 from horizontal.checks._base import TAG, register
 from horizontal.conf import Settings
+from horizontal.jobs.slots import MAX_SLOT_LENGTH
+from horizontal.leases import name_problem
 from horizontal.sessions import FAILURE_POLICIES
 
 # JobRun.owner / Lease.owner are CharField(max_length=200).
@@ -130,7 +132,14 @@ RULES: dict[str, Rule] = {
     "HORIZONTAL_LEASE_TTL": Rule(
         _is_number, "a number of seconds", lambda v: v > 0, "greater than 0"
     ),
-    "HORIZONTAL_RELEASE": Rule(_is_str, "a string", bool, "a non-empty string", allow_none=True),
+    # The slot under which each release hook runs once (manage.py release).
+    "HORIZONTAL_RELEASE": Rule(
+        _is_str,
+        "a string",
+        lambda v: name_problem(v, MAX_SLOT_LENGTH) is None,
+        f"1 to {MAX_SLOT_LENGTH} characters without control characters",
+        allow_none=True,
+    ),
     "HORIZONTAL_SESSION_FAILURE": Rule(
         _is_str,
         "a string",
@@ -150,6 +159,14 @@ RULES: dict[str, Rule] = {
     "HORIZONTAL_LOCAL_CACHES": Rule(
         lambda v: isinstance(v, list | tuple) and all(isinstance(a, str) for a in v),
         "a list of cache aliases",
+    ),
+    "HORIZONTAL_ROLLING_SAFE_MIGRATIONS": Rule(
+        lambda v: (
+            isinstance(v, list | tuple | set | frozenset) and all(isinstance(n, str) for n in v)
+        ),
+        "a list of 'app_label.migration_name' strings",
+        lambda v: all(n.count(".") == 1 and all(n.split(".")) for n in v),
+        "'app_label.migration_name' entries",
     ),
     "HORIZONTAL_DEBUG_FAILPOINTS": Rule(_is_bool, "True or False"),
     "HORIZONTAL_FAILPOINTS": Rule(_is_str, "a string"),

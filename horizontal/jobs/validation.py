@@ -29,10 +29,15 @@ __all__ = [
     "E016",
     "E017",
     "E018",
+    "RESERVED_JOB_PREFIX",
     "describe_errors",
     "job_errors",
     "schedule_problem",
 ]
+
+# Gate names horizontal keeps for itself: release hooks are ``horizontal:release:<name>``.
+# Compared case-blind, as the lease names are.
+RESERVED_JOB_PREFIX = "horizontal:"
 
 # The fields of a cron expression in croniter's order (seconds, when given, come last),
 # with the values each takes.
@@ -123,9 +128,14 @@ def E015(job: Job) -> checks.Error:
 
 def E016(job: Job) -> checks.Error:
     return checks.Error(
-        f"Job {job.name!r} has a name that is empty, longer than 200 characters, or has "
-        "whitespace, control characters or text that is not UTF-8.",
-        hint="Job names are identifiers used on the command line: keep them short.",
+        f"Job {job.name!r} has a name that is empty, longer than 200 characters, has "
+        "whitespace, control characters or text that is not UTF-8, or starts with "
+        f"{RESERVED_JOB_PREFIX!r}.",
+        hint=(
+            "Job names are identifiers used on the command line: keep them short. Names "
+            f"starting with {RESERVED_JOB_PREFIX!r} are horizontal's own gate names "
+            "(release hooks)."
+        ),
         obj=job.origin,
         id="horizontal.E016",
     )
@@ -192,7 +202,11 @@ def job_errors(job: Job) -> list[checks.Error]:
     errors = []
     # Names are stored and compared like lease names (1-200 characters, UTF-8, no
     # control characters) and typed on command lines (no whitespace).
-    if name_problem(job.name) is not None or any(c.isspace() for c in job.name):
+    if (
+        name_problem(job.name) is not None
+        or any(c.isspace() for c in job.name)
+        or job.name.casefold().startswith(RESERVED_JOB_PREFIX)
+    ):
         errors.append(E016(job))
     if job.schedule is not None:
         problem = schedule_problem(job.schedule)
