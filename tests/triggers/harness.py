@@ -25,6 +25,13 @@ TTL = 3.0
 SETTINGS = {"DJANGO_SETTINGS_MODULE": "tests.triggers.settings"}
 # Seconds a short run sends triggers for (CI); TRIGGERS_RUN_SECONDS=300 for the long one.
 RUN_SECONDS = float(os.environ.get("TRIGGERS_RUN_SECONDS", "15"))
+TABLES = (
+    "triggers_workload_triggereffect",
+    "django_tasks_database_dbtaskresult",
+    "horizontal_effect",
+    "horizontal_jobrun",
+    "horizontal_lease",
+)
 
 
 def scratch_database() -> ScratchDatabase:

@@ -22,13 +22,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.databases import ScratchDatabase
 from tests.triggers.harness import (
     RUN_SECONDS,
     TTL,
     figures,
     kill_mid_job,
     killed_slot,
-    scratch_database,
     start,
     stop,
     wait_for,
@@ -52,12 +52,12 @@ def delete_queue(url: str, queue: str) -> None:
 
 @pytest.mark.parametrize("broker", list(BROKERS))
 def test_two_beats_and_three_workers_run_each_slot_once_and_a_killed_workers_slot_after_its_ttl(
-    broker: str, tmp_path: Path
+    broker: str, tmp_path: Path, workload_db: ScratchDatabase
 ) -> None:
+    db = workload_db
     url = BROKERS[broker]
     queue = f"horizontal-triggers-{uuid.uuid4().hex[:8]}"
     env = {"CELERY_BROKER_URL": url, "CELERY_QUEUE": queue}
-    db = scratch_database()
     workers = []
     beats = []
     began = time.monotonic()
@@ -71,9 +71,11 @@ def test_two_beats_and_three_workers_run_each_slot_once_and_a_killed_workers_slo
             beats.append(start(args, db, f"beat-{i}", env))
         wait_for(db, "SELECT 1 FROM triggers_workload_triggereffect WHERE phase = 'done'", 60)
         sending = time.monotonic()
+        phases = {"start-up": sending - began}
         kill = kill_mid_job(db, "celery_slow", {w.pid for w in workers})
         time.sleep(max(0.0, RUN_SECONDS - (time.monotonic() - sending)))
         stop(beats)
+        phases["sending"] = time.monotonic() - sending
         # Settle: what was sent is run, the killed slot included.
         wait_for(
             db,
@@ -83,6 +85,7 @@ def test_two_beats_and_three_workers_run_each_slot_once_and_a_killed_workers_slo
             30,
             (kill.job, kill.slot),
         )
+        phases["settle"] = time.monotonic() - sending - phases["sending"]
         time.sleep(1.0)
         stop(workers)
         results = [
@@ -93,9 +96,9 @@ def test_two_beats_and_three_workers_run_each_slot_once_and_a_killed_workers_slo
         killed = killed_slot(db, kill)
     finally:
         stop(beats + workers)
-        db.drop()
         delete_queue(url, queue)
-    print(f"\n{broker}: {time.monotonic() - began:.1f} s in all, {RUN_SECONDS:.0f} s of sending")
+    took = ", ".join(f"{k} {v:.1f} s" for k, v in phases.items())
+    print(f"\n{broker}: {time.monotonic() - began:.1f} s in all ({took})")
     for result in results:
         print(f"  {result.line()}")
     print(f"  killed worker pid {kill.pid} in {kill.job}@{kill.slot}: {killed}")
@@ -110,5 +113,6 @@ def test_two_beats_and_three_workers_run_each_slot_once_and_a_killed_workers_slo
     assert killed["row"] == ("succeeded", 2, 2)
     reclaimed = killed["reclaimed_after_kill_s"]
     assert isinstance(reclaimed, float)
-    # Not before the claim expired (renewed every TTL/3 until the kill), soon after it.
-    assert TTL * 2 / 3 - 0.5 <= reclaimed <= TTL + 3, killed
+    # Not before the claim expired (renewed every TTL/3 until the kill); soon after it (the
+    # bound allows for a loaded machine: queue lag, a worker starting).
+    assert TTL * 2 / 3 - 0.5 <= reclaimed <= TTL + 10, killed
