@@ -49,17 +49,7 @@ from horizontal.jobs.run import Run
 from horizontal.jobs.runner import get_job, run_job_object
 from horizontal.jobs.validation import describe_errors, job_errors
 
-__all__ = [
-    "BEAT_LEASE",
-    "NAMESPACE",
-    "RUN_JOB_TASK",
-    "LeaderScheduler",
-    "current_run",
-    "every_to_cron",
-    "once_per_slot",
-    "register_jobs",
-    "run_due",
-]
+__all__ = ["RUN_JOB_TASK", "LeaderScheduler", "current_run", "once_per_slot", "register_jobs"]
 
 logger = logging.getLogger("horizontal.triggers.celery")
 

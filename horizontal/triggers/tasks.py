@@ -29,7 +29,8 @@ from horizontal.jobs.runner import Interrupted, execute, get_job
 from horizontal.jobs.validation import describe_errors, job_errors
 from horizontal.models import JobRun
 
-__all__ = ["hand_off", "run_slot", "tasks_module"]
+# hand_off is what ``runner.dispatch`` calls (HAND_OFFS); it is not for your code.
+__all__ = ["run_slot"]
 
 
 def tasks_module() -> Any:
