@@ -7,15 +7,20 @@ processes on real brokers are in ``test_celery_brokers.py``.
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from celery import Celery
 
 from horizontal.jobs import Run, job, registry
-from horizontal.models import JobRun
+from horizontal.models import JobRun, Lease
 from horizontal.triggers.celery import (
+    BEAT_LEASE,
     RUN_JOB_TASK,
+    LeaderScheduler,
     current_run,
     every_to_cron,
     once_per_slot,
@@ -105,3 +110,32 @@ def test_the_decorator_refuses_what_it_cannot_run(app: Celery) -> None:
         once_per_slot(cron="61 * * * *")
     with pytest.raises(TypeError, match=r"under @app\.task"):
         once_per_slot(every=60)(app.task(lambda: None))
+
+
+def test_of_two_leader_schedulers_only_the_lease_holder_sends(app: Celery, tmp_path: Path) -> None:
+    app.conf.beat_schedule = {"often": {"task": "triggers.noop", "schedule": 0.01}}
+    sent: list[str] = []
+
+    class Recording(LeaderScheduler):
+        def apply_entry(self, entry: Any, producer: Any = None) -> None:
+            sent.append(self.name)
+
+    first = Recording(app, schedule_filename=str(tmp_path / "first"), lazy=False)
+    second = Recording(app, schedule_filename=str(tmp_path / "second"), lazy=False)
+    first.name, second.name = "first", "second"
+    try:
+        for _ in range(5):
+            time.sleep(0.02)
+            first.tick()
+            second.tick()
+        assert set(sent) == {"first"}
+        lease = Lease.objects.get(name=BEAT_LEASE)
+        first.close()  # releases: the other takes over at its next tick
+        sent.clear()
+        for _ in range(3):
+            time.sleep(0.02)
+            second.tick()
+        assert set(sent) == {"second"}
+        assert Lease.objects.get(name=BEAT_LEASE).token == lease.token + 1
+    finally:
+        second.close()
