@@ -105,7 +105,7 @@ def kill_mid_job(db: ScratchDatabase, job: str, pids: set[int], timeout: float =
         WHERE s.job = %s AND s.phase = 'started' AND s.token = 1 AND NOT EXISTS (
             SELECT 1 FROM triggers_workload_triggereffect d
             WHERE d.job = s.job AND d.slot = s.slot AND d.phase = 'done')
-        ORDER BY s.id LIMIT 1
+        ORDER BY s.id DESC LIMIT 1
         """,
         timeout,
         (job,),
