@@ -24,7 +24,7 @@ from tests.support.processes import PYTHON, ROOT, child_env
 TTL = 3.0
 SETTINGS = {"DJANGO_SETTINGS_MODULE": "tests.triggers.settings"}
 # Seconds a short run sends triggers for (CI); TRIGGERS_RUN_SECONDS=300 for the long one.
-RUN_SECONDS = float(os.environ.get("TRIGGERS_RUN_SECONDS", "15"))
+RUN_SECONDS = float(os.environ.get("TRIGGERS_RUN_SECONDS", "12"))
 TABLES = (
     "triggers_workload_triggereffect",
     "django_tasks_database_dbtaskresult",
@@ -184,19 +184,19 @@ def killed_slot(db: ScratchDatabase, kill: Kill, run_job: str | None = None) -> 
         (kill.job, kill.slot),
     )
     row = db.query(
-        "SELECT status, token, attempt, claimed_at FROM horizontal_jobrun "
+        "SELECT status, token, attempt, triggered_by, claimed_at FROM horizontal_jobrun "
         "WHERE job = %s AND slot = %s",
         (run_job or kill.job, kill.slot),
     )
     reclaimed = None
     if row:
-        claimed_at = row[0][3]
+        claimed_at = row[0][4]
         assert isinstance(claimed_at, dt.datetime)
         reclaimed = round(claimed_at.timestamp() - kill.at, 2)
     return {
         "slot": kill.slot,
         "started_tokens": [t for (t,) in started],
         "done_tokens": [t for (t, _) in done],
-        "row": row[0][:3] if row else None,
+        "row": row[0][:4] if row else None,
         "reclaimed_after_kill_s": reclaimed,
     }
