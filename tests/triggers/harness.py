@@ -13,10 +13,12 @@ import datetime as dt
 import os
 import signal
 import subprocess
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from tests.support.databases import ScratchDatabase
 from tests.support.processes import PYTHON, ROOT, child_env
@@ -43,8 +45,13 @@ def scratch_database() -> ScratchDatabase:
 def start(
     args: Sequence[str], db: ScratchDatabase, name: str, extra: Mapping[str, str] | None = None
 ) -> subprocess.Popen[str]:
-    """Start ``python ARGS`` in the project root as node ``name``; output to a log file."""
-    log = open(f"/tmp/horizontal-triggers-{os.getpid()}-{name}.log", "w")  # noqa: SIM115
+    """Start ``python ARGS`` in the project root as node ``name``.
+
+    Its output goes to ``$TMPDIR/horizontal-triggers-<pytest pid>-<name>.log``, kept for a
+    look after a failure.
+    """
+    path = Path(tempfile.gettempdir()) / f"horizontal-triggers-{os.getpid()}-{name}.log"
+    log = path.open("w")
     return subprocess.Popen(
         [PYTHON, *args],
         cwd=ROOT,
@@ -53,11 +60,6 @@ def start(
         stderr=subprocess.STDOUT,
         text=True,
     )
-
-
-def log_of(process: subprocess.Popen[str], name: str) -> str:
-    with open(f"/tmp/horizontal-triggers-{os.getpid()}-{name}.log") as log:
-        return log.read()
 
 
 def stop(processes: Sequence[subprocess.Popen[str]], timeout: float = 15) -> None:

@@ -15,6 +15,7 @@ Long run: ``TRIGGERS_RUN_SECONDS=300 python -m pytest tests/triggers/test_tasks.
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from collections import Counter
 
@@ -38,7 +39,7 @@ pytestmark = pytest.mark.multiprocess
 JOBS = "tasks_fast,tasks_slow"
 
 
-def worker(db: ScratchDatabase, name: str):  # type: ignore[no-untyped-def]
+def worker(db: ScratchDatabase, name: str) -> subprocess.Popen[str]:
     args = ["manage.py", "db_worker", "--no-reload", "--interval", "0.1", "--no-startup-delay"]
     return start([*args, "--worker-id", name], db, name, {"DJANGO_LOG_LEVEL": "INFO"})
 
