@@ -110,8 +110,11 @@ def test_two_beats_and_three_workers_run_each_slot_once_and_a_killed_workers_slo
     assert results[2].slots >= RUN_SECONDS * 0.6, results[2].line()
     assert killed["started_tokens"] == [1, 2]
     assert killed["done_tokens"] == [2]
-    # Re-claimed as a crashed run ("retry": the runner's re-run list, before newer slots).
-    assert killed["row"] == ("succeeded", 2, 2, "retry")
+    # Re-claimed as a crashed run: from the runner's re-run list ("retry"), or, when the
+    # claim expired while the slot was still the latest tick, by that tick's message.
+    row = killed["row"]
+    assert isinstance(row, tuple) and row[:3] == ("succeeded", 2, 2), killed
+    assert row[3] in ("retry", "schedule"), killed
     reclaimed = killed["reclaimed_after_kill_s"]
     assert isinstance(reclaimed, float)
     # Not before the claim expired (renewed every TTL/3 until the kill); soon after it (the
