@@ -13,6 +13,7 @@ Id ranges, one module each (docs/checks.md has every id):
 - ``horizontal.W051``–``W059``: logging and email to local files (``logging_email.py``)
 - ``horizontal.W060``–``W069``: file storage (``storage.py``)
 - ``horizontal.W070``–``W079``: migrations that break a rolling deploy (``migrations.py``)
+- ``horizontal.W085``–``W089``: triggers that cannot deliver a job's slots (``triggers.py``)
 - ``horizontal.W100``–``W199``: single-instance assumptions found in code (``code.py``)
 
 ``_base.py`` holds the tag and ``register`` every module uses; ``_classes.py`` is the one
@@ -35,6 +36,7 @@ from horizontal.checks import (
     secret_key,
     sessions,
     storage,
+    triggers,
 )
 from horizontal.checks._base import TAG, register
 
@@ -52,4 +54,5 @@ __all__ = [
     "secret_key",
     "sessions",
     "storage",
+    "triggers",
 ]

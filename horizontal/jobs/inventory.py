@@ -39,8 +39,10 @@ def job_summaries(recent: int = 5) -> list[JobSummary]:
         else:
             nxt = slots.next_tick(job, now)
             upcoming = f"next slot: {slots.format_slot(nxt) if nxt else '-'}"
+        # Who runs it, when not the process that finds it due (docs/triggers.md).
+        handed = "" if job.executor == "inline" else f", executor={job.executor}"
         details = [
-            f"schedule: {schedule}; catchup={job.catchup}, overlap={job.overlap}",
+            f"schedule: {schedule}; catchup={job.catchup}, overlap={job.overlap}{handed}",
             upcoming,
             f"defined in: {job.origin}",
         ]

@@ -16,8 +16,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CATCHUP_POLICIES",
+    "EXECUTORS",
     "OVERLAP_POLICIES",
     "Catchup",
+    "Executor",
     "Job",
     "Overlap",
     "Registry",
@@ -27,9 +29,12 @@ __all__ = [
 
 Catchup = Literal["skip", "latest", "all"]
 Overlap = Literal["skip", "allow"]
+# Who runs a due slot: this process ("inline"), or a django.tasks worker ("tasks").
+Executor = Literal["inline", "tasks"]
 # The allowed values at run time (validation), read off the types so the two cannot drift.
 CATCHUP_POLICIES: tuple[Catchup, ...] = get_args(Catchup)
 OVERLAP_POLICIES: tuple[Overlap, ...] = get_args(Overlap)
+EXECUTORS: tuple[Executor, ...] = get_args(Executor)
 
 
 class Job(NamedTuple):
@@ -51,6 +56,7 @@ class Job(NamedTuple):
     reclaim_crashed: bool = True
     max_attempts: int = 1
     description: str = ""
+    executor: Executor = "inline"
 
     @property
     def origin(self) -> str:
@@ -93,6 +99,7 @@ def job(
     window: dt.timedelta | float = dt.timedelta(days=1),
     reclaim_crashed: bool = True,
     max_attempts: int = 1,
+    executor: Executor = "inline",
 ) -> Callable[[Callable[[Run], Any]], Callable[[Run], Any]]:
     """Register ``func(run)`` as the job ``name``.
 
@@ -110,6 +117,9 @@ def job(
     - ``max_attempts``: a slot whose run *raised* is re-run automatically by the next
       ``runjob`` or scheduler poll until it has had this many attempts (default 1: a
       failed slot is re-run only on purpose, with ``--retry``).
+    - ``executor``: ``"inline"`` runs a due slot in the process that found it due
+      (``runjob``, the scheduler); ``"tasks"`` hands it to a ``django.tasks`` worker
+      (``horizontal.triggers.tasks``), which claims it through the same gate.
     """
 
     def decorator(func: Callable[[Run], Any]) -> Callable[[Run], Any]:
@@ -126,6 +136,7 @@ def job(
                 window=_seconds(window),
                 reclaim_crashed=reclaim_crashed,
                 max_attempts=max_attempts,
+                executor=executor,
                 description=(func.__doc__ or "").strip().split("\n")[0],
             )
         )

@@ -45,6 +45,7 @@ class OutcomeStatus(StrEnum):
     MISSED = "missed"
     SKIPPED_OVERLAP = "skipped_overlap"
     IDLE = "idle"  # the schedule has no tick yet
+    HANDED_OFF = "handed_off"  # queued for a task worker, which claims it (executor)
 
 
 _EXIT_CODES = {

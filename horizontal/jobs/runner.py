@@ -17,6 +17,7 @@ from contextlib import suppress
 from typing import Any
 
 from django.db import Error, connections
+from django.utils.module_loading import import_string
 
 from horizontal import failpoints
 from horizontal.conf import conf
@@ -30,7 +31,17 @@ from horizontal.jobs.validation import describe_errors, job_errors
 from horizontal.leases import Heartbeat, Validity
 from horizontal.models import JobRun
 
-__all__ = ["InterruptShield", "Interrupted", "due_slots", "execute", "get_job", "run_job"]
+__all__ = [
+    "HAND_OFFS",
+    "InterruptShield",
+    "Interrupted",
+    "dispatch",
+    "due_slots",
+    "execute",
+    "get_job",
+    "run_job",
+    "run_job_object",
+]
 
 logger = logging.getLogger("horizontal.jobs")
 
@@ -42,6 +53,9 @@ MISSED_AFTER = dt.timedelta(seconds=60)
 MISSED_RECORD_LIMIT = 100
 # Ticks one catchup="all" pass claims at most; the next pass goes on from the last one.
 CATCHUP_ALL_LIMIT = 10_000
+# Executors other than "inline" (``@job(executor=...)``), by dotted path: loaded only when
+# a job names one, so the extra each needs is imported only then.
+HAND_OFFS = {"tasks": "horizontal.triggers.tasks.hand_off"}
 
 
 class Interrupted(BaseException):
@@ -122,7 +136,11 @@ def run_job(name: str, *, slot: str | None = None, retry: bool = False) -> list[
     A SIGTERM/SIGINT handler's ``Interrupted`` never escapes: it ends the list with an
     ``INTERRUPTED`` outcome, and the slots not yet claimed are left for the next run.
     """
-    job = get_job(name)
+    return run_job_object(get_job(name), slot=slot, retry=retry)
+
+
+def run_job_object(job: Job, *, slot: str | None = None, retry: bool = False) -> list[Outcome]:
+    """``run_job`` for a ``Job`` that need not be in the registry (a decorated Celery task)."""
     errors = job_errors(job)
     if errors:
         raise InvalidJob(describe_errors(errors))
@@ -145,9 +163,10 @@ def _run_slots(job: Job, slot: str | None, retry: bool, outcomes: list[Outcome])
         canonical = slots.parse_slot(job, slot, now)
         trigger = JobRun.Trigger.RETRY if retry else JobRun.Trigger.MANUAL
         try:
-            outcomes.append(execute(job, canonical, trigger=trigger, retry=retry, explicit=True))
+            first = dispatch(job, canonical, trigger=trigger, retry=retry, explicit=True)
         except _InterruptedAfter as stop:
-            outcomes.append(stop.outcome)
+            first = stop.outcome
+        outcomes.extend([first] if first else [])
         return
     if job.schedule is None:
         raise InvalidSlot(f"job {job.name!r} has no schedule: name the slot with --slot")
@@ -157,7 +176,7 @@ def _run_slots(job: Job, slot: str | None, retry: bool, outcomes: list[Outcome])
     due = [(JobRun.Trigger.RETRY, s) for s in rerun] + [d for d in due if d[1] not in rerun]
     for index, (due_trigger, due_slot) in enumerate(due):
         try:
-            outcome = execute(job, due_slot, trigger=due_trigger, retry=retry, explicit=False)
+            outcome = dispatch(job, due_slot, trigger=due_trigger, retry=retry, explicit=False)
         except _InterruptedAfter as stop:
             outcomes.append(stop.outcome)
             left = len(due) - index - 1
@@ -165,6 +184,8 @@ def _run_slots(job: Job, slot: str | None, retry: bool, outcomes: list[Outcome])
                 text = f"{job.name}: interrupted; {left} due slot(s) left for the next run"
                 outcomes.append(Outcome(job.name, None, OutcomeStatus.INTERRUPTED, text))
             return
+        if outcome is None:  # handed off a moment ago: not again yet
+            continue
         outcomes.append(outcome)
         if outcome.status == OutcomeStatus.INTERRUPTED:
             return
@@ -237,6 +258,22 @@ def _record_missed(job: Job, after: dt.datetime, until: dt.datetime, note: str) 
             "(not recorded one by one)",
         )
     gate.record_slots(job, rows, JobRun.Status.MISSED)
+
+
+def dispatch(job: Job, slot: str, *, trigger: str, retry: bool, explicit: bool) -> Outcome | None:
+    """Run a due slot here (``execute``), or hand it to the job's executor.
+
+    A hand-off returns None when it queued the slot a moment ago and it is not due again.
+    """
+    if job.executor == "inline":
+        return execute(job, slot, trigger=trigger, retry=retry, explicit=explicit)
+    path = HAND_OFFS.get(job.executor)
+    if path is None:
+        known = ", ".join(["inline", *HAND_OFFS])
+        raise InvalidJob(f"job {job.name!r} has an unknown executor {job.executor!r}: {known}")
+    hand_off = import_string(path)
+    result: Outcome | None = hand_off(job, slot, trigger=trigger, retry=retry, explicit=explicit)
+    return result
 
 
 def execute(job: Job, slot: str, *, trigger: str, retry: bool, explicit: bool) -> Outcome:

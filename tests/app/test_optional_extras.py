@@ -15,7 +15,8 @@ import tempfile
 from tests.support.processes import ROOT, child_env
 
 S3_EXTRA = ("boto3", "botocore", "s3transfer", "storages")
-BLOCKED = ("redis", "django_redis", *S3_EXTRA, "psycopg", "pymysql")
+TRIGGER_EXTRAS = ("celery", "kombu", "billiard", "django_tasks", "django_tasks_db")
+BLOCKED = ("redis", "django_redis", *S3_EXTRA, "psycopg", "pymysql", *TRIGGER_EXTRAS)
 
 BLOCK = f"""
 import importlib.abc, sys

@@ -3,7 +3,8 @@
 A real subprocess starts testproject with Redis sessions and local file storage, sends
 one request through ``horizontal.sessions``' middleware and prints the modules it has
 loaded. The code audit's scanner (a large AST reader, for ``check --deploy`` and
-``manage.py audit``) and boto3 (for S3 storage) must not be among them; with S3 configured, boto3
+``manage.py audit``), boto3 (for S3 storage), Celery and the task backends (the
+triggers' extras) must not be among them; with S3 configured, boto3
 loads only once the storage is used.
 """
 
@@ -48,6 +49,10 @@ def test_a_web_worker_loads_neither_the_audit_nor_boto3() -> None:
     audit = {m for m in ours if m.startswith("horizontal.audit")}
     assert audit <= {"horizontal.audit", "horizontal.audit.known"}
     assert [m for m in modules if m.split(".")[0] in ("boto3", "botocore", "storages")] == []
+    # The triggers' extras load only in a project that uses them (docs/triggers.md).
+    extras = ("celery", "kombu", "billiard", "django_tasks", "django_tasks_db")
+    assert [m for m in modules if m.split(".")[0] in extras] == []
+    assert [m for m in ours if m.startswith("horizontal.triggers")] == []
 
 
 def test_with_s3_configured_boto3_still_waits_for_the_first_use() -> None:
