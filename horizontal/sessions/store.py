@@ -166,6 +166,8 @@ class SessionStore(SessionBase):
         self._index_until = 0
         # Set when an operation failed; the middleware reads it.
         self.store_error: BaseException | None = None
+        # The middleware's async path saved already: what save() reports instead.
+        self._saved_async: list[BaseException | None] = []
 
     # -- keys -------------------------------------------------------------------
 
@@ -259,6 +261,13 @@ class SessionStore(SessionBase):
     # -- save -------------------------------------------------------------------
 
     def save(self, must_create: bool = False) -> None:
+        if self._saved_async:
+            # This save was made by asave() in the middleware's async path; Django's
+            # process_response, which calls save(), gets its outcome.
+            error = self._saved_async.pop()
+            if error is not None:
+                raise error
+            return None
         if self.session_key is None:
             return self.create()
         if self.store_error is not None:
@@ -279,6 +288,17 @@ class SessionStore(SessionBase):
         data = await self._aget_session(no_load=must_create)  # type: ignore[attr-defined]  # Django's, unstubbed
         if not await self._awrite(side, data, self._ttl(data), must_create):
             raise CreateError if must_create else UpdateError
+
+    async def asave_for_response(self) -> None:
+        """The middleware's async path: ``asave()`` now, and the next ``save()`` (Django's
+        process_response) reports its outcome instead of writing again."""
+        await self._aget_session()  # type: ignore[attr-defined]  # Django's, unstubbed
+        try:
+            await self.asave()
+        except (UpdateError, SessionStoreUnavailable) as error:
+            self._saved_async.append(error)
+        else:
+            self._saved_async.append(None)
 
     def _ttl(self, data: dict[str, Any]) -> int:
         # get_expiry_age() reads the clock even when there is no custom expiry;
