@@ -50,7 +50,8 @@ while time.monotonic() < deadline:
         grants.append(lease.token)
         lease.release()
     time.sleep(0.1)
-print(json.dumps({{"grants": grants, "latencies": latencies, "outcomes": outcomes, "errors": errors, "connect": connect}}))
+report = {{"grants": grants, "latencies": latencies, "outcomes": outcomes, "errors": errors}}
+print(json.dumps({{**report, "connect": connect}}))
 """
 
 
@@ -83,12 +84,24 @@ def test_f18_thirty_two_processes_contend_for_one_lease(project_db: ScratchDatab
         f"p99 {p99 * 1000:.1f} ms, errors {sum(r['errors'] for r in reports)}, "
         f"retried statements {len(retries)}"
     )
+    # The first acquire of each process is reported apart: under load its statement
+    # plans and caches are cold (the connection itself is opened before the start).
+    connects = sorted(r["connect"] for r in reports)
     firsts = sorted(r["latencies"][0] for r in reports)
     rest = sorted(lat for r in reports for lat in r["latencies"][1:])
-    print(f"  first attempt (connects): p50 {firsts[len(firsts)//2]*1000:.1f} max {firsts[-1]*1000:.1f} ms; "
-          f"later: p50 {rest[len(rest)//2]*1000:.1f} p99 {rest[int(len(rest)*0.99)-1]*1000:.1f} ms")
-    slow = sorted(((lat, ok) for r in reports for lat, ok in zip(r["latencies"][1:], r["outcomes"][1:])), reverse=True)[:10]
-    print("  slowest later:", [(round(a*1000,1), b) for a, b in slow])
+    print(
+        f"  connect: p50 {connects[len(connects) // 2] * 1000:.1f} ms, max "
+        f"{connects[-1] * 1000:.1f} ms; first acquire: p50 "
+        f"{firsts[len(firsts) // 2] * 1000:.1f} ms, max {firsts[-1] * 1000:.1f} ms; "
+        f"later acquires: p50 {rest[len(rest) // 2] * 1000:.1f} ms, "
+        f"p99 {rest[int(len(rest) * 0.99) - 1] * 1000:.1f} ms"
+    )
+    slowest = sorted(
+        (lat, ok)
+        for r in reports
+        for lat, ok in zip(r["latencies"][1:], r["outcomes"][1:], strict=True)
+    )[-5:]
+    print("  slowest later (ms, granted):", [(round(a * 1000, 1), b) for a, b in slowest])
     if retries:
         print("  e.g. " + retries[0][-160:])
     assert sum(r["errors"] for r in reports) == 0, "a contended acquire raised"
