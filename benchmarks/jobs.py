@@ -186,11 +186,15 @@ def main() -> None:
         seconds = float(os.environ.get("BENCH_SECONDS", "10"))
         print("lease acquire+renew+release cycles/s on PostgreSQL (one connection, loopback)")
         for threshold in (None, 5):
-            # None: Django's default (no prepared statements); 5: OPTIONS prepare_threshold.
+            # None: Django's default (no prepared statements); 5: OPTIONS prepare_threshold
+            # with server_side_binding, without which Django's psycopg cursors bind on
+            # the client and never prepare.
             connection.close()
             connection.settings_dict["OPTIONS"]["prepare_threshold"] = threshold
+            connection.settings_dict["OPTIONS"]["server_side_binding"] = threshold is not None
             ours, raw, ratio = lease_cycles(seconds=seconds)
-            print(f" prepare_threshold={threshold}  (medians over interleaved batches)")
+            binding = "server_side_binding=True, " if threshold is not None else ""
+            print(f" {binding}prepare_threshold={threshold}  (medians over interleaved batches)")
             print(f"  horizontal.leases   {ours:9.0f}/s")
             print(f"  same SQL by hand    {raw:9.0f}/s")
             print(f"  ratio               {ratio:9.2f}x   (target >= 0.80)")

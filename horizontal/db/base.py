@@ -37,9 +37,17 @@ class RowLocked(DatabaseError):
     """
 
 
-# How long a claim or an acquire waits for a row lock before it reads the row as held.
+# How long a claim waits for a row lock before it reads the row as held.
 # Whole seconds: MySQL's innodb_lock_wait_timeout has no finer unit.
 ROW_LOCK_WAIT = 1.0
+# How long a lease acquire waits for the lease's row lock: not at all (PostgreSQL's
+# smallest lock_timeout, 1 ms; MariaDB's 0). A locked lease row means another statement
+# is acquiring, renewing, releasing or fencing that lease right now: the try-acquire
+# answers "held" at once instead of queueing behind it. Under contention (RELIABILITY.md
+# F18) the queue is what made the tail: every contender waited for each one before it,
+# and on a loaded machine a holder of the row lock that loses its CPU keeps them all
+# waiting. MySQL (not MariaDB) cannot wait less than 1 s.
+ACQUIRE_LOCK_WAIT = 0.0
 
 
 class Cursor(Protocol):
@@ -166,34 +174,40 @@ class Dialect:
         """The error says a row lock was not granted within ``ROW_LOCK_WAIT``."""
         return False
 
-    # A condition (always true) that, evaluated before the statement's row locks, bounds
-    # how long the rest of the statement waits for one (PostgreSQL's lock_timeout).
-    LOCK_WAIT_BOUND = "1 = 1"
+    def lock_wait_bound(self, wait: float) -> str:
+        """A condition (always true) that, evaluated before the statement's row locks,
+        bounds how long the rest of the statement waits for one (PostgreSQL's
+        lock_timeout)."""
+        return "1 = 1"
 
-    def execute_bounded(self, cursor: Cursor, sql: str, params: Sequence[Any]) -> None:
-        """Run a claim's or an acquire's statement, waiting at most ``ROW_LOCK_WAIT`` for
+    def execute_bounded(
+        self, cursor: Cursor, sql: str, params: Sequence[Any], wait: float = ROW_LOCK_WAIT
+    ) -> None:
+        """Run a claim's or an acquire's statement, waiting at most ``wait`` seconds for
         a row lock; past that raise ``RowLocked`` (read as "held", never retried).
 
-        The statement puts ``LOCK_WAIT_BOUND`` in a condition evaluated before it locks;
-        vendors without that set the bound around it.
+        The statement puts ``lock_wait_bound(wait)`` in a condition evaluated before it
+        locks; vendors without that set the bound around it.
         """
         try:
             cursor.execute(sql, params)
         except Exception as exc:
             if self.is_lock_timeout(exc):
-                raise RowLocked(f"row locked for more than {ROW_LOCK_WAIT:g} s") from exc
+                raise RowLocked(f"row locked for more than {wait:g} s") from exc
             raise
 
     # -- leases --------------------------------------------------------------------------
 
     def acquire_lease(self, cursor: Cursor, name: str, owner: str, ttl_ms: int) -> int | None:
         """Take the lease if it is free or expired; return the new token, else None."""
-        # Bounded: a holder inside a fenced transaction answers "held" within ROW_LOCK_WAIT.
+        # Bounded: a locked row (a holder inside a fenced transaction, another acquire in
+        # flight) answers "held" at once (ACQUIRE_LOCK_WAIT).
         self.execute_bounded(
             cursor,
             f"""
             INSERT INTO horizontal_lease (name, owner, token, expires_at, acquired_at)
-            SELECT %s, %s, 1, {self.later()}, {self.NOW} WHERE {self.LOCK_WAIT_BOUND}
+            SELECT %s, %s, 1, {self.later()}, {self.NOW}
+            WHERE {self.lock_wait_bound(ACQUIRE_LOCK_WAIT)}
             ON CONFLICT (name) DO UPDATE SET
                 owner = excluded.owner,
                 token = horizontal_lease.token + 1,
@@ -203,6 +217,7 @@ class Dialect:
             RETURNING token
             """,
             [name, owner, ttl_ms, ttl_ms],
+            wait=ACQUIRE_LOCK_WAIT,
         )
         row = cursor.fetchone()
         return None if row is None else int(row[0])
@@ -304,7 +319,7 @@ class Dialect:
                 claimed_at, heartbeat_at, expires_at, finished_at, error)
             SELECT %s, %s, '{RUNNING}', %s, 1, 1, %s, {self.NOW}, {self.NOW}, {self.later()},
                 NULL, ''
-            WHERE {self.LOCK_WAIT_BOUND} AND {where}
+            WHERE {self.lock_wait_bound(ROW_LOCK_WAIT)} AND {where}
             ON CONFLICT (job, slot) DO UPDATE SET
                 status = '{RUNNING}', owner = %s, token = horizontal_jobrun.token + 1,
                 attempt = horizontal_jobrun.attempt + 1, triggered_by = %s,

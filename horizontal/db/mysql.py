@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from django.db import DatabaseError, IntegrityError
 
 from horizontal.db.base import (
+    ACQUIRE_LOCK_WAIT,
     ROW_LOCK_WAIT,
     RUNNING,
     Claim,
@@ -90,14 +91,21 @@ class MySQLDialect(Dialect):
     def is_lock_timeout(self, exc: BaseException) -> bool:
         return _errno(cast(DatabaseError, exc)) == _LOCK_TIMEOUT_ERRNO
 
-    def execute_bounded(self, cursor: Cursor, sql: str, params: Sequence[Any]) -> None:
-        wait = max(1, math.ceil(ROW_LOCK_WAIT))  # whole seconds only
+    def execute_bounded(
+        self, cursor: Cursor, sql: str, params: Sequence[Any], wait: float = ROW_LOCK_WAIT
+    ) -> None:
+        seconds = math.ceil(wait)  # whole seconds only
         if cast(Any, cast(_MySQLCursor, cursor).db).mysql_is_mariadb:
-            # For this one statement: nothing stays on the session.
+            # For this one statement: nothing stays on the session. MariaDB takes 0 (no
+            # wait at all).
             super().execute_bounded(
-                cursor, f"SET STATEMENT innodb_lock_wait_timeout = {wait:d} FOR {sql}", params
+                cursor,
+                f"SET STATEMENT innodb_lock_wait_timeout = {seconds:d} FOR {sql}",
+                params,
+                wait,
             )
             return
+        wait = max(1, seconds)  # MySQL's smallest
         # MySQL has no per-statement form for it: set it on the session and put it back.
         cursor.execute(
             "SET @horizontal_lock_wait = @@session.innodb_lock_wait_timeout,"
@@ -105,7 +113,7 @@ class MySQLDialect(Dialect):
             [wait],
         )
         try:
-            super().execute_bounded(cursor, sql, params)
+            super().execute_bounded(cursor, sql, params, wait)
         finally:
             with suppress(DatabaseError):
                 cursor.execute("SET SESSION innodb_lock_wait_timeout = @horizontal_lock_wait", [])
@@ -227,7 +235,8 @@ class MySQLDialect(Dialect):
         return bool(cursor.rowcount == 1)
 
     def acquire_lease(self, cursor: Cursor, name: str, owner: str, ttl_ms: int) -> int | None:
-        # Bounded: a holder inside a fenced transaction answers "held" within ROW_LOCK_WAIT.
+        # Bounded: a locked row (a holder inside a fenced transaction, another acquire in
+        # flight) answers "held" at once on MariaDB (ACQUIRE_LOCK_WAIT), within 1 s on MySQL.
         self.execute_bounded(
             cursor,
             f"""
@@ -236,6 +245,7 @@ class MySQLDialect(Dialect):
             WHERE name = %s AND expires_at <= {self.NOW}
             """,
             [owner, ttl_ms, name],
+            wait=ACQUIRE_LOCK_WAIT,
         )
         if cursor.rowcount == 1:
             return _last_insert_id(cursor)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db import DatabaseError
 
-from horizontal.db.base import ROW_LOCK_WAIT, RUNNING, Cursor, Dialect, lock_key, scalar
+from horizontal.db.base import RUNNING, Cursor, Dialect, lock_key, scalar
 
 if TYPE_CHECKING:
     import psycopg
@@ -78,12 +78,11 @@ class PostgreSQLDialect(Dialect):
         code = getattr(exc, "sqlstate", None) or getattr(exc.__cause__, "sqlstate", None)
         return code == _LOCK_TIMEOUT_SQLSTATE
 
-    # Evaluated before the statement locks a row; is_local: it ends with the statement's
-    # transaction (its own in autocommit), so nothing stays on the session or on a
-    # PgBouncer server connection.
-    LOCK_WAIT_BOUND = (
-        f"set_config('lock_timeout', '{int(ROW_LOCK_WAIT * 1000):d}', true) IS NOT NULL"
-    )
+    def lock_wait_bound(self, wait: float) -> str:
+        # Evaluated before the statement locks a row; is_local: it ends with the
+        # statement's transaction (its own in autocommit), so nothing stays on the session
+        # or on a PgBouncer server connection. 0 would mean "wait for ever": 1 ms at least.
+        return f"set_config('lock_timeout', '{max(1, int(wait * 1000)):d}', true) IS NOT NULL"
 
     def lease_is_held(self, cursor: Cursor, name: str, token: int, bound_ms: int) -> bool:
         cursor.execute(

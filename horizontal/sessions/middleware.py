@@ -10,10 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib.sessions.middleware import SessionMiddleware as DjangoSessionMiddleware
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 
-from horizontal.sessions.store import SessionStoreUnavailable, failure_log, failure_policy
+from horizontal.sessions.store import (
+    SessionStore,
+    SessionStoreUnavailable,
+    failure_log,
+    failure_policy,
+)
 
 __all__ = ["RETRY_AFTER_SECONDS", "SessionMiddleware", "session_unavailable_response"]
 
@@ -48,6 +54,30 @@ class SessionMiddleware(DjangoSessionMiddleware):
     without refreshing the cookie. A view that cannot go on without a write (login,
     logout) still gets a 503: there is nothing sensible to "proceed" with.
     """
+
+    async def __acall__(self, request: HttpRequest) -> HttpResponseBase:
+        """Under ASGI: the session is read and written on redis.asyncio, not in the sync
+        thread Django's ``process_response`` would otherwise run in.
+
+        The decisions stay Django's: the save this path makes ahead is the one
+        ``process_response`` would make (same conditions), and ``process_response``
+        then runs as usual without I/O, taking that save's outcome for its own.
+        """
+        self.process_request(request)  # a store for the cookie's key: no I/O
+        response: HttpResponseBase = await self.get_response(request)  # type: ignore[misc]
+        session: Any = getattr(request, "session", None)
+        if isinstance(session, SessionStore) and self._will_save(request, session, response):
+            await session.asave_for_response()
+        return self.process_response(request, response)
+
+    @staticmethod
+    def _will_save(request: HttpRequest, session: SessionStore, response: HttpResponseBase) -> bool:
+        """Whether Django's process_response will call ``session.save()``."""
+        empty = session.is_empty()
+        if settings.SESSION_COOKIE_NAME in request.COOKIES and empty:
+            return False  # the cookie is deleted, nothing saved
+        wanted = session.modified or settings.SESSION_SAVE_EVERY_REQUEST
+        return bool(wanted and not empty and response.status_code < 500)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if isinstance(exception, SessionStoreUnavailable):

@@ -10,7 +10,9 @@ credentials, pool options, ``KEY_PREFIX``, ``VERSION`` and ``KEY_FUNCTION``.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import inspect
 import json
 import os
 import threading
@@ -238,6 +240,9 @@ class SessionRedis:
         self.move_from_fallback = self.client.register_script(MOVE_FROM_FALLBACK)
         self.end_user_sessions = self.client.register_script(END_USER_SESSIONS)
         self.delete_indexed = self.client.register_script(DELETE_INDEXED)
+        self._async_kwargs = async_pool_kwargs(self._pool)
+        self._async_by_loop: dict[asyncio.AbstractEventLoop, AsyncSessionRedis] = {}
+        self._async_lock = threading.Lock()
 
     def load(self, key: str) -> bytes | str | int | None:
         """The stored session, None when there is none, or ``UNVOUCHED`` when it names
@@ -292,6 +297,34 @@ class SessionRedis:
             connection.disconnect()
         return connection
 
+    # -- the async side: redis.asyncio, one client per event loop ------------------
+
+    def asession(self) -> AsyncSessionRedis | None:
+        """The running event loop's ``redis.asyncio`` side of this store; None when the
+        alias's pool has no asyncio counterpart (Sentinel, a custom pool): the store then
+        runs the sync path in a worker thread.
+
+        One client per loop: a redis.asyncio connection belongs to the loop it was
+        opened on and must not be used from another (``async_to_sync`` runs each call
+        on a new loop; ASGI servers run one loop per worker, sometimes per thread).
+        """
+        loop = asyncio.get_running_loop()
+        side = self._async_by_loop.get(loop)
+        if side is not None:
+            return side
+        if self._async_kwargs is None:
+            return None
+        with self._async_lock:
+            # Loops that ended take their clients with them: their sockets are closed
+            # with the loop's transports, and nothing may await them any more.
+            for old in [old for old in self._async_by_loop if old.is_closed()]:
+                del self._async_by_loop[old]
+            side = self._async_by_loop.get(loop)
+            if side is None:
+                side = AsyncSessionRedis(self._async_kwargs)
+                self._async_by_loop[loop] = side
+            return side
+
     def key(self, namespace: str, name: str) -> str:
         return self._key_func(namespace + name, self._key_prefix, self._version)
 
@@ -303,6 +336,111 @@ class SessionRedis:
 
     def revoked_users_key(self) -> str:
         return self.key(REVOKED_USERS, "")
+
+
+class AsyncSessionRedis:
+    """The store's commands on ``redis.asyncio``, for one event loop.
+
+    The same server, credentials, timeouts and pool size as the sync client, the same
+    scripts (run by SHA, loaded again when the server forgot them) and the same
+    replies, so the store interprets both alike. Commands go through the client's pool:
+    coroutines of one loop run concurrently, and a connection serves one at a time.
+    """
+
+    def __init__(self, pool_kwargs: dict[str, Any]) -> None:
+        from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
+
+        kwargs = dict(pool_kwargs)
+        pool_class = BlockingConnectionPool if kwargs.pop("blocking", False) else ConnectionPool
+        self.client: Any = Redis(connection_pool=pool_class(**kwargs))
+        self.save_indexed = self.client.register_script(SAVE_INDEXED)
+        self.move_from_fallback = self.client.register_script(MOVE_FROM_FALLBACK)
+        self.end_user_sessions = self.client.register_script(END_USER_SESSIONS)
+        self.delete_indexed = self.client.register_script(DELETE_INDEXED)
+
+    async def load(self, key: str) -> bytes | str | int | None:
+        """As ``SessionRedis.load``: one ``EVALSHA`` (``EVAL`` when the server lost it)."""
+        execute = self.client.execute_command
+        try:
+            reply: bytes | str | int | None = await execute("EVALSHA", LOAD_SHA, 1, key)
+        except NoScriptError:
+            reply = await execute("EVAL", LOAD, 1, key)
+        return reply
+
+    async def set(self, key: str, value: bytes, ttl: int, *, create: bool) -> bool:
+        reply = await self.client.execute_command(
+            "SET", key, value, "EX", ttl, "NX" if create else "XX"
+        )
+        return reply is not None and reply is not False
+
+    async def exists(self, key: str) -> bool:
+        return bool(await self.client.execute_command("EXISTS", key))
+
+    async def delete(self, key: str) -> int:
+        return int(await self.client.execute_command("DEL", key))
+
+
+# Connection classes of redis-py and their redis.asyncio counterparts, by name: a
+# subclass of either (TLS settings of its own, say) has no counterpart we can vouch for.
+_ASYNC_CONNECTION_CLASSES = ("Connection", "SSLConnection", "UnixDomainSocketConnection")
+# Sync-only objects a pool passes to its connections (parsers, retry and callback
+# objects, maintenance-notification handlers): the asyncio classes build their own.
+_SYNC_ONLY_KWARGS = frozenset(
+    {
+        "parser_class",
+        "retry",
+        "redis_connect_func",
+        "command_packer",
+        "event_dispatcher",
+        "himport_registry",
+        "maint_notifications_config",
+        "maint_notifications_pool_handler",
+        "maintenance_state",
+        "maintenance_notification_hash",
+        "orig_host_address",
+        "orig_socket_timeout",
+        "orig_socket_connect_timeout",
+        "oss_cluster_maint_notifications_handler",
+    }
+)
+
+
+def async_pool_kwargs(pool: Any) -> dict[str, Any] | None:
+    """Arguments for a ``redis.asyncio`` pool with the settings of ``pool`` (redis-py's),
+    or None when there is no faithful counterpart (Sentinel and other custom pools,
+    custom connection classes)."""
+    try:
+        import redis
+        import redis.asyncio.connection as aio_connection
+        import redis.connection as sync_connection
+    except ImportError:
+        return None
+    if type(pool) not in (redis.ConnectionPool, redis.BlockingConnectionPool):
+        return None
+    name = pool.connection_class.__name__
+    if (
+        name not in _ASYNC_CONNECTION_CLASSES
+        or getattr(sync_connection, name, None) is not pool.connection_class
+    ):
+        return None
+    connection_class = getattr(aio_connection, name)
+    accepted = set()
+    for cls in connection_class.__mro__:
+        if "__init__" in vars(cls):
+            accepted |= set(inspect.signature(vars(cls)["__init__"]).parameters)
+    kwargs = {
+        key: value
+        for key, value in pool.connection_kwargs.items()
+        if key in accepted and key not in _SYNC_ONLY_KWARGS
+    }
+    if any(key not in accepted for key in pool.connection_kwargs if key not in _SYNC_ONLY_KWARGS):
+        return None  # a setting the asyncio connection cannot take: do not drop it silently
+    kwargs["connection_class"] = connection_class
+    kwargs["max_connections"] = pool.max_connections
+    if isinstance(pool, redis.BlockingConnectionPool):
+        kwargs["blocking"] = True
+        kwargs["timeout"] = pool.timeout
+    return kwargs
 
 
 def _has_unread_data(connection: Any) -> bool:

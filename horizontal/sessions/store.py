@@ -27,7 +27,7 @@ import contextlib
 import logging
 import time
 from importlib import import_module
-from typing import Any
+from typing import Any, NamedTuple
 
 from asgiref.sync import sync_to_async
 from django.apps import apps
@@ -47,6 +47,7 @@ from horizontal.conf import conf
 from horizontal.exceptions import HorizontalError
 from horizontal.logs import RateLimitedLog
 from horizontal.sessions.redis import (
+    AsyncSessionRedis,
     CorruptSession,
     SessionCodec,
     SessionRedis,
@@ -93,6 +94,20 @@ FAILURE_LOG_INTERVAL = 10.0
 # Session keys are 32 random characters from 36; a collision is a broken RNG, and a
 # bounded loop turns that into an error instead of a spin.
 CREATE_ATTEMPTS = 10
+
+
+# What a save sends (``SessionStore._write_plan``), run by the sync or the async path.
+DELETE, SET, SCRIPT = "delete", "set", "script"
+
+
+class WritePlan(NamedTuple):
+    kind: str
+    key: str
+    value: bytes = b""
+    create: bool = False
+    keys: list[str] = []
+    args: list[Any] = []
+    remember: tuple[str, str, int] = ("", "", 0)
 
 
 class SessionStoreUnavailable(HorizontalError):
@@ -151,6 +166,8 @@ class SessionStore(SessionBase):
         self._index_until = 0
         # Set when an operation failed; the middleware reads it.
         self.store_error: BaseException | None = None
+        # The middleware's async path saved already: what save() reports instead.
+        self._saved_async: list[BaseException | None] = []
 
     # -- keys -------------------------------------------------------------------
 
@@ -172,6 +189,30 @@ class SessionStore(SessionBase):
             raw = self._redis.load(self._redis.session_key(session_key))
         except STORE_ERRORS as error:
             return self._load_failed(error)
+        if raw is None and conf.SESSION_FALLBACK_ENGINE:
+            return self._load_from_fallback(session_key)
+        return self._loaded(raw)
+
+    async def aload(self) -> dict[str, Any]:
+        side = self._redis.asession()
+        if side is None:
+            # No redis.asyncio counterpart for this pool: the sync path, in a thread.
+            thread_sensitive = bool(conf.SESSION_FALLBACK_ENGINE)
+            return await sync_to_async(self.load, thread_sensitive=thread_sensitive)()
+        session_key = self.session_key
+        if session_key is None:
+            return {}
+        try:
+            raw = await side.load(self._redis.session_key(session_key))
+        except STORE_ERRORS as error:
+            return self._load_failed(error)
+        if raw is None and conf.SESSION_FALLBACK_ENGINE:
+            # The fallback engine may be the database, which needs the sync thread.
+            return await sync_to_async(self._load_from_fallback, thread_sensitive=True)(session_key)
+        return self._loaded(raw)
+
+    def _loaded(self, raw: bytes | str | int | None) -> dict[str, Any]:
+        """The session the load script answered, sync or async alike."""
         if isinstance(raw, int):
             # UNVOUCHED: its user index no longer holds it (ended everywhere, or the
             # index was evicted). Gone, and not to be looked for in the fallback engine.
@@ -179,15 +220,8 @@ class SessionStore(SessionBase):
             return {}
         if raw is not None:
             return self._decode_stored(raw)
-        if conf.SESSION_FALLBACK_ENGINE:
-            return self._load_from_fallback(session_key)
         self._session_key = None
         return {}
-
-    async def aload(self) -> dict[str, Any]:
-        # The fallback engine may be the database, which needs the sync thread.
-        thread_sensitive = bool(conf.SESSION_FALLBACK_ENGINE)
-        return await sync_to_async(self.load, thread_sensitive=thread_sensitive)()
 
     def _load_failed(self, error: BaseException) -> dict[str, Any]:
         self.store_error = error
@@ -227,6 +261,13 @@ class SessionStore(SessionBase):
     # -- save -------------------------------------------------------------------
 
     def save(self, must_create: bool = False) -> None:
+        if self._saved_async:
+            # This save was made by asave() in the middleware's async path; Django's
+            # process_response, which calls save(), gets its outcome.
+            error = self._saved_async.pop()
+            if error is not None:
+                raise error
+            return None
         if self.session_key is None:
             return self.create()
         if self.store_error is not None:
@@ -237,47 +278,86 @@ class SessionStore(SessionBase):
             raise CreateError if must_create else UpdateError
 
     async def asave(self, must_create: bool = False) -> None:
-        return await sync_to_async(self.save, thread_sensitive=False)(must_create)
+        side = self._redis.asession()
+        if side is None:
+            return await sync_to_async(self.save, thread_sensitive=False)(must_create)
+        if self.session_key is None:
+            return await self.acreate()
+        if self.store_error is not None:
+            raise SessionStoreUnavailable("not saved: the session could not be loaded")
+        data = await self._aget_session(no_load=must_create)  # type: ignore[attr-defined]  # Django's, unstubbed
+        if not await self._awrite(side, data, self._ttl(data), must_create):
+            raise CreateError if must_create else UpdateError
+
+    async def asave_for_response(self) -> None:
+        """The middleware's async path: ``asave()`` now, and the next ``save()`` (Django's
+        process_response) reports its outcome instead of writing again."""
+        await self._aget_session()  # type: ignore[attr-defined]  # Django's, unstubbed
+        try:
+            await self.asave()
+        except (UpdateError, SessionStoreUnavailable) as error:
+            self._saved_async.append(error)
+        else:
+            self._saved_async.append(None)
 
     def _ttl(self, data: dict[str, Any]) -> int:
         # get_expiry_age() reads the clock even when there is no custom expiry;
-        # most sessions have none, and this runs on every save.
+        # most sessions have none, and this runs on every save. (The session is
+        # loaded by now: no I/O, async callers included.)
         if not data.get("_session_expiry"):
             return int(self.get_session_cookie_age())
         return int(self.get_expiry_age())
 
     def _write(self, data: dict[str, Any], ttl: int, must_create: bool) -> bool:
         """One SET (or one script call): whether it wrote."""
-        assert self.session_key is not None
-        key = self._redis.session_key(self.session_key)
+        plan = self._write_plan(data, ttl, must_create)
         try:
-            if ttl <= 0:
+            if plan.kind == DELETE:
                 # Already expired (a past expiry date): what is left is to forget it.
-                self._redis.client.delete(key)
+                self._redis.client.delete(plan.key)
                 return True
-            payload = self._codec.dumps(data)
-            user = data.get(SESSION_KEY)
-            if user is None:
-                return self._redis.set(key, pack(0, b"", payload), ttl, create=must_create)
-            if self._index_is_fresh(user, ttl, must_create):
-                value = pack(self._index_until, self._index_key, payload)
-                return self._redis.set(key, value, ttl, create=False)
-            return self._write_indexed(key, str(user), payload, ttl, must_create)
+            if plan.kind == SET:
+                return self._redis.set(plan.key, plan.value, ttl, create=plan.create)
+            if not self._redis.save_indexed(keys=plan.keys, args=plan.args):
+                return False
         except STORE_ERRORS as error:
             self.store_error = error
             raise SessionStoreUnavailable(f"cannot write the session: {error}") from error
+        self._remember_index(*plan.remember)
+        return True
 
-    def _index_is_fresh(self, user: Any, ttl: int, must_create: bool) -> bool:
-        # A new key (create, cycle_key) is not in any index yet.
-        return (
-            not must_create
-            and user == self._indexed_user
-            and self._index_until >= time.time() + ttl
-        )
-
-    def _write_indexed(
-        self, key: str, user: str, payload: bytes, ttl: int, must_create: bool
+    async def _awrite(
+        self, side: AsyncSessionRedis, data: dict[str, Any], ttl: int, must_create: bool
     ) -> bool:
+        """``_write`` on redis.asyncio: the same commands, the same outcome."""
+        plan = self._write_plan(data, ttl, must_create)
+        try:
+            if plan.kind == DELETE:
+                await side.delete(plan.key)
+                return True
+            if plan.kind == SET:
+                return await side.set(plan.key, plan.value, ttl, create=plan.create)
+            if not await side.save_indexed(keys=plan.keys, args=plan.args):
+                return False
+        except STORE_ERRORS as error:
+            self.store_error = error
+            raise SessionStoreUnavailable(f"cannot write the session: {error}") from error
+        self._remember_index(*plan.remember)
+        return True
+
+    def _write_plan(self, data: dict[str, Any], ttl: int, must_create: bool) -> WritePlan:
+        """What a save sends: a DEL, a SET, or the indexing script (no I/O here)."""
+        assert self.session_key is not None
+        key = self._redis.session_key(self.session_key)
+        if ttl <= 0:
+            return WritePlan(DELETE, key)
+        payload = self._codec.dumps(data)
+        user = data.get(SESSION_KEY)
+        if user is None:
+            return WritePlan(SET, key, pack(0, b"", payload), must_create)
+        if self._index_is_fresh(user, ttl, must_create):
+            return WritePlan(SET, key, pack(self._index_until, self._index_key, payload), False)
+        user = str(user)
         index_ttl = _index_ttl(ttl)
         index_until = int(time.time()) + index_ttl
         index_key = self._redis.user_index_key(user)
@@ -289,10 +369,15 @@ class SessionStore(SessionBase):
         member = "1" if not must_create and self._indexed_user == user else "0"
         value = pack(index_until, index_key.encode(), payload)
         args = [value, ttl, "NX" if must_create else "XX", index_ttl, member]
-        if not self._redis.save_indexed(keys=keys, args=args):
-            return False
-        self._remember_index(user, index_key, index_until)
-        return True
+        return WritePlan(SCRIPT, key, keys=keys, args=args, remember=(user, index_key, index_until))
+
+    def _index_is_fresh(self, user: Any, ttl: int, must_create: bool) -> bool:
+        # A new key (create, cycle_key) is not in any index yet.
+        return (
+            not must_create
+            and user == self._indexed_user
+            and self._index_until >= time.time() + ttl
+        )
 
     def _remember_index(self, user: str, index_key: str, index_until: int) -> None:
         self._indexed_user, self._index_key = user, index_key.encode()
@@ -312,7 +397,17 @@ class SessionStore(SessionBase):
         raise RuntimeError("Unable to create a new session key: every key tried exists.")
 
     async def acreate(self) -> None:
-        return await sync_to_async(self.create, thread_sensitive=False)()
+        if self._redis.asession() is None:
+            return await sync_to_async(self.create, thread_sensitive=False)()
+        for _ in range(CREATE_ATTEMPTS):
+            self._session_key = await self._aget_new_session_key()
+            try:
+                await self.asave(must_create=True)
+            except CreateError:
+                continue
+            self.modified = True
+            return
+        raise RuntimeError("Unable to create a new session key: every key tried exists.")
 
     def exists(self, session_key: str) -> bool:
         if not session_key:
@@ -324,7 +419,16 @@ class SessionStore(SessionBase):
             raise SessionStoreUnavailable(f"cannot read the session: {error}") from error
 
     async def aexists(self, session_key: str) -> bool:
-        return await sync_to_async(self.exists, thread_sensitive=False)(session_key)
+        side = self._redis.asession()
+        if side is None:
+            return await sync_to_async(self.exists, thread_sensitive=False)(session_key)
+        if not session_key:
+            return False
+        try:
+            return await side.exists(self._redis.session_key(session_key))
+        except STORE_ERRORS as error:
+            self.store_error = error
+            raise SessionStoreUnavailable(f"cannot read the session: {error}") from error
 
     def delete(self, session_key: str | None = None) -> None:
         if session_key is None:
@@ -343,7 +447,23 @@ class SessionStore(SessionBase):
             raise SessionStoreUnavailable(f"cannot delete the session: {error}") from error
 
     async def adelete(self, session_key: str | None = None) -> None:
-        return await sync_to_async(self.delete, thread_sensitive=False)(session_key)
+        side = self._redis.asession()
+        if side is None:
+            return await sync_to_async(self.delete, thread_sensitive=False)(session_key)
+        if session_key is None:
+            if self.session_key is None:
+                return
+            session_key = self.session_key
+        key = self._redis.session_key(session_key)
+        try:
+            if session_key == self.session_key and self._indexed_user is not None:
+                index = self._redis.user_index_key(self._indexed_user)
+                await side.delete_indexed(keys=[key, index])
+            else:
+                await side.delete(key)
+        except STORE_ERRORS as error:
+            self.store_error = error
+            raise SessionStoreUnavailable(f"cannot delete the session: {error}") from error
 
     @classmethod
     def clear_expired(cls) -> None:
@@ -445,21 +565,34 @@ def end_user_sessions(user: Any) -> int:
     list, so that their sessions still in the old engine are never moved into Redis.
     """
     store = _store()
-    pk = _user_pk(user)
-    keys = [store.user_index_key(pk)]
-    args: list[str] = []
-    if conf.SESSION_FALLBACK_ENGINE:
-        keys.append(store.revoked_users_key())
-        args.append(pk)
+    keys, args = _end_user_sessions_call(store, user)
     try:
         return int(store.end_user_sessions(keys=keys, args=args))
     except STORE_ERRORS as error:
         raise SessionStoreUnavailable(f"cannot end the user's sessions: {error}") from error
 
 
+def _end_user_sessions_call(store: SessionRedis, user: Any) -> tuple[list[str], list[str]]:
+    pk = _user_pk(user)
+    keys = [store.user_index_key(pk)]
+    args: list[str] = []
+    if conf.SESSION_FALLBACK_ENGINE:
+        keys.append(store.revoked_users_key())
+        args.append(pk)
+    return keys, args
+
+
 async def aend_user_sessions(user: Any) -> int:
-    """Async ``end_user_sessions``."""
-    return await sync_to_async(end_user_sessions, thread_sensitive=False)(user)
+    """Async ``end_user_sessions``: the same script, on redis.asyncio."""
+    store = _store()
+    side = store.asession()
+    if side is None:
+        return await sync_to_async(end_user_sessions, thread_sensitive=False)(user)
+    keys, args = _end_user_sessions_call(store, user)
+    try:
+        return int(await side.end_user_sessions(keys=keys, args=args))
+    except STORE_ERRORS as error:
+        raise SessionStoreUnavailable(f"cannot end the user's sessions: {error}") from error
 
 
 def _engine_is_ours() -> bool:
