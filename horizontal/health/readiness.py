@@ -28,6 +28,8 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.core.signals import setting_changed
+
 from horizontal.conf import conf
 from horizontal.health.drain import drain_state
 from horizontal.health.probes import Dependency, dependencies
@@ -235,3 +237,16 @@ def check_readiness(names: Sequence[str] | None = None, *, drain: bool = True) -
 def reset() -> None:
     """Forget every answer and in-flight probe (tests; after changing settings)."""
     _runner.reset()
+
+
+_PROBED_SETTINGS = {"CACHES", "DATABASES", "STORAGES", "SESSION_ENGINE", "SESSION_CACHE_ALIAS"}
+
+
+def _forget_answers(*, setting: str, **kwargs: Any) -> None:
+    # Tests point a dependency elsewhere with override_settings: an answer about the
+    # old one must not be reused.
+    if setting in _PROBED_SETTINGS or setting.startswith("HORIZONTAL_HEALTH_"):
+        reset()
+
+
+setting_changed.connect(_forget_answers)

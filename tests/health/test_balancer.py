@@ -204,9 +204,7 @@ def test_kill_9_mid_request_fails_only_what_was_in_flight_and_haproxy_drops_it(f
     after_kill = summarize(client.between(killed_at, killed_at + down_after + 0.5))
     settled = summarize(client.since(killed_at + down_after + 0.5))
     print(before.line("L2 before the kill"))
-    print(
-        after_kill.line(f"L2 from kill -9 until DOWN (+0.5 s); {in_flight} in flight on {name}")
-    )
+    print(after_kill.line(f"L2 from kill -9 until DOWN (+0.5 s); {in_flight} in flight on {name}"))
     print(settled.line("L2 after"))
     print(
         f"L2 HAProxy marked {name} DOWN {down_after:.2f} s after kill -9 "

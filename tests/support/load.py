@@ -72,7 +72,8 @@ def multipart(name: str, data: bytes) -> tuple[bytes, str]:
         f'Content-Disposition: form-data; name="file"; filename="{name}"\r\n'
         "Content-Type: application/octet-stream\r\n\r\n"
     ).encode()
-    return head + data + f"\r\n--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
+    content_type = f"multipart/form-data; boundary={boundary}"
+    return head + data + f"\r\n--{boundary}--\r\n".encode(), content_type
 
 
 class Session:
@@ -108,9 +109,7 @@ class Session:
 
     def log_in(self, username: str, password: str = "pw") -> None:
         form = urllib.parse.urlencode({"username": username, "password": password}).encode()
-        status, body = self.request(
-            "/accounts/login/", form, "application/x-www-form-urlencoded"
-        )
+        status, body = self.request("/accounts/login/", form, "application/x-www-form-urlencoded")
         assert status == 200 and self.cookie, (status, body)
 
     def whoami(self, base_url: str | None = None) -> str | None:
