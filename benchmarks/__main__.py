@@ -8,7 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-MODULES = ("jobs", "sessions", "storage", "checks", "audit")
+MODULES = ("jobs", "sessions", "storage", "checks", "audit", "health")
 
 if __name__ == "__main__":
     failed = []
