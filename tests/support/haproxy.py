@@ -28,12 +28,13 @@ CONFIG = """\
 global
     maxconn 512
     stats socket {socket} mode 600 level admin
-    log stderr format short local0 notice
+    log stderr format short local0 info
 
 defaults
     mode http
     log global
     option dontlognull
+    option httplog
     timeout connect 500ms
     timeout client 30s
     timeout server 30s
@@ -74,6 +75,7 @@ class HAProxy:
         fall: int = 2,
         rise: int = 1,
         ready_path: str = READY_PATH,
+        log_path: Path | None = None,
     ) -> None:
         binary = shutil.which("haproxy") or "/usr/sbin/haproxy"
         if not Path(binary).exists():
@@ -100,7 +102,7 @@ class HAProxy:
                 servers=servers,
             )
         )
-        self.log_path = Path(self._dir.name) / "haproxy.log"
+        self.log_path = log_path or Path(self._dir.name) / "haproxy.log"
         self.process: subprocess.Popen[bytes] | None = None
 
     @property

@@ -115,13 +115,15 @@ def start_gunicorn(
     config: str | None = None,
     wait: bool = True,
     preload: bool = False,
+    log: Path | None = None,
 ) -> Instance:
     """Start one gunicorn instance of testproject and wait until it answers HTTP.
 
     ``port``: a given port (a restarted instance in the balancer's list keeps its
     address); ``config``: gunicorn's ``-c``, e.g. ``python:horizontal.health.gunicorn``;
     ``wait=False``: return at once (the balancer's health check says when it is up);
-    ``preload``: load Django once in the master before forking the workers.
+    ``preload``: load Django once in the master before forking the workers;
+    ``log``: append the instance's output to this file (else a pipe, read on failure).
     """
     port = free_port() if port is None else port
     full_env = child_env(env)
@@ -146,7 +148,7 @@ def start_gunicorn(
         ],
         cwd=ROOT,
         env=full_env,
-        stdout=subprocess.PIPE,
+        stdout=subprocess.PIPE if log is None else open(log, "a"),  # noqa: SIM115
         stderr=subprocess.STDOUT,
         text=True,
     )
@@ -156,7 +158,8 @@ def start_gunicorn(
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise AssertionError(f"gunicorn exited {process.returncode}:\n{process.stdout.read()}")
+            output = process.stdout.read() if process.stdout else Path(str(log)).read_text()
+            raise AssertionError(f"gunicorn exited {process.returncode}:\n{output}")
         try:
             urllib.request.urlopen(instance.url + ready_path, timeout=1).close()
             return instance
