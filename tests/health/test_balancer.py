@@ -219,8 +219,8 @@ def test_kill_9_mid_request_fails_only_what_was_in_flight_and_haproxy_drops_it(f
     )
     settled = summarize([o for o in outcomes if o.sent_at >= settle])
     print(before.line("L2 before the kill"))
-    print(after_kill.line(f"L2 in flight at the kill or sent until DOWN (+0.5 s); {in_flight} in flight "
-            f"on {name} as the balancer counted"))
+    label = f"L2 in flight at the kill or sent until DOWN (+0.5 s), {in_flight} on {name}"
+    print(after_kill.line(label))
     print(settled.line("L2 after"))
     print(
         f"L2 HAProxy marked {name} DOWN {down_after:.2f} s after kill -9 "
