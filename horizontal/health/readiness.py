@@ -136,7 +136,7 @@ class _Slot:
 
 class Runner:
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._slots: dict[str, _Slot] = {}
         self._pid = os.getpid()
 
@@ -154,13 +154,16 @@ class Runner:
                 if slot.future is None and fresh:
                     waits.append((dep, slot, None, slot.started, slot.last))
                     continue
-                if slot.future is None:
+                future = slot.future
+                if future is None:
                     slot.started = now
-                    slot.future = slot.executor.submit(dep, _timeout_for(dep))
-                    slot.future.add_done_callback(
+                    slot.future = future = slot.executor.submit(dep, _timeout_for(dep))
+                    # A probe that is already done calls back at once, on this thread:
+                    # hence the re-entrant lock, and the local ``future``.
+                    future.add_done_callback(
                         lambda done, slot=slot: self._finished(slot, done)  # type: ignore[misc]
                     )
-                waits.append((dep, slot, slot.future, slot.started, None))
+                waits.append((dep, slot, future, slot.started, None))
         return [self._wait(*entry) for entry in waits]
 
     def _finished(self, slot: _Slot, done: Future[Check]) -> None:

@@ -199,3 +199,27 @@ def test_one_probe_costs_little_measured(client):
     print(f"ready view, median of {rounds}: probed {probed:.2f} ms, cached {cached:.2f} ms")
     assert probed < 50
     assert cached < probed
+
+
+def test_a_probe_that_answers_before_its_callback_is_registered_does_not_deadlock(monkeypatch):
+    """Regression: the done-callback of an already finished probe runs on the caller's
+    thread, inside the runner's lock. Made certain here: the probe runs inside submit."""
+    from concurrent.futures import Future
+
+    def submit_and_finish(self, dep, timeout):
+        future = Future()
+        future.set_result(readiness._run_probe(dep, timeout))
+        return future
+
+    monkeypatch.setattr(readiness._Thread, "submit", submit_and_finish)
+    runner = Runner()
+    dep = Dependency("instant", "test", lambda timeout: "at once")
+    outcome = []
+    worker = threading.Thread(
+        target=lambda: outcome.append(runner.check([dep], cache_seconds=0)[0].status),
+        daemon=True,
+    )
+    worker.start()
+    worker.join(5)
+    runner.reset()
+    assert outcome == ["ok"]
