@@ -221,5 +221,5 @@ def test_a_probe_that_answers_before_its_callback_is_registered_does_not_deadloc
     )
     worker.start()
     worker.join(5)
+    assert outcome == ["ok"]  # (before the fix: [], the thread deadlocked on the lock)
     runner.reset()
-    assert outcome == ["ok"]
