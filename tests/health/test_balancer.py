@@ -191,7 +191,7 @@ def test_kill_9_mid_request_fails_only_what_was_in_flight_and_haproxy_drops_it(f
     client = LoadClient(
         session, fleet.username, files, rate=RATE, limit=100_000, slow_ms=400
     ).start()
-    time.sleep(3 * SCALE)
+    time.sleep(2 * SCALE)
     victim_index = 1
     victim, name = fleet.instances[victim_index], fleet.name(victim_index)
     # Mid-request: wait until the balancer has a request in flight on it.
@@ -205,7 +205,7 @@ def test_kill_9_mid_request_fails_only_what_was_in_flight_and_haproxy_drops_it(f
         os.kill(pid, signal.SIGKILL)
     down_after = fleet.balancer.wait_for(name, "DOWN", timeout=10)
     routed_at_down = fleet.balancer.stats()[name].sessions_total
-    time.sleep(3 * SCALE)
+    time.sleep(2.5 * SCALE)
     routed_later = fleet.balancer.stats()[name].sessions_total
     client.stop()
     victim.process.wait(5)
@@ -233,7 +233,7 @@ def test_kill_9_mid_request_fails_only_what_was_in_flight_and_haproxy_drops_it(f
     assert down_after <= FALL * INTER_MS / 1000 + 1.5
     assert routed_later == routed_at_down
     assert settled.failed == 0, settled.reasons
-    assert settled.sent >= RATE * 2 * SCALE
+    assert settled.sent >= RATE * 1.5 * SCALE
 
     fleet.replace(victim_index)
     fleet.balancer.wait_for(name, "UP", timeout=30)

@@ -90,8 +90,8 @@ def outage(
     instance: Instance, name: str, label: str, breaks: Callable[[], None], heals: Callable[[], None]
 ) -> None:
     wait_for_ready(instance, 200)
+    breaks()  # returns once the dependency is down (pg_ctl stop waits for the shutdown)
     broke_at = time.monotonic()
-    breaks()
     try:
         body, _ = wait_for_ready(instance, 503)
         seen = time.monotonic() - broke_at
