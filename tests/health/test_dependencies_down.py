@@ -60,6 +60,13 @@ def instance() -> Iterator[tuple[Instance, PrivatePostgres, RedisServer, object]
     }
     manage("migrate", "-v0", env=env)  # not needed by readiness; the instance starts clean
     gunicorn = start_gunicorn(env, workers=1, ready_path="/horizontal/live/")
+    # Warm up: the first readiness request loads the URLconf and builds the S3 probe's
+    # client (boto3), which a starved machine may take seconds over; the bounds below
+    # are about outages, not a cold start.
+    deadline = time.monotonic() + 60
+    while get(gunicorn.url + "/horizontal/ready/")[0] != 200:
+        assert time.monotonic() < deadline, "the instance never became ready"
+        time.sleep(0.2)
     try:
         yield gunicorn, postgres, redis_server, moto
     finally:
