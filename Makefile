@@ -49,10 +49,10 @@ test-52: setup services
 	HORIZONTAL_TEST_DB_SUFFIX=_dj52 $(VENV)/bin/python -m pytest $(PYTEST_ARGS)
 
 test-61: setup-61 services
-	# The chaos suite exercises the database protocol, not Django: it runs once, on 5.2.
-	# So do the Celery broker runs (brokers): Celery is the same on both; the django.tasks
-	# test (tests/triggers/test_tasks.py) runs on both, over 5.2's backport and 6.1's own.
-	HORIZONTAL_TEST_DB_SUFFIX=_dj61 $(VENV61)/bin/python -m pytest -m "not chaos and not brokers" $(PYTEST_ARGS)
+	# Suites that exercise the database protocol or the processes around Django, not Django
+	# itself, run once, on 5.2: chaos, the Celery broker runs (brokers) and the HAProxy suite
+	# (balancer). The django.tasks test runs on both (5.2's backport, 6.1's own).
+	HORIZONTAL_TEST_DB_SUFFIX=_dj61 $(VENV61)/bin/python -m pytest -m "not chaos and not brokers and not balancer" $(PYTEST_ARGS)
 
 test: lint test-52 test-61
 

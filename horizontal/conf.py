@@ -93,6 +93,48 @@ class Settings:
         return tuple(str(alias) for alias in _get("HORIZONTAL_LOCAL_CACHES", ()))
 
     @property
+    def HEALTH_TIMEOUT(self) -> float:
+        """Seconds the readiness view waits for each dependency's probe."""
+        return float(_get("HORIZONTAL_HEALTH_TIMEOUT", 1.0))
+
+    @property
+    def HEALTH_TIMEOUTS(self) -> dict[str, float]:
+        """Per-dependency overrides of ``HEALTH_TIMEOUT``, by name ("database:default")."""
+        return {str(k): float(v) for k, v in dict(_get("HORIZONTAL_HEALTH_TIMEOUTS", {})).items()}
+
+    @property
+    def HEALTH_CACHE_SECONDS(self) -> float:
+        """Seconds a probe's answer is reused before the dependency is asked again."""
+        return float(_get("HORIZONTAL_HEALTH_CACHE_SECONDS", 1.0))
+
+    @property
+    def HEALTH_DATABASES(self) -> tuple[str, ...] | None:
+        """Database aliases readiness probes; ``None``: ``default`` and ``DATABASE``."""
+        value = _get("HORIZONTAL_HEALTH_DATABASES", None)
+        return None if value is None else tuple(str(alias) for alias in value)
+
+    @property
+    def HEALTH_CACHES(self) -> tuple[str, ...]:
+        """Cache aliases readiness also probes (none by default)."""
+        return tuple(str(alias) for alias in _get("HORIZONTAL_HEALTH_CACHES", ()))
+
+    @property
+    def DRAIN_SECONDS(self) -> float:
+        """Seconds readiness answers 503 after SIGTERM before gunicorn stops accepting."""
+        value = _get("HORIZONTAL_DRAIN_SECONDS", _MISSING)
+        if value is _MISSING:
+            value = os.environ.get("HORIZONTAL_DRAIN_SECONDS") or 10
+        return float(value)
+
+    @property
+    def DRAIN_FILE(self) -> str | None:
+        """A path whose existence puts the instance in drain (``manage.py drain``)."""
+        value = _get("HORIZONTAL_DRAIN_FILE", _MISSING)
+        if value is _MISSING:
+            value = os.environ.get("HORIZONTAL_DRAIN_FILE") or None
+        return None if value is None else str(value)
+
+    @property
     def FAILPOINTS(self) -> str:
         """Fault-injection points for the chaos suite; ignored unless ``DEBUG_FAILPOINTS``."""
         if not bool(_get("HORIZONTAL_DEBUG_FAILPOINTS", False)):

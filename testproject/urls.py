@@ -8,6 +8,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("testproject.accounts.urls")),
     path("files/", include("testproject.files.urls")),
+    path("horizontal/", include("horizontal.urls")),
 ]
 
 if apps.is_installed("testproject.chaos"):

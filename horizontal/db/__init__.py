@@ -22,7 +22,7 @@ from horizontal.db.base import (
     milliseconds,
 )
 from horizontal.db.dialects import dialect_for
-from horizontal.db.statements import db_now, run_statement
+from horizontal.db.statements import db_now, ping, run_statement
 
 __all__ = [
     "ROW_LOCK_WAIT",
@@ -35,5 +35,6 @@ __all__ = [
     "db_now",
     "dialect_for",
     "milliseconds",
+    "ping",
     "run_statement",
 ]

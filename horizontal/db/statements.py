@@ -27,7 +27,7 @@ from horizontal.exceptions import TransactionRefused
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper
 
-__all__ = ["db_now", "run_statement"]
+__all__ = ["db_now", "ping", "run_statement"]
 
 logger = logging.getLogger("horizontal.db")
 
@@ -117,3 +117,27 @@ def _autocommits(connection: BaseDatabaseWrapper) -> bool:
 def db_now(using: str) -> dt.datetime:
     """The database's current instant (UTC): the clock every slot and expiry is read from."""
     return run_statement(using, lambda cursor, dialect: dialect.db_now(cursor))
+
+
+def ping(using: str) -> None:
+    """One round trip to the server behind ``using``, once, without retries.
+
+    For readiness probes: it connects if needed (honouring ``CONN_MAX_AGE`` like the end
+    of a request does: a connection that is obsolete or unusable is closed first and
+    after), and raises the driver's error as it comes. A broken connection is closed so
+    the next ping connects afresh.
+    """
+    connection = connections[using]
+    connection.close_if_unusable_or_obsolete()
+    try:
+        with connection.cursor() as cursor:
+            if connection.vendor in {"postgresql", "mysql", "sqlite"}:
+                cursor.execute("SELECT 1")
+                cursor.fetchone()
+            elif not connection.is_usable():
+                raise DatabaseError(f"{connection.vendor} connection is not usable")
+    except BaseException:
+        with suppress(Exception):
+            connection.close()
+        raise
+    connection.close_if_unusable_or_obsolete()

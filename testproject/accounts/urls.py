@@ -11,5 +11,6 @@ urlpatterns = [
     path("whoami/", views.whoami, name="whoami"),
     path("visit/", views.visit, name="visit"),
     path("logout/", views.logout_view, name="logout"),
+    path("slow/", views.slow, name="slow"),
     path("logout-everywhere/", views.logout_everywhere, name="logout-everywhere"),
 ]

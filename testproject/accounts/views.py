@@ -7,6 +7,7 @@ testproject is never deployed.
 from __future__ import annotations
 
 import os
+import time
 
 from django.contrib.auth import authenticate, login, logout
 from django.http import HttpRequest, JsonResponse
@@ -67,3 +68,11 @@ def logout_everywhere(request: HttpRequest) -> JsonResponse:
         return JsonResponse({"error": "not logged in"}, status=403)
     ended = end_user_sessions(request.user)
     return JsonResponse({"ended": ended, "instance": _instance()})
+
+
+@require_GET
+def slow(request: HttpRequest) -> JsonResponse:
+    """Answer after ``ms`` milliseconds (at most 5 s): a request still in flight when an
+    instance is stopped or killed."""
+    time.sleep(min(5000, int(request.GET.get("ms", "500"))) / 1000)
+    return JsonResponse({"slept_ms": int(request.GET.get("ms", "500")), "instance": _instance()})

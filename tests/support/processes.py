@@ -23,6 +23,16 @@ PYTHON = sys.executable
 _BIN = Path(PYTHON).parent
 
 
+def _gunicorn_has_control_socket() -> bool:
+    from importlib.metadata import version
+
+    major, minor = (int(part) for part in version("gunicorn").split(".")[:2])
+    return (major, minor) >= (25, 1)
+
+
+_GUNICORN_CONTROL_SOCKET = _gunicorn_has_control_socket()
+
+
 def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "DJANGO_SETT"))}
     env.update(
@@ -101,18 +111,36 @@ def start_gunicorn(
     workers: int = 1,
     ready_path: str = "/admin/login/",
     timeout: float = 30,
+    port: int | None = None,
+    config: str | None = None,
+    wait: bool = True,
+    preload: bool = False,
+    log: Path | None = None,
 ) -> Instance:
-    """Start one gunicorn instance of testproject and wait until it answers HTTP."""
-    port = free_port()
+    """Start one gunicorn instance of testproject and wait until it answers HTTP.
+
+    ``port``: a given port (a restarted instance in the balancer's list keeps its
+    address); ``config``: gunicorn's ``-c``, e.g. ``python:horizontal.health.gunicorn``;
+    ``wait=False``: return at once (the balancer's health check says when it is up);
+    ``preload``: load Django once in the master before forking the workers;
+    ``log``: append the instance's output to this file (else a pipe, read on failure).
+    """
+    port = free_port() if port is None else port
     full_env = child_env(env)
     process = subprocess.Popen(
         [
             str(_BIN / "gunicorn"),
+            *(("-c", config) if config else ()),
+            *(("--preload",) if preload else ()),
             "testproject.wsgi:application",
             "--bind",
             f"127.0.0.1:{port}",
             "--workers",
             str(workers),
+            # gunicorn >= 25.1 opens a control socket at one path per user: instances
+            # of one test would take it over from each other, and closing it costs each
+            # stop seconds.
+            *(("--no-control-socket",) if _GUNICORN_CONTROL_SOCKET else ()),
             "--graceful-timeout",
             "10",
             "--timeout",
@@ -120,15 +148,18 @@ def start_gunicorn(
         ],
         cwd=ROOT,
         env=full_env,
-        stdout=subprocess.PIPE,
+        stdout=subprocess.PIPE if log is None else open(log, "a"),  # noqa: SIM115
         stderr=subprocess.STDOUT,
         text=True,
     )
     instance = Instance(process, port, full_env)
+    if not wait:
+        return instance
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise AssertionError(f"gunicorn exited {process.returncode}:\n{process.stdout.read()}")
+            output = process.stdout.read() if process.stdout else Path(str(log)).read_text()
+            raise AssertionError(f"gunicorn exited {process.returncode}:\n{output}")
         try:
             urllib.request.urlopen(instance.url + ready_path, timeout=1).close()
             return instance
