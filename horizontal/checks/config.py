@@ -151,6 +151,17 @@ RULES: dict[str, Rule] = {
         lambda v: isinstance(v, list | tuple) and all(isinstance(a, str) for a in v),
         "a list of cache aliases",
     ),
+    "HORIZONTAL_SCHEDULER_CONCURRENCY": Rule(
+        _is_count, "an integer", lambda v: v >= 1, "at least 1"
+    ),
+    "HORIZONTAL_TRIGGER_SECRET": Rule(_is_str, "a string", allow_none=True),
+    "HORIZONTAL_TRIGGER_MAX_SKEW": Rule(
+        _is_number, "a number of seconds", lambda v: v > 0, "greater than 0"
+    ),
+    "HORIZONTAL_TRIGGER_MODE": Rule(
+        _is_str, "a string", lambda v: v in ("run", "background"), "'run' or 'background'"
+    ),
+    "HORIZONTAL_TRIGGER_REQUIRE_HTTPS": Rule(_is_bool, "True or False", allow_none=True),
     "HORIZONTAL_DEBUG_FAILPOINTS": Rule(_is_bool, "True or False"),
     "HORIZONTAL_FAILPOINTS": Rule(_is_str, "a string"),
 }

@@ -39,9 +39,9 @@ def test_two_schedulers_one_leader_each_slot_once(scheduler_db: ScratchDatabase)
     metrics = cluster.metrics(stuck=0)
     assert (metrics.duplicates, metrics.lost, metrics.token_regressions) == (0, 0, 0)
     assert [w.process.returncode for w in cluster.workers] == [0, 0]
-    # Only the leader ran slots, and it handed the lease back on the way out.
-    runners = scheduler_db.query("SELECT DISTINCT owner FROM chaos_tickeffect")
-    assert runners == [(leader.name,)]
+    # Any scheduler may run a slot (the gate decides); the leader handed its lease back.
+    runners = {owner for (owner,) in scheduler_db.query("SELECT owner FROM chaos_tickeffect")}
+    assert runners <= {w.name for w in cluster.workers}, runners
     assert "leader: stepped down (token 1)" in leader.output()
     ((token, expires_at),) = scheduler_db.query(
         "SELECT token, expires_at FROM horizontal_lease WHERE name = 'horizontal:scheduler'"
@@ -87,12 +87,15 @@ def test_hardening_03_one_job_that_cannot_run_does_not_stop_the_others(
     )
     try:
         with caplog.at_level("ERROR", logger="horizontal.scheduler"):
-            first = scheduler.tick()
-            second = scheduler.tick()
+            first = scheduler.tick(wait=True)
+            second = scheduler.tick(wait=True)
     finally:
+        scheduler.shutdown()
         scheduler.step_down(release=True)
     assert [o.job for o in first] == ["b_minutely"] and ran, lines
-    assert [o.job for o in second] == ["b_minutely"]  # taken, or the next minute's slot
+    # Not due again within the minute: the heap holds its next tick (or it is the next
+    # minute's slot, run); a_never has no next tick and is not looked at again.
+    assert [o.job for o in second] in ([], ["b_minutely"])
     failures = [r.getMessage() for r in caplog.records if "could not run" in r.getMessage()]
     assert len(failures) == 1, failures  # rate-limited: once, not once per poll
     assert "job a_never could not run, the other jobs go on: InvalidJob" in failures[0]
