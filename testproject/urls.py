@@ -12,3 +12,6 @@ urlpatterns = [
 
 if apps.is_installed("testproject.chaos"):
     urlpatterns.append(path("chaos/", include("testproject.chaos.urls")))
+
+# The HTTP trigger: answers 404 unless HORIZONTAL_TRIGGER_SECRET is set.
+urlpatterns.append(path("horizontal/", include("horizontal.urls")))

@@ -12,6 +12,7 @@ Id ranges, one module each (docs/checks.md has every id):
 - ``horizontal.W050``: a random ``SECRET_KEY`` (``secret_key.py``)
 - ``horizontal.W051``–``W059``: logging and email to local files (``logging_email.py``)
 - ``horizontal.W060``–``W069``: file storage (``storage.py``)
+- ``horizontal.W080``–``W084``: the HTTP trigger (``triggers.py``)
 - ``horizontal.W100``–``W199``: single-instance assumptions found in code (``code.py``)
 
 ``_base.py`` holds the tag and ``register`` every module uses; ``_classes.py`` is the one
@@ -33,6 +34,7 @@ from horizontal.checks import (
     secret_key,
     sessions,
     storage,
+    triggers,
 )
 from horizontal.checks._base import TAG, register
 
@@ -49,4 +51,5 @@ __all__ = [
     "secret_key",
     "sessions",
     "storage",
+    "triggers",
 ]
