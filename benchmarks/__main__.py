@@ -8,7 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-MODULES = ("jobs", "sessions", "storage", "checks", "audit")
+MODULES = ("jobs", "scheduler", "sessions", "storage", "checks", "audit")
 
 if __name__ == "__main__":
     failed = []

@@ -151,6 +151,8 @@ class Scheduler:
         # Filled by worker threads, drained by the polling thread: (job name, outcomes,
         # retry at once); only the polling thread touches the heap.
         self._done: queue.SimpleQueue[tuple[str, list[Outcome], bool]] = queue.SimpleQueue()
+        self._freed = threading.Event()
+        self._last_now: dt.datetime | None = None
 
     @property
     def is_leader(self) -> bool:
@@ -167,17 +169,30 @@ class Scheduler:
                 started = time.monotonic()
                 self.tick()
                 # Jitter keeps a fleet started at one moment from polling in lock-step.
-                pause = self.poll * random.uniform(0.9, 1.1) - (time.monotonic() - started)
-                self.stopping.wait(max(0.0, pause))
+                deadline = started + self.poll * random.uniform(0.9, 1.1)
+                self._pause_until(deadline)
         finally:
             self.stopping.set()
             self.shutdown()
             self.step_down(release=True)
             connections.close_all()
 
+    def _pause_until(self, deadline: float) -> None:
+        """Wait for the next poll; a thread that comes free meanwhile takes a due job."""
+        while not self.stopping.is_set():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._freed.wait(remaining):
+                return
+            self._freed.clear()
+            self._collect()
+            if self._last_now is not None and not self.stopping.is_set():
+                # Jobs left due for want of a thread were marked due at the last poll's now.
+                self._start_due(self._last_now)
+
     def stop(self) -> None:
         """No new claims; running bodies are interrupted at their next checkpoint."""
         self.stopping.set()
+        self._freed.set()
 
     def shutdown(self) -> None:
         """Wait for every worker thread (each hands back a claim it was told to stop)."""
@@ -197,7 +212,7 @@ class Scheduler:
             if not self.is_leader:
                 self.step_down(release=False)
                 self._try_to_lead()
-            now = db_now(conf.DATABASE)
+            now = self._last_now = db_now(conf.DATABASE)
             if self.is_leader:
                 for name in self._jobs_to_rerun(now):
                     self.due.at(name, now)
@@ -317,6 +332,7 @@ class Scheduler:
         finally:
             connections.close_all()  # this thread's own connections
             self._done.put((job.name, outcomes, again))
+            self._freed.set()
         for outcome in outcomes:
             if outcome.status not in (OutcomeStatus.TAKEN, OutcomeStatus.IDLE):
                 self.report(outcome.message)
