@@ -228,7 +228,11 @@ class Scheduler:
 
     def _start_due(self, now: dt.datetime) -> None:
         busy: list[str] = []
-        for name in self.due.pop_due(now):
+        due = self.due.pop_due(now)
+        # Every node's heap holds the same jobs in the same order: in its own random
+        # order, each node claims different ones first instead of all trying the same.
+        random.shuffle(due)
+        for name in due:
             job = self._by_name[name]
             free = self.concurrency - len(self._running)
             if self.stopping.is_set() or name in self._running or free <= 0:
