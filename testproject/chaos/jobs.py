@@ -59,3 +59,10 @@ for _index in range(int(os.environ.get("SPREAD_JOBS", "0"))):
         f"spread_{_index:02d}",
         schedule=f"* * * * * */{int(os.environ.get('SPREAD_PERIOD', '10'))}",
     )(_spread_body)
+
+
+@job("http_tick", schedule="* * * * * */2")
+def http_tick(run: Run) -> None:
+    """The HTTP trigger's workload: a row per body start (no guard), then half a second."""
+    TickEffect.objects.create(slot=f"http@{run.slot}", token=run.token, owner=run.owner)
+    time.sleep(0.5)
