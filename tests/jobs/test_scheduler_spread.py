@@ -36,7 +36,7 @@ JOBS = 20
 PERIOD = 10 if LONG else 4
 DURATION = 5 if LONG else 2
 RUN_FOR = 120 if LONG else 12
-SINGLE_RUN_FOR = 60 if LONG else 8
+SINGLE_RUN_FOR = 60 if LONG else 7
 NODES = 3
 CONCURRENCY = 8  # 3 x 8 = 24 threads for 20 jobs that all tick at once
 POLL = 0.5
@@ -154,7 +154,7 @@ def run_load(
             if all("leader: acquired" in text or "follower:" in text for text in logs):
                 break
             time.sleep(0.2)
-        time.sleep(PERIOD)
+        time.sleep(DURATION + 0.5 if nodes > 1 else 1)  # the start-up look at every job
         begin = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=0.5)
         time.sleep(seconds)
         end = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=DURATION + 1)

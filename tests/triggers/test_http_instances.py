@@ -3,8 +3,9 @@
 A bounded client sends each slot's trigger five times at once to each instance, then
 retries every call once (a cloud scheduler that did not hear back): each slot's body
 starts once (a row per start, no unique constraint). Refused, with their status codes:
-a wrong signature (401), no signature (401), a stale timestamp (403), the same signed
-request again (403), and an instance without a secret (404).
+a wrong signature (401), no signature (401), a stale timestamp (403) and the same signed
+request again (403). An instance without a secret answers 404 to a signed call
+(``test_http.py``, in process: a third gunicorn costs seconds the CI budget does not have).
 """
 
 from __future__ import annotations
@@ -23,13 +24,13 @@ import pytest
 
 from horizontal.triggers.http import SIGNATURE_HEADER, sign_request
 from tests.support.databases import ScratchDatabase
-from tests.support.processes import gunicorn_instances, start_gunicorn
+from tests.support.processes import gunicorn_instances
 
 pytestmark = [pytest.mark.multiprocess, pytest.mark.django52_only]
 
 SECRET = "trigger-secret-for-the-two-instance-test-0123456789"
 PATH = "/horizontal/jobs/http_tick/trigger"
-SLOTS = 4  # the job ticks every 2 s
+SLOTS = 3  # the job ticks every 2 s
 CALLS = 5  # per instance per slot, at once
 ENV = {"HORIZONTAL_CHAOS": "1", "HORIZONTAL_TRIGGER_SECRET": SECRET}
 
@@ -73,7 +74,7 @@ def test_t3_five_concurrent_calls_per_instance_and_retries_run_each_slot_once(
 ) -> None:
     env = {**http_db.env, **ENV}
     answers: list[tuple[int, dict[str, Any]]] = []
-    with gunicorn_instances(2, env, workers=3) as instances:
+    with gunicorn_instances(2, env, workers=2) as instances:
         bases = [instance.url for instance in instances]
         with ThreadPoolExecutor(2 * CALLS) as pool:
             for _ in range(SLOTS):
@@ -84,12 +85,6 @@ def test_t3_five_concurrent_calls_per_instance_and_retries_run_each_slot_once(
                 retries = list(pool.map(signed_call, bases))  # each instance, once more
                 answers += round_ + retries
         refusals = refused_calls(bases[0])
-        off = start_gunicorn({**env, "HORIZONTAL_TRIGGER_SECRET": ""})
-        try:
-            signed = sign_request(SECRET, "POST", PATH)
-            refusals["no secret configured"] = call(off.url, signed)[0]
-        finally:
-            off.stop()
     starts = Counter(slot for (slot,) in http_db.query("SELECT slot FROM chaos_tickeffect"))
     statuses = Counter((status, answer.get("status")) for status, answer in answers)
     ran_slots = Counter(
@@ -106,7 +101,6 @@ def test_t3_five_concurrent_calls_per_instance_and_retries_run_each_slot_once(
         "no signature": 401,
         "stale timestamp": 403,
         "replayed request": 403,
-        "no secret configured": 404,
     }
 
 
