@@ -154,7 +154,8 @@ def run_load(
             if all("leader: acquired" in text or "follower:" in text for text in logs):
                 break
             time.sleep(0.2)
-        time.sleep(DURATION + 0.5 if nodes > 1 else 1)  # the start-up look at every job
+        # The start-up look at every job runs the tick before: let it end first.
+        time.sleep(PERIOD if nodes > 1 else 1)
         begin = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=0.5)
         time.sleep(seconds)
         end = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=DURATION + 1)
