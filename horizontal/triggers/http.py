@@ -27,6 +27,7 @@ import datetime as dt
 import hashlib
 import hmac
 import logging
+import shlex
 import threading
 import time
 from typing import Any
@@ -50,10 +51,12 @@ __all__ = [
     "SIGNATURE_HEADER",
     "TIMESTAMP_HEADER",
     "URL_NAME",
+    "curl_command",
     "sign_request",
     "signature",
     "site_says_https",
     "trigger",
+    "trigger_path",
     "urlpatterns",
 ]
 
@@ -94,6 +97,26 @@ def sign_request(
         TIMESTAMP_HEADER: stamp,
         SIGNATURE_HEADER: signature(secret, method, full_path, stamp, body),
     }
+
+
+def trigger_path(name: str) -> str:
+    """The path of ``name``'s trigger in this project's URLconf (``include("horizontal.urls")``)."""
+    from django.urls import reverse
+
+    return reverse(URL_NAME, args=[name])
+
+
+def curl_command(secret: str, base_url: str, name: str, body: bytes = b"") -> str:
+    """A signed ``curl`` call of ``name``'s trigger, good for ``HORIZONTAL_TRIGGER_MAX_SKEW``."""
+    url_path = trigger_path(name)
+    headers = sign_request(secret, "POST", url_path, body)
+    parts = ["curl", "-sS", "-X", "POST"]
+    for header, value in headers.items():
+        parts += ["-H", shlex.quote(f"{header}: {value}")]
+    if body:
+        parts += ["--data-binary", shlex.quote(body.decode())]
+    parts.append(shlex.quote(base_url.rstrip("/") + url_path))
+    return " ".join(parts)
 
 
 def site_says_https() -> bool:

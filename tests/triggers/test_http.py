@@ -135,3 +135,17 @@ def test_background_mode_answers_202_and_the_slot_runs_once() -> None:
     time.sleep(0.3)
     assert len(ran) == 1, ran
     assert json.loads(answers[0].content) == {"job": "http_minutely", "status": "accepted"}
+
+
+def test_trigger_url_prints_a_signed_curl_call_that_the_endpoint_accepts() -> None:
+    import shlex
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("trigger_url", "http_minutely", "--base", "http://testserver", stdout=out)
+    words = shlex.split(out.getvalue())
+    assert words[:4] == ["curl", "-sS", "-X", "POST"] and words[-1].endswith(PATH)
+    headers = dict(w.split(": ", 1) for w in words[4:-1] if ": " in w)
+    assert post(headers=headers).json()["status"] == "ran"
