@@ -8,7 +8,17 @@ from __future__ import annotations
 import subprocess
 import sys
 
-MODULES = ("jobs", "history", "sessions", "sessions_http", "storage", "checks", "audit", "health")
+MODULES = (
+    "jobs",
+    "history",
+    "scheduler",
+    "sessions",
+    "sessions_http",
+    "storage",
+    "checks",
+    "audit",
+    "health",
+)
 
 if __name__ == "__main__":
     failed = []

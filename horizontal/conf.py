@@ -135,6 +135,33 @@ class Settings:
         return None if value is None else str(value)
 
     @property
+    def SCHEDULER_CONCURRENCY(self) -> int:
+        """Due slots one ``runscheduler`` process runs at once (threads of its own)."""
+        return int(_get("HORIZONTAL_SCHEDULER_CONCURRENCY", 4))
+
+    @property
+    def TRIGGER_SECRET(self) -> str | None:
+        """Shared secret of the HTTP trigger; ``None`` (the default) turns the endpoint off."""
+        value = _get("HORIZONTAL_TRIGGER_SECRET", None)
+        return None if value is None or value == "" else str(value)
+
+    @property
+    def TRIGGER_MAX_SKEW(self) -> float:
+        """Seconds a signed trigger request stays acceptable (its replay window)."""
+        return float(_get("HORIZONTAL_TRIGGER_MAX_SKEW", 300))
+
+    @property
+    def TRIGGER_MODE(self) -> str:
+        """``"run"``: the request runs the slot and answers its outcome; ``"background"``: 202."""
+        return str(_get("HORIZONTAL_TRIGGER_MODE", "run"))
+
+    @property
+    def TRIGGER_REQUIRE_HTTPS(self) -> bool | None:
+        """Refuse plain-HTTP trigger requests; ``None``: when a ``SECURE_*`` setting says HTTPS."""
+        value = _get("HORIZONTAL_TRIGGER_REQUIRE_HTTPS", None)
+        return None if value is None else bool(value)
+
+    @property
     def FAILPOINTS(self) -> str:
         """Fault-injection points for the chaos suite; ignored unless ``DEBUG_FAILPOINTS``."""
         if not bool(_get("HORIZONTAL_DEBUG_FAILPOINTS", False)):

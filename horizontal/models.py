@@ -123,3 +123,20 @@ class Effect(models.Model):
 
     def __str__(self) -> str:
         return str(self.key)
+
+
+class TriggerNonce(models.Model):
+    """A signature the HTTP trigger has accepted: the same request twice is a replay.
+
+    Kept for twice the trigger's replay window (``HORIZONTAL_TRIGGER_MAX_SKEW``), after
+    which the timestamp check alone refuses the request; older rows are pruned.
+    """
+
+    digest = ExactCharField(max_length=64, primary_key=True)
+    seen_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        db_table = "horizontal_triggernonce"
+
+    def __str__(self) -> str:
+        return str(self.digest)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.apps import apps
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
@@ -13,3 +14,7 @@ urlpatterns = [
 
 if apps.is_installed("testproject.chaos"):
     urlpatterns.append(path("chaos/", include("testproject.chaos.urls")))
+
+# The HTTP trigger, routed only with a secret (routed without one: horizontal.W080).
+if getattr(settings, "HORIZONTAL_TRIGGER_SECRET", None):
+    urlpatterns.append(path("horizontal/", include("horizontal.urls")))

@@ -13,7 +13,8 @@ Id ranges, one module each (docs/checks.md has every id):
 - ``horizontal.W051``–``W059``: logging and email to local files (``logging_email.py``)
 - ``horizontal.W060``–``W069``: file storage (``storage.py``)
 - ``horizontal.W070``–``W079``: migrations that break a rolling deploy (``migrations.py``)
-- ``horizontal.W085``–``W089``: triggers that cannot deliver a job's slots (``triggers.py``)
+- ``horizontal.W080``–``W089``: triggers: the HTTP trigger (``W080``–``W084``), Celery and
+  django.tasks (``W085``–``W089``) (``triggers.py``)
 - ``horizontal.W100``–``W199``: single-instance assumptions found in code (``code.py``)
 
 ``_base.py`` holds the tag and ``register`` every module uses; ``_classes.py`` is the one

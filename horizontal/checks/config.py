@@ -168,6 +168,43 @@ RULES: dict[str, Rule] = {
         lambda v: all(n.count(".") == 1 and all(n.split(".")) for n in v),
         "'app_label.migration_name' entries",
     ),
+    "HORIZONTAL_SCHEDULER_CONCURRENCY": Rule(
+        _is_count, "an integer", lambda v: v >= 1, "at least 1"
+    ),
+    "HORIZONTAL_TRIGGER_SECRET": Rule(_is_str, "a string", allow_none=True),
+    "HORIZONTAL_TRIGGER_MAX_SKEW": Rule(
+        _is_number, "a number of seconds", lambda v: v > 0, "greater than 0"
+    ),
+    "HORIZONTAL_TRIGGER_MODE": Rule(
+        _is_str, "a string", lambda v: v in ("run", "background"), "'run' or 'background'"
+    ),
+    "HORIZONTAL_TRIGGER_REQUIRE_HTTPS": Rule(_is_bool, "True or False", allow_none=True),
+    # Readiness and drain (horizontal/health/): a bad value would make every probe a 500.
+    "HORIZONTAL_HEALTH_TIMEOUT": Rule(
+        _is_number, "a number of seconds", lambda v: v > 0, "greater than 0"
+    ),
+    "HORIZONTAL_HEALTH_TIMEOUTS": Rule(
+        lambda v: isinstance(v, dict) and all(_is_number(t) for t in v.values()),
+        "a dict of dependency name to seconds",
+        lambda v: all(t > 0 for t in v.values()),
+        "timeouts greater than 0",
+    ),
+    "HORIZONTAL_HEALTH_CACHE_SECONDS": Rule(
+        _is_number, "a number of seconds", lambda v: v >= 0, "0 or more"
+    ),
+    "HORIZONTAL_HEALTH_DATABASES": Rule(
+        lambda v: isinstance(v, list | tuple) and all(isinstance(a, str) for a in v),
+        "a list of database aliases",
+        allow_none=True,
+    ),
+    "HORIZONTAL_HEALTH_CACHES": Rule(
+        lambda v: isinstance(v, list | tuple) and all(isinstance(a, str) for a in v),
+        "a list of cache aliases",
+    ),
+    "HORIZONTAL_DRAIN_SECONDS": Rule(
+        _is_number, "a number of seconds", lambda v: v >= 0, "0 or more"
+    ),
+    "HORIZONTAL_DRAIN_FILE": Rule(_is_str, "a path", bool, "a path", allow_none=True),
     "HORIZONTAL_DEBUG_FAILPOINTS": Rule(_is_bool, "True or False"),
     "HORIZONTAL_FAILPOINTS": Rule(_is_str, "a string"),
 }

@@ -1,11 +1,14 @@
-"""Deploy warnings ``horizontal.W085``-``W089``: triggers that cannot deliver a job's slots.
+"""Deploy warnings ``horizontal.W080``-``W089``: triggers that cannot deliver, or deliver
+to anyone.
 
-``W085``: a job hands its slots to django.tasks (``@job(executor="tasks")``) but the
-default task backend cannot run them in a worker: not installed, inline
-(``ImmediateBackend``) or never (``DummyBackend``). ``W086``: a Celery beat entry in
-settings (``CELERY_BEAT_SCHEDULE``) sends ``horizontal.run_job`` for a job nobody
-registered. Both read settings and the job registry only: no import of Celery or of a
-task backend (docs/triggers.md).
+The HTTP trigger (``horizontal.triggers.http``), ``W080``-``W084``: routed without a
+secret, a short secret, plain HTTP on an HTTPS site, the ``SECRET_KEY`` reused. Celery
+and django.tasks, ``W085``-``W089``: a job handed to django.tasks (``@job(executor=
+"tasks")``) whose default task backend cannot run it in a worker (not installed, inline
+``ImmediateBackend``, or never ``DummyBackend``); a Celery beat entry in settings
+(``CELERY_BEAT_SCHEDULE``) that sends ``horizontal.run_job`` for a job nobody registered.
+They read settings, the URLconf and the job registry only: no network, no import of
+Celery or of a task backend (docs/triggers.md).
 """
 
 from __future__ import annotations
@@ -17,14 +20,94 @@ from typing import Any
 from django.apps import AppConfig
 from django.conf import settings
 from django.core import checks
-from django.core.checks import CheckMessage
+from django.core.checks import CheckMessage, Tags
+from django.urls import NoReverseMatch, reverse
 
 from horizontal.audit import known
 from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import is_a, is_overridden
+from horizontal.conf import conf
 from horizontal.jobs.registry import Job, registry
+from horizontal.triggers.http import MIN_SECRET_BYTES, URL_NAME, site_says_https
 
-__all__ = ["RUN_JOB_TASK", "W085", "W086", "check_beat_schedule", "check_task_executor"]
+__all__ = [
+    "RUN_JOB_TASK",
+    "W080",
+    "W081",
+    "W082",
+    "W083",
+    "W085",
+    "W086",
+    "check_beat_schedule",
+    "check_task_executor",
+    "check_trigger",
+]
+
+
+def W080(path: str) -> checks.Warning:
+    return checks.Warning(
+        "HORIZONTAL_TRIGGER_SECRET is unset: the routed HTTP trigger answers 404.",
+        hint="Set HORIZONTAL_TRIGGER_SECRET (32 bytes or more, from a secret store) on every "
+        "instance, or drop include('horizontal.urls') if no scheduler calls it.",
+        obj=path,
+        id="horizontal.W080",
+    )
+
+
+def W081(length: int) -> checks.Warning:
+    return checks.Warning(
+        f"HORIZONTAL_TRIGGER_SECRET is {length} bytes long, fewer than {MIN_SECRET_BYTES}.",
+        hint="Generate one with: python -c 'import secrets; print(secrets.token_urlsafe(48))'.",
+        id="horizontal.W081",
+    )
+
+
+def W082() -> checks.Warning:
+    return checks.Warning(
+        "The site is HTTPS but the HTTP trigger accepts plain HTTP calls.",
+        hint="Remove HORIZONTAL_TRIGGER_REQUIRE_HTTPS = False; behind a TLS-terminating proxy set "
+        "SECURE_PROXY_SSL_HEADER so request.is_secure() is true.",
+        id="horizontal.W082",
+    )
+
+
+def W083() -> checks.Warning:
+    return checks.Warning(
+        "HORIZONTAL_TRIGGER_SECRET is the SECRET_KEY (or one of its fallbacks).",
+        hint="Give the trigger a secret of its own: the scheduler that holds it can then "
+        "not sign sessions, and either can be rotated alone.",
+        id="horizontal.W083",
+    )
+
+
+def _trigger_path() -> str | None:
+    if not getattr(settings, "ROOT_URLCONF", None):
+        return None  # a project without URLs (a worker-only settings module)
+    try:
+        return reverse(URL_NAME, args=["NAME"])
+    except NoReverseMatch:
+        return None
+
+
+@register(Tags.security, TAG, deploy=True)
+def check_trigger(
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    secret = conf.TRIGGER_SECRET
+    if secret is None:
+        routed = _trigger_path()
+        return [] if routed is None else [W080(routed)]
+    found: list[CheckMessage] = []
+    length = len(secret.encode())
+    if length < MIN_SECRET_BYTES:
+        found.append(W081(length))
+    if site_says_https() and conf.TRIGGER_REQUIRE_HTTPS is False:
+        found.append(W082())
+    keys = [getattr(settings, "SECRET_KEY", None), *getattr(settings, "SECRET_KEY_FALLBACKS", [])]
+    if secret in keys:
+        found.append(W083())
+    return found
+
 
 IMMEDIATE_TASKS = known.paths(known.IMMEDIATE_TASKS)
 DUMMY_TASKS = known.paths(known.DUMMY_TASKS)

@@ -8,6 +8,9 @@ body honest: ``check()`` stops it once the claim may have passed on, ``effect()`
 from __future__ import annotations
 
 import datetime as dt
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.db import connections
@@ -21,7 +24,35 @@ from horizontal.jobs.gate import Attempt
 from horizontal.leases import Validity, fenced_update
 from horizontal.models import JobRun
 
-__all__ = ["Run"]
+__all__ = ["Interrupted", "Run", "stop_requested", "stopping_on"]
+
+
+class Interrupted(BaseException):
+    """The run was asked to stop: SIGTERM/SIGINT (``runjob``) or a stopping scheduler.
+
+    ``runjob`` raises it from its signal handler in the main thread; a scheduler's
+    worker thread gets it at the body's next checkpoint (``check``, ``effect``,
+    ``fence``). Either way the runner hands the claim back.
+    """
+
+
+_scope = threading.local()
+
+
+@contextmanager
+def stopping_on(event: threading.Event) -> Iterator[None]:
+    """Within the block, this thread's runs raise ``Interrupted`` at a checkpoint once set."""
+    previous = getattr(_scope, "event", None)
+    _scope.event = event
+    try:
+        yield
+    finally:
+        _scope.event = previous
+
+
+def stop_requested() -> bool:
+    event: threading.Event | None = getattr(_scope, "event", None)
+    return event is not None and event.is_set()
 
 
 class Run:
@@ -63,7 +94,13 @@ class Run:
         return self._validity.valid
 
     def check(self) -> None:
-        """A checkpoint: raise ``LeaseLost`` if the claim may have passed to another node."""
+        """A checkpoint: raise ``LeaseLost`` if the claim may have passed to another node.
+
+        In a scheduler's worker thread it also raises ``Interrupted`` once the scheduler
+        is stopping (SIGTERM): the runner then hands the claim back.
+        """
+        if stop_requested():
+            raise Interrupted(f"run {self.job.name}@{self.slot}: the scheduler is stopping")
         self._validity.check(f"run {self.job.name}@{self.slot} (token {self.token})")
 
     def _held(self, cursor: Cursor, dialect: Dialect) -> bool:

@@ -26,7 +26,7 @@ from horizontal.exceptions import InvalidJob, InvalidSlot, LeaseLost, UnknownJob
 from horizontal.jobs import gate, slots
 from horizontal.jobs.registry import Job, registry
 from horizontal.jobs.report import Outcome, OutcomeStatus, describe
-from horizontal.jobs.run import Run
+from horizontal.jobs.run import Interrupted, Run, stop_requested
 from horizontal.jobs.validation import describe_errors, job_errors
 from horizontal.leases import Heartbeat, Validity
 from horizontal.models import JobRun
@@ -56,10 +56,6 @@ CATCHUP_ALL_LIMIT = 10_000
 # Executors other than "inline" (``@job(executor=...)``), by dotted path: loaded only when
 # a job names one, so the extra each needs is imported only then.
 HAND_OFFS = {"tasks": "horizontal.triggers.tasks.hand_off"}
-
-
-class Interrupted(BaseException):
-    """Raised in the job's thread by the SIGTERM/SIGINT handler of ``runjob``."""
 
 
 _SIGNALS = (signal.SIGTERM, signal.SIGINT)
@@ -130,23 +126,31 @@ def get_job(name: str) -> Job:
     return job
 
 
-def run_job(name: str, *, slot: str | None = None, retry: bool = False) -> list[Outcome]:
+def run_job(
+    name: str, *, slot: str | None = None, retry: bool = False, catch_up: bool = True
+) -> list[Outcome]:
     """Run ``name`` for ``slot`` (or for the slots due now) through the gate.
+
+    ``catch_up=False`` (a scheduler that is not the leader) claims only the one current
+    slot: no re-runs of crashed or failed slots, and nothing when ``catchup="all"`` has a
+    backlog to work through; the leader does those, oldest first.
 
     A SIGTERM/SIGINT handler's ``Interrupted`` never escapes: it ends the list with an
     ``INTERRUPTED`` outcome, and the slots not yet claimed are left for the next run.
     """
-    return run_job_object(get_job(name), slot=slot, retry=retry)
+    return run_job_object(get_job(name), slot=slot, retry=retry, catch_up=catch_up)
 
 
-def run_job_object(job: Job, *, slot: str | None = None, retry: bool = False) -> list[Outcome]:
+def run_job_object(
+    job: Job, *, slot: str | None = None, retry: bool = False, catch_up: bool = True
+) -> list[Outcome]:
     """``run_job`` for a ``Job`` that need not be in the registry (a decorated Celery task)."""
     errors = job_errors(job)
     if errors:
         raise InvalidJob(describe_errors(errors))
     outcomes: list[Outcome] = []
     try:
-        _run_slots(job, slot, retry, outcomes)
+        _run_slots(job, slot, retry, outcomes, catch_up=catch_up)
     except Interrupted:
         # Between slots or before the first claim: this process holds no claim.
         outcomes.append(
@@ -157,7 +161,9 @@ def run_job_object(job: Job, *, slot: str | None = None, retry: bool = False) ->
     return outcomes
 
 
-def _run_slots(job: Job, slot: str | None, retry: bool, outcomes: list[Outcome]) -> None:
+def _run_slots(
+    job: Job, slot: str | None, retry: bool, outcomes: list[Outcome], *, catch_up: bool = True
+) -> None:
     now = db_now(conf.DATABASE)
     if slot is not None:
         canonical = slots.parse_slot(job, slot, now)
@@ -172,9 +178,15 @@ def _run_slots(job: Job, slot: str | None, retry: bool, outcomes: list[Outcome])
         raise InvalidSlot(f"job {job.name!r} has no schedule: name the slot with --slot")
     due, missed = due_slots(job, now)
     outcomes.extend(missed)
-    rerun = gate.slots_to_rerun(job, now)
-    due = [(JobRun.Trigger.RETRY, s) for s in rerun] + [d for d in due if d[1] not in rerun]
+    if not catch_up:
+        if len(due) > 1:
+            return  # a backlog: the leader works through it, oldest first
+    else:
+        rerun = gate.slots_to_rerun(job, now)
+        due = [(JobRun.Trigger.RETRY, s) for s in rerun] + [d for d in due if d[1] not in rerun]
     for index, (due_trigger, due_slot) in enumerate(due):
+        if stop_requested():
+            raise Interrupted("the scheduler is stopping")  # no claim held: between slots
         try:
             outcome = dispatch(job, due_slot, trigger=due_trigger, retry=retry, explicit=False)
         except _InterruptedAfter as stop:

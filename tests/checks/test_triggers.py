@@ -1,4 +1,5 @@
-"""Deploy warnings W085-W086 (horizontal/checks/triggers.py), from the SHARED baseline."""
+"""Deploy warnings W080-W086 (horizontal/checks/triggers.py), from the SHARED baseline:
+the HTTP trigger (W080-W083), django.tasks and Celery (W085, W086)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,14 @@ def handed_off() -> None:
 
 
 def ids(**changes: Any) -> list[str]:
-    return sorted(m.id for m in deploy_messages([triggers], **changes))
+    """The django.tasks and Celery ids only (the HTTP trigger's have their tests below)."""
+    messages = deploy_messages([triggers], **changes)
+    return sorted(m.id for m in messages if m.id >= "horizontal.W085")
+
+
+def http_ids(**changes: Any) -> list[str]:
+    messages = deploy_messages([triggers], **changes)
+    return sorted(m.id for m in messages if m.id < "horizontal.W085")
 
 
 def test_a_worker_backed_default_backend_is_quiet() -> None:
@@ -86,7 +94,11 @@ def test_a_beat_entry_for_an_unknown_job_is_w086() -> None:
         "none": {"task": "horizontal.run_job", "schedule": 60},
         "other task": {"task": "billing.cleanup", "schedule": 60, "args": ("x",)},
     }
-    messages = deploy_messages([triggers], TASKS=DB_TASKS, CELERY_BEAT_SCHEDULE=schedule)
+    messages = [
+        m
+        for m in deploy_messages([triggers], TASKS=DB_TASKS, CELERY_BEAT_SCHEDULE=schedule)
+        if m.id == "horizontal.W086"
+    ]
     assert [(m.id, m.obj) for m in messages] == [
         ("horizontal.W086", "CELERY_BEAT_SCHEDULE['typo']"),
         ("horizontal.W086", "CELERY_BEAT_SCHEDULE['none']"),
@@ -97,3 +109,42 @@ def test_a_beat_entry_for_an_unknown_job_is_w086() -> None:
 
 def test_trigger_checks_are_deploy_only() -> None:
     assert_registered_deploy_only(triggers)
+
+
+def test_routed_without_a_secret_is_w080_and_not_routed_is_quiet() -> None:
+    assert http_ids(ROOT_URLCONF="horizontal.urls", HORIZONTAL_TRIGGER_SECRET=None) == [
+        "horizontal.W080"
+    ]
+    unrouted = "tests.checks.urls_without_trigger"
+    assert http_ids(ROOT_URLCONF=unrouted, HORIZONTAL_TRIGGER_SECRET=None) == []
+
+
+def test_a_short_secret_is_w081() -> None:
+    assert http_ids(HORIZONTAL_TRIGGER_SECRET="x" * 31) == ["horizontal.W081"]
+    assert http_ids(HORIZONTAL_TRIGGER_SECRET="x" * 32) == []
+    assert http_ids(HORIZONTAL_TRIGGER_SECRET="é" * 16) == []  # bytes, not characters
+
+
+def test_plain_http_allowed_on_an_https_site_is_w082() -> None:
+    secret = "x" * 40
+    assert http_ids(
+        HORIZONTAL_TRIGGER_SECRET=secret,
+        SECURE_SSL_REDIRECT=True,
+        HORIZONTAL_TRIGGER_REQUIRE_HTTPS=False,
+    ) == ["horizontal.W082"]
+    # The default refuses plain HTTP on such a site: nothing to say.
+    assert http_ids(HORIZONTAL_TRIGGER_SECRET=secret, SESSION_COOKIE_SECURE=True) == []
+    assert http_ids(HORIZONTAL_TRIGGER_SECRET=secret, HORIZONTAL_TRIGGER_REQUIRE_HTTPS=False) == []
+
+
+def test_the_secret_key_as_trigger_secret_is_w083() -> None:
+    key = "k" * 50
+    assert http_ids(SECRET_KEY=key, HORIZONTAL_TRIGGER_SECRET=key) == ["horizontal.W083"]
+    assert http_ids(
+        SECRET_KEY="other" * 10, SECRET_KEY_FALLBACKS=[key], HORIZONTAL_TRIGGER_SECRET=key
+    ) == ["horizontal.W083"]
+
+
+def test_every_http_trigger_message_follows_the_check_contract() -> None:
+    for message in (triggers.W080("/x"), triggers.W081(3), triggers.W082(), triggers.W083()):
+        assert_follows_the_contract(message)

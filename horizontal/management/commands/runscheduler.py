@@ -1,4 +1,4 @@
-"""``manage.py runscheduler``: run on every node; the elected leader runs due slots."""
+"""``manage.py runscheduler``: run on every node; every node with a free thread runs due slots."""
 
 from __future__ import annotations
 
@@ -15,14 +15,21 @@ from horizontal.jobs.scheduler import Scheduler
 
 class Command(BaseCommand):
     help = (
-        "Run on every node: one elected leader runs each scheduled job's due slots through "
-        "the job gate. SIGTERM hands leadership (and any running slot) back at once."
+        "Run on every node: each node runs due slots through the job gate in up to "
+        "--concurrency threads; an elected leader re-claims crashed runs and catches up. "
+        "SIGTERM hands running slots (at their next checkpoint) and leadership back."
     )
     requires_system_checks = ["horizontal"]
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--jobs", help="Comma-separated job names (default: all scheduled).")
         parser.add_argument("--poll", type=float, default=1.0, help="Seconds between polls (1).")
+        parser.add_argument(
+            "--concurrency",
+            type=int,
+            default=None,
+            help="Slots this process runs at once (HORIZONTAL_SCHEDULER_CONCURRENCY, 4).",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         jobs = None
@@ -36,14 +43,21 @@ class Command(BaseCommand):
                     returncode=2,
                 )
             jobs = [registry.jobs[n] for n in names]
-        scheduler = Scheduler(jobs, poll=options["poll"], report=self.stdout.write)
+        if options["concurrency"] is not None and options["concurrency"] < 1:
+            raise CommandError("--concurrency must be at least 1", returncode=2)
+        scheduler = Scheduler(
+            jobs,
+            poll=options["poll"],
+            report=self.stdout.write,
+            concurrency=options["concurrency"],
+        )
 
         def interrupt(signum: int, frame: object) -> None:
+            # Jobs run in worker threads: each is told at its next checkpoint and hands
+            # its claim back; run() waits for them, then hands leadership back.
             scheduler.stop()
-            if scheduler.running_jobs:  # hand the running slot back, not just leadership
-                raise Interrupted(signal.Signals(signum).name)
 
         signal.signal(signal.SIGTERM, interrupt)
         signal.signal(signal.SIGINT, interrupt)
-        with suppress(Interrupted):  # run() hands leadership back in its finally
+        with suppress(Interrupted):
             scheduler.run()
