@@ -72,6 +72,26 @@ TextDetector = Callable[[str, str], Iterable[Finding]]
 CACHE_USE = ("django.core.cache", "cache_page", "cache_control", "django_ratelimit")
 
 
+# Code that defines or enqueues django.tasks tasks (or the django-tasks backport's).
+TASK_FRAMEWORKS = ("django.tasks", "django_tasks")
+TASK_USE = ("@task", ".enqueue(", ".aenqueue(", "task(")
+
+
+def uses_tasks(paths: Iterable[str | Path], exclude: Collection[str] = ()) -> bool:
+    """Whether any Python file under ``paths`` imports django.tasks (or django_tasks) and
+    defines or enqueues a task: only then does the tasks backend matter. Text only."""
+    for root in paths:
+        for path in iter_files(Path(root), exclude):
+            if path.suffix != ".py":
+                continue
+            text = _read(path)
+            if text is None or not any(name in text for name in TASK_FRAMEWORKS):
+                continue
+            if any(use in text for use in TASK_USE):
+                return True
+    return False
+
+
 @dataclass
 class AuditResult:
     findings: list[Finding] = field(default_factory=list)

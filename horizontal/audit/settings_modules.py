@@ -20,16 +20,25 @@ from pathlib import Path
 from types import ModuleType
 
 from horizontal.audit.findings import Finding
-from horizontal.audit.known import CATALOGUE, RANDOM_VALUE_CALLS, SingleBox
+from horizontal.audit.known import (
+    CATALOGUE,
+    PER_INSTANCE_CALLS,
+    RANDOM_VALUE_CALLS,
+    SingleBox,
+)
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import PythonModule, call_name, last_part, string_value
 
 __all__ = [
+    "constant_instance_id_sites",
     "find_settings_problems",
     "is_dev_settings",
     "is_settings_path",
     "looks_like_settings",
+    "per_instance_cache_options",
+    "per_instance_calls_in",
     "random_secret_key_sites",
+    "settings_sources",
     "top_level_settings",
 ]
 
@@ -175,12 +184,53 @@ def _is_debug(test: ast.AST) -> bool:
     return isinstance(test, ast.Name) and test.id == "DEBUG"
 
 
-def _random_value_line(module: PythonModule, statement: ast.stmt) -> int | None:
-    """The line of the first call in ``statement`` that makes a fresh random value."""
+def _random_value_line(
+    module: PythonModule,
+    statement: ast.AST,
+    calls: frozenset[str] = RANDOM_VALUE_CALLS,
+    depth: int = 0,
+) -> int | None:
+    """The line of the first call in ``statement`` that makes a fresh random value,
+    following calls to the module's own functions (``SECRET_KEY = _load_or_create()``)
+    two levels deep; for such a call, the line of the call in ``statement``."""
     for node in ast.walk(statement):
-        if isinstance(node, ast.Call) and last_part(call_name(module, node)) in RANDOM_VALUE_CALLS:
+        if not isinstance(node, ast.Call):
+            continue
+        name = call_name(module, node)
+        if last_part(name) in calls:
             return node.lineno
+        if depth < 2 and isinstance(node.func, ast.Name):
+            for function in module.functions.get(node.func.id, []):
+                if module.scope(function).function is None and _random_value_line(
+                    module, function, calls, depth + 1
+                ):
+                    return node.lineno
     return None
+
+
+def _first_call(tree: ast.AST, calls: frozenset[str]) -> str | None:
+    """The last name of the first call in ``tree`` that is one of ``calls``."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            target = node.func
+            name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+            if name in calls:
+                return str(name)
+    return None
+
+
+def per_instance_calls_in(function: object) -> str | None:
+    """The first call in ``function``'s own source whose value differs per instance
+    (hostname, pid, random), or None; None too when the source cannot be read."""
+    import inspect
+    import textwrap
+
+    try:
+        source = textwrap.dedent(inspect.getsource(function))  # type: ignore[arg-type]
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError):
+        return None
+    return _first_call(tree, PER_INSTANCE_CALLS)
 
 
 def _generated_secret_key(module: PythonModule, statement: ast.stmt) -> Iterator[Finding]:
@@ -195,6 +245,130 @@ def _generated_secret_key(module: PythonModule, statement: ast.stmt) -> Iterator
 
 
 # -- the deploy check's view: one imported settings module and what it imports ------------
+
+
+def settings_sources(module_name: str) -> list[tuple[PythonModule, str]]:
+    """The parsed source of the imported settings module ``module_name`` and of every
+    module it takes settings from (``from .base import *``, ``from X import NAME``), to
+    any depth, each with its module name; the module itself first. Nothing is imported."""
+    found: list[tuple[PythonModule, str]] = []
+    seen: set[str] = set()
+    pending = [module_name]
+    while pending:
+        name = pending.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        loaded = sys.modules.get(name)
+        module = _imported_source(loaded)
+        if module is None:
+            continue
+        found.append((module, name))
+        package = getattr(loaded, "__package__", None) or name.rpartition(".")[0]
+        pending.extend(_settings_imports(module, package, names=None))
+    return found
+
+
+CACHE_NAMESPACE_OPTIONS = ("KEY_PREFIX", "VERSION", "KEY_FUNCTION")
+
+
+def per_instance_cache_options(module_name: str) -> dict[tuple[str, str], str]:
+    """``{(alias, option): "uuid4()"}`` for each cache ``KEY_PREFIX``/``VERSION`` in the
+    settings source whose value comes from a per-instance call, directly or through a
+    module-level name; alias ``"*"`` when the dict is not written inside ``CACHES``."""
+    found: dict[tuple[str, str], str] = {}
+    for module, _name in settings_sources(module_name):
+        per_instance_names = _per_instance_names(module)
+        parents: dict[int, str] = {}
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.Dict):
+                for key, value in zip(node.keys, node.values, strict=True):
+                    alias = string_value(key)
+                    if isinstance(value, ast.Dict) and alias is not None:
+                        parents[id(value)] = alias
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.Dict):
+                for key, value in zip(node.keys, node.values, strict=True):
+                    option = string_value(key)
+                    if option not in CACHE_NAMESPACE_OPTIONS:
+                        continue
+                    why = _per_instance_expression(value, per_instance_names)
+                    if why is not None:
+                        found.setdefault((parents.get(id(node), "*"), option), why)
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    keys = _subscript_keys(target)
+                    if len(keys) >= 2 and keys[-1] in CACHE_NAMESPACE_OPTIONS:
+                        why = _per_instance_expression(node.value, per_instance_names)
+                        if why is not None:
+                            found.setdefault((keys[-2], keys[-1]), why)
+    return found
+
+
+def _subscript_keys(target: ast.AST) -> list[str]:
+    keys: list[str] = []
+    while isinstance(target, ast.Subscript):
+        key = string_value(target.slice)
+        keys.insert(0, key if key is not None else "?")
+        target = target.value
+    return keys
+
+
+def _per_instance_names(module: PythonModule) -> dict[str, str]:
+    """Module-level names assigned from a per-instance call: ``HOST = socket.gethostname()``."""
+    names: dict[str, str] = {}
+    for node in module.tree.body:
+        if isinstance(node, ast.Assign):
+            call = _first_call(node.value, PER_INSTANCE_CALLS)
+            if call is not None:
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        names[target.id] = f"{call}()"
+    return names
+
+
+def _per_instance_expression(value: ast.AST, names: dict[str, str]) -> str | None:
+    call = _first_call(value, PER_INSTANCE_CALLS)
+    if call is not None:
+        return f"{call}()"
+    for node in ast.walk(value):
+        if isinstance(node, ast.Name) and node.id in names:
+            return names[node.id]
+    return None
+
+
+def constant_instance_id_sites(module_name: str) -> list[tuple[str, str]]:
+    """(``path:line``, the literal) for each ``HORIZONTAL_INSTANCE_ID`` the settings source
+    sets to a string constant, or whose environment lookup falls back to one
+    (``os.environ.get("POD", "web")``): a value every instance shares."""
+    found: list[tuple[str, str]] = []
+    for module, _name in settings_sources(module_name):
+        for statement in top_level_settings(module).get("HORIZONTAL_INSTANCE_ID", []):
+            value = getattr(statement, "value", None)
+            if value is None:
+                continue
+            literal = _constant_text(value)
+            if literal is None:
+                for node in ast.walk(value):
+                    if isinstance(node, ast.Call) and len(node.args) >= 2:
+                        literal = _constant_text(node.args[1])
+                    elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+                        literal = _constant_text(node.values[-1])
+                    if literal is not None:
+                        break
+            if literal is not None:
+                found.append((f"{module.path}:{statement.lineno}", literal))
+    return found
+
+
+def _constant_text(node: ast.AST) -> str | None:
+    """A string (or number) constant, or an f-string/concatenation of constants only."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str | int) and node.value != "":
+        return str(node.value)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _constant_text(node.left), _constant_text(node.right)
+        return left + right if left is not None and right is not None else None
+    return None
 
 
 def random_secret_key_sites(module_name: str) -> list[str]:
@@ -225,7 +399,7 @@ def _sites(module_name: str, seen: set[str]) -> Iterator[str]:
             yield f"{module.path}:{line}"
     # A package's __init__ is its own package; a plain module's is its parent's.
     package = getattr(loaded, "__package__", None) or module_name.rpartition(".")[0]
-    for imported in _settings_imports(module, package):
+    for imported in _settings_imports(module, package, names=("*", "SECRET_KEY")):
         yield from _sites(imported, seen)
 
 
@@ -249,12 +423,18 @@ def _parsed(filename: str, mtime: float) -> PythonModule | None:
     return PythonModule.parse(filename, text)
 
 
-def _settings_imports(module: PythonModule, package: str) -> Iterator[str]:
-    """Modules a settings module pulls ``SECRET_KEY`` from: ``*`` or by name."""
+def _settings_imports(
+    module: PythonModule, package: str, names: tuple[str, ...] | None
+) -> Iterator[str]:
+    """Modules a settings module pulls settings from: ``*`` or one of ``names`` (any
+    UPPERCASE name when ``names`` is None)."""
     for node in module.tree.body:
         if not isinstance(node, ast.ImportFrom):
             continue
-        if not any(alias.name in ("*", "SECRET_KEY") for alias in node.names):
+        if names is None:
+            if not any(a.name == "*" or a.name.isupper() for a in node.names):
+                continue
+        elif not any(alias.name in names for alias in node.names):
             continue
         if node.level:
             base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
