@@ -148,9 +148,16 @@ def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
 
 
 def relative(absolute: str, base: str) -> str:
-    """``absolute`` relative to ``base`` with forward slashes (string work, no syscalls)."""
+    """``absolute`` relative to ``base`` with forward slashes (string work for the common
+    case of a file under ``base``; ``../`` paths for one outside it)."""
     prefix = base.rstrip(os.sep) + os.sep
-    inside = absolute[len(prefix) :] if absolute.startswith(prefix) else absolute
+    if absolute.startswith(prefix):
+        inside = absolute[len(prefix) :]
+    else:
+        try:
+            inside = os.path.relpath(absolute, base)
+        except ValueError:  # another drive on Windows
+            inside = absolute
     return inside.replace(os.sep, "/")
 
 
