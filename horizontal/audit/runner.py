@@ -7,6 +7,7 @@ the cost, and most modules in a large tree are models, forms and tests of pure l
 
 from __future__ import annotations
 
+import ast
 import os
 import posixpath
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
@@ -52,6 +53,18 @@ EXCLUDED_DIRS = frozenset(
         "staticfiles",
         "media",
         "locale",
+        # Test and demo support that does not live under tests/, and provisioning run by
+        # hand (Vagrant, Ansible): neither is what a replica runs.
+        "testing",
+        "test_utils",
+        "testutils",
+        "demo",
+        "demos",
+        "example",
+        "examples",
+        "vagrant",
+        "provisioning",
+        "ansible",
     }
 )
 TEST_FILE = lazy_compile(r"(^test_.*|.*_tests?|^tests|^conftest)\.py$")
@@ -190,6 +203,8 @@ class Scan:
     result: AuditResult = field(default_factory=AuditResult)
     texts: dict[str, list[str]] = field(default_factory=dict)
     settings_groups: dict[str, list[PythonModule]] = field(default_factory=dict)
+    # Dotted paths of the project's own FileSystemStorage subclasses (app.storage.Media).
+    local_storages: set[str] = field(default_factory=set)
 
     def file(self, path: Path, name: str) -> None:
         self.result.files += 1
@@ -201,7 +216,11 @@ class Scan:
         # Settings are judged per package, after every module of it has been read.
         if "settings" in self.wanted:
             for group in self.settings_groups.values():
-                for finding in find_settings_problems(group, uses_cache=self.result.uses_cache):
+                for finding in find_settings_problems(
+                    group,
+                    uses_cache=self.result.uses_cache,
+                    local_storages=frozenset(self.local_storages),
+                ):
                     self.keep(finding)
         self.result.findings.sort()
         return self.result
@@ -236,6 +255,8 @@ class Scan:
         if module is None:
             return
         self.texts[name] = module.lines
+        if "FileSystemStorage" in text:
+            self.local_storages.update(_storage_subclasses(module, name))
         if settings:
             self.settings_groups.setdefault(posixpath.dirname(name), []).append(module)
         yield from self._detect(module)
@@ -248,6 +269,21 @@ class Scan:
                 if finding.category in self.wanted and key not in seen:
                     seen.add(key)
                     yield finding
+
+
+def _storage_subclasses(module: PythonModule, name: str) -> Iterator[str]:
+    """``app.storage.MediaStorage`` for each class here that subclasses FileSystemStorage
+    (the dotted path settings name it by, from the file's path in the tree)."""
+    dotted_module = name[: -len(".py")].replace("/", ".").removesuffix(".__init__")
+    for node in module.tree.body:
+        if isinstance(node, ast.ClassDef) and any(
+            (getattr(base, "attr", None) or getattr(base, "id", None)) == "FileSystemStorage"
+            for base in node.bases
+        ):
+            # The tree may be scanned from above the import root: any suffix can be it.
+            parts = f"{dotted_module}.{node.name}".split(".")
+            for start in range(len(parts) - 1):
+                yield ".".join(parts[start:])
 
 
 def _read(path: Path) -> str | None:

@@ -14,12 +14,12 @@ import ast
 import os
 import posixpath
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 from types import ModuleType
 
-from horizontal.audit.findings import Finding
+from horizontal.audit.findings import Finding, Location
 from horizontal.audit.known import (
     CATALOGUE,
     PER_INSTANCE_CALLS,
@@ -44,7 +44,8 @@ __all__ = [
 
 SETTINGS_FILE = lazy_compile(r"(^|/)(settings[^/]*|[^/]*_settings|settings/[^/]+)\.py$")
 DEV_FILE = lazy_compile(
-    r"(^|[/_])(dev|develop|development|local|test|tests|testing|ci|debug)\w*\.py$"
+    r"(^|[/_])(dev|develop|development|local|test|tests|testing|ci|debug|demo|example|sample)"
+    r"\w*\.py$"
 )
 SETTINGS_MARKERS = (
     "INSTALLED_APPS",
@@ -98,39 +99,197 @@ def top_level_settings(module: PythonModule) -> dict[str, list[ast.stmt]]:
 
 
 def find_settings_problems(
-    modules: list[PythonModule], *, uses_cache: bool = True
+    modules: list[PythonModule],
+    *,
+    uses_cache: bool = True,
+    local_storages: frozenset[str] = frozenset(),
 ) -> Iterator[Finding]:
-    """Findings for one settings package (or one settings file) read together.
+    """Findings for one settings package (or one settings file) read together, the way
+    Python runs it: a value a later statement of the same module replaces, or that every
+    production module importing this one with ``*`` replaces, is not production's; the
+    same problem set in a base and again in the module that imports it is one finding,
+    at the importing module (the one that decides), with the base as a related location.
 
     ``uses_cache``: whether the project's code calls Django's cache at all; without it
-    the implicit ``LocMemCache`` default harms nobody.
+    the implicit ``LocMemCache`` default harms nobody. ``local_storages``: dotted paths of
+    the project's own ``FileSystemStorage`` subclasses.
     """
     assigned = [(m, top_level_settings(m)) for m in modules]
     assigned = [(m, a) for m, a in assigned if a]
     if not any(k in a for _, a in assigned for k in KNOWN_SETTINGS):
         return  # a file named *settings* that is not a Django settings module
+    children = _star_importers(modules)
+    production = [m for m, a in assigned if not _is_dev(m, a, children)]
     # What production sees: development and test modules do not count as "set".
-    everything: set[str] = set().union(
-        *(a.keys() for m, a in assigned if not is_dev_settings(m.path))
-    )
+    everything: set[str] = set().union(*(a.keys() for m, a in assigned if m in production))
+    found: list[Finding] = []
     for module, settings in assigned:
-        if is_dev_settings(module.path):
+        if module not in production:
             continue
-        yield from _bad_backends(module)
+        replaced = _replaced(module, [c for c in children.get(module.path, []) if c in production])
+        for finding in _bad_backends(module, local_storages):
+            if not replaced(finding.line):
+                found.append(finding)
         for statement in settings.get("SECRET_KEY", []):
-            yield from _generated_secret_key(module, statement)
+            if not replaced(statement.lineno, "SECRET_KEY"):
+                found.extend(_generated_secret_key(module, statement))
         for statement in settings.get("CRONJOBS", []):
-            yield _finding(
-                module,
-                statement.lineno,
-                "CRONJOBS (django-crontab) is installed into the crontab of every host that "
-                "runs 'crontab add'",
+            found.append(
+                _finding(
+                    module,
+                    statement.lineno,
+                    "CRONJOBS (django-crontab) is installed into the crontab of every host that "
+                    "runs 'crontab add'",
+                    FIXES["CRONJOBS"],
+                )
             )
         if not _star_imports(module):  # the value may well come from the imported module
-            yield from _implicit_defaults(module, settings, everything, uses_cache)
+            found.extend(_implicit_defaults(module, settings, everything, uses_cache))
+    yield from _one_per_cause(found, children)
 
 
-def _bad_backends(module: PythonModule) -> Iterator[Finding]:
+def _is_dev(
+    module: PythonModule,
+    settings: dict[str, list[ast.stmt]],
+    children: dict[str, list[PythonModule]],
+) -> bool:
+    """A development, test or demo module: named so, or setting ``DEBUG = True`` literally
+    (unless a production module star-imports it: then it is a base, overridden there)."""
+    if is_dev_settings(module.path):
+        return True
+    debug = [
+        s
+        for s in module.tree.body
+        if isinstance(s, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == "DEBUG" for t in s.targets)
+    ]
+    if not debug or not (
+        isinstance(debug[-1].value, ast.Constant) and debug[-1].value.value is True
+    ):
+        return False
+    return not any(not is_dev_settings(child.path) for child in children.get(module.path, []))
+
+
+def _star_importers(modules: list[PythonModule]) -> dict[str, list[PythonModule]]:
+    """For each module's path, the modules of the group that ``from … import *`` it."""
+    by_name = {posixpath.basename(m.path)[: -len(".py")]: m for m in modules}
+    importers: dict[str, list[PythonModule]] = {}
+    for module in modules:
+        for node in module.tree.body:
+            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+                name = (node.module or "__init__").rsplit(".", 1)[-1]
+                base = by_name.get(name)
+                if base is not None and base is not module:
+                    importers.setdefault(base.path, []).append(module)
+    return importers
+
+
+KeyPath = tuple[str, ...]
+
+
+def _target_path(target: ast.AST) -> KeyPath | None:
+    keys: list[str] = []
+    while isinstance(target, ast.Subscript):
+        key = string_value(target.slice)
+        if key is None:
+            return None
+        keys.insert(0, key)
+        target = target.value
+    if isinstance(target, ast.Name) and target.id.isupper():
+        return (target.id, *keys)
+    return None
+
+
+def _unconditional_paths(module: PythonModule) -> list[tuple[int, KeyPath]]:
+    """(line, key path) of each assignment at the top of the module, outside any block."""
+    found: list[tuple[int, KeyPath]] = []
+    for statement in module.tree.body:
+        targets: list[ast.expr] = []
+        if isinstance(statement, ast.Assign):
+            targets = list(statement.targets)
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            targets = [statement.target]
+        for target in targets:
+            path = _target_path(target)
+            if path is not None:
+                found.append((statement.lineno, path))
+    return found
+
+
+def _value_paths(module: PythonModule) -> dict[int, KeyPath]:
+    """For each line inside a settings assignment, the key path its value sits under
+    (``STORAGES``, ``default``, ``BACKEND``), the innermost dict key that holds it."""
+    lines: dict[int, KeyPath] = {}
+
+    def walk(node: ast.AST, path: KeyPath) -> None:
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values, strict=True):
+                name = string_value(key)
+                walk(value, (*path, name) if name is not None else path)
+            return
+        for child in ast.walk(node):
+            if hasattr(child, "lineno"):
+                lines.setdefault(child.lineno, path)
+
+    for node in module.nodes(ast.Assign, ast.AnnAssign):
+        assert isinstance(node, ast.Assign | ast.AnnAssign)
+        if module.scope(node).function is not None or node.value is None:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            path = _target_path(target)
+            if path is not None:
+                walk(node.value, path)
+    return lines
+
+
+def _replaced(module: PythonModule, children: list[PythonModule]) -> Callable[..., bool]:
+    """``replaced(line, path=None)``: whether the setting value on ``line`` of ``module``
+    is replaced before production reads it: by a later top-level assignment of it (or of a
+    dict holding it) in the module, or in every production module that star-imports it."""
+    own = _unconditional_paths(module)
+    values = _value_paths(module)
+    by_children = [_unconditional_paths(child) for child in children]
+
+    def covers(assignment: KeyPath, value: KeyPath) -> bool:
+        return value[: len(assignment)] == assignment
+
+    def replaced(line: int, setting: str | None = None) -> bool:
+        path = (setting,) if setting else values.get(line)
+        if not path:
+            return False
+        if any(later > line and covers(p, path) for later, p in own):
+            return True
+        return bool(by_children) and all(
+            any(covers(p, path) for _, p in assignments) for assignments in by_children
+        )
+
+    return replaced
+
+
+def _one_per_cause(
+    found: list[Finding], children: dict[str, list[PythonModule]]
+) -> Iterator[Finding]:
+    """One finding per message: the importing module's (which decides), others related."""
+    importers = {path: {c.path for c in kids} for path, kids in children.items()}
+    groups: dict[str, list[Finding]] = {}
+    for finding in found:
+        groups.setdefault(finding.message, []).append(finding)
+    for group in groups.values():
+        if len(group) == 1 or len({f.path for f in group}) == 1:
+            yield from group
+            continue
+        # The finding in a module that no other module of the group imports decides.
+        paths = {g.path for g in group}
+        deciders = [f for f in group if not importers.get(f.path, set()) & paths]
+        primary = (deciders or group)[0]
+        related = tuple(Location(f.path, f.line) for f in group if f is not primary)
+        yield primary._replace(related=related)
+
+
+def _bad_backends(
+    module: PythonModule, local_storages: frozenset[str] = frozenset()
+) -> Iterator[Finding]:
     """Backend strings that only work on one box, wherever the module puts them.
 
     Settings are often built in helpers (``config = {...}``; ``def setup_database()``)
@@ -143,10 +302,15 @@ def _bad_backends(module: PythonModule) -> Iterator[Finding]:
         if text is None or id(node) in ignored:
             continue
         match = BACKEND_PROBLEMS.get(text)
-        if match is None and LOCAL_STORAGE_CLASS.search(text):
+        if match is None and (LOCAL_STORAGE_CLASS.search(text) or text in local_storages):
             match = LOCAL_STORAGE_SUBCLASS
         if match is not None:
-            yield _finding(module, getattr(node, "lineno", 1), f"{match.setting}: {match.why}")
+            yield _finding(
+                module,
+                getattr(node, "lineno", 1),
+                f"{match.setting}: {match.why}",
+                FIXES.get(match.setting, ""),
+            )
 
 
 def _static_or_compared(tree: ast.AST) -> set[int]:
@@ -197,6 +361,8 @@ def _random_value_line(
         if not isinstance(node, ast.Call):
             continue
         name = call_name(module, node)
+        if name is None and isinstance(node.func, ast.Attribute):
+            name = node.func.attr  # random.SystemRandom().choice: the receiver is a call
         if last_part(name) in calls:
             return node.lineno
         if depth < 2 and isinstance(node.func, ast.Name):
@@ -241,6 +407,7 @@ def _generated_secret_key(module: PythonModule, statement: ast.stmt) -> Iterator
             line,
             "SECRET_KEY is generated at start-up: each instance signs sessions, CSRF and "
             "reset tokens with a different key",
+            FIXES["SECRET_KEY"],
         )
 
 
@@ -455,6 +622,7 @@ def _implicit_defaults(
             module,
             line,
             "CACHES is not set, so Django uses LocMemCache: a per-process cache on every instance",
+            FIXES["CACHES"],
         )
     if "MEDIA_ROOT" in settings and not everything & {"STORAGES", "DEFAULT_FILE_STORAGE"}:
         line = settings["MEDIA_ROOT"][0].lineno
@@ -463,8 +631,39 @@ def _implicit_defaults(
             line,
             "MEDIA_ROOT with no STORAGES['default']: uploads go to FileSystemStorage on one "
             "host's disk",
+            FIXES["STORAGES['default']"],
         )
 
 
-def _finding(module: PythonModule, line: int, message: str) -> Finding:
-    return Finding(module.path, line, "settings", message, module.line(line))
+def _finding(module: PythonModule, line: int, message: str, fix: str = "") -> Finding:
+    return Finding(module.path, line, "settings", message, module.line(line), fix_text=fix)
+
+
+# The fix for each setting the audit reports, by the name the catalogue gives it.
+FIXES: dict[str, str] = {
+    "CACHES": "Point CACHES['default'] at the shared Redis (django.core.cache.backends.redis."
+    "RedisCache or django-redis) or Memcached; a per-instance alias goes in "
+    "HORIZONTAL_LOCAL_CACHES (horizontal.W001-W005).",
+    "SESSION_ENGINE": "SESSION_ENGINE = 'horizontal.sessions' (Redis, see docs/sessions.md) or "
+    "'django.contrib.sessions.backends.db' (horizontal.W010).",
+    "STORAGES['default']": "STORAGES = horizontal.storage.storages_from_env() with "
+    "AWS_STORAGE_BUCKET_NAME set, or STORAGES['default'] = {'BACKEND': "
+    "'horizontal.storage.S3Storage'} (horizontal.W060).",
+    "DATABASES": "Use PostgreSQL or MySQL/MariaDB shared by every instance; make the SQLite "
+    "default a development-only branch (horizontal.W030).",
+    "CHANNEL_LAYERS": "Use channels_redis.core.RedisChannelLayer on the shared Redis "
+    "(horizontal.W040).",
+    "TASKS": "Use a worker-backed TASKS backend (e.g. django-tasks-db), or TASKS = {} if "
+    "nothing enqueues tasks (horizontal.W041/W042).",
+    "INSTALLED_APPS": "Register the work with @job and call 'manage.py runjob NAME' from one "
+    "scheduler, or run the scheduler in exactly one process (horizontal.W043/W044).",
+    "DJANGO_CRON_LOCK_BACKEND": "Have cron call 'manage.py runjob NAME' (one run per slot) "
+    "instead of runcrons (horizontal.W045/W046).",
+    "LOGGING": "Log to stdout/stderr (logging.StreamHandler) and let the platform collect "
+    "every instance's logs (horizontal.W051).",
+    "EMAIL_BACKEND": "Use the SMTP backend or your provider's (horizontal.W052).",
+    "SECRET_KEY": "Read SECRET_KEY from the environment or a secret store, the same on every "
+    "instance, and fail at start-up when it is missing (horizontal.W050).",
+    "CRONJOBS": "Register each job with @job and have one scheduler call 'manage.py runjob "
+    "NAME' instead of 'crontab add' on every host.",
+}
