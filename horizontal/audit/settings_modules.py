@@ -25,6 +25,7 @@ from horizontal.audit.known import (
     PER_INSTANCE_CALLS,
     RANDOM_VALUE_CALLS,
     SingleBox,
+    this_host_addresses,
 )
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import PythonModule, call_name, last_part, string_value
@@ -128,6 +129,9 @@ def find_settings_problems(
             continue
         replaced = _replaced(module, [c for c in children.get(module.path, []) if c in production])
         for finding in _bad_backends(module, local_storages):
+            if not replaced(finding.line):
+                found.append(finding)
+        for finding in _services_on_this_host(module):
             if not replaced(finding.line):
                 found.append(finding)
         for statement in settings.get("SECRET_KEY", []):
@@ -311,6 +315,74 @@ def _bad_backends(
                 f"{match.setting}: {match.why}",
                 FIXES.get(match.setting, ""),
             )
+
+
+# Where settings name a shared service's address (the deploy checks' W004/W026/W048),
+# as key paths; "*" is any alias.
+SERVICE_ADDRESSES: tuple[tuple[KeyPathPattern, str], ...] = (
+    (("CACHES", "*", "LOCATION"), "CACHES"),
+    (("CHANNEL_LAYERS", "*", "CONFIG", "hosts"), "CHANNEL_LAYERS"),
+    (("CELERY_BROKER_URL",), "CELERY_BROKER_URL"),
+    (("BROKER_URL",), "CELERY_BROKER_URL"),
+    (("CELERY_RESULT_BACKEND",), "CELERY_RESULT_BACKEND"),
+)
+
+
+def _services_on_this_host(module: PythonModule) -> Iterator[Finding]:
+    """A cache, channel layer or Celery broker/result store addressed as this host
+    (``localhost``, loopback, a unix socket), the literal or an environment default."""
+    ignored = _static_or_compared(module.tree)
+    for node, path in _strings_with_paths(module):
+        if id(node) in ignored:
+            continue
+        for pattern, setting in SERVICE_ADDRESSES:
+            if _matches(path, pattern):
+                address = next(this_host_addresses(string_value(node)), None)
+                if address is not None:
+                    yield _finding(
+                        module,
+                        getattr(node, "lineno", 1),
+                        f"{setting}: {address} is this host: each instance talks to its own server",
+                        FIXES["this host"],
+                    )
+                break
+
+
+KeyPathPattern = tuple[str, ...]
+
+
+def _matches(path: KeyPath, pattern: KeyPathPattern) -> bool:
+    return len(path) >= len(pattern) and all(
+        want in ("*", have) for want, have in zip(pattern, path, strict=False)
+    )
+
+
+def _strings_with_paths(module: PythonModule) -> Iterator[tuple[ast.AST, KeyPath]]:
+    """Each string constant inside a top-level settings assignment, with its key path."""
+
+    def walk(node: ast.AST, path: KeyPath) -> Iterator[tuple[ast.AST, KeyPath]]:
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values, strict=True):
+                name = string_value(key)
+                yield from walk(value, (*path, name) if name is not None else path)
+            return
+        if string_value(node) is not None:
+            yield node, path
+            return
+        if isinstance(node, ast.JoinedStr | ast.BinOp):
+            return  # pieces of a string built at run time are not addresses
+        for child in ast.iter_child_nodes(node):
+            yield from walk(child, path)
+
+    for node in module.nodes(ast.Assign, ast.AnnAssign):
+        assert isinstance(node, ast.Assign | ast.AnnAssign)
+        if module.scope(node).function is not None or node.value is None:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            path = _target_path(target)
+            if path is not None:
+                yield from walk(node.value, path)
 
 
 def _static_or_compared(tree: ast.AST) -> set[int]:
@@ -664,6 +736,8 @@ FIXES: dict[str, str] = {
     "EMAIL_BACKEND": "Use the SMTP backend or your provider's (horizontal.W052).",
     "SECRET_KEY": "Read SECRET_KEY from the environment or a secret store, the same on every "
     "instance, and fail at start-up when it is missing (horizontal.W050).",
+    "this host": "Point it at the server every instance shares; a sidecar proxy on "
+    "localhost that forwards to it is the exception (say so with an inline ignore).",
     "CRONJOBS": "Register each job with @job and have one scheduler call 'manage.py runjob "
     "NAME' instead of 'crontab add' on every host.",
 }

@@ -281,3 +281,35 @@ def test_a_storage_opened_only_to_read_files_shipped_in_the_image_is_silent(
     assert where(scan(tmp_path, {"shop/loader.py": writing}, "file-write")) == [
         ("shop/loader.py", 5)
     ]
+
+
+# -- shared services addressed as this host, read from settings source (W004/W048's rule) ----
+
+
+@pytest.mark.parametrize(
+    "assignment",
+    [
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache', "
+        "'LOCATION': os.environ.get('REDIS_URL', 'redis://localhost:6379/0')}}",
+        "CELERY_BROKER_URL = 'amqp://guest@127.0.0.1//'",
+        "CHANNEL_LAYERS = {'default': {'BACKEND': 'channels_redis.core.RedisChannelLayer', "
+        "'CONFIG': {'hosts': ['redis://[::1]:6379']}}}",
+    ],
+)
+def test_a_shared_service_on_this_host_in_settings_is_found(
+    tmp_path: Path, assignment: str
+) -> None:
+    source = "import os\nINSTALLED_APPS = []\nSECRET_KEY = os.environ['K']\n" + assignment + "\n"
+    [finding] = scan(tmp_path, {"app/settings.py": source}, "settings")
+    assert "is this host" in finding.message and "sidecar" in finding.fix
+
+
+def test_a_shared_service_on_its_own_host_in_settings_is_silent(tmp_path: Path) -> None:
+    source = (
+        "import os\nINSTALLED_APPS = []\nSECRET_KEY = os.environ['K']\n"
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache', "
+        "'LOCATION': os.environ.get('REDIS_URL', 'redis://redis:6379/0')}}\n"
+        "CELERY_BROKER_URL = 'amqp://guest@rabbitmq//'\n"
+        "ALLOWED_HOSTS = ['localhost']\n"
+    )
+    assert scan(tmp_path, {"app/settings.py": source}, "settings") == []
