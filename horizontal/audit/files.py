@@ -130,7 +130,35 @@ def _mentions_temp(
     return False
 
 
-def cleans_up(module: PythonModule, function: FunctionNode) -> bool:
+def _caller_cleans_up(module: PythonModule, function: FunctionNode, names: set[str]) -> bool:
+    """The function hands its temp path back (``return path``) to a caller in this module
+    that removes it in a ``finally:`` block: the file does not outlive the request."""
+    returned = any(
+        isinstance(node, ast.Return)
+        and node.value is not None
+        and _mentions_temp(module, node.value, names)
+        for node in ast.walk(function)
+    )
+    if not returned:
+        return False
+    for caller in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
+        assert isinstance(caller, ast.FunctionDef | ast.AsyncFunctionDef)
+        calls_it = any(
+            isinstance(node, ast.Call) and last_part(dotted(node.func)) == function.name
+            for node in ast.walk(caller)
+        )
+        if calls_it and any(
+            isinstance(node, ast.Try)
+            and node.finalbody
+            and any(cleans_up(module, statement) for statement in node.finalbody)
+            for node in ast.walk(caller)
+        ):
+            return True
+    return False
+
+
+def cleans_up(module: PythonModule, function: ast.AST) -> bool:
+    """Whether ``function`` (or any statement) removes a temp file or uses a self-deleting one."""
     for node in ast.walk(function):
         if isinstance(node, ast.Call):
             name = call_name(module, node) or ""
@@ -223,7 +251,7 @@ def _local_writes(module: PythonModule) -> Iterator[Finding]:
                 continue  # the object's own scratch directory, removed with the object
             names = temps.setdefault(id(function), temp_names(module, function))
             if _mentions_temp(module, target, names):
-                if cleans_up(module, function):
+                if cleans_up(module, function) or _caller_cleans_up(module, function, names):
                     continue
                 message = (
                     "temp file is written and left behind: a later request on another "

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from horizontal.audit import caches, concurrency, deploy, files, state
-from horizontal.audit.findings import CATEGORIES, Finding
+from horizontal.audit.findings import CATEGORIES, Finding, Location
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
 from horizontal.audit.settings_modules import (
@@ -214,6 +214,7 @@ class Scan:
 
     def finish(self) -> AuditResult:
         # Settings are judged per package, after every module of it has been read.
+        self.result.findings = _one_cron_per_image(self.result.findings)
         if "settings" in self.wanted:
             for group in self.settings_groups.values():
                 for finding in find_settings_problems(
@@ -269,6 +270,40 @@ class Scan:
                 if finding.category in self.wanted and key not in seen:
                     seen.add(key)
                     yield finding
+
+
+def _one_cron_per_image(findings: list[Finding]) -> list[Finding]:
+    """An image's cron is one finding: a crontab's lines become related locations of its
+    first, and every crontab of the tree becomes related to the Dockerfile line that
+    installs cron, when there is one (the place that decides it)."""
+    crons = [f for f in findings if f.category == "image-cron"]
+    if len(crons) < 2:
+        return findings
+    others = [f for f in findings if f.category != "image-cron"]
+    by_file: dict[str, list[Finding]] = {}
+    for finding in sorted(crons):
+        by_file.setdefault(finding.path, []).append(finding)
+    is_crontab = {path: text_detector(path) is deploy.find_in_crontab for path in by_file}
+    merged: list[Finding] = []
+    crontabs: list[Finding] = []
+    for path, group in by_file.items():
+        if is_crontab[path]:
+            first, rest = group[0], group[1:]
+            crontabs.append(first._replace(related=tuple(Location(f.path, f.line) for f in rest)))
+        else:
+            merged.extend(group)
+    dockerfiles = [f for f in merged if text_detector(f.path) is deploy.find_in_dockerfile]
+    if dockerfiles and crontabs:
+        decider = dockerfiles[0]
+        related = tuple(
+            Location(loc.path, loc.line)
+            for crontab in crontabs
+            for loc in (Location(crontab.path, crontab.line), *crontab.related)
+        )
+        merged[merged.index(decider)] = decider._replace(related=decider.related + related)
+    else:
+        merged.extend(crontabs)
+    return others + merged
 
 
 def _storage_subclasses(module: PythonModule, name: str) -> Iterator[str]:

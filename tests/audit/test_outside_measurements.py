@@ -313,3 +313,49 @@ def test_a_shared_service_on_its_own_host_in_settings_is_silent(tmp_path: Path) 
         "ALLOWED_HOSTS = ['localhost']\n"
     )
     assert scan(tmp_path, {"app/settings.py": source}, "settings") == []
+
+
+# -- one finding per root cause: an image's cron; a temp file the caller removes ---------------
+
+
+def test_an_images_cron_is_one_finding_at_the_dockerfile(tmp_path: Path) -> None:
+    files = {
+        "Dockerfile": (
+            'FROM python:3.12\nCOPY crontab /etc/cron.d/app\nCMD ["gunicorn", "app.wsgi"]\n'
+        ),
+        "crontab": "*/5 * * * * python manage.py send_mail\n0 3 * * * python manage.py cleanup\n",
+    }
+    [finding] = scan(tmp_path, files, "image-cron")
+    assert (finding.path, finding.line) == ("Dockerfile", 2)
+    assert [(r.path, r.line) for r in finding.related] == [("crontab", 1), ("crontab", 2)]
+
+
+def test_a_crontab_alone_is_one_finding_with_its_other_lines_related(tmp_path: Path) -> None:
+    files = {"crontab": "*/5 * * * * python manage.py a\n0 3 * * * python manage.py b\n"}
+    [finding] = scan(tmp_path, files, "image-cron")
+    assert (finding.line, [r.line for r in finding.related]) == (1, [2])
+
+
+def test_a_temp_file_removed_in_the_callers_finally_is_silent(tmp_path: Path) -> None:
+    code = dedent(
+        """\
+        import os
+        import tempfile
+        def render(data):
+            fd, path = tempfile.mkstemp(suffix=".pdf")
+            with open(path, "wb") as fh:
+                fh.write(data)
+            return path
+        def send(data, mail):
+            path = render(data)
+            try:
+                mail.attach_file(path)
+            finally:
+                os.remove(path)
+        """
+    )
+    assert scan(tmp_path, {"shop/pdf.py": code}, "file-write") == []
+    leaked = code.replace(
+        "    finally:\n        os.remove(path)\n", "    except OSError:\n        pass\n"
+    )
+    assert where(scan(tmp_path, {"shop/pdf.py": leaked}, "file-write")) == [("shop/pdf.py", 5)]
