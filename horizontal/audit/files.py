@@ -176,12 +176,15 @@ def cleans_up(module: PythonModule, function: ast.AST) -> bool:
 
 def find_file_writes(module: PythonModule) -> Iterator[Finding]:
     seen: set[int] = set()
-    guarded = _guarded_lines(module) if _may_guard(module.text) else set()
+    found: list[Finding] = []
     for finding in _local_writes(module), _local_storage(module), _served_media(module):
         for item in finding:
-            if item.line not in seen and item.line not in guarded:
+            if item.line not in seen:
                 seen.add(item.line)
-                yield item
+                found.append(item)
+    # Only a module with a finding pays for the walk that finds guarded branches.
+    guarded = _guarded_lines(module) if found and _may_guard(module.text) else set()
+    yield from (item for item in found if item.line not in guarded)
 
 
 # A branch taken only when the storage is local (``if isinstance(default_storage,

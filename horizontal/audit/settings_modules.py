@@ -517,6 +517,8 @@ def per_instance_cache_options(module_name: str) -> dict[tuple[str, str], str]:
     module-level name; alias ``"*"`` when the dict is not written inside ``CACHES``."""
     found: dict[tuple[str, str], str] = {}
     for module, _name in settings_sources(module_name):
+        if "KEY_PREFIX" not in module.text and "VERSION" not in module.text:
+            continue
         per_instance_names = _per_instance_names(module)
         parents: dict[int, str] = {}
         for node in ast.walk(module.tree):

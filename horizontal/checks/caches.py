@@ -260,7 +260,13 @@ def check_cache_namespaces(
     found: list[CheckMessage] = []
     from_source: dict[tuple[str, str], str] = {}
     module_name = getattr(settings, "SETTINGS_MODULE", None)
-    if module_name:
+    namespaced = any(
+        option in config
+        for alias, config in shared_cache_configs()
+        if alias not in local
+        for option in ("KEY_PREFIX", "VERSION")
+    )
+    if module_name and namespaced:
         # Random values cannot be told from a live string: read the settings source.
         from horizontal.audit.settings_modules import per_instance_cache_options
 
