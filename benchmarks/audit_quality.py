@@ -1,20 +1,34 @@
-"""Issue 6 figure: precision and recall of ``horizontal.audit`` and of the seed's grep audit
-against hand labels of real Django projects.
+"""Issue 6 and 14 figures: precision and recall of ``horizontal.audit`` and of the seed's
+grep audit against hand labels of real Django projects, by split.
 
-    python -m benchmarks.audit_quality NAME=PATH [NAME=PATH ...]
+    python -m benchmarks.audit_quality [--mirror DIR] [--checkouts DIR] [--no-grep]
+                                       [NAME=PATH ...]
 
-NAME is a project in ``benchmarks/audit_labels.json`` and PATH a checkout of it at the
-labelled commit (this script fetches nothing). Both tools scan the whole checkout. A hit is
-true when it lands on a labelled line of the same file (whatever category either tool
-gives it); precision = true hits / hits, recall = labels with at least one hit / labels.
+Every project of ``benchmarks/audit_labels.json`` is measured, at its pinned commit:
+
+- ``NAME=PATH`` uses an existing checkout of it;
+- otherwise ``--mirror DIR`` (or ``$AUDIT_CORPUS_MIRROR``) is a directory of bare git
+  repositories named ``owner+name/repo`` (or ``owner+name.git``) from which the commit is
+  written into ``--checkouts DIR`` (default ``$TMPDIR/horizontal-audit-corpus``), once;
+- otherwise the commit is fetched from GitHub (``git fetch --depth 1``) into the same
+  place. A project that cannot be had is reported as skipped, never silently dropped.
+
+Both tools scan the whole checkout. A hit is true when it lands on a labelled line of the
+same file (whatever category either tool gives it); precision = true hits / hits,
+recall = labels with at least one hit / labels. The splits are reported separately:
+``tuning`` (rules were written while reading them), ``held-out`` (never used for tuning)
+and ``new`` (measured before any change they prompt).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +36,7 @@ from benchmarks.audit import GREP_AUDIT
 
 ROOT = Path(__file__).resolve().parents[1]
 LABELS = Path(__file__).with_name("audit_labels.json")
+SPLITS = ("tuning", "held-out", "new")
 
 Hit = tuple[str, int]  # path relative to the checkout, line (0: a whole file)
 
@@ -48,16 +63,22 @@ class Score:
         return self.found_labels / self.labels if self.labels else 0.0
 
     def __str__(self) -> str:
+        precision = f"{self.precision:6.1%}" if self.hits else "     -"
+        recall = f"{self.recall:6.1%}" if self.labels else "     -"
         return (
-            f"precision {self.precision:6.1%} ({self.true_hits}/{self.hits})  "
-            f"recall {self.recall:6.1%} ({self.found_labels}/{self.labels})"
+            f"precision {precision} ({self.true_hits}/{self.hits})  "
+            f"recall {recall} ({self.found_labels}/{self.labels})"
         )
 
 
 def audit_hits(checkout: Path) -> list[Hit]:
     from horizontal.audit import scan_paths
 
-    return [(f.path, f.line) for f in scan_paths([checkout], base=checkout).findings]
+    hits: list[Hit] = []
+    for finding in scan_paths([checkout], base=checkout).findings:
+        hits.append((finding.path, finding.line))
+        hits.extend((r.path, r.line) for r in getattr(finding, "related", ()))
+    return hits
 
 
 def grep_hits(checkout: Path) -> list[Hit]:
@@ -80,43 +101,160 @@ def grep_hits(checkout: Path) -> list[Hit]:
 
 
 def score(hits: list[Hit], labels: list[dict[str, object]]) -> Score:
+    """A finding and its related locations are one hit each; duplicates count once."""
     labelled = {
         (str(label["path"]), int(line)): index
         for index, label in enumerate(labels)
         for line in label["lines"]  # type: ignore[attr-defined]
     }
-    found = {labelled[hit] for hit in hits if hit in labelled}
-    true_hits = sum(1 for hit in hits if hit in labelled)
-    return Score(len(hits), true_hits, len(labels), len(found))
+    unique = list(dict.fromkeys(hits))
+    found = {labelled[hit] for hit in unique if hit in labelled}
+    true_hits = sum(1 for hit in unique if hit in labelled)
+    return Score(len(unique), true_hits, len(labels), len(found))
+
+
+# -- getting a checkout of a pinned commit -------------------------------------------------
+
+
+def _mirror_git_dir(mirror: Path, repository: str) -> Path | None:
+    owner_name = repository.replace("/", "+")
+    for candidate in (mirror / owner_name / "repo", mirror / f"{owner_name}.git"):
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def _write_tree(git_dir: Path, commit: str, destination: Path) -> None:
+    """Every blob of ``commit`` into ``destination`` (blobs a partial mirror lacks skipped)."""
+    listing = subprocess.run(
+        ["git", "--git-dir", str(git_dir), "ls-tree", "-r", "-z", commit],
+        capture_output=True,
+        check=True,
+    ).stdout.split(b"\0")
+    entries: list[tuple[str, str]] = []
+    for entry in listing:
+        meta, _, path = entry.partition(b"\t")
+        if not path:
+            continue
+        mode, kind, sha = meta.split()
+        if kind == b"blob" and mode != b"120000":
+            entries.append((sha.decode(), path.decode("utf-8", "replace")))
+    with subprocess.Popen(
+        ["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    ) as batch:
+        assert batch.stdin is not None and batch.stdout is not None
+        for sha, path in entries:
+            batch.stdin.write(sha.encode() + b"\n")
+            batch.stdin.flush()
+            header = batch.stdout.readline().split()
+            if header[-1] == b"missing":
+                continue
+            data = batch.stdout.read(int(header[2]))
+            batch.stdout.read(1)
+            target = destination / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        batch.stdin.close()
+
+
+def checkout_of(
+    name: str, project: dict[str, object], mirror: Path | None, checkouts: Path
+) -> Path | None:
+    commit = str(project["commit"])
+    repository = str(project["repository"])
+    destination = checkouts / f"{name}-{commit[:12]}"
+    if (destination / ".complete").exists():
+        return destination
+    destination.mkdir(parents=True, exist_ok=True)
+    git_dir = _mirror_git_dir(mirror, repository) if mirror else None
+    try:
+        if git_dir is None:
+            git_dir = checkouts / f"{name}.git"
+            if not git_dir.exists():
+                subprocess.run(["git", "init", "-q", "--bare", str(git_dir)], check=True)
+            subprocess.run(
+                [
+                    "git",
+                    "--git-dir",
+                    str(git_dir),
+                    "fetch",
+                    "-q",
+                    "--depth",
+                    "1",
+                    f"https://github.com/{repository}",
+                    commit,
+                ],
+                check=True,
+            )
+        _write_tree(git_dir, commit, destination)
+    except (subprocess.CalledProcessError, OSError) as error:
+        print(f"  {name}: skipped, no checkout of {repository}@{commit[:10]} ({error})")
+        return None
+    (destination / ".complete").write_text(commit)
+    return destination
+
+
+# -- the report ------------------------------------------------------------------------------
+
+
+def measure(
+    projects: dict[str, dict[str, object]], checkouts: dict[str, Path], grep: bool
+) -> Iterator[tuple[str, str, Score, Score | None]]:
+    for name, project in projects.items():
+        checkout = checkouts.get(name)
+        if checkout is None:
+            continue
+        labels = project["labels"]
+        assert isinstance(labels, list)
+        ours = score(audit_hits(checkout), labels)
+        theirs = score(grep_hits(checkout), labels) if grep else None
+        yield name, str(project.get("split", "tuning")), ours, theirs
 
 
 def main(arguments: list[str]) -> None:
     sys.path.insert(0, str(ROOT))
-    projects = json.loads(LABELS.read_text())["projects"]
-    if not arguments:
-        raise SystemExit(__doc__)
-    totals = {"horizontal.audit": Score(), "grep audit": Score()}
-    for argument in arguments:
-        name, _, path = argument.partition("=")
-        labels = projects[name]["labels"]
-        checkout = Path(path).resolve()
-        print(f"{name} ({projects[name]['repository']} @ {projects[name]['commit'][:10]}):")
-        for tool, hits in (
-            ("horizontal.audit", audit_hits(checkout)),
-            ("grep audit", grep_hits(checkout)),
-        ):
-            result = score(hits, labels)
-            totals[tool].add(result)
-            print(f"  {tool:17} {result}")
-    print("all projects:")
-    for tool, total in totals.items():
-        print(f"  {tool:17} {total}")
-    ours, grep = totals["horizontal.audit"], totals["grep audit"]
-    if grep.precision and grep.recall:
-        print(
-            f"  horizontal.audit / grep: precision x{ours.precision / grep.precision:.1f}, "
-            f"recall x{ours.recall / grep.recall:.1f}"
-        )
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.audit_quality")
+    parser.add_argument("given", nargs="*", metavar="NAME=PATH")
+    parser.add_argument("--mirror", type=Path, default=os.environ.get("AUDIT_CORPUS_MIRROR"))
+    parser.add_argument(
+        "--checkouts",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "horizontal-audit-corpus",
+    )
+    parser.add_argument("--no-grep", action="store_true", help="skip the grep audit")
+    parser.add_argument("--split", choices=SPLITS, action="append", help="only these splits")
+    options = parser.parse_args(arguments)
+    projects: dict[str, dict[str, object]] = json.loads(LABELS.read_text())["projects"]
+    if options.split:
+        projects = {n: p for n, p in projects.items() if p.get("split") in options.split}
+    given = dict(argument.partition("=")[::2] for argument in options.given)
+    checkouts: dict[str, Path] = {}
+    for name, project in projects.items():
+        if name in given:
+            checkouts[name] = Path(given[name]).resolve()
+        else:
+            found = checkout_of(name, project, options.mirror, options.checkouts)
+            if found is not None:
+                checkouts[name] = found
+    totals: dict[str, dict[str, Score]] = {}
+    print(f"{'project':20} {'split':9} {'horizontal.audit':44} grep audit")
+    for name, split, ours, theirs in measure(projects, checkouts, not options.no_grep):
+        project = projects[name]
+        commit = str(project["commit"])[:10]
+        print(f"{name:20} {split:9} {ours!s:44} {theirs if theirs else ''}")
+        print(f"{'':20} {'':9} ({project['repository']} @ {commit})")
+        split_totals = totals.setdefault(split, {"audit": Score(), "grep": Score()})
+        split_totals["audit"].add(ours)
+        if theirs is not None:
+            split_totals["grep"].add(theirs)
+    print()
+    for split in SPLITS:
+        if split in totals:
+            audit, grep = totals[split]["audit"], totals[split]["grep"]
+            shown = grep if grep.hits or grep.labels else ""
+            print(f"{'all ' + split:30} {audit!s:44} {shown}")
 
 
 if __name__ == "__main__":

@@ -104,7 +104,13 @@ def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
             yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
 
 
+# Installers, upgrade and provisioning scripts: an operator runs them, once, by hand.
+BY_HAND = lazy_compile(r"^(install|installer|upgrade|provision|vagrant)[\w.-]*\.(sh|bash)$", re.I)
+
+
 def find_in_shell(path: str, text: str) -> Iterator[Finding]:
+    if BY_HAND.match(posixpath.basename(path)):
+        return
     lines = logical_lines(text)
     # s6-overlay and runit service scripts run in every container, like a web server.
     starts_server = CONTAINER_SERVICE.search(path) is not None or any(
@@ -134,11 +140,24 @@ def find_in_procfile(path: str, text: str) -> Iterator[Finding]:
             yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
 
 
+# uWSGI static-map/static-map2 of uploaded media: files served from this host's disk.
+MEDIA_MAP = lazy_compile(r"media|upload", re.I)
+
+
 def find_in_server_config(path: str, text: str) -> Iterator[Finding]:
     """uWSGI ini and supervisor conf: hooks, attached daemons and programs per replica."""
     for line in logical_lines(text):
-        key = line.text.split("=", 1)[0].strip().lower()
-        if _migrates(line.text):
+        key, _, value = (part.strip() for part in line.text.partition("="))
+        key = key.lower()
+        if key in {"static-map", "static-map2"} and MEDIA_MAP.search(value):
+            yield _finding(
+                path,
+                line,
+                "file-write",
+                "uWSGI serves uploaded media from this host's disk: other instances have "
+                "other files",
+            )
+        elif _migrates(line.text):
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
         elif key in {"cron", "cron2", "unique-cron", "legion-cron"}:
             yield _finding(path, line, "image-cron", "uWSGI cron: every instance runs the job")

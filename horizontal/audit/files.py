@@ -130,7 +130,35 @@ def _mentions_temp(
     return False
 
 
-def cleans_up(module: PythonModule, function: FunctionNode) -> bool:
+def _caller_cleans_up(module: PythonModule, function: FunctionNode, names: set[str]) -> bool:
+    """The function hands its temp path back (``return path``) to a caller in this module
+    that removes it in a ``finally:`` block: the file does not outlive the request."""
+    returned = any(
+        isinstance(node, ast.Return)
+        and node.value is not None
+        and _mentions_temp(module, node.value, names)
+        for node in ast.walk(function)
+    )
+    if not returned:
+        return False
+    for caller in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
+        assert isinstance(caller, ast.FunctionDef | ast.AsyncFunctionDef)
+        calls_it = any(
+            isinstance(node, ast.Call) and last_part(dotted(node.func)) == function.name
+            for node in ast.walk(caller)
+        )
+        if calls_it and any(
+            isinstance(node, ast.Try)
+            and node.finalbody
+            and any(cleans_up(module, statement) for statement in node.finalbody)
+            for node in ast.walk(caller)
+        ):
+            return True
+    return False
+
+
+def cleans_up(module: PythonModule, function: ast.AST) -> bool:
+    """Whether ``function`` (or any statement) removes a temp file or uses a self-deleting one."""
     for node in ast.walk(function):
         if isinstance(node, ast.Call):
             name = call_name(module, node) or ""
@@ -148,11 +176,65 @@ def cleans_up(module: PythonModule, function: FunctionNode) -> bool:
 
 def find_file_writes(module: PythonModule) -> Iterator[Finding]:
     seen: set[int] = set()
-    for finding in _local_writes(module), _local_storage(module):
+    found: list[Finding] = []
+    for finding in _local_writes(module), _local_storage(module), _served_media(module):
         for item in finding:
             if item.line not in seen:
                 seen.add(item.line)
-                yield item
+                found.append(item)
+    # Only a module with a finding pays for the walk that finds guarded branches.
+    guarded = _guarded_lines(module) if found and _may_guard(module.text) else set()
+    yield from (item for item in found if item.line not in guarded)
+
+
+# A branch taken only when the storage is local (``if isinstance(default_storage,
+# FileSystemStorage)``, ``if storage.is_local``) or only under DEBUG is not production's
+# path for files: the code already knows.
+LOCAL_GUARD = lazy_compile(r"FileSystemStorage|is_local|local_storage|\bDEBUG\b")
+
+
+def _may_guard(text: str) -> bool:
+    return "FileSystemStorage" in text or "is_local" in text or "DEBUG" in text
+
+
+def _guarded_lines(module: PythonModule) -> set[int]:
+    lines: set[int] = set()
+    for node in ast.walk(module.tree):
+        if not isinstance(node, ast.If):
+            continue
+        test = ast.get_source_segment(module.text, node.test) or ""
+        if not LOCAL_GUARD.search(test) or test.lstrip().startswith("not "):
+            continue
+        first = node.body[0].lineno
+        last = max(getattr(n, "end_lineno", None) or n.lineno for n in node.body)
+        lines.update(range(first, last + 1))
+    return lines
+
+
+def _served_media(module: PythonModule) -> Iterator[Finding]:
+    """``serve(…, document_root=settings.MEDIA_ROOT)`` or a URL pattern's
+    ``{"document_root": settings.MEDIA_ROOT}``: uploads served from this host's disk.
+    Django's ``static()`` helper is left alone: it returns nothing unless DEBUG."""
+    if "document_root" not in module.text or "MEDIA_ROOT" not in module.text:
+        return
+    for node in ast.walk(module.tree):
+        value: ast.AST | None = None
+        if isinstance(node, ast.Dict):
+            for key, item in zip(node.keys, node.values, strict=True):
+                if string_value(key) == "document_root":
+                    value = item
+        elif isinstance(node, ast.Call) and last_part(call_name(module, node)) == "serve":
+            value = keyword(node, "document_root")
+        if value is not None and "MEDIA_ROOT" in (dotted(value) or ""):
+            line = getattr(node, "lineno", 1)
+            yield Finding(
+                module.path,
+                line,
+                "file-write",
+                "serves MEDIA_ROOT from this host's disk: an upload received by another "
+                "instance is a 404 here",
+                module.line(line),
+            )
 
 
 def _local_writes(module: PythonModule) -> Iterator[Finding]:
@@ -172,7 +254,7 @@ def _local_writes(module: PythonModule) -> Iterator[Finding]:
                 continue  # the object's own scratch directory, removed with the object
             names = temps.setdefault(id(function), temp_names(module, function))
             if _mentions_temp(module, target, names):
-                if cleans_up(module, function):
+                if cleans_up(module, function) or _caller_cleans_up(module, function, names):
                     continue
                 message = (
                     "temp file is written and left behind: a later request on another "
@@ -244,11 +326,54 @@ def _local_storage_path(name: str) -> bool:
     return last_part(name) == "path" and receiver.endswith("storage") and "static" not in receiver
 
 
+def _read_only_storage(module: PythonModule, call: ast.Call) -> bool:
+    """``fixtures = FileSystemStorage(BASE_DIR / "fixtures")``: a storage over files shipped
+    in the image, opened to read them. It has a location that is not MEDIA_ROOT and the
+    function never saves, deletes or opens for writing through the local name it is bound
+    to, nor hands it to a field as its ``storage`` (looked for in the whole module)."""
+    location = call.args[0] if call.args else keyword(call, "location")
+    if location is None or "MEDIA" in (ast.get_source_segment(module.text, location) or ""):
+        return False
+    if module.scope(call).function is None:
+        return False  # a module-level storage: other modules may save through it
+    bound = [
+        node
+        for node in module.nodes(ast.Assign)
+        if isinstance(node, ast.Assign) and node.value is call
+    ]
+    # Only a local name: an attribute (self.storage) may be saved through elsewhere.
+    names = {t.id for node in bound for t in node.targets if isinstance(t, ast.Name)}
+    if not names:
+        return False
+    for name in names:
+        for position in _find_all(module.text, f"{name}."):
+            after = module.text[position + len(name) : position + len(name) + 8]
+            if after.startswith((".save(", ".delete(")):
+                return False
+            if after.startswith(".open(") and WRITE_IN_OPEN.match(
+                module.text, position + len(name) + 6
+            ):
+                return False
+        if f"storage={name}" in module.text:
+            return False
+    return bool(names)
+
+
+WRITE_IN_OPEN = lazy_compile(r"[^)\n]*[\"'][rbt]*[wax+]")
+
+
+def _find_all(text: str, needle: str) -> Iterator[int]:
+    position = text.find(needle)
+    while position != -1:
+        yield position
+        position = text.find(needle, position + 1)
+
+
 def _local_storage(module: PythonModule) -> Iterator[Finding]:
     for call in module.nodes(ast.Call):
         assert isinstance(call, ast.Call)
         name = call_name(module, call) or ""
-        if last_part(name) == "FileSystemStorage":
+        if last_part(name) == "FileSystemStorage" and not _read_only_storage(module, call):
             yield Finding(
                 module.path,
                 call.lineno,

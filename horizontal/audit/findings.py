@@ -98,18 +98,28 @@ CATEGORIES: dict[str, Category] = {
 }
 
 
+class Location(NamedTuple):
+    """Another place one finding's root cause shows (SARIF ``relatedLocations``)."""
+
+    path: str
+    line: int
+
+
 class Finding(NamedTuple):
-    """One single-instance assumption at one place in one file."""
+    """One single-instance assumption (one root cause), reported at the place that decides
+    it; the other places it shows are ``related``."""
 
     path: str  # relative to the scanned root, with forward slashes
     line: int
     category: str
     message: str  # one line: what breaks with N instances
     source: str = ""  # the stripped source line, for the baseline fingerprint
+    related: tuple[Location, ...] = ()
+    fix_text: str = ""  # this finding's own fix; empty: the category's
 
     @property
     def fix(self) -> str:
-        return CATEGORIES[self.category].fix
+        return self.fix_text or CATEGORIES[self.category].fix
 
     @property
     def level(self) -> str:
@@ -135,6 +145,7 @@ class Finding(NamedTuple):
             "message": self.message,
             "fix": self.fix,
             "fingerprint": self.fingerprint(),
+            "related": [{"path": r.path, "line": r.line} for r in self.related],
         }
 
 

@@ -30,6 +30,9 @@ def render_text(findings: Sequence[Finding]) -> str:
     for finding in findings:
         lines.append(f"{finding.path}:{finding.line}: {finding.category}: {finding.message}")
         lines.append(f"    fix: {finding.fix}")
+        if finding.related:
+            also = ", ".join(f"{r.path}:{r.line}" for r in finding.related)
+            lines.append(f"    also: {also}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -53,24 +56,7 @@ def render_sarif(findings: Sequence[Finding]) -> dict[str, object]:
         for category in CATEGORIES.values()
     ]
     index = {name: i for i, name in enumerate(CATEGORIES)}
-    results = [
-        {
-            "ruleId": f.check_id,
-            "ruleIndex": index[f.category],
-            "level": f.level,
-            "message": {"text": f"{f.message}. Fix: {f.fix}"},
-            "locations": [
-                {
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
-                        "region": {"startLine": f.line},
-                    }
-                }
-            ],
-            "partialFingerprints": {"horizontalAudit/v1": f.fingerprint()},
-        }
-        for f in findings
-    ]
+    results = [_sarif_result(f, index) for f in findings]
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -86,3 +72,28 @@ def render_sarif(findings: Sequence[Finding]) -> dict[str, object]:
             }
         ],
     }
+
+
+def _location(path: str, line: int) -> dict[str, object]:
+    return {
+        "physicalLocation": {
+            "artifactLocation": {"uri": path, "uriBaseId": "%SRCROOT%"},
+            "region": {"startLine": line},
+        }
+    }
+
+
+def _sarif_result(f: Finding, index: dict[str, int]) -> dict[str, object]:
+    result: dict[str, object] = {
+        "ruleId": f.check_id,
+        "ruleIndex": index[f.category],
+        "level": f.level,
+        "message": {"text": f"{f.message}. Fix: {f.fix}"},
+        "locations": [_location(f.path, f.line)],
+        "partialFingerprints": {"horizontalAudit/v1": f.fingerprint()},
+    }
+    if f.related:
+        result["relatedLocations"] = [
+            {"id": number, **_location(r.path, r.line)} for number, r in enumerate(f.related)
+        ]
+    return result

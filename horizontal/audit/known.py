@@ -11,8 +11,10 @@ Standard library only: the audit stays importable without Django.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import ipaddress
+from collections.abc import Iterable, Iterator, Mapping
 from typing import NamedTuple
+from urllib.parse import urlsplit
 
 __all__ = [
     "APSCHEDULER_APPS",
@@ -22,6 +24,7 @@ __all__ = [
     "DJANGO_CRON_FILE_LOCKS",
     "DUMMY_CACHES",
     "DUMMY_TASKS",
+    "EAGER_TASK_SETTINGS",
     "FILE_CACHES",
     "FILE_EMAIL_BACKENDS",
     "FILE_LOG_HANDLERS",
@@ -30,10 +33,13 @@ __all__ = [
     "IN_MEMORY_CHANNEL_LAYERS",
     "LOCAL_STORAGES",
     "LOCMEM_CACHES",
+    "PER_INSTANCE_CALLS",
     "RANDOM_VALUE_CALLS",
     "SQLITE_ENGINES",
     "SingleBox",
+    "is_this_host",
     "paths",
+    "this_host_addresses",
 ]
 
 
@@ -187,7 +193,9 @@ CATALOGUE: tuple[SingleBox, ...] = (
 )
 
 # Calls (by their last name: ``secrets.token_hex`` is ``token_hex``) that return a fresh
-# random value each time the settings module is imported.
+# random value each time the settings module is imported: ``secrets``, ``os.urandom``,
+# ``uuid``, Django's generators and the ``random`` module (``SystemRandom().choice`` in a
+# join counts). The audit's W109 and the deploy check's W050 both read this set.
 RANDOM_VALUE_CALLS = frozenset(
     {
         "get_random_secret_key",
@@ -201,8 +209,110 @@ RANDOM_VALUE_CALLS = frozenset(
         "uuid1",
         "uuid4",
         "generate_key",
+        "choice",
+        "choices",
+        "sample",
+        "randint",
+        "randrange",
+        "shuffle",
     }
 )
+# Calls whose value differs between instances (or between starts of one): used as a cache
+# KEY_PREFIX/VERSION/KEY_FUNCTION or an instance id, each instance gets its own.
+PER_INSTANCE_CALLS = RANDOM_VALUE_CALLS | frozenset(
+    {"gethostname", "getfqdn", "getpid", "node", "uname", "gethostbyname", "time", "time_ns"}
+)
+
+# django.tasks' rivals run in the caller when these settings say so (setting, key, value):
+# Celery (with and without its CELERY_ namespace), Huey, django-q and django-rq.
+EAGER_TASK_SETTINGS: tuple[tuple[str, str | None, object], ...] = (
+    ("CELERY_TASK_ALWAYS_EAGER", None, True),
+    ("CELERY_ALWAYS_EAGER", None, True),
+    ("TASK_ALWAYS_EAGER", None, True),
+    ("HUEY", "immediate", True),
+    ("Q_CLUSTER", "sync", True),
+    ("RQ_QUEUES", "ASYNC", False),
+)
+
+# Names and addresses that mean "this host": a service found there is per instance.
+LOCAL_HOST_NAMES = frozenset(
+    {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"}
+)
+SOCKET_SCHEMES = frozenset({"unix", "redis+socket", "socket", "rediss+socket"})
+
+
+def is_this_host(host: str) -> bool:
+    """Whether a host name or IP address is this machine (loopback or unspecified)."""
+    host = host.strip().strip("[]").lower()
+    if not host:
+        return False
+    if host in LOCAL_HOST_NAMES or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_unspecified
+
+
+def _address_host(text: str) -> str | None:
+    """The host a service address names, ``""`` for a unix socket, None if unparsable."""
+    text = text.strip()
+    if not text:
+        return None
+    if text.startswith(("/", "unix:")):
+        return ""
+    if "://" in text:
+        try:
+            parts = urlsplit(text)
+            host = parts.hostname
+        except ValueError:
+            return None
+        if parts.scheme.lower() in SOCKET_SCHEMES:
+            return ""
+        if host is None:
+            # redis:///0 or amqp:// with no host: the client's default, localhost.
+            return "localhost" if parts.scheme.lower().startswith(("redis", "amqp")) else None
+        return host
+    # host:port, [v6]:port, bare v6, or a host name (Memcached's LOCATION).
+    if text.startswith("["):
+        return text[1 : text.find("]")] if "]" in text else None
+    if text.count(":") > 1:
+        return text
+    return text.partition(":")[0]
+
+
+def this_host_addresses(value: object) -> Iterator[str]:
+    """Each address in ``value`` (a URL, ``host:port``, a list of them, a channels_redis
+    ``(host, port)`` pair or ``{"address": …}`` mapping, a comma-separated list) that
+    points at this host or a unix socket; the address as written."""
+    if isinstance(value, str):
+        for part in value.split(",") if "," in value and "://" not in value else [value]:
+            host = _address_host(part)
+            if host is not None and (host == "" or is_this_host(host)):
+                yield part.strip()
+    elif isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
+        if isinstance(value[1], int):
+            if is_this_host(value[0]):
+                yield f"{value[0]}:{value[1]}"
+            return
+        for item in value:
+            yield from this_host_addresses(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from this_host_addresses(item)
+    elif isinstance(value, Mapping):
+        for key in ("address", "url", "URL", "location", "LOCATION"):
+            if key in value:
+                yield from this_host_addresses(value[key])
+        host = value.get("host", value.get("HOST"))
+        if isinstance(host, str):
+            host_name = _address_host(host)
+            if host_name is not None and (host_name == "" or is_this_host(host_name)):
+                yield host
+        socket_path = value.get("unix_socket_path", value.get("UNIX_SOCKET_PATH"))
+        if isinstance(socket_path, str) and socket_path:
+            yield socket_path
 
 
 def paths(entries: Iterable[SingleBox]) -> tuple[str, ...]:

@@ -7,6 +7,7 @@ the cost, and most modules in a large tree are models, forms and tests of pure l
 
 from __future__ import annotations
 
+import ast
 import os
 import posixpath
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from horizontal.audit import caches, concurrency, deploy, files, state
-from horizontal.audit.findings import CATEGORIES, Finding
+from horizontal.audit.findings import CATEGORIES, Finding, Location
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
 from horizontal.audit.settings_modules import (
@@ -52,6 +53,18 @@ EXCLUDED_DIRS = frozenset(
         "staticfiles",
         "media",
         "locale",
+        # Test and demo support that does not live under tests/, and provisioning run by
+        # hand (Vagrant, Ansible): neither is what a replica runs.
+        "testing",
+        "test_utils",
+        "testutils",
+        "demo",
+        "demos",
+        "example",
+        "examples",
+        "vagrant",
+        "provisioning",
+        "ansible",
     }
 )
 TEST_FILE = lazy_compile(r"(^test_.*|.*_tests?|^tests|^conftest)\.py$")
@@ -70,6 +83,26 @@ TextDetector = Callable[[str, str], Iterable[Finding]]
 
 # Code that uses Django's cache API: only then is the implicit LocMemCache a problem.
 CACHE_USE = ("django.core.cache", "cache_page", "cache_control", "django_ratelimit")
+
+
+# Code that defines or enqueues django.tasks tasks (or the django-tasks backport's).
+TASK_FRAMEWORKS = ("django.tasks", "django_tasks")
+TASK_USE = ("@task", ".enqueue(", ".aenqueue(", "task(")
+
+
+def uses_tasks(paths: Iterable[str | Path], exclude: Collection[str] = ()) -> bool:
+    """Whether any Python file under ``paths`` imports django.tasks (or django_tasks) and
+    defines or enqueues a task: only then does the tasks backend matter. Text only."""
+    for root in paths:
+        for path in iter_files(Path(root), exclude):
+            if path.suffix != ".py":
+                continue
+            text = _read(path)
+            if text is None or not any(name in text for name in TASK_FRAMEWORKS):
+                continue
+            if any(use in text for use in TASK_USE):
+                return True
+    return False
 
 
 @dataclass
@@ -128,9 +161,16 @@ def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
 
 
 def relative(absolute: str, base: str) -> str:
-    """``absolute`` relative to ``base`` with forward slashes (string work, no syscalls)."""
+    """``absolute`` relative to ``base`` with forward slashes (string work for the common
+    case of a file under ``base``; ``../`` paths for one outside it)."""
     prefix = base.rstrip(os.sep) + os.sep
-    inside = absolute[len(prefix) :] if absolute.startswith(prefix) else absolute
+    if absolute.startswith(prefix):
+        inside = absolute[len(prefix) :]
+    else:
+        try:
+            inside = os.path.relpath(absolute, base)
+        except ValueError:  # another drive on Windows
+            inside = absolute
     return inside.replace(os.sep, "/")
 
 
@@ -163,6 +203,8 @@ class Scan:
     result: AuditResult = field(default_factory=AuditResult)
     texts: dict[str, list[str]] = field(default_factory=dict)
     settings_groups: dict[str, list[PythonModule]] = field(default_factory=dict)
+    # Dotted paths of the project's own FileSystemStorage subclasses (app.storage.Media).
+    local_storages: set[str] = field(default_factory=set)
 
     def file(self, path: Path, name: str) -> None:
         self.result.files += 1
@@ -172,9 +214,14 @@ class Scan:
 
     def finish(self) -> AuditResult:
         # Settings are judged per package, after every module of it has been read.
+        self.result.findings = _one_cron_per_image(self.result.findings)
         if "settings" in self.wanted:
             for group in self.settings_groups.values():
-                for finding in find_settings_problems(group, uses_cache=self.result.uses_cache):
+                for finding in find_settings_problems(
+                    group,
+                    uses_cache=self.result.uses_cache,
+                    local_storages=frozenset(self.local_storages),
+                ):
                     self.keep(finding)
         self.result.findings.sort()
         return self.result
@@ -209,6 +256,8 @@ class Scan:
         if module is None:
             return
         self.texts[name] = module.lines
+        if "FileSystemStorage" in text:
+            self.local_storages.update(_storage_subclasses(module, name))
         if settings:
             self.settings_groups.setdefault(posixpath.dirname(name), []).append(module)
         yield from self._detect(module)
@@ -221,6 +270,55 @@ class Scan:
                 if finding.category in self.wanted and key not in seen:
                     seen.add(key)
                     yield finding
+
+
+def _one_cron_per_image(findings: list[Finding]) -> list[Finding]:
+    """An image's cron is one finding: a crontab's lines become related locations of its
+    first, and every crontab of the tree becomes related to the Dockerfile line that
+    installs cron, when there is one (the place that decides it)."""
+    crons = [f for f in findings if f.category == "image-cron"]
+    if len(crons) < 2:
+        return findings
+    others = [f for f in findings if f.category != "image-cron"]
+    by_file: dict[str, list[Finding]] = {}
+    for finding in sorted(crons):
+        by_file.setdefault(finding.path, []).append(finding)
+    is_crontab = {path: text_detector(path) is deploy.find_in_crontab for path in by_file}
+    merged: list[Finding] = []
+    crontabs: list[Finding] = []
+    for path, group in by_file.items():
+        if is_crontab[path]:
+            first, rest = group[0], group[1:]
+            crontabs.append(first._replace(related=tuple(Location(f.path, f.line) for f in rest)))
+        else:
+            merged.extend(group)
+    dockerfiles = [f for f in merged if text_detector(f.path) is deploy.find_in_dockerfile]
+    if dockerfiles and crontabs:
+        decider = dockerfiles[0]
+        related = tuple(
+            Location(loc.path, loc.line)
+            for crontab in crontabs
+            for loc in (Location(crontab.path, crontab.line), *crontab.related)
+        )
+        merged[merged.index(decider)] = decider._replace(related=decider.related + related)
+    else:
+        merged.extend(crontabs)
+    return others + merged
+
+
+def _storage_subclasses(module: PythonModule, name: str) -> Iterator[str]:
+    """``app.storage.MediaStorage`` for each class here that subclasses FileSystemStorage
+    (the dotted path settings name it by, from the file's path in the tree)."""
+    dotted_module = name[: -len(".py")].replace("/", ".").removesuffix(".__init__")
+    for node in module.tree.body:
+        if isinstance(node, ast.ClassDef) and any(
+            (getattr(base, "attr", None) or getattr(base, "id", None)) == "FileSystemStorage"
+            for base in node.bases
+        ):
+            # The tree may be scanned from above the import root: any suffix can be it.
+            parts = f"{dotted_module}.{node.name}".split(".")
+            for start in range(len(parts) - 1):
+                yield ".".join(parts[start:])
 
 
 def _read(path: Path) -> str | None:

@@ -1,9 +1,12 @@
 """Deploy warnings ``horizontal.W040``-``W049``: background work that runs per instance.
 
-Channel layers (``W040``), ``TASKS`` backends (``W041``/``W042``) and the in-process
-schedulers: django_apscheduler, django_crontab, django_cron's locks and an embedded
-celery beat (``W043``-``W047``). Backends and apps are the catalogue's
-(``horizontal.audit.known``), matched by class; only ``W047`` looks at the running
+Channel layers (``W040``), ``TASKS`` backends (``W041``/``W042``; ``I041`` instead of
+``W041`` when the project's own code neither defines nor enqueues a task) and the
+in-process schedulers: django_apscheduler, django_crontab, django_cron's locks and an
+embedded celery beat (``W043``-``W047``). ``W048``: a channel layer, a Celery broker or
+result backend, Huey's or RQ's Redis addressed as this host (each instance has its own);
+``W049``: Celery, Huey, django-q or RQ told to run tasks inline. Backends and apps are
+the catalogue's (``horizontal.audit.known``), matched by class; only ``W047`` looks at the running
 process instead of settings.
 """
 
@@ -39,12 +42,16 @@ __all__ = [
     "W045",
     "W046",
     "W047",
+    "W048",
+    "W049",
     "check_apscheduler",
+    "check_background_services_on_this_host",
     "check_channel_layers",
     "check_crontab",
     "check_django_cron_cache_lock",
     "check_django_cron_file_lock",
     "check_dummy_tasks",
+    "check_eager_task_queues",
     "check_embedded_celery_beat",
     "check_immediate_tasks",
 ]
@@ -83,6 +90,20 @@ def W041(alias: str, implicit: bool) -> checks.Warning:
         ),
         obj=f"TASKS[{alias!r}]",
         id="horizontal.W041",
+    )
+
+
+def I041(alias: str, implicit: bool) -> checks.Info:
+    return checks.Info(
+        f"Task backend {alias!r} would run tasks inline; no code here uses tasks.",
+        hint=(
+            "Nothing to do while no task is defined or enqueued; before the first one, "
+            "configure a worker-backed TASKS backend."
+            if implicit
+            else "Before the first task, use a worker-backed backend (e.g. django-tasks-db)."
+        ),
+        obj=f"TASKS[{alias!r}]",
+        id="horizontal.I041",
     )
 
 
@@ -131,6 +152,27 @@ W047 = checks.Warning(
     hint="Run exactly one 'celery beat' process, never inside web workers.",
     id="horizontal.W047",
 )
+
+
+def W048(setting: str, address: str) -> checks.Warning:
+    return checks.Warning(
+        f"{setting} is on this host: each instance has its own.",
+        hint=(
+            f"{address} is this host: point it at the server every instance shares. Behind "
+            "a sidecar proxy to it, silence horizontal.W048."
+        ),
+        obj=setting,
+        id="horizontal.W048",
+    )
+
+
+def W049(setting: str) -> checks.Warning:
+    return checks.Warning(
+        f"{setting} makes tasks run inline, in the caller.",
+        hint="Turn it off in production and run workers; inline modes are for tests.",
+        obj=setting,
+        id="horizontal.W049",
+    )
 
 
 # -- helpers -----------------------------------------------------------------------------
@@ -189,11 +231,17 @@ def check_immediate_tasks(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
     implicit = not is_overridden("TASKS")
-    return [
-        W041(alias, implicit)
-        for alias, backend in backends(_task_backends())
-        if is_a(backend, IMMEDIATE_TASKS)
+    inline = [
+        alias for alias, backend in backends(_task_backends()) if is_a(backend, IMMEDIATE_TASKS)
     ]
+    if not inline:
+        return []
+    # Only code that defines or enqueues tasks is harmed; a fresh project has none.
+    from horizontal.audit.runner import uses_tasks
+    from horizontal.checks.code import project_app_paths
+
+    message = W041 if uses_tasks(project_app_paths(app_configs)) else I041
+    return [message(alias, implicit) for alias in inline]
 
 
 @register(TAG, deploy=True)
@@ -252,3 +300,73 @@ def check_embedded_celery_beat(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
     return [W047] if _embedded_celery_beat() else []
+
+
+# Settings that name a broker or a result store, by the names the libraries read.
+CELERY_ADDRESS_SETTINGS = (
+    "CELERY_BROKER_URL",
+    "BROKER_URL",
+    "CELERY_RESULT_BACKEND",
+    "CELERY_BROKER_READ_URL",
+    "CELERY_BROKER_WRITE_URL",
+)
+
+
+def _service_addresses() -> Iterable[tuple[str, object]]:
+    """(setting as reported, value holding addresses) for each background service."""
+    layers = getattr(settings, "CHANNEL_LAYERS", None) or {}
+    if isinstance(layers, Mapping):
+        for alias, config in layers.items():
+            if isinstance(config, Mapping) and isinstance(config.get("CONFIG"), Mapping):
+                hosts = config["CONFIG"].get("hosts")
+                if hosts is not None:
+                    yield f"CHANNEL_LAYERS[{alias!r}]", hosts
+    for name in CELERY_ADDRESS_SETTINGS:
+        value = getattr(settings, name, None)
+        if isinstance(value, str | list | tuple):
+            yield name, value
+    huey = getattr(settings, "HUEY", None)
+    if isinstance(huey, Mapping) and isinstance(huey.get("connection"), Mapping):
+        yield "HUEY['connection']", huey["connection"]
+    queues = getattr(settings, "RQ_QUEUES", None)
+    if isinstance(queues, Mapping):
+        for alias, config in queues.items():
+            if isinstance(config, Mapping) and "USE_REDIS_CACHE" not in config:
+                yield f"RQ_QUEUES[{alias!r}]", config
+
+
+@register(TAG, deploy=True)
+def check_background_services_on_this_host(
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    found: list[CheckMessage] = []
+    for setting, value in _service_addresses():
+        address = next(known.this_host_addresses(value), None)
+        if address is not None:
+            found.append(W048(setting, address))
+    return found
+
+
+def _eager(setting: str, key: str | None, value: object) -> str | None:
+    """The setting as reported when it is set to ``value`` (under ``key``, per alias)."""
+    current = getattr(settings, setting, None)
+    if key is None:
+        return setting if current is value else None
+    if isinstance(current, Mapping):
+        if current.get(key, not value) is value:
+            return f"{setting}[{key!r}]"
+        if setting == "RQ_QUEUES":  # one config per queue
+            for alias, config in current.items():
+                if isinstance(config, Mapping) and config.get(key, not value) is value:
+                    return f"{setting}[{alias!r}][{key!r}]"
+    elif current is not None and getattr(current, key, not value) is value:
+        return f"{setting}.{key}"  # a Huey instance
+    return None
+
+
+@register(TAG, deploy=True)
+def check_eager_task_queues(
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    found = (_eager(*entry) for entry in known.EAGER_TASK_SETTINGS)
+    return [W049(setting) for setting in found if setting is not None]

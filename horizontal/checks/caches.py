@@ -1,21 +1,32 @@
-"""Deploy warnings ``horizontal.W001``-``W003``: caches that are not shared between instances.
+"""Deploy warnings ``horizontal.W001``-``W005``: caches that are not shared between instances.
 
 ``LocMemCache``, ``FileBasedCache`` and ``DummyCache`` (``horizontal.audit.known``) are
 matched by class, subclasses included, and so is Django's implicit ``LocMemCache`` when
 ``CACHES`` is not set. An alias in ``HORIZONTAL_LOCAL_CACHES`` is per-instance on purpose
 and is left alone. The session and django_cron checks ask ``cache_is`` about their own
 cache alias.
+
+A shared backend can still be private: ``W004`` when its ``LOCATION`` is this host
+(``localhost``, loopback, a unix socket), so each instance talks to its own server (the
+sessions alias is ``W026``'s); ``W005`` when ``KEY_PREFIX``, ``VERSION`` or
+``KEY_FUNCTION`` differ per instance (the hostname, the pid, a random value), so the
+instances share a server but never a key.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+import os
+import re
+import socket
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from django.apps import AppConfig
 from django.conf import settings
 from django.core import checks
 from django.core.checks import CheckMessage, Tags
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.module_loading import import_string
 
 from horizontal.audit import known
 from horizontal.checks._base import TAG, register
@@ -31,7 +42,11 @@ __all__ = [
     "W001",
     "W002",
     "W003",
+    "W004",
+    "W005",
     "cache_is",
+    "check_cache_namespaces",
+    "check_caches_on_this_host",
     "check_dummy_caches",
     "check_file_caches",
     "check_locmem_caches",
@@ -84,6 +99,27 @@ def W003(alias: str) -> checks.Warning:
     )
 
 
+def W004(alias: str, address: str) -> checks.Warning:
+    return checks.Warning(
+        f"Cache {alias!r} is on this host: each instance talks to its own server.",
+        hint=(
+            f"LOCATION {address} is this host: point it at the shared server. For a sidecar "
+            "proxy to it, silence horizontal.W004 or list the alias in HORIZONTAL_LOCAL_CACHES."
+        ),
+        obj=f"CACHES[{alias!r}]",
+        id="horizontal.W004",
+    )
+
+
+def W005(alias: str, option: str, source: str) -> checks.Warning:
+    return checks.Warning(
+        f"Cache {alias!r} {option} comes from {source}: no key is shared.",
+        hint=f"Give {option} the same value on every instance (e.g. the release id).",
+        obj=f"CACHES[{alias!r}]",
+        id="horizontal.W005",
+    )
+
+
 def cache_is(backend: object, known_paths: Collection[str]) -> bool:
     """Whether a CACHES ``BACKEND`` is one of ``known_paths``; shared caches never are."""
     return backend not in SHARED_CACHES and is_a(backend, known_paths)
@@ -126,3 +162,128 @@ def check_dummy_caches(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
     return [W003(alias) for alias in _cache_aliases_using(DUMMY_CACHE)]
+
+
+# -- a shared backend made private: this host, or a per-instance namespace ---------------
+
+
+def shared_cache_configs() -> list[tuple[str, Mapping[str, Any]]]:
+    """(alias, config) of every cache whose backend is shared by design (or a subclass)."""
+    found: list[tuple[str, Mapping[str, Any]]] = []
+    caches: Mapping[str, object] = settings.CACHES
+    for alias, config in caches.items():
+        if not isinstance(config, Mapping):
+            continue
+        backend = config.get("BACKEND")
+        if backend in SHARED_CACHES or (
+            not cache_is(backend, NOT_SHARED_CACHES) and is_a(backend, sorted(SHARED_CACHES))
+        ):
+            found.append((str(alias), config))
+    return found
+
+
+def cache_address_on_this_host(config: Mapping[str, Any]) -> str | None:
+    """The first ``LOCATION`` address of a shared cache that is this host, if any."""
+    if "DatabaseCache" in str(config.get("BACKEND")):
+        return None  # LOCATION is a table name; the database is W030's
+    return next(known.this_host_addresses(config.get("LOCATION")), None)
+
+
+# Session engines that keep sessions in SESSION_CACHE_ALIAS (subclasses count).
+CACHE_SESSION_STORES = (
+    "django.contrib.sessions.backends.cache.SessionStore",
+    "django.contrib.sessions.backends.cached_db.SessionStore",
+    "horizontal.sessions.SessionStore",
+)
+
+
+def session_cache_alias() -> str | None:
+    """The cache alias sessions live in, when the session engine keeps them in a cache."""
+    store = f"{getattr(settings, 'SESSION_ENGINE', '')}.SessionStore"
+    if is_a(store, CACHE_SESSION_STORES):
+        return str(getattr(settings, "SESSION_CACHE_ALIAS", "default"))
+    return None
+
+
+@register(Tags.caches, TAG, deploy=True)
+def check_caches_on_this_host(
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    local = _local_caches()
+    sessions = session_cache_alias()
+    found: list[CheckMessage] = []
+    for alias, config in shared_cache_configs():
+        if alias in local or alias == sessions:  # sessions: W026, one finding per cause
+            continue
+        address = cache_address_on_this_host(config)
+        if address is not None:
+            found.append(W004(alias, address))
+    return found
+
+
+def _contains_token(text: str, token: str) -> bool:
+    return bool(re.search(rf"(?<![A-Za-z0-9]){re.escape(token)}(?![A-Za-z0-9])", text))
+
+
+def _per_instance_value(value: object) -> str | None:
+    """What makes a live KEY_PREFIX/VERSION value this instance's own, if anything: the
+    hostname or the pid in it as a whole word (``shop-web-7f9c`` has ``web-7f9c``)."""
+    text = str(value)
+    hostname = socket.gethostname()
+    if len(hostname) >= 2 and _contains_token(text, hostname):
+        return "the hostname"
+    if _contains_token(text, str(os.getpid())):
+        return "the process id"
+    return None
+
+
+def _key_function_source(key_function: object) -> str | None:
+    """Whether a KEY_FUNCTION's own code calls a per-instance value (hostname, pid...)."""
+    if isinstance(key_function, str):
+        try:
+            key_function = import_string(key_function)
+        except (ImportError, ImproperlyConfigured):
+            return None
+    if not callable(key_function):
+        return None
+    from horizontal.audit.settings_modules import per_instance_calls_in
+
+    call = per_instance_calls_in(key_function)
+    return f"{call}()" if call else None
+
+
+@register(Tags.caches, TAG, deploy=True)
+def check_cache_namespaces(
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    local = _local_caches()
+    found: list[CheckMessage] = []
+    from_source: dict[tuple[str, str], str] = {}
+    module_name = getattr(settings, "SETTINGS_MODULE", None)
+    namespaced = any(
+        option in config
+        for alias, config in shared_cache_configs()
+        if alias not in local
+        for option in ("KEY_PREFIX", "VERSION")
+    )
+    if module_name and namespaced:
+        # Random values cannot be told from a live string: read the settings source.
+        from horizontal.audit.settings_modules import per_instance_cache_options
+
+        from_source = per_instance_cache_options(module_name)
+    for alias, config in shared_cache_configs():
+        if alias in local:
+            continue
+        for option in ("KEY_PREFIX", "VERSION"):
+            if option not in config:
+                continue
+            source = _per_instance_value(config[option]) or from_source.get((alias, option))
+            if source is not None:
+                found.append(W005(alias, option, source))
+                break
+        else:
+            if config.get("KEY_FUNCTION") is not None:
+                source = _key_function_source(config["KEY_FUNCTION"])
+                if source is not None:
+                    found.append(W005(alias, "KEY_FUNCTION", source))
+    return found

@@ -1,5 +1,9 @@
 """``horizontal.E001``-``E009``: ``HORIZONTAL_*`` settings that cannot work as written.
 
+``E007`` alone is a deploy check (``check --deploy``): an ``HORIZONTAL_INSTANCE_ID`` that
+is the same on every instance, which a development machine running one instance cannot
+tell from a good one.
+
 These run on every ``check`` (and so when ``runserver``, ``migrate`` and ``runjob``
 start): a lease TTL of ``"30"`` or a lease database that does not exist is a broken
 deploy, not a style issue. They read settings only; ``horizontal.conf`` applies the
@@ -92,6 +96,28 @@ def E009(name: str, known: str) -> checks.Error:
 
 
 # -- one rule per setting --------------------------------------------------------------------
+
+
+def E007(value: str, where: str) -> checks.Error:
+    return checks.Error(
+        f"HORIZONTAL_INSTANCE_ID is {value!r}, the same on every instance ({where}).",
+        hint=(
+            "Leave it unset (hostname:pid:boot-id) or make it unique per process, e.g. "
+            "from the pod name plus os.getpid()."
+        ),
+        obj="HORIZONTAL_INSTANCE_ID",
+        id="horizontal.E007",
+    )
+
+
+# Values that name a role or an environment, not one instance.
+GENERIC_INSTANCE_IDS = frozenset(
+    {
+        "web", "app", "api", "worker", "server", "django", "main", "default", "prod",
+        "production", "staging", "stage", "dev", "instance", "node", "primary", "backend",
+        "frontend", "site", "local", "localhost", "horizontal", "1", "0",
+    }
+)  # fmt: skip
 
 
 def _is_number(value: object) -> bool:
@@ -311,3 +337,22 @@ def check_misspelt_settings(
         if close:
             errors.append(E009(name, close[0]))
     return errors
+
+
+@register(TAG, deploy=True)
+def check_instance_id_is_per_instance(
+    app_configs: Iterable[Any] | None = None, **kwargs: Any
+) -> list[checks.Error]:
+    value = getattr(settings, "HORIZONTAL_INSTANCE_ID", None)
+    if not isinstance(value, str) or not value:
+        return []  # unset: hostname:pid:boot-id; a wrong type is E001's
+    module_name = getattr(settings, "SETTINGS_MODULE", None)
+    if module_name:
+        from horizontal.audit.settings_modules import constant_instance_id_sites
+
+        for where, literal in constant_instance_id_sites(module_name):
+            if literal == value:  # the literal itself, or the fallback that was used
+                return [E007(value, where)]
+    if value.strip().lower() in GENERIC_INSTANCE_IDS:
+        return [E007(value, "a role name, not an instance's")]
+    return []

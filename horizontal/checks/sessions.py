@@ -2,6 +2,8 @@
 
 - ``W010``-``W011``: Django's engines that keep sessions on one box: the ``file`` engine,
   and the ``cache``/``cached_db`` engines on a cache that is not shared.
+- ``W026``: a cache-backed engine whose cache is on this host (``localhost``, loopback,
+  a unix socket): each instance has its own sessions.
 - ``W020``-``W025``: the Redis session store. They run only when ``SESSION_ENGINE`` is
   ``horizontal.sessions`` (or a subclass of its ``SessionStore``).
 
@@ -23,7 +25,13 @@ from django.core.checks import CheckMessage, Tags
 from horizontal.audit import known
 from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import is_a
-from horizontal.checks.caches import NOT_SHARED_CACHES, cache_is
+from horizontal.checks.caches import (
+    NOT_SHARED_CACHES,
+    cache_address_on_this_host,
+    cache_is,
+    session_cache_alias,
+    shared_cache_configs,
+)
 from horizontal.conf import conf
 from horizontal.sessions.redis import DJANGO_REDIS_CACHE, is_django_redis_backend
 
@@ -42,6 +50,7 @@ __all__ = [
     "check_file_sessions",
     "check_session_cache_has_its_own_database",
     "check_session_cache_is_django_redis",
+    "check_session_cache_is_not_on_this_host",
     "check_session_cache_is_shared",
     "check_session_cache_raises_errors",
     "check_session_cache_reads_the_primary",
@@ -91,6 +100,18 @@ def W011(alias: str) -> checks.Warning:
         ),
         obj="SESSION_CACHE_ALIAS",
         id="horizontal.W011",
+    )
+
+
+def W026(alias: str, address: str) -> checks.Warning:
+    return checks.Warning(
+        f"Sessions use cache {alias!r} on this host: each instance has its own.",
+        hint=(
+            f"LOCATION {address} is this host: point it at the shared Redis. Behind a sidecar "
+            "proxy to it, silence horizontal.W026."
+        ),
+        obj="SESSION_CACHE_ALIAS",
+        id="horizontal.W026",
     )
 
 
@@ -257,6 +278,21 @@ def check_session_cache_is_shared(
     alias, config = _session_cache()
     passed_check = config is None or not cache_is(config.get("BACKEND"), NOT_SHARED_CACHES)
     return [] if passed_check else [W011(alias)]
+
+
+@register(Tags.caches, TAG, deploy=True)
+def check_session_cache_is_not_on_this_host(
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    alias = session_cache_alias()
+    if alias is None or not _uses_sessions():
+        return []
+    # HORIZONTAL_LOCAL_CACHES does not excuse it (as W011): sessions must be shared.
+    for shared_alias, config in shared_cache_configs():
+        if shared_alias == alias:
+            address = cache_address_on_this_host(config)
+            return [] if address is None else [W026(alias, address)]
+    return []
 
 
 # -- checks: the Redis session store -----------------------------------------------------

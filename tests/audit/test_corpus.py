@@ -30,8 +30,12 @@ def expected_findings() -> set[tuple[str, int, str]]:
 
 @pytest.fixture(scope="module")
 def found() -> set[tuple[str, int, str]]:
+    """Every place reported: each finding's own, and its related locations (the other
+    places one root cause shows, such as the other lines of one crontab)."""
     result = scan_paths([CORPUS], base=CORPUS)
-    return {(f.path, f.line, f.category) for f in result.findings}
+    places = {(f.path, f.line, f.category) for f in result.findings}
+    places |= {(r.path, r.line, f.category) for f in result.findings for r in f.related}
+    return places
 
 
 def test_every_true_case_is_found_at_its_line(found):

@@ -31,14 +31,24 @@ def test_in_memory_channel_layer_is_w040() -> None:
     assert deploy_ids(CHANNEL_LAYERS=layers) == ["horizontal.W040"]
 
 
-def test_immediate_tasks_are_w041() -> None:
+TASKS_APP = with_app("task_defining_app")
+
+
+def test_immediate_tasks_are_w041_when_the_project_defines_tasks() -> None:
     tasks = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
-    assert deploy_ids(TASKS=tasks) == ["horizontal.W041"]
+    assert deploy_ids(TASKS=tasks, INSTALLED_APPS=TASKS_APP) == ["horizontal.W041"]
 
 
-def test_backported_immediate_tasks_are_w041() -> None:
+def test_backported_immediate_tasks_are_w041_when_the_project_defines_tasks() -> None:
     tasks = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
-    assert deploy_ids(TASKS=tasks) == ["horizontal.W041"]
+    assert deploy_ids(TASKS=tasks, INSTALLED_APPS=TASKS_APP) == ["horizontal.W041"]
+
+
+def test_immediate_tasks_with_no_task_in_the_code_are_only_a_note() -> None:
+    """A fresh Django 6.1 project: the implicit ImmediateBackend harms nobody yet."""
+    tasks = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
+    [message] = [m for m in deploy_messages(TASKS=tasks) if "041" in m.id]
+    assert (message.id, message.level) == ("horizontal.I041", checks.INFO)
 
 
 def test_dummy_tasks_are_w042() -> None:
@@ -50,7 +60,7 @@ def test_implicit_tasks_default_on_django_6() -> None:
     """Django 6 defaults TASKS to ImmediateBackend; 5.2 has no TASKS at all."""
     default = getattr(global_settings, "TASKS", None)
     expected = ["horizontal.W041"] if default else []
-    assert deploy_ids(TASKS=default) == expected
+    assert deploy_ids(TASKS=default, INSTALLED_APPS=TASKS_APP) == expected
 
 
 def test_apscheduler_is_w043() -> None:
@@ -159,4 +169,115 @@ def test_every_check_is_registered_deploy_only() -> None:
     ids=lambda m: m.id,
 )
 def test_message_follows_the_contract(message: checks.CheckMessage) -> None:
+    assert_follows_the_contract(message)
+
+
+# -- W048: a background service addressed as this host ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [
+        ("CELERY_BROKER_URL", "redis://localhost:6379/0"),
+        ("CELERY_BROKER_URL", "amqp://guest:guest@127.0.0.1:5672//"),
+        ("BROKER_URL", "amqp://guest@localhost//"),
+        ("CELERY_RESULT_BACKEND", "redis://[::1]:6379/1"),
+        ("CELERY_RESULT_BACKEND", "redis+socket:///run/redis.sock"),
+        (
+            "CHANNEL_LAYERS",
+            {
+                "default": {
+                    "BACKEND": "channels_redis.core.RedisChannelLayer",
+                    "CONFIG": {"hosts": [("127.0.0.1", 6379)]},
+                }
+            },
+        ),
+        (
+            "CHANNEL_LAYERS",
+            {
+                "default": {
+                    "BACKEND": "channels_redis.core.RedisChannelLayer",
+                    "CONFIG": {"hosts": [{"address": "redis://localhost:6379"}]},
+                }
+            },
+        ),
+        ("HUEY", {"name": "shop", "connection": {"host": "localhost", "port": 6379}}),
+        ("RQ_QUEUES", {"default": {"HOST": "127.0.0.1", "PORT": 6379, "DB": 0}}),
+        ("RQ_QUEUES", {"default": {"URL": "redis://localhost:6379/0"}}),
+    ],
+)
+def test_a_background_service_on_this_host_is_w048(setting: str, value: object) -> None:
+    assert deploy_ids(**{setting: value}) == ["horizontal.W048"]
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [
+        ("CELERY_BROKER_URL", "redis://redis.internal:6379/0"),
+        ("CELERY_BROKER_URL", "amqp://guest:guest@rabbitmq:5672//"),
+        ("CELERY_RESULT_BACKEND", "django-db"),
+        ("CELERY_RESULT_BACKEND", "rpc://"),
+        (
+            "CHANNEL_LAYERS",
+            {
+                "default": {
+                    "BACKEND": "channels_redis.core.RedisChannelLayer",
+                    "CONFIG": {"hosts": [("redis.internal", 6379)]},
+                }
+            },
+        ),
+        ("HUEY", {"name": "shop", "connection": {"host": "redis.internal"}}),
+        ("RQ_QUEUES", {"default": {"USE_REDIS_CACHE": "default"}}),
+    ],
+)
+def test_a_background_service_every_instance_shares_is_silent(setting: str, value: object) -> None:
+    assert deploy_ids(**{setting: value}) == []
+
+
+# -- W049: task queues told to run tasks inline -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [
+        ("CELERY_TASK_ALWAYS_EAGER", True),
+        ("CELERY_ALWAYS_EAGER", True),
+        ("HUEY", {"name": "shop", "immediate": True}),
+        ("Q_CLUSTER", {"name": "shop", "sync": True}),
+        ("RQ_QUEUES", {"default": {"HOST": "redis.internal", "ASYNC": False}}),
+    ],
+)
+def test_a_task_queue_in_an_inline_mode_is_w049(setting: str, value: object) -> None:
+    assert deploy_ids(**{setting: value}) == ["horizontal.W049"]
+
+
+def test_a_huey_instance_in_immediate_mode_is_w049() -> None:
+    huey = types.SimpleNamespace(immediate=True)
+    assert deploy_ids(HUEY=huey) == ["horizontal.W049"]
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [
+        ("CELERY_TASK_ALWAYS_EAGER", False),
+        ("HUEY", {"name": "shop", "immediate": False}),
+        ("HUEY", types.SimpleNamespace(immediate=False)),
+        ("Q_CLUSTER", {"name": "shop", "workers": 4}),
+        ("RQ_QUEUES", {"default": {"HOST": "redis.internal", "ASYNC": True}}),
+    ],
+)
+def test_a_task_queue_with_workers_is_silent(setting: str, value: object) -> None:
+    assert deploy_ids(**{setting: value}) == []
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        background.W048("CELERY_BROKER_URL", "redis://localhost:6379/0"),
+        background.W049("RQ_QUEUES['default']['ASYNC']"),
+        background.I041("default", implicit=True),
+    ],
+    ids=lambda m: m.id,
+)
+def test_new_messages_follow_the_contract(message: checks.CheckMessage) -> None:
     assert_follows_the_contract(message)

@@ -1,6 +1,12 @@
-"""Deploy warnings W001-W003 (horizontal/checks/caches.py), from the SHARED baseline."""
+"""Deploy warnings W001-W005 (horizontal/checks/caches.py), from the SHARED baseline."""
 
 from __future__ import annotations
+
+import os
+import socket
+import sys
+import types
+from pathlib import Path
 
 import pytest
 from django.conf import global_settings
@@ -14,6 +20,7 @@ from tests.checks.baseline import (
     assert_follows_the_contract,
     assert_registered_deploy_only,
     deploy_ids,
+    shared_settings,
 )
 
 
@@ -93,4 +100,163 @@ def test_every_check_is_registered_deploy_only() -> None:
     ids=lambda m: m.id,
 )
 def test_message_follows_the_contract(message: checks.CheckMessage) -> None:
+    assert_follows_the_contract(message)
+
+
+# -- W004: a shared backend on this host; W005: a namespace of its own per instance ------
+
+
+def _redis_at(location: object, **extra: object) -> dict[str, object]:
+    return {"default": {**REDIS, "LOCATION": location, **extra}}
+
+
+@pytest.mark.parametrize(
+    "location",
+    [
+        "redis://localhost:6379/0",
+        "redis://127.0.0.1:6379/1",
+        "rediss://[::1]:6380/0",
+        "unix:///run/redis/redis.sock?db=0",
+        ["redis://cache.internal:6379/0", "redis://127.0.0.2:6379/0"],
+    ],
+)
+def test_a_shared_cache_addressed_as_this_host_is_w004(location: object) -> None:
+    assert deploy_ids(CACHES=_redis_at(location)) == ["horizontal.W004"]
+
+
+@pytest.mark.parametrize(
+    "location", ["127.0.0.1:11211", "unix:/tmp/memcached.sock", "localhost:11211"]
+)
+def test_memcached_on_this_host_is_w004(location: str) -> None:
+    caches = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.memcached.PyMemcacheCache",
+            "LOCATION": location,
+        }
+    }
+    assert deploy_ids(CACHES=caches) == ["horizontal.W004"]
+
+
+@pytest.mark.parametrize(
+    "location",
+    ["redis://cache.internal:6379/0", "redis://10.0.4.7:6379/0", "memcached-0.memcached:11211"],
+)
+def test_a_shared_cache_on_another_host_is_silent(location: str) -> None:
+    assert deploy_ids(CACHES=_redis_at(location)) == []
+
+
+def test_a_cache_table_named_like_a_host_is_not_an_address() -> None:
+    caches = {
+        "default": REDIS,
+        "db": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "localhost"},
+    }
+    assert deploy_ids(CACHES=caches) == []
+
+
+def test_a_sidecar_alias_listed_as_local_on_purpose_is_silent() -> None:
+    caches = {"default": REDIS, "sidecar": {**REDIS, "LOCATION": "redis://127.0.0.1:6379/0"}}
+    assert deploy_ids(CACHES=caches) == ["horizontal.W004"]
+    assert deploy_ids(CACHES=caches, HORIZONTAL_LOCAL_CACHES=["sidecar"]) == []
+
+
+def test_w004_names_the_address_and_how_to_silence_it() -> None:
+    with shared_settings(CACHES=_redis_at("redis://localhost:6379/0")):
+        [warning] = cache_checks.check_caches_on_this_host()
+    assert "redis://localhost:6379/0" in (warning.hint or "")
+    assert "horizontal.W004" in (warning.hint or "")
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("KEY_PREFIX", socket.gethostname()),
+        ("KEY_PREFIX", f"shop-{socket.gethostname()}"),
+        ("KEY_PREFIX", f"shop:{os.getpid()}"),
+        ("VERSION", os.getpid()),
+    ],
+)
+def test_a_namespace_from_the_hostname_or_pid_is_w005(option: str, value: object) -> None:
+    assert deploy_ids(CACHES=_redis_at("redis://cache.internal:6379/0", **{option: value})) == [
+        "horizontal.W005"
+    ]
+
+
+def per_host_key(key: str, key_prefix: str, version: int) -> str:
+    return f"{socket.gethostname()}:{key_prefix}:{version}:{key}"
+
+
+def shared_key(key: str, key_prefix: str, version: int) -> str:
+    return f"{key_prefix}:{version}:{key}"
+
+
+def test_a_key_function_that_reads_the_hostname_is_w005() -> None:
+    caches = _redis_at("redis://cache.internal:6379/0", KEY_FUNCTION=per_host_key)
+    assert deploy_ids(CACHES=caches) == ["horizontal.W005"]
+    dotted = _redis_at("redis://cache.internal:6379/0", KEY_FUNCTION=f"{__name__}.per_host_key")
+    assert deploy_ids(CACHES=dotted) == ["horizontal.W005"]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"KEY_PREFIX": "shop"},
+        {"VERSION": 3},
+        {"KEY_PREFIX": "release-2026-12-01"},
+        {"KEY_FUNCTION": shared_key},
+    ],
+)
+def test_a_namespace_every_instance_shares_is_silent(extra: dict[str, object]) -> None:
+    assert deploy_ids(CACHES=_redis_at("redis://cache.internal:6379/0", **extra)) == []
+
+
+def _settings_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, source: str
+) -> str:
+    """A settings module whose source the checks read (never imported, never run)."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    module = types.ModuleType(name)
+    module.__file__ = str(path)
+    monkeypatch.setitem(sys.modules, name, module)
+    return name
+
+
+def test_a_random_key_prefix_in_the_settings_source_is_w005(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = (
+        "import uuid\n"
+        "PREFIX = uuid.uuid4().hex\n"
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache',\n"
+        "    'LOCATION': 'redis://cache.internal:6379/0', 'KEY_PREFIX': PREFIX}}\n"
+    )
+    module = _settings_module(tmp_path, monkeypatch, "random_prefix_settings", source)
+    # The live value (one random hex string) looks like any other prefix.
+    caches = _redis_at("redis://cache.internal:6379/0", KEY_PREFIX="3f2a9c0e5b7d")
+    assert deploy_ids(CACHES=caches, SETTINGS_MODULE=module) == ["horizontal.W005"]
+
+
+def test_a_key_prefix_from_the_environment_in_the_settings_source_is_silent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = (
+        "import os\n"
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache',\n"
+        "    'LOCATION': 'redis://cache.internal:6379/0',\n"
+        "    'KEY_PREFIX': os.environ.get('CACHE_PREFIX', 'shop')}}\n"
+    )
+    module = _settings_module(tmp_path, monkeypatch, "env_prefix_settings", source)
+    caches = _redis_at("redis://cache.internal:6379/0", KEY_PREFIX="shop")
+    assert deploy_ids(CACHES=caches, SETTINGS_MODULE=module) == []
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        cache_checks.W004("default", "redis://localhost"),
+        cache_checks.W005("default", "VERSION", "the process id"),
+    ],
+    ids=lambda m: m.id,
+)
+def test_new_messages_follow_the_contract(message: checks.CheckMessage) -> None:
     assert_follows_the_contract(message)

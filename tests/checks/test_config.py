@@ -160,3 +160,68 @@ def test_invalid_configuration_fails_a_plain_check_command() -> None:
     with override_settings(HORIZONTAL_LEASE_TTL=0), pytest.raises(SystemCheckError) as raised:
         call_command("check", "--tag", "horizontal", "--database", "default")
     assert "horizontal.E002" in str(raised.value)
+
+
+# -- E007 (deploy only): an instance id every instance shares ----------------------------
+
+
+def instance_id_errors(tmp_path: Any, monkeypatch: Any, source: str, value: object) -> list[str]:
+    """E007 for a settings module with ``source`` (read, never run) and the live ``value``."""
+    import sys
+    import types
+
+    path = tmp_path / "instance_settings.py"
+    path.write_text(source)
+    module = types.ModuleType("instance_settings")
+    module.__file__ = str(path)
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    with override_settings(SETTINGS_MODULE=module.__name__, HORIZONTAL_INSTANCE_ID=value):
+        messages = config_checks.check_instance_id_is_per_instance()
+    return [m.id for m in messages]
+
+
+@pytest.mark.parametrize(
+    ("source", "value"),
+    [
+        ('HORIZONTAL_INSTANCE_ID = "shop-web"\n', "shop-web"),
+        ('import os\nHORIZONTAL_INSTANCE_ID = os.environ.get("POD_NAME", "web-1")\n', "web-1"),
+        ('import os\nHORIZONTAL_INSTANCE_ID = os.getenv("POD_NAME") or "shop"\n', "shop"),
+        ('import os\nHORIZONTAL_INSTANCE_ID = os.environ["INSTANCE"]\n', "production"),
+    ],
+    ids=["literal", "environ-fallback-used", "or-fallback-used", "a-role-name"],
+)
+def test_an_instance_id_every_instance_shares_is_e007(
+    tmp_path: Any, monkeypatch: Any, source: str, value: str
+) -> None:
+    assert instance_id_errors(tmp_path, monkeypatch, source, value) == ["horizontal.E007"]
+
+
+@pytest.mark.parametrize(
+    ("source", "value"),
+    [
+        ("", None),
+        (
+            'import os\nHORIZONTAL_INSTANCE_ID = os.environ.get("POD_NAME", "web-1")\n',
+            "shop-7f9c4-x2",
+        ),
+        ('import os\nHORIZONTAL_INSTANCE_ID = os.environ["ECS_TASK_ID"]\n', "0b1c9e2a44f0"),
+        (
+            'import os, socket\nHORIZONTAL_INSTANCE_ID = f"{socket.gethostname()}:{os.getpid()}"\n',
+            "web-3:4121",
+        ),
+    ],
+    ids=["unset", "environ-set", "environ-unique", "hostname-and-pid"],
+)
+def test_an_instance_id_of_its_own_per_instance_is_silent(
+    tmp_path: Any, monkeypatch: Any, source: str, value: str | None
+) -> None:
+    assert instance_id_errors(tmp_path, monkeypatch, source, value) == []
+
+
+def test_e007_is_a_deploy_check_only() -> None:
+    with override_settings(HORIZONTAL_INSTANCE_ID="web"):
+        assert config_ids() == []
+        messages = checks.run_checks(
+            tags=["horizontal"], include_deployment_checks=True, databases=[]
+        )
+    assert "horizontal.E007" in [m.id for m in messages]

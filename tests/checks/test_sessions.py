@@ -194,3 +194,37 @@ def test_w025_during_a_migration_names_the_revoked_list() -> None:
     assert "noeviction" in plain.hint and "FALLBACK" not in plain.hint
     assert "logged out everywhere back in" in migrating.hint
     assert "\n" not in migrating.hint
+
+
+# -- W026: the session store is a cache on this host ------------------------------------
+
+
+@pytest.mark.parametrize(
+    "location", ["redis://localhost:6379/1", "redis://127.0.0.1:6379/1", "unix:///run/r.sock"]
+)
+def test_w026_our_session_redis_on_this_host(location: str) -> None:
+    caches = sessions_cache(LOCATION=location, OPTIONS=GOOD_OPTIONS)
+    assert session_ids(CACHES=caches) == ["horizontal.W026"]
+
+
+def test_w026_djangos_cached_db_engine_on_a_local_redis_and_only_once() -> None:
+    """One root cause, one finding: the caches check (W004) leaves the sessions alias to W026."""
+    caches = {"default": {**baseline.REDIS, "LOCATION": "redis://localhost:6379/0"}}
+    ids = deploy_ids(CACHES=caches, SESSION_ENGINE="django.contrib.sessions.backends.cached_db")
+    assert ids == ["horizontal.W026"]
+
+
+def test_w026_not_raised_for_a_shared_session_redis_nor_the_db_engine() -> None:
+    assert (
+        session_ids(
+            CACHES=sessions_cache(LOCATION="redis://sessions.internal:6379/1", OPTIONS=GOOD_OPTIONS)
+        )
+        == []
+    )
+    caches = {"default": {**baseline.REDIS, "LOCATION": "redis://localhost:6379/0"}}
+    # The db engine keeps nothing in the cache: the local cache is W004's, not W026's.
+    assert deploy_ids(CACHES=caches) == ["horizontal.W004"]
+
+
+def test_w026_message_follows_the_contract() -> None:
+    assert_follows_the_contract(session_checks_module.W026("sessions", "redis://localhost:6379/1"))

@@ -1,0 +1,118 @@
+"""``horizontal-audit PATH…`` and ``manage.py audit PATH…``: one set of options, one run.
+
+The console script needs no Django project (the audit reads source, it imports nothing of
+the project), so a team can add it to pre-commit or any CI in one line; the management
+command adds its arguments and calls ``run`` the same way. Standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from horizontal.audit.findings import CATEGORIES, LEVELS, level_rank
+from horizontal.audit.formats import FORMATS, render
+from horizontal.audit.runner import scan_paths
+from horizontal.audit.suppress import new_findings, read_baseline, write_baseline
+
+__all__ = ["DESCRIPTION", "Failed", "Stream", "add_arguments", "main", "plural", "run"]
+
+DESCRIPTION = (
+    "Find code, settings, Dockerfiles, entrypoints and crontabs that assume a single "
+    "instance. Exit status 1 when a finding at or above --fail-on is not baselined."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", default=["."], help="Files or trees (default .).")
+    parser.add_argument("--format", choices=FORMATS, default="text")
+    parser.add_argument("--baseline", help="Report only findings not in this baseline.")
+    parser.add_argument(
+        "--write-baseline", metavar="FILE", help="Record every finding in FILE and exit 0."
+    )
+    parser.add_argument(
+        "--fail-on",
+        choices=[*LEVELS, "never"],
+        default="warning",
+        help="Lowest level that fails the run (default warning: every finding).",
+    )
+    parser.add_argument(
+        "--category",
+        action="append",
+        choices=sorted(CATEGORIES),
+        help="Only these categories (repeatable).",
+    )
+    parser.add_argument(
+        "--exclude", action="append", default=[], help="Directory name to skip (repeatable)."
+    )
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 finding``, ``2 findings``, ``0 files``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+class Stream(Protocol):
+    """Where output goes: a text file, or a management command's ``OutputWrapper``."""
+
+    def write(self, text: str, /) -> object: ...
+
+
+class Failed(Exception):
+    """The run failed: ``status`` is the exit status (1 findings, 2 bad baseline)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def run(options: dict[str, Any], stdout: Stream, stderr: Stream) -> None:
+    """One audit run with parsed ``options``; raises ``Failed`` for a non-zero status."""
+    result = scan_paths(
+        options["paths"], categories=options["category"], exclude=options["exclude"]
+    )
+    if options["write_baseline"]:
+        count = write_baseline(options["write_baseline"], result.findings)
+        stderr.write(
+            f"Baseline of {plural(count, 'finding')} written to {options['write_baseline']}.\n"
+        )
+        return
+    findings = result.findings
+    if options["baseline"]:
+        try:
+            findings = new_findings(findings, read_baseline(options["baseline"]))
+        except (OSError, ValueError, KeyError) as exc:
+            raise Failed(f"Cannot read baseline: {exc}", 2) from exc
+    rendered = render(findings, options["format"])
+    if rendered:
+        stdout.write(rendered)
+    known = len(result.findings) - len(findings)
+    stderr.write(
+        f"{plural(len(findings), 'finding')} in {plural(result.files, 'file')} "
+        f"({result.suppressed} suppressed inline, {known} in the baseline).\n"
+    )
+    if options["fail_on"] != "never":
+        floor = level_rank(options["fail_on"])
+        failing = [f for f in findings if level_rank(f.level) >= floor]
+        if failing:
+            raise Failed(
+                f"{plural(len(failing), 'finding')} at or above {options['fail_on']!r}.", 1
+            )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="horizontal-audit", description=DESCRIPTION)
+    add_arguments(parser)
+    options = vars(parser.parse_args(argv))
+    try:
+        run(options, sys.stdout, sys.stderr)
+    except Failed as failed:
+        sys.stderr.write(f"{failed}\n")
+        return failed.status
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""``horizontal-audit`` (horizontal/audit/cli.py): the console script runs without a Django
+project, takes ``manage.py audit``'s options, counts in the singular and prints paths
+relative to the current directory."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def horizontal_audit(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The console script's entry point in a fresh interpreter with no Django settings."""
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    env["PYTHONPATH"] = str(ROOT)
+    code = "import sys; from horizontal.audit.cli import main; sys.exit(main())"
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_the_console_script_is_declared_in_pyproject() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["scripts"]["horizontal-audit"] == "horizontal.audit.cli:main"
+
+
+def test_one_finding_is_singular_and_fails_the_run(tmp_path: Path) -> None:
+    (tmp_path / "entrypoint.sh").write_text(
+        "#!/bin/sh\npython manage.py migrate\nexec gunicorn app.wsgi\n"
+    )
+    done = horizontal_audit(".", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.startswith("entrypoint.sh:2: boot-migrate: ")
+    assert "1 finding in 1 file (" in done.stderr
+    assert "1 finding at or above 'warning'." in done.stderr
+    assert "findings" not in done.stderr
+
+
+def test_no_finding_exits_0_without_django(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text("def add(a, b):\n    return a + b\n")
+    done = horizontal_audit(str(tmp_path), "--format", "json", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (0, "[]\n")
+    assert "0 findings in 1 file (" in done.stderr
+
+
+def test_paths_outside_the_current_directory_are_relative_to_it(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "entrypoint.sh").write_text("#!/bin/sh\npython manage.py migrate\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = horizontal_audit("../project", "--fail-on", "never", cwd=elsewhere)
+    assert done.returncode == 0
+    assert done.stdout.startswith("../project/entrypoint.sh:2: boot-migrate: ")
+
+
+def test_the_options_are_the_management_commands(tmp_path: Path) -> None:
+    baseline = tmp_path / "baseline.json"
+    deploy = str(CORPUS / "deploy")
+    written = horizontal_audit(deploy, "--write-baseline", str(baseline), cwd=tmp_path)
+    assert written.returncode == 0 and baseline.exists()
+    done = horizontal_audit(
+        deploy, "--baseline", str(baseline), "--category", "boot-migrate", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
+    broken = horizontal_audit(deploy, "--baseline", str(tmp_path / "missing.json"), cwd=tmp_path)
+    assert broken.returncode == 2
+    assert "Cannot read baseline" in broken.stderr
+
+
+def test_the_pre_commit_hook_runs_the_console_script() -> None:
+    hooks = (ROOT / ".pre-commit-hooks.yaml").read_text()
+    assert "id: horizontal-audit" in hooks
+    assert "entry: horizontal-audit" in hooks
+    assert "pass_filenames: false" in hooks
