@@ -18,13 +18,13 @@ from typing import Any
 
 from django.db import Error, connections
 
-from horizontal import failpoints
+from horizontal import failpoints, signals
 from horizontal.conf import conf
-from horizontal.db import Cursor, Dialect, db_now, milliseconds, run_statement
+from horizontal.db import Control, Cursor, Dialect, db_now, milliseconds
 from horizontal.exceptions import InvalidJob, InvalidSlot, LeaseLost, UnknownJob
 from horizontal.jobs import gate, slots
 from horizontal.jobs.registry import Job, registry
-from horizontal.jobs.report import Outcome, OutcomeStatus, describe
+from horizontal.jobs.report import Outcome, OutcomeStatus, describe, describe_pause
 from horizontal.jobs.run import Run
 from horizontal.jobs.validation import describe_errors, job_errors
 from horizontal.leases import Heartbeat, Validity
@@ -116,8 +116,26 @@ def get_job(name: str) -> Job:
     return job
 
 
-def run_job(name: str, *, slot: str | None = None, retry: bool = False) -> list[Outcome]:
+class _Clock:
+    """The database's now as read at the start of a pass, advanced by the monotonic clock."""
+
+    def __init__(self, now: dt.datetime) -> None:
+        self.now = now
+        self._read_at = time.monotonic()
+
+    def current(self) -> dt.datetime:
+        return self.now + dt.timedelta(seconds=time.monotonic() - self._read_at)
+
+
+def run_job(
+    name: str, *, slot: str | None = None, retry: bool = False, trigger: str | None = None
+) -> list[Outcome]:
     """Run ``name`` for ``slot`` (or for the slots due now) through the gate.
+
+    Every trigger comes through here, so a paused job (``horizontal.jobs.control``) is
+    refused here: one ``PAUSED`` outcome (exit 0), nothing claimed. ``trigger`` names
+    what asked (``JobRun.Trigger``); by default ``schedule`` for the due slots and
+    ``manual`` (``retry`` with ``retry``) for a named one.
 
     A SIGTERM/SIGINT handler's ``Interrupted`` never escapes: it ends the list with an
     ``INTERRUPTED`` outcome, and the slots not yet claimed are left for the next run.
@@ -128,7 +146,10 @@ def run_job(name: str, *, slot: str | None = None, retry: bool = False) -> list[
         raise InvalidJob(describe_errors(errors))
     outcomes: list[Outcome] = []
     try:
-        _run_slots(job, slot, retry, outcomes)
+        now, pause = gate.now_and_pause(job)
+        if pause is not None:
+            return [_paused(job, slot, pause)]
+        _run_slots(job, slot, retry, trigger, _Clock(now), outcomes)
     except Interrupted:
         # Between slots or before the first claim: this process holds no claim.
         outcomes.append(
@@ -139,13 +160,26 @@ def run_job(name: str, *, slot: str | None = None, retry: bool = False) -> list[
     return outcomes
 
 
-def _run_slots(job: Job, slot: str | None, retry: bool, outcomes: list[Outcome]) -> None:
-    now = db_now(conf.DATABASE)
+def _paused(job: Job, slot: str | None, pause: Control) -> Outcome:
+    return Outcome(job.name, slot, OutcomeStatus.PAUSED, describe_pause(job.name, pause))
+
+
+def _run_slots(
+    job: Job,
+    slot: str | None,
+    retry: bool,
+    trigger: str | None,
+    clock: _Clock,
+    outcomes: list[Outcome],
+) -> None:
+    now = clock.now
     if slot is not None:
         canonical = slots.parse_slot(job, slot, now)
-        trigger = JobRun.Trigger.RETRY if retry else JobRun.Trigger.MANUAL
+        named = trigger or (JobRun.Trigger.RETRY if retry else JobRun.Trigger.MANUAL)
         try:
-            outcomes.append(execute(job, canonical, trigger=trigger, retry=retry, explicit=True))
+            outcomes.append(
+                execute(job, canonical, trigger=named, retry=retry, explicit=True, clock=clock)
+            )
         except _InterruptedAfter as stop:
             outcomes.append(stop.outcome)
         return
@@ -154,10 +188,14 @@ def _run_slots(job: Job, slot: str | None, retry: bool, outcomes: list[Outcome])
     due, missed = due_slots(job, now)
     outcomes.extend(missed)
     rerun = gate.slots_to_rerun(job, now)
-    due = [(JobRun.Trigger.RETRY, s) for s in rerun] + [d for d in due if d[1] not in rerun]
+    due = [(JobRun.Trigger.RETRY, s) for s in rerun] + [
+        (trigger or t, s) for t, s in due if s not in rerun
+    ]
     for index, (due_trigger, due_slot) in enumerate(due):
         try:
-            outcome = execute(job, due_slot, trigger=due_trigger, retry=retry, explicit=False)
+            outcome = execute(
+                job, due_slot, trigger=due_trigger, retry=retry, explicit=False, clock=clock
+            )
         except _InterruptedAfter as stop:
             outcomes.append(stop.outcome)
             left = len(due) - index - 1
@@ -205,6 +243,7 @@ def due_slots(job: Job, now: dt.datetime) -> tuple[list[tuple[str, str]], list[O
     if now - tick > limit:
         slot = slots.format_slot(tick)
         gate.record_slot(job, slot, JobRun.Status.MISSED, f"not claimed within {limit}")
+        _missed(job, [slot], JobRun.Status.MISSED, f"not claimed within {limit}")
         policy = "grace" if job.catchup == "skip" else "catch-up window"
         outcomes.append(
             Outcome(
@@ -237,9 +276,25 @@ def _record_missed(job: Job, after: dt.datetime, until: dt.datetime, note: str) 
             "(not recorded one by one)",
         )
     gate.record_slots(job, rows, JobRun.Status.MISSED)
+    _missed(job, [slot for slot, _ in rows], JobRun.Status.MISSED, note)
 
 
-def execute(job: Job, slot: str, *, trigger: str, retry: bool, explicit: bool) -> Outcome:
+def _missed(job: Job, missed: list[str], status: str, reason: str) -> None:
+    """Tell ``run_missed``'s receivers (slots that already had a row are included)."""
+    signals.send(
+        signals.run_missed, job, job=job.name, slots=missed, status=str(status), reason=reason
+    )
+
+
+def execute(
+    job: Job,
+    slot: str,
+    *,
+    trigger: str,
+    retry: bool,
+    explicit: bool,
+    clock: _Clock | None = None,
+) -> Outcome:
     sent_at = time.monotonic()
     # Held from before the claim until _run_claimed's try, which hands the claim back.
     shield = InterruptShield().hold()
@@ -255,7 +310,10 @@ def execute(job: Job, slot: str, *, trigger: str, retry: bool, explicit: bool) -
                 job.name, slot, OutcomeStatus.INTERRUPTED, f"{head}: interrupted; not claimed"
             )
         return _not_claimed(job, slot, retry)
-    return _run_claimed(attempt, sent_at, shield)
+    instant = slots.slot_instant(slot)
+    claimed_at = (clock or _Clock(db_now(conf.DATABASE))).current()
+    lateness = None if instant is None else (claimed_at - instant).total_seconds()
+    return _run_claimed(attempt, sent_at, shield, trigger, lateness)
 
 
 def _not_claimed(job: Job, slot: str, retry: bool) -> Outcome:
@@ -264,6 +322,7 @@ def _not_claimed(job: Job, slot: str, retry: bool) -> Outcome:
         other = gate.running_other(job, slot)
         note = f"{other.slot} still running on {other.owner}" if other else "overlap"
         gate.record_slot(job, slot, JobRun.Status.SKIPPED_OVERLAP, note)
+        _missed(job, [slot], JobRun.Status.SKIPPED_OVERLAP, note)
         return Outcome(
             job.name,
             slot,
@@ -286,12 +345,35 @@ def _not_claimed(job: Job, slot: str, retry: bool) -> Outcome:
     return Outcome(job.name, slot, OutcomeStatus.TAKEN, describe(row, retry), row.token)
 
 
-def _run_claimed(attempt: gate.Attempt, sent_at: float, shield: InterruptShield) -> Outcome:
+def _run_claimed(
+    attempt: gate.Attempt,
+    sent_at: float,
+    shield: InterruptShield,
+    trigger: str = JobRun.Trigger.SCHEDULE,
+    lateness: float | None = None,
+) -> Outcome:
     """Run a claimed slot. ``shield`` is held: SIGTERM/SIGINT wait until the ``try``."""
     job, slot, claim = attempt.job, attempt.slot, attempt.claim
     head = f"{job.name}@{slot}"
+    about = {
+        "job": job.name,
+        "slot": slot,
+        "run_id": claim.id,
+        "token": claim.token,
+        "attempt": claim.attempt,
+        "trigger": str(trigger),
+    }
+    error = ""
 
     def outcome(status: OutcomeStatus, text: str) -> Outcome:
+        signals.send(
+            signals.run_finished,
+            job,
+            **about,
+            outcome=str(status),
+            duration=time.monotonic() - sent_at,
+            error=error,
+        )
         return Outcome(job.name, slot, status, f"{head}: {text}", claim.token)
 
     validity = Validity(attempt.ttl * 2 / 3, sent_at)
@@ -304,10 +386,10 @@ def _run_claimed(attempt: gate.Attempt, sent_at: float, shield: InterruptShield)
         run = Run(attempt, validity)
         logger.info("%s: claimed (token %s, attempt %s)", head, claim.token, claim.attempt)
         heartbeat = Heartbeat(attempt.using, validity, attempt.ttl / 3, renew, head).start()
+        signals.send(signals.run_claimed, job, **about, lateness=lateness)
     except BaseException:
         shield.release()  # never leave the handlers deferred for good
         raise
-    error = ""
     status = JobRun.Status.SUCCEEDED
     try:
         try:
@@ -327,9 +409,7 @@ def _run_claimed(attempt: gate.Attempt, sent_at: float, shield: InterruptShield)
         heartbeat.stop()
         shield.hold()  # held already, unless the signal came before the finally held it
         try:
-            handed_back = run_statement(
-                attempt.using, lambda c, d: d.expire_run(c, claim.id, claim.token)
-            )
+            handed_back = gate.hand_back(attempt)
         finally:
             shield.release()  # a second signal changes nothing now
         note = "handed back; another node may claim it now" if handed_back else "already lost"
@@ -343,9 +423,7 @@ def _run_claimed(attempt: gate.Attempt, sent_at: float, shield: InterruptShield)
         raise
     try:
         failpoints.hit("during_finish")
-        finished = run_statement(
-            attempt.using, lambda c, d: d.finish_run(c, claim.id, claim.token, status, error)
-        )
+        finished = gate.finish(attempt, status, error)
     finally:
         interrupted = shield.release()
     if not finished:

@@ -75,6 +75,8 @@ class Scheduler:
         self.job_failures: dict[str, RateLimitedLog] = {}
         # Said once per stretch as follower: who leads (a silent standby looks dead).
         self._follower_reported = False
+        # Paused jobs, said once per pause (not every poll).
+        self._paused: set[str] = set()
 
     @property
     def is_leader(self) -> bool:
@@ -157,8 +159,15 @@ class Scheduler:
         except Exception as exc:
             self._job_failed(job, exc)
             return []
+        paused = any(o.status == OutcomeStatus.PAUSED for o in outcomes)
+        if not paused:
+            self._paused.discard(job.name)
         for outcome in outcomes:
-            if outcome.status not in (OutcomeStatus.TAKEN, OutcomeStatus.IDLE):
+            if outcome.status == OutcomeStatus.PAUSED:
+                if job.name not in self._paused:
+                    self._paused.add(job.name)
+                    self.report(outcome.message)
+            elif outcome.status not in (OutcomeStatus.TAKEN, OutcomeStatus.IDLE):
                 self.report(outcome.message)
         return outcomes
 
