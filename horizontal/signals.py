@@ -23,9 +23,10 @@ gets ``instance`` (``horizontal.instance.instance_id()``).
   ``instance``. Sent once per grant when the holder learns it no longer holds it (a
   renewal refused or failing past its deadline); not on a release.
 - ``session_store_unavailable``: sender ``horizontal.sessions.SessionStore``;
-  ``operation`` (``"load"``, ``"save"``, ``"exists"``, ``"delete"``,
-  ``"end_user_sessions"``), ``error`` (the exception), ``policy`` (``"closed"`` or
-  ``"open"``), ``instance``.
+  ``operation`` (where it failed: ``"load"`` under the open policy, ``"view"`` when the
+  error reached the view, ``"request"`` when something turned it into a 500, ``"save"``),
+  ``error`` (the exception), ``policy`` (``"closed"`` or ``"open"``), ``instance``. Sent
+  on every failure, not rate-limited like the log line.
 """
 
 from __future__ import annotations

@@ -455,7 +455,7 @@ class Dialect:
         )
         if cursor.rowcount != 1:
             return False
-        self._close_attempt(cursor, run_id, token, status, error)
+        self._close_attempt(cursor, run_id, token, status, error, "finished_at")
         return True
 
     def expire_run(self, cursor: Cursor, run_id: int, token: int) -> bool:
@@ -472,18 +472,22 @@ class Dialect:
         )
         if cursor.rowcount != 1:
             return False
-        self._close_attempt(cursor, run_id, token, INTERRUPTED, "handed back (SIGTERM/SIGINT)")
+        self._close_attempt(
+            cursor, run_id, token, INTERRUPTED, "handed back (SIGTERM/SIGINT)", "expires_at"
+        )
         return True
 
     def _close_attempt(
-        self, cursor: Cursor, run_id: int, token: int, outcome: str, error: str
+        self, cursor: Cursor, run_id: int, token: int, outcome: str, error: str, ended: str
     ) -> None:
+        """End the attempt as the run row just did: its end is the run's ``ended`` column."""
         cursor.execute(
             f"""
-            UPDATE horizontal_jobattempt SET outcome = %s, error = %s, finished_at = {self.NOW}
+            UPDATE horizontal_jobattempt SET outcome = %s, error = %s,
+                finished_at = (SELECT {ended} FROM horizontal_jobrun WHERE id = %s)
             WHERE job_run_id = %s AND token = %s
             """,
-            [outcome, error, run_id, token],
+            [outcome, error, run_id, run_id, token],
         )
 
     def insert_effect(self, cursor: Cursor, key: str, run_id: int, token: int) -> bool:
