@@ -380,16 +380,17 @@ class Dialect:
         """Put the claim's attempt on record, in the claim's transaction.
 
         A takeover (token > 1) first closes the attempt it took over, if that one was
-        still running (its claim expired): ``abandoned``, as of now.
+        still running (its claim expired): ``abandoned``, as of this claim.
         """
         if claim.token > 1:
             cursor.execute(
                 f"""
                 UPDATE horizontal_jobattempt SET outcome = '{ABANDONED}',
-                    finished_at = {self.NOW}, error = %s
+                    finished_at = (SELECT claimed_at FROM horizontal_jobrun WHERE id = %s),
+                    error = %s
                 WHERE job_run_id = %s AND outcome = '{RUNNING}' AND token < %s
                 """,
-                [abandoned_note(request.owner, claim.token), claim.id, claim.token],
+                [claim.id, abandoned_note(request.owner, claim.token), claim.id, claim.token],
             )
         cursor.execute(
             f"INSERT INTO horizontal_jobattempt ({ATTEMPT_COLUMNS})"
