@@ -44,7 +44,6 @@ __all__ = [
     "run_claimed",
     "run_finished",
     "run_missed",
-    "send",
     "session_store_unavailable",
 ]
 

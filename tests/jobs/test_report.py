@@ -23,6 +23,7 @@ def test_statuses_read_as_the_strings_they_always_were() -> None:
         "missed",
         "skipped_overlap",
         "idle",
+        "paused",
     ]
     assert OutcomeStatus.TAKEN == "taken" and f"{OutcomeStatus.IDLE}" == "idle"
 
