@@ -88,6 +88,9 @@ class JobAttemptInline(admin.TabularInline):  # type: ignore[type-arg]
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        return super().get_queryset(request).using(conf.DATABASE)
+
 
 def _first_line(text: str) -> str:
     lines = text.strip().splitlines()
