@@ -51,9 +51,10 @@ test-52: setup services
 test-61: setup-61 services
 	# Suites that exercise the database protocol or the processes around Django, not Django
 	# itself, run once, on 5.2: chaos, the Celery broker runs (brokers), the HAProxy suite
-	# (balancer) and the other multi-process proofs (django52_only: spread, the HTTP trigger
-	# on two instances). The django.tasks test runs on both (5.2's backport, 6.1's own).
-	HORIZONTAL_TEST_DB_SUFFIX=_dj61 $(VENV61)/bin/python -m pytest -m "not chaos and not brokers and not balancer and not django52_only" $(PYTEST_ARGS)
+	# (balancer), the admin's real-browser test (browser: the admin's pages are Django's own)
+	# and the other multi-process proofs (django52_only: spread, the HTTP trigger on two
+	# instances). The django.tasks test runs on both (5.2's backport, 6.1's own).
+	HORIZONTAL_TEST_DB_SUFFIX=_dj61 $(VENV61)/bin/python -m pytest -m "not chaos and not brokers and not balancer and not browser and not django52_only" $(PYTEST_ARGS)
 
 test: lint test-52 test-61
 

@@ -25,7 +25,7 @@ from typing import Any
 from django.db import DatabaseError, connections, transaction
 from django.db.models import Exists, QuerySet
 
-from horizontal import failpoints
+from horizontal import failpoints, signals
 from horizontal.conf import conf
 from horizontal.db import (
     Cursor,
@@ -46,6 +46,8 @@ logger = logging.getLogger("horizontal.leases")
 # compares differently what another accepts): the name and owner columns hold 200
 # characters; a TTL's expiry must fit every vendor's datetime.
 MAX_NAME_LENGTH = 200
+# The reason a released lease gives itself: not a loss (no lease_lost).
+RELEASED = "released"
 MIN_TTL = 0.001
 MAX_TTL = 366 * 24 * 3600.0
 
@@ -89,11 +91,18 @@ class Validity:
     until someone says the grant is gone.
     """
 
-    def __init__(self, deadline: float, sent_at: float) -> None:
+    def __init__(
+        self,
+        deadline: float,
+        sent_at: float,
+        on_lost: Callable[[str], None] | None = None,
+    ) -> None:
         self.deadline = deadline
         self._valid_until = sent_at + deadline
         self._lost_reason: str | None = None
         self._lock = threading.Lock()
+        # Called once, with the reason, when the grant is first said to be gone.
+        self._on_lost = on_lost
 
     def renewed(self, sent_at: float) -> None:
         with self._lock:
@@ -102,8 +111,11 @@ class Validity:
 
     def lose(self, reason: str) -> None:
         with self._lock:
-            if self._lost_reason is None:
+            first = self._lost_reason is None
+            if first:
                 self._lost_reason = reason
+        if first and self._on_lost is not None:
+            self._on_lost(reason)
 
     @property
     def valid(self) -> bool:
@@ -194,7 +206,11 @@ class Lease:
         self.token = token
         self.ttl = ttl
         self.using = using
-        self.validity = Validity(renew_deadline, sent_at)
+        self.validity = Validity(renew_deadline, sent_at, self._lost)
+
+    def _lost(self, reason: str) -> None:
+        if reason != RELEASED:
+            signals.send(signals.lease_lost, Lease, name=self.name, token=self.token, reason=reason)
 
     def __repr__(self) -> str:
         return f"<Lease {self.name!r} token={self.token} owner={self.owner!r}>"
@@ -226,7 +242,7 @@ class Lease:
 
     def release(self) -> bool:
         """Expire the lease now (the row stays, so the next token is ours + 1)."""
-        self.validity.lose("released")
+        self.validity.lose(RELEASED)
         return run_statement(
             self.using,
             lambda cursor, dialect: dialect.release_lease(
@@ -372,4 +388,6 @@ def acquire_reserved(
         return None
     if token is None:
         return None
-    return Lease(name, owner, token, ttl, renew_deadline, using, sent_at)
+    lease = Lease(name, owner, token, ttl, renew_deadline, using, sent_at)
+    signals.send(signals.lease_acquired, Lease, name=name, token=token, ttl=ttl)
+    return lease

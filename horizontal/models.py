@@ -73,10 +73,20 @@ class JobRun(models.Model):
         SKIPPED_OVERLAP = "skipped_overlap"
 
     class Trigger(models.TextChoices):
+        """What asked for the run. ``manual``: an operator (``runjob --slot``, the admin's
+        "run now"); ``retry``: a re-run of a failed or crashed slot. The delivery
+        triggers (``cli``, ``http``, ``celery``, ``tasks``, ``release``) are named here so
+        every trigger records itself the same way."""
+
         SCHEDULE = "schedule"
         MANUAL = "manual"
         RETRY = "retry"
         CATCHUP = "catchup"
+        CLI = "cli"
+        HTTP = "http"
+        CELERY = "celery"
+        TASKS = "tasks"
+        RELEASE = "release"
 
     job = ExactCharField(max_length=200)
     slot = ExactCharField(max_length=64, help_text="ISO UTC instant, or a release id")
@@ -100,9 +110,92 @@ class JobRun(models.Model):
             models.UniqueConstraint(fields=["id", "token"], name="horizontal_jobrun_id_token"),
         ]
         indexes = [models.Index(fields=["job", "status"], name="horizontal_jobrun_status")]
+        permissions = [("rerun_jobrun", "Can re-run a failed or abandoned slot")]
 
     def __str__(self) -> str:
         return f"{self.job}@{self.slot} {self.status} (token {self.token})"
+
+
+class JobAttempt(models.Model):
+    """One row per attempt at a run: every claim of a (job, slot), crashed ones included.
+
+    Written by the gate's own claim and finish statements (``db/``), never separately:
+    the run row says how the slot stands, its attempts say who tried, when, and how each
+    try ended. A re-claim closes the attempt it took over as ``abandoned``.
+    """
+
+    class Outcome(models.TextChoices):
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+        # Its claim expired (kill -9, a pause, a lost network) and a newer attempt took
+        # the slot over; finished_at is when that happened.
+        ABANDONED = "abandoned"
+        # Handed back on SIGTERM/SIGINT: the slot was left for the next claim.
+        INTERRUPTED = "interrupted"
+
+    # Not a database constraint, as for Effect: the claim inserts it in the statement
+    # that creates or takes over the run, and InnoDB's check would lock the run row.
+    job_run = models.ForeignKey(
+        JobRun, on_delete=models.CASCADE, related_name="attempts", db_constraint=False
+    )
+    job = ExactCharField(max_length=200)
+    slot = ExactCharField(max_length=64)
+    token = models.BigIntegerField()
+    attempt = models.PositiveIntegerField()
+    owner = models.CharField(max_length=200, help_text="the instance that made the attempt")
+    trigger = models.CharField(
+        max_length=20, choices=JobRun.Trigger.choices, db_column="triggered_by"
+    )
+    claimed_at = models.DateTimeField()
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=20, choices=Outcome.choices)
+    error = models.TextField(blank=True, default="")
+
+    class Meta:
+        db_table = "horizontal_jobattempt"
+        constraints = [
+            # A token is issued once per run: the claim's insert and the finish's
+            # update find their attempt through this index (O(log n) in the history).
+            models.UniqueConstraint(
+                fields=["job_run", "token"], name="horizontal_jobattempt_run_token"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["job", "claimed_at"], name="horizontal_jobattempt_job"),
+        ]
+        ordering = ["job_run", "token"]
+
+    def __str__(self) -> str:
+        return f"{self.job}@{self.slot} token {self.token}: {self.outcome} on {self.owner}"
+
+
+class JobControl(models.Model):
+    """An operator's switch for one job, shared by every instance: paused or not.
+
+    A paused job is not run by ``runjob``, ``runscheduler`` or any trigger (they all go
+    through ``run_job``); ``manage.py jobs`` and the admin show who paused it and when.
+    The admin's job actions hang off this model, so their permissions live here.
+    """
+
+    job = ExactCharField(max_length=200, primary_key=True)
+    paused = models.BooleanField(default=False)
+    changed_by = models.CharField(max_length=200, blank=True, default="")
+    changed_at = models.DateTimeField(null=True, blank=True)
+    note = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        db_table = "horizontal_jobcontrol"
+        verbose_name = "job"
+        permissions = [
+            ("run_job_now", "Can run a job now (through the gate)"),
+            ("pause_job", "Can pause a job"),
+            ("resume_job", "Can resume a paused job"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.job} (paused)" if self.paused else self.job
 
 
 class Effect(models.Model):

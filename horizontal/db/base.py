@@ -22,6 +22,32 @@ if TYPE_CHECKING:
 # models). Fixed strings only: they are spliced into SQL, never user input.
 RUNNING = "running"
 FAILED = "failed"
+# JobAttempt outcomes the statements write themselves (the others are JobRun statuses).
+ABANDONED = "abandoned"
+INTERRUPTED = "interrupted"
+# The columns of horizontal_jobattempt every claim fills, and what it fills them with,
+# read from the run row (or the claim's RETURNING) so the two never disagree.
+ATTEMPT_COLUMNS = (
+    "job_run_id, job, slot, token, attempt, owner, triggered_by, claimed_at, started_at,"
+    " finished_at, outcome, error"
+)
+ATTEMPT_VALUES = (
+    f"id, job, slot, token, attempt, owner, triggered_by, claimed_at, claimed_at, NULL,"
+    f" '{RUNNING}', ''"
+)
+
+
+def abandoned_note(owner: str, token: int) -> str:
+    """What an attempt taken over after its claim expired says (its ``error``)."""
+    return f"claim expired; taken over by {owner} with token {token}"
+
+
+class Control(NamedTuple):
+    """A job's pause, as ``now_and_control`` reads it: who paused it, when, and why."""
+
+    paused_by: str
+    paused_at: dt.datetime | None
+    note: str
 
 
 class UnsupportedDatabase(Exception):
@@ -139,6 +165,10 @@ def lock_key(name: str) -> int:
 class Dialect:
     vendor = ""
     NOW = ""
+    # The claim, the finish and the hand-back each write the run and its attempt in one
+    # statement (PostgreSQL's data-modifying CTEs). Else they are several statements,
+    # which the gate runs in one transaction.
+    GATE_IN_ONE_STATEMENT = False
     # Appended to a SELECT that must keep the row's token from changing until the
     # transaction ends, without blocking updates of its expiry (the heartbeat's).
     SHARE_LOCK = ""
@@ -158,6 +188,25 @@ class Dialect:
     def db_now(self, cursor: Cursor) -> dt.datetime:
         cursor.execute(f"SELECT {self.NOW}", [])
         return self.to_datetime(scalar(cursor))
+
+    def now_and_control(self, cursor: Cursor, job: str) -> tuple[dt.datetime, Control | None]:
+        """The database's now and, if ``job`` is paused, its pause: one round trip.
+
+        What every pass of ``run_job`` reads first, so honouring a pause costs nothing.
+        """
+        cursor.execute(
+            f"SELECT {self.NOW}, control.job, control.changed_by, control.changed_at,"
+            " control.note FROM (SELECT 1 AS one) AS here"
+            " LEFT JOIN horizontal_jobcontrol control ON control.job = %s AND control.paused",
+            [job],
+        )
+        row = cursor.fetchone()
+        assert row is not None, "the statement returned no row"
+        now = self.to_datetime(row[0])
+        if row[1] is None:
+            return now, None
+        at = None if row[3] is None else self.to_datetime(row[3])
+        return now, Control(str(row[2] or ""), at, str(row[4] or ""))
 
     def to_datetime(self, value: str | dt.datetime) -> dt.datetime:
         if isinstance(value, str):
@@ -289,17 +338,32 @@ class Dialect:
         )
 
     def claim_slot(self, cursor: Cursor, request: ClaimRequest) -> Claim | None:
-        """Claim (job, slot) in one statement: insert, or take over a crashed/retryable row.
+        """Claim (job, slot): insert, or take over a crashed/retryable row; with its attempt.
 
-        Returns None when the slot is held, finished, or (with ``skip_if_overlapping``)
-        another slot of the job is still running. That test is a read, so with it the
-        claim first takes the job's lock, in the transaction the caller opened
-        (``request.needs_transaction``): claims of one job take turns, and each reads
-        after the one before it committed (a new statement, so under READ COMMITTED a
-        new snapshot: taking the lock inside the claim statement would not do).
+        The run row and its attempt row are written together: one statement on
+        PostgreSQL, the upsert then the attempt (``record_attempt``) in one transaction
+        elsewhere (``GATE_IN_ONE_STATEMENT``). Returns None when the slot is held,
+        finished, or (with ``skip_if_overlapping``) another slot of the job is still
+        running. That test is a read, so with it the claim first takes the job's lock,
+        in the transaction the caller opened (``request.needs_transaction``): claims of
+        one job take turns, and each reads after the one before it committed (a new
+        statement, so under READ COMMITTED a new snapshot: taking the lock inside the
+        claim statement would not do).
         """
         if request.skip_if_overlapping:
             self.xact_lock(cursor, overlap_lock_name(request.job), nowait=False)
+        sql, params = self._claim_upsert(request)
+        # Bounded: a run inside a fenced transaction answers "held" within ROW_LOCK_WAIT.
+        self.execute_bounded(cursor, sql, params)
+        row = cursor.fetchone()
+        if row is None:
+            return None
+        claim = Claim(int(row[0]), int(row[1]), int(row[2]))
+        self.record_attempt(cursor, request, claim)
+        return claim
+
+    def _claim_upsert(self, request: ClaimRequest) -> tuple[str, list[Any]]:
+        """The claim's upsert of the run row, ``RETURNING`` the claimed row's columns."""
         where = self._overlap_condition() if request.skip_if_overlapping else "1 = 1"
         params: list[Any] = [
             request.job,
@@ -311,10 +375,7 @@ class Dialect:
         if request.skip_if_overlapping:
             params += [request.job, request.slot]
         params += [request.owner, request.trigger, request.ttl_ms]
-        # Bounded: a run inside a fenced transaction answers "held" within ROW_LOCK_WAIT.
-        self.execute_bounded(
-            cursor,
-            f"""
+        sql = f"""
             INSERT INTO horizontal_jobrun (job, slot, status, owner, token, attempt, triggered_by,
                 claimed_at, heartbeat_at, expires_at, finished_at, error)
             SELECT %s, %s, '{RUNNING}', %s, 1, 1, %s, {self.NOW}, {self.NOW}, {self.later()},
@@ -327,11 +388,30 @@ class Dialect:
                 finished_at = NULL, error = ''
             WHERE {self._takeover_condition(request)}
             RETURNING id, token, attempt
-            """,
-            params,
+            """
+        return sql, params
+
+    def record_attempt(self, cursor: Cursor, request: ClaimRequest, claim: Claim) -> None:
+        """Put the claim's attempt on record, in the claim's transaction.
+
+        A takeover (token > 1) first closes the attempt it took over, if that one was
+        still running (its claim expired): ``abandoned``, as of this claim.
+        """
+        if claim.token > 1:
+            cursor.execute(
+                f"""
+                UPDATE horizontal_jobattempt SET outcome = '{ABANDONED}',
+                    finished_at = (SELECT claimed_at FROM horizontal_jobrun WHERE id = %s),
+                    error = %s
+                WHERE job_run_id = %s AND outcome = '{RUNNING}' AND token < %s
+                """,
+                [claim.id, abandoned_note(request.owner, claim.token), claim.id, claim.token],
+            )
+        cursor.execute(
+            f"INSERT INTO horizontal_jobattempt ({ATTEMPT_COLUMNS})"
+            f" SELECT {ATTEMPT_VALUES} FROM horizontal_jobrun WHERE id = %s",
+            [claim.id],
         )
-        row = cursor.fetchone()
-        return None if row is None else Claim(int(row[0]), int(row[1]), int(row[2]))
 
     def record_slots(
         self,
@@ -373,28 +453,58 @@ class Dialect:
         )
         return bool(cursor.rowcount == 1)
 
+    # The run row's table as the finish and the hand-back name it (MySQL adds a hint).
+    _JOBRUN_BY_ID = "horizontal_jobrun"
+
     def finish_run(self, cursor: Cursor, run_id: int, token: int, status: str, error: str) -> bool:
-        """Fenced completion: only the current token may close the run."""
+        """Fenced completion: only the current token may close the run (and its attempt).
+
+        The attempt's outcome is the run's status (``succeeded`` or ``failed``).
+        """
         cursor.execute(
             f"""
-            UPDATE horizontal_jobrun
+            UPDATE {self._JOBRUN_BY_ID}
             SET status = %s, error = %s, finished_at = {self.NOW}, expires_at = {self.NOW}
             WHERE id = %s AND token = %s AND status = '{RUNNING}'
             """,
             [status, error, run_id, token],
         )
-        return bool(cursor.rowcount == 1)
+        if cursor.rowcount != 1:
+            return False
+        self._close_attempt(cursor, run_id, token, status, error, "finished_at")
+        return True
 
     def expire_run(self, cursor: Cursor, run_id: int, token: int) -> bool:
-        """Hand a claim back (SIGTERM): still ``running``, but re-claimable at once."""
+        """Hand a claim back (SIGTERM): still ``running``, but re-claimable at once.
+
+        Its attempt ends ``interrupted``.
+        """
         cursor.execute(
             f"""
-            UPDATE horizontal_jobrun SET expires_at = {self.NOW}
+            UPDATE {self._JOBRUN_BY_ID} SET expires_at = {self.NOW}
             WHERE id = %s AND token = %s AND status = '{RUNNING}' AND expires_at > {self.NOW}
             """,
             [run_id, token],
         )
-        return bool(cursor.rowcount == 1)
+        if cursor.rowcount != 1:
+            return False
+        self._close_attempt(
+            cursor, run_id, token, INTERRUPTED, "handed back (SIGTERM/SIGINT)", "expires_at"
+        )
+        return True
+
+    def _close_attempt(
+        self, cursor: Cursor, run_id: int, token: int, outcome: str, error: str, ended: str
+    ) -> None:
+        """End the attempt as the run row just did: its end is the run's ``ended`` column."""
+        cursor.execute(
+            f"""
+            UPDATE horizontal_jobattempt SET outcome = %s, error = %s,
+                finished_at = (SELECT {ended} FROM horizontal_jobrun WHERE id = %s)
+            WHERE job_run_id = %s AND token = %s
+            """,
+            [outcome, error, run_id, run_id, token],
+        )
 
     def insert_effect(self, cursor: Cursor, key: str, run_id: int, token: int) -> bool:
         """Insert an idempotency key in the caller's transaction; False if it exists."""

@@ -193,26 +193,8 @@ class MySQLDialect(Dialect):
         )
         return bool(cursor.rowcount == 1)
 
-    def finish_run(self, cursor: Cursor, run_id: int, token: int, status: str, error: str) -> bool:
-        cursor.execute(
-            f"""
-            UPDATE {_JOBRUN_BY_ID}
-            SET status = %s, error = %s, finished_at = {self.NOW}, expires_at = {self.NOW}
-            WHERE id = %s AND token = %s AND status = '{RUNNING}'
-            """,
-            [status, error, run_id, token],
-        )
-        return bool(cursor.rowcount == 1)
-
-    def expire_run(self, cursor: Cursor, run_id: int, token: int) -> bool:
-        cursor.execute(
-            f"""
-            UPDATE {_JOBRUN_BY_ID} SET expires_at = {self.NOW}
-            WHERE id = %s AND token = %s AND status = '{RUNNING}' AND expires_at > {self.NOW}
-            """,
-            [run_id, token],
-        )
-        return bool(cursor.rowcount == 1)
+    # finish_run and expire_run (the base's) find the run by its primary key.
+    _JOBRUN_BY_ID = _JOBRUN_BY_ID
 
     def renew_lease(self, cursor: Cursor, name: str, owner: str, token: int, ttl_ms: int) -> bool:
         cursor.execute(
@@ -302,9 +284,12 @@ class MySQLDialect(Dialect):
                 """,
                 [job, slot, request.owner, request.trigger, request.ttl_ms],
             )
-            return Claim(_last_insert_id(cursor), 1, 1)
         except IntegrityError:
             pass
+        else:
+            claim = Claim(_last_insert_id(cursor), 1, 1)
+            self.record_attempt(cursor, request, claim)
+            return claim
         # Bounded: a run inside a fenced transaction answers "held" within ROW_LOCK_WAIT.
         self.execute_bounded(
             cursor,
@@ -327,7 +312,9 @@ class MySQLDialect(Dialect):
         row = cursor.fetchone()
         assert row is not None, "the row just updated is gone"
         run_id, attempt = row
-        return Claim(int(run_id), token, int(attempt))
+        claim = Claim(int(run_id), token, int(attempt))
+        self.record_attempt(cursor, request, claim)
+        return claim
 
     def record_slots(
         self,

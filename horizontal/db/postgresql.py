@@ -16,7 +16,20 @@ from typing import TYPE_CHECKING, Any
 
 from django.db import DatabaseError
 
-from horizontal.db.base import RUNNING, Cursor, Dialect, lock_key, scalar
+from horizontal.db.base import (
+    ABANDONED,
+    ATTEMPT_COLUMNS,
+    ATTEMPT_VALUES,
+    INTERRUPTED,
+    RUNNING,
+    Claim,
+    ClaimRequest,
+    Cursor,
+    Dialect,
+    lock_key,
+    overlap_lock_name,
+    scalar,
+)
 
 if TYPE_CHECKING:
     import psycopg
@@ -41,6 +54,8 @@ class PostgreSQLDialect(Dialect):
     NOW = "clock_timestamp()"
     # Conflicts with key updates (a takeover's new token), not with a renewal's.
     SHARE_LOCK = "FOR KEY SHARE"
+    # Data-modifying CTEs: the run row and its attempt row in one statement.
+    GATE_IN_ONE_STATEMENT = True
 
     def later(self) -> str:
         return "(clock_timestamp() + %s * interval '1 millisecond')"
@@ -83,6 +98,90 @@ class PostgreSQLDialect(Dialect):
         # statement's transaction (its own in autocommit), so nothing stays on the session
         # or on a PgBouncer server connection. 0 would mean "wait for ever": 1 ms at least.
         return f"set_config('lock_timeout', '{max(1, int(wait * 1000)):d}', true) IS NOT NULL"
+
+    # -- job gate: the run and its attempt in one statement ---------------------------------
+
+    def claim_slot(self, cursor: Cursor, request: ClaimRequest) -> Claim | None:
+        """The upsert, the close of a taken-over attempt and the new attempt: one statement.
+
+        Every part of a statement sees one snapshot: ``abandoned`` finds only the attempts
+        that were running before this claim, never the one ``added`` inserts.
+        """
+        if request.skip_if_overlapping:
+            self.xact_lock(cursor, overlap_lock_name(request.job), nowait=False)
+        upsert, params = self._claim_upsert(request)
+        upsert = upsert.replace(
+            "RETURNING id, token, attempt",
+            "RETURNING id, job, slot, token, attempt, owner, triggered_by, claimed_at",
+        )
+        self.execute_bounded(
+            cursor,
+            f"""
+            WITH claimed AS ({upsert}),
+            abandoned AS (
+                UPDATE horizontal_jobattempt SET outcome = '{ABANDONED}',
+                    finished_at = claimed.claimed_at,
+                    error = 'claim expired; taken over by ' || claimed.owner
+                        || ' with token ' || claimed.token::text
+                FROM claimed
+                WHERE horizontal_jobattempt.job_run_id = claimed.id
+                  AND horizontal_jobattempt.outcome = '{RUNNING}'
+                  AND horizontal_jobattempt.token < claimed.token
+            ),
+            added AS (
+                INSERT INTO horizontal_jobattempt ({ATTEMPT_COLUMNS})
+                SELECT {ATTEMPT_VALUES} FROM claimed
+            )
+            SELECT id, token, attempt FROM claimed
+            """,
+            params,
+        )
+        row = cursor.fetchone()
+        return None if row is None else Claim(int(row[0]), int(row[1]), int(row[2]))
+
+    def finish_run(self, cursor: Cursor, run_id: int, token: int, status: str, error: str) -> bool:
+        cursor.execute(
+            f"""
+            WITH finished AS (
+                UPDATE horizontal_jobrun
+                SET status = %s, error = %s, finished_at = {self.NOW}, expires_at = {self.NOW}
+                WHERE id = %s AND token = %s AND status = '{RUNNING}'
+                RETURNING id, token, status, error, finished_at
+            ),
+            recorded AS (
+                UPDATE horizontal_jobattempt SET outcome = finished.status,
+                    error = finished.error, finished_at = finished.finished_at
+                FROM finished
+                WHERE horizontal_jobattempt.job_run_id = finished.id
+                  AND horizontal_jobattempt.token = finished.token
+            )
+            SELECT count(*) FROM finished
+            """,
+            [status, error, run_id, token],
+        )
+        return bool(scalar(cursor) == 1)
+
+    def expire_run(self, cursor: Cursor, run_id: int, token: int) -> bool:
+        cursor.execute(
+            f"""
+            WITH handed AS (
+                UPDATE horizontal_jobrun SET expires_at = {self.NOW}
+                WHERE id = %s AND token = %s AND status = '{RUNNING}'
+                  AND expires_at > {self.NOW}
+                RETURNING id, token, expires_at
+            ),
+            recorded AS (
+                UPDATE horizontal_jobattempt SET outcome = '{INTERRUPTED}',
+                    error = 'handed back (SIGTERM/SIGINT)', finished_at = handed.expires_at
+                FROM handed
+                WHERE horizontal_jobattempt.job_run_id = handed.id
+                  AND horizontal_jobattempt.token = handed.token
+            )
+            SELECT count(*) FROM handed
+            """,
+            [run_id, token],
+        )
+        return bool(scalar(cursor) == 1)
 
     def lease_is_held(self, cursor: Cursor, name: str, token: int, bound_ms: int) -> bool:
         cursor.execute(

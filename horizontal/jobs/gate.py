@@ -25,10 +25,12 @@ from horizontal.conf import conf
 from horizontal.db import (
     Claim,
     ClaimRequest,
+    Control,
     Cursor,
     Dialect,
     RowLocked,
     db_now,
+    dialect_for,
     milliseconds,
     run_statement,
 )
@@ -104,7 +106,7 @@ def claim_slot(
         # A row locked past the bound is held: by a run inside a fenced transaction (or a
         # paused one, whose transaction the server ends after the TTL) or another claimant.
         claim = run_statement(
-            using, statement, atomic=request.needs_transaction, after_commit=committed
+            using, statement, atomic=_needs_transaction(using, request), after_commit=committed
         )
     except RowLocked:
         return None
@@ -115,6 +117,38 @@ def claim_slot(
     if claim is None:
         return None
     return Attempt(job, slot, claim, owner, ttl, using)
+
+
+def _needs_transaction(using: str, request: ClaimRequest | None = None) -> bool:
+    """The claim (or finish, or hand-back) is several statements here: one transaction."""
+    if request is not None and request.needs_transaction:
+        return True
+    return not dialect_for(connections[using]).GATE_IN_ONE_STATEMENT
+
+
+def finish(attempt: Attempt, status: str, error: str) -> bool:
+    """Record the run's result and its attempt's outcome; False if a newer token has it."""
+    claim = attempt.claim
+    return run_statement(
+        attempt.using,
+        lambda c, d: d.finish_run(c, claim.id, claim.token, status, error),
+        atomic=_needs_transaction(attempt.using),
+    )
+
+
+def hand_back(attempt: Attempt) -> bool:
+    """Expire the claim now (SIGTERM/SIGINT); its attempt ends ``interrupted``."""
+    claim = attempt.claim
+    return run_statement(
+        attempt.using,
+        lambda c, d: d.expire_run(c, claim.id, claim.token),
+        atomic=_needs_transaction(attempt.using),
+    )
+
+
+def now_and_pause(job: Job) -> tuple[dt.datetime, Control | None]:
+    """The database's now, and the job's pause if it is paused (one round trip)."""
+    return run_statement(conf.DATABASE, lambda c, d: d.now_and_control(c, job.name))
 
 
 def _own_claim(job: Job, slot: str, owner: str, using: str) -> Claim | None:

@@ -12,6 +12,7 @@ import datetime as dt
 from enum import StrEnum
 from typing import NamedTuple
 
+from horizontal.db import Control
 from horizontal.models import JobRun
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "Outcome",
     "OutcomeStatus",
     "describe",
+    "describe_pause",
     "exit_code",
     "format_instant",
 ]
@@ -46,6 +48,7 @@ class OutcomeStatus(StrEnum):
     SKIPPED_OVERLAP = "skipped_overlap"
     IDLE = "idle"  # the schedule has no tick yet
     HANDED_OFF = "handed_off"  # queued for a task worker, which claims it (executor)
+    PAUSED = "paused"  # an operator paused the job: nothing claimed
 
 
 _EXIT_CODES = {
@@ -95,6 +98,16 @@ def describe(row: JobRun, retry: bool = False) -> str:
         return f"{head}: {row.status} on {row.owner} at {when} ({ident}): {last_line}{hint}"
     return (
         f"{head}: recorded as {row.status} at {when} ({row.error}); name it with --slot to run it"
+    )
+
+
+def describe_pause(job: str, pause: Control) -> str:
+    """Why a paused job did not run, and how to resume it."""
+    who = f" by {pause.paused_by}" if pause.paused_by else ""
+    note = f" ({pause.note})" if pause.note else ""
+    return (
+        f"{job}: paused{who} at {format_instant(pause.paused_at)}{note}; not run. "
+        f"Resume it with `manage.py jobs --resume {job}` (or the admin)."
     )
 
 

@@ -19,13 +19,13 @@ from typing import Any
 from django.db import Error, connections
 from django.utils.module_loading import import_string
 
-from horizontal import failpoints
+from horizontal import failpoints, signals
 from horizontal.conf import conf
-from horizontal.db import Cursor, Dialect, db_now, milliseconds, run_statement
+from horizontal.db import Control, Cursor, Dialect, db_now, milliseconds
 from horizontal.exceptions import InvalidJob, InvalidSlot, LeaseLost, UnknownJob
 from horizontal.jobs import gate, slots
 from horizontal.jobs.registry import Job, registry
-from horizontal.jobs.report import Outcome, OutcomeStatus, describe
+from horizontal.jobs.report import Outcome, OutcomeStatus, describe, describe_pause
 from horizontal.jobs.run import Interrupted, Run, stop_requested
 from horizontal.jobs.validation import describe_errors, job_errors
 from horizontal.leases import Heartbeat, Validity
@@ -126,8 +126,24 @@ def get_job(name: str) -> Job:
     return job
 
 
+class _Clock:
+    """The database's now as read at the start of a pass, advanced by the monotonic clock."""
+
+    def __init__(self, now: dt.datetime) -> None:
+        self.now = now
+        self._read_at = time.monotonic()
+
+    def current(self) -> dt.datetime:
+        return self.now + dt.timedelta(seconds=time.monotonic() - self._read_at)
+
+
 def run_job(
-    name: str, *, slot: str | None = None, retry: bool = False, catch_up: bool = True
+    name: str,
+    *,
+    slot: str | None = None,
+    retry: bool = False,
+    catch_up: bool = True,
+    trigger: str | None = None,
 ) -> list[Outcome]:
     """Run ``name`` for ``slot`` (or for the slots due now) through the gate.
 
@@ -135,14 +151,24 @@ def run_job(
     slot: no re-runs of crashed or failed slots, and nothing when ``catchup="all"`` has a
     backlog to work through; the leader does those, oldest first.
 
+    Every trigger comes through here, so a paused job (``horizontal.jobs.control``) is
+    refused here: one ``PAUSED`` outcome (exit 0), nothing claimed. ``trigger`` names
+    what asked (``JobRun.Trigger``); by default ``schedule`` for the due slots and
+    ``manual`` (``retry`` with ``retry``) for a named one.
+
     A SIGTERM/SIGINT handler's ``Interrupted`` never escapes: it ends the list with an
     ``INTERRUPTED`` outcome, and the slots not yet claimed are left for the next run.
     """
-    return run_job_object(get_job(name), slot=slot, retry=retry, catch_up=catch_up)
+    return run_job_object(get_job(name), slot=slot, retry=retry, catch_up=catch_up, trigger=trigger)
 
 
 def run_job_object(
-    job: Job, *, slot: str | None = None, retry: bool = False, catch_up: bool = True
+    job: Job,
+    *,
+    slot: str | None = None,
+    retry: bool = False,
+    catch_up: bool = True,
+    trigger: str | None = None,
 ) -> list[Outcome]:
     """``run_job`` for a ``Job`` that need not be in the registry (a decorated Celery task)."""
     errors = job_errors(job)
@@ -150,7 +176,10 @@ def run_job_object(
         raise InvalidJob(describe_errors(errors))
     outcomes: list[Outcome] = []
     try:
-        _run_slots(job, slot, retry, outcomes, catch_up=catch_up)
+        now, pause = gate.now_and_pause(job)
+        if pause is not None:
+            return [_paused(job, slot, pause)]
+        _run_slots(job, slot, retry, trigger, _Clock(now), outcomes, catch_up=catch_up)
     except Interrupted:
         # Between slots or before the first claim: this process holds no claim.
         outcomes.append(
@@ -161,15 +190,26 @@ def run_job_object(
     return outcomes
 
 
+def _paused(job: Job, slot: str | None, pause: Control) -> Outcome:
+    return Outcome(job.name, slot, OutcomeStatus.PAUSED, describe_pause(job.name, pause))
+
+
 def _run_slots(
-    job: Job, slot: str | None, retry: bool, outcomes: list[Outcome], *, catch_up: bool = True
+    job: Job,
+    slot: str | None,
+    retry: bool,
+    trigger: str | None,
+    clock: _Clock,
+    outcomes: list[Outcome],
+    *,
+    catch_up: bool = True,
 ) -> None:
-    now = db_now(conf.DATABASE)
+    now = clock.now
     if slot is not None:
         canonical = slots.parse_slot(job, slot, now)
-        trigger = JobRun.Trigger.RETRY if retry else JobRun.Trigger.MANUAL
+        named = trigger or (JobRun.Trigger.RETRY if retry else JobRun.Trigger.MANUAL)
         try:
-            first = dispatch(job, canonical, trigger=trigger, retry=retry, explicit=True)
+            first = dispatch(job, canonical, trigger=named, retry=retry, explicit=True, clock=clock)
         except _InterruptedAfter as stop:
             first = stop.outcome
         outcomes.extend([first] if first else [])
@@ -181,14 +221,19 @@ def _run_slots(
     if not catch_up:
         if len(due) > 1:
             return  # a backlog: the leader works through it, oldest first
+        due = [(trigger or t, s) for t, s in due]
     else:
         rerun = gate.slots_to_rerun(job, now)
-        due = [(JobRun.Trigger.RETRY, s) for s in rerun] + [d for d in due if d[1] not in rerun]
+        due = [(JobRun.Trigger.RETRY, s) for s in rerun] + [
+            (trigger or t, s) for t, s in due if s not in rerun
+        ]
     for index, (due_trigger, due_slot) in enumerate(due):
         if stop_requested():
             raise Interrupted("the scheduler is stopping")  # no claim held: between slots
         try:
-            outcome = dispatch(job, due_slot, trigger=due_trigger, retry=retry, explicit=False)
+            outcome = dispatch(
+                job, due_slot, trigger=due_trigger, retry=retry, explicit=False, clock=clock
+            )
         except _InterruptedAfter as stop:
             outcomes.append(stop.outcome)
             left = len(due) - index - 1
@@ -238,6 +283,7 @@ def due_slots(job: Job, now: dt.datetime) -> tuple[list[tuple[str, str]], list[O
     if now - tick > limit:
         slot = slots.format_slot(tick)
         gate.record_slot(job, slot, JobRun.Status.MISSED, f"not claimed within {limit}")
+        _missed(job, [slot], JobRun.Status.MISSED, f"not claimed within {limit}")
         policy = "grace" if job.catchup == "skip" else "catch-up window"
         outcomes.append(
             Outcome(
@@ -270,15 +316,31 @@ def _record_missed(job: Job, after: dt.datetime, until: dt.datetime, note: str) 
             "(not recorded one by one)",
         )
     gate.record_slots(job, rows, JobRun.Status.MISSED)
+    _missed(job, [slot for slot, _ in rows], JobRun.Status.MISSED, note)
 
 
-def dispatch(job: Job, slot: str, *, trigger: str, retry: bool, explicit: bool) -> Outcome | None:
+def _missed(job: Job, missed: list[str], status: str, reason: str) -> None:
+    """Tell ``run_missed``'s receivers (slots that already had a row are included)."""
+    signals.send(
+        signals.run_missed, job, job=job.name, slots=missed, status=str(status), reason=reason
+    )
+
+
+def dispatch(
+    job: Job,
+    slot: str,
+    *,
+    trigger: str,
+    retry: bool,
+    explicit: bool,
+    clock: _Clock | None = None,
+) -> Outcome | None:
     """Run a due slot here (``execute``), or hand it to the job's executor.
 
     A hand-off returns None when it queued the slot a moment ago and it is not due again.
     """
     if job.executor == "inline":
-        return execute(job, slot, trigger=trigger, retry=retry, explicit=explicit)
+        return execute(job, slot, trigger=trigger, retry=retry, explicit=explicit, clock=clock)
     path = HAND_OFFS.get(job.executor)
     if path is None:
         known = ", ".join(["inline", *HAND_OFFS])
@@ -288,7 +350,15 @@ def dispatch(job: Job, slot: str, *, trigger: str, retry: bool, explicit: bool) 
     return result
 
 
-def execute(job: Job, slot: str, *, trigger: str, retry: bool, explicit: bool) -> Outcome:
+def execute(
+    job: Job,
+    slot: str,
+    *,
+    trigger: str,
+    retry: bool,
+    explicit: bool,
+    clock: _Clock | None = None,
+) -> Outcome:
     sent_at = time.monotonic()
     # Held from before the claim until _run_claimed's try, which hands the claim back.
     shield = InterruptShield().hold()
@@ -304,7 +374,10 @@ def execute(job: Job, slot: str, *, trigger: str, retry: bool, explicit: bool) -
                 job.name, slot, OutcomeStatus.INTERRUPTED, f"{head}: interrupted; not claimed"
             )
         return _not_claimed(job, slot, retry)
-    return _run_claimed(attempt, sent_at, shield)
+    instant = slots.slot_instant(slot)
+    claimed_at = (clock or _Clock(db_now(conf.DATABASE))).current()
+    lateness = None if instant is None else (claimed_at - instant).total_seconds()
+    return _run_claimed(attempt, sent_at, shield, trigger, lateness)
 
 
 def _not_claimed(job: Job, slot: str, retry: bool) -> Outcome:
@@ -313,6 +386,7 @@ def _not_claimed(job: Job, slot: str, retry: bool) -> Outcome:
         other = gate.running_other(job, slot)
         note = f"{other.slot} still running on {other.owner}" if other else "overlap"
         gate.record_slot(job, slot, JobRun.Status.SKIPPED_OVERLAP, note)
+        _missed(job, [slot], JobRun.Status.SKIPPED_OVERLAP, note)
         return Outcome(
             job.name,
             slot,
@@ -335,12 +409,35 @@ def _not_claimed(job: Job, slot: str, retry: bool) -> Outcome:
     return Outcome(job.name, slot, OutcomeStatus.TAKEN, describe(row, retry), row.token)
 
 
-def _run_claimed(attempt: gate.Attempt, sent_at: float, shield: InterruptShield) -> Outcome:
+def _run_claimed(
+    attempt: gate.Attempt,
+    sent_at: float,
+    shield: InterruptShield,
+    trigger: str = JobRun.Trigger.SCHEDULE,
+    lateness: float | None = None,
+) -> Outcome:
     """Run a claimed slot. ``shield`` is held: SIGTERM/SIGINT wait until the ``try``."""
     job, slot, claim = attempt.job, attempt.slot, attempt.claim
     head = f"{job.name}@{slot}"
+    about = {
+        "job": job.name,
+        "slot": slot,
+        "run_id": claim.id,
+        "token": claim.token,
+        "attempt": claim.attempt,
+        "trigger": str(trigger),
+    }
+    error = ""
 
     def outcome(status: OutcomeStatus, text: str) -> Outcome:
+        signals.send(
+            signals.run_finished,
+            job,
+            **about,
+            outcome=str(status),
+            duration=time.monotonic() - sent_at,
+            error=error,
+        )
         return Outcome(job.name, slot, status, f"{head}: {text}", claim.token)
 
     validity = Validity(attempt.ttl * 2 / 3, sent_at)
@@ -353,10 +450,10 @@ def _run_claimed(attempt: gate.Attempt, sent_at: float, shield: InterruptShield)
         run = Run(attempt, validity)
         logger.info("%s: claimed (token %s, attempt %s)", head, claim.token, claim.attempt)
         heartbeat = Heartbeat(attempt.using, validity, attempt.ttl / 3, renew, head).start()
+        signals.send(signals.run_claimed, job, **about, lateness=lateness)
     except BaseException:
         shield.release()  # never leave the handlers deferred for good
         raise
-    error = ""
     status = JobRun.Status.SUCCEEDED
     try:
         try:
@@ -376,9 +473,7 @@ def _run_claimed(attempt: gate.Attempt, sent_at: float, shield: InterruptShield)
         heartbeat.stop()
         shield.hold()  # held already, unless the signal came before the finally held it
         try:
-            handed_back = run_statement(
-                attempt.using, lambda c, d: d.expire_run(c, claim.id, claim.token)
-            )
+            handed_back = gate.hand_back(attempt)
         finally:
             shield.release()  # a second signal changes nothing now
         note = "handed back; another node may claim it now" if handed_back else "already lost"
@@ -392,9 +487,7 @@ def _run_claimed(attempt: gate.Attempt, sent_at: float, shield: InterruptShield)
         raise
     try:
         failpoints.hit("during_finish")
-        finished = run_statement(
-            attempt.using, lambda c, d: d.finish_run(c, claim.id, claim.token, status, error)
-        )
+        finished = gate.finish(attempt, status, error)
     finally:
         interrupted = shield.release()
     if not finished:

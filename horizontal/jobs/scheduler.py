@@ -153,6 +153,8 @@ class Scheduler:
         self._done: queue.SimpleQueue[tuple[str, list[Outcome], bool]] = queue.SimpleQueue()
         self._freed = threading.Event()
         self._last_now: dt.datetime | None = None
+        # Paused jobs, said once per pause (not every poll).
+        self._paused: set[str] = set()
 
     @property
     def is_leader(self) -> bool:
@@ -337,8 +339,15 @@ class Scheduler:
             connections.close_all()  # this thread's own connections
             self._done.put((job.name, outcomes, again))
             self._freed.set()
+        paused = any(o.status == OutcomeStatus.PAUSED for o in outcomes)
+        if not paused:
+            self._paused.discard(job.name)
         for outcome in outcomes:
-            if outcome.status not in (OutcomeStatus.TAKEN, OutcomeStatus.IDLE):
+            if outcome.status == OutcomeStatus.PAUSED:
+                if job.name not in self._paused:
+                    self._paused.add(job.name)
+                    self.report(outcome.message)
+            elif outcome.status not in (OutcomeStatus.TAKEN, OutcomeStatus.IDLE):
                 self.report(outcome.message)
         return outcomes
 

@@ -43,6 +43,7 @@ from django.core.exceptions import AppRegistryNotReady, ImproperlyConfigured
 from django.db.models.signals import post_save
 from django.utils.crypto import get_random_string
 
+from horizontal import signals
 from horizontal.conf import conf
 from horizontal.exceptions import HorizontalError
 from horizontal.logs import RateLimitedLog
@@ -118,6 +119,13 @@ class StoreFailureLog(RateLimitedLog):
     """The store failures of one process, logged at most once per interval."""
 
     def failure(self, action: str, error: BaseException) -> None:
+        signals.send(
+            signals.session_store_unavailable,
+            SessionStore,
+            operation=action,
+            error=error,
+            policy=conf.SESSION_FAILURE,
+        )
         self.log(
             "Session store unavailable (%s, policy %r): %s: %s",
             action,

@@ -37,6 +37,7 @@ CHAOS_TABLES = (
     "chaos_fencedwrite",
     "chaos_sharedcounter",
     "horizontal_effect",
+    "horizontal_jobattempt",
     "horizontal_jobrun",
     "horizontal_lease",
 )

@@ -17,7 +17,7 @@ from horizontal.exceptions import FencedOut, InvalidSlot, LeaseLost, UnknownJob
 from horizontal.jobs import Run, job, registry, run_job, runner
 from horizontal.jobs import slots as slots_module
 from horizontal.jobs.slots import format_slot, slot_instant
-from horizontal.models import Effect, JobRun, Lease
+from horizontal.models import Effect, JobAttempt, JobRun, Lease
 from tests.support.pgbouncer import PgBouncer, assert_handed_on_clean
 
 pytestmark = pytest.mark.django_db(transaction=True, databases="__all__")
@@ -508,36 +508,59 @@ def test_a_job_without_schedule_needs_an_explicit_slot(db_alias: str) -> None:
     assert outcome.status == "succeeded" and calls == ["v2026.11.29:1"]
 
 
-def test_claim_statement_count(db_alias: str) -> None:
-    """One statement per claim; two (lock, claim) in one transaction for overlap="skip".
+# Statements per claim, takeover and finish, each with its attempt row (issue 13):
+# (overlap="allow" claim, overlap="skip" claim, takeover of a crashed run, finish).
+# PostgreSQL writes the run and its attempt in one statement (data-modifying CTEs);
+# SQLite adds the attempt's INSERT (and, on a takeover, the UPDATE that closes the
+# abandoned one); MariaDB/MySQL have no conditional upsert either: INSERT, or INSERT,
+# UPDATE and the SELECT of the run's id, then the attempt's statements.
+CLAIM_STATEMENTS = {
+    "postgresql": (1, 2, 1, 1),
+    "sqlite": (2, 3, 3, 2),
+    "mysql": (2, 4, 5, 2),
+}
 
-    MariaDB/MySQL have no conditional upsert: the claim is an INSERT (plus, for
-    overlap="skip", the job's lock and the overlap read before it).
+
+def test_claim_statement_count(db_alias: str) -> None:
+    """The gate's statements per vendor, attempts included (CLAIM_STATEMENTS).
+
+    Before issue 13 (no attempt rows): claim 1 (PostgreSQL, SQLite, MySQL overlap
+    "allow"), 2 with overlap="skip" (3 on MySQL), takeover 1 (3 on MySQL), finish 1.
     """
     from django.test.utils import CaptureQueriesContext
 
     from horizontal.jobs import gate
 
     vendor = connections[db_alias].vendor
-    allow = register("counted_allow", schedule="* * * * *", overlap="allow")
+    allow = register("counted_allow", schedule="* * * * *", overlap="allow", ttl=0.2)
     skip = register("counted_skip", schedule="* * * * *", overlap="skip")
     minute = db_now().replace(second=0, microsecond=0)
+
+    def statements(queries: CaptureQueriesContext) -> int:
+        # BEGIN and COMMIT are the transaction's, not statements of the gate.
+        return len([q for q in queries if q["sql"].split()[0] not in ("BEGIN", "COMMIT")])
+
     counts = []
     # skip twice: the first may create MySQL's lock row (on a connection of its own).
     for age, counted in enumerate((allow, skip, skip)):
         slot = format_slot(minute - dt.timedelta(minutes=age))
         with CaptureQueriesContext(connections[db_alias]) as queries:
             attempt = gate.claim_slot(counted, slot, trigger="manual")
-        # BEGIN and COMMIT are the transaction's, not statements of the claim.
-        statements = [q["sql"] for q in queries if q["sql"].split()[0] not in ("BEGIN", "COMMIT")]
-        counts.append(len(statements))
-        if attempt is not None:
-            db.run_statement(
-                db_alias,
-                lambda c, d, a=attempt: d.finish_run(c, a.claim.id, a.claim.token, "succeeded", ""),
-            )
-    assert counts[0] == 1, counts
-    assert counts[2] == (3 if vendor == "mysql" else 2), counts
+        assert attempt is not None
+        counts.append(statements(queries))
+        if age == 0:
+            time.sleep(0.3)  # the claim of "allow" expires: taken over below
+            with CaptureQueriesContext(connections[db_alias]) as queries:
+                takeover = gate.claim_slot(counted, slot, trigger="retry")
+            assert takeover is not None and takeover.claim.token == 2
+            takeover_count = statements(queries)
+            attempt = takeover
+        with CaptureQueriesContext(connections[db_alias]) as queries:
+            assert gate.finish(attempt, "succeeded", "")
+        finish_count = statements(queries)
+    assert (counts[0], counts[2], takeover_count, finish_count) == CLAIM_STATEMENTS[vendor]
+    attempts = JobAttempt.objects.using(db_alias).filter(job="counted_allow").order_by("token")
+    assert [(a.token, a.outcome) for a in attempts] == [(1, "abandoned"), (2, "succeeded")]
 
 
 def test_hardening_02_two_slots_of_an_overlap_skip_job_claimed_at_once_never_both_run(

@@ -24,6 +24,7 @@ def test_statuses_read_as_the_strings_they_always_were() -> None:
         "skipped_overlap",
         "idle",
         "handed_off",
+        "paused",
     ]
     assert OutcomeStatus.TAKEN == "taken" and f"{OutcomeStatus.IDLE}" == "idle"
 

@@ -9,6 +9,7 @@ balance equal to the sum of its paid refunds, tokens increasing.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import signal
 import subprocess
@@ -137,6 +138,44 @@ def test_a_killed_runner_is_reclaimed_after_expiry_with_a_higher_token(
     assert_paid_exactly_once(project_db, 40)
     tokens = project_db.query("SELECT DISTINCT token FROM horizontal_effect ORDER BY token")
     assert tokens == [(1,), (2,)]
+
+
+def test_a_killed_runner_and_its_rescuer_both_show_in_jobs_and_in_json(
+    project_db: ScratchDatabase,
+) -> None:
+    """Issue 13: a run killed with SIGKILL and re-claimed shows both attempts (who, when,
+    how each ended) in the table, in `manage.py jobs` and in `jobs --format json`."""
+    seed(project_db, accounts=2, refunds=12)
+    victim = start_paying_runner(project_db, "victim", paid=3)
+    victim.send_signal(signal.SIGKILL)
+    victim.wait(10)
+    time.sleep(2.2)  # the victim's claim expires (ttl 2 s)
+    rescuer = manage(
+        "runjob", "refund_balances", "--slot", TODAY, env=node_env(project_db, "rescuer")
+    )
+    assert "succeeded on rescuer (token 2, attempt 2)" in rescuer.stdout
+    assert_paid_exactly_once(project_db, 12)
+    rows = project_db.query(
+        "SELECT token, owner, triggered_by, outcome, error FROM horizontal_jobattempt"
+        " ORDER BY token"
+    )
+    assert rows == [
+        (1, "victim", "manual", "abandoned", "claim expired; taken over by rescuer with token 2"),
+        (2, "rescuer", "manual", "succeeded", ""),
+    ]
+    text = manage("jobs", env=project_db.env).stdout
+    assert "attempt 1 (token 1, manual) on victim: abandoned; claimed " in text, text
+    assert ": claim expired; taken over by rescuer with token 2" in text, text
+    assert "attempt 2 (token 2, manual) on rescuer: succeeded; claimed " in text, text
+    data = json.loads(manage("jobs", "--format", "json", env=project_db.env).stdout)
+    [refunds] = [j for j in data["jobs"] if j["name"] == "refund_balances"]
+    [run] = [r for r in refunds["runs"] if r["slot"] == TODAY]
+    assert (run["status"], run["instance"], run["token"]) == ("succeeded", "rescuer", 2)
+    shown = [(a["token"], a["instance"], a["outcome"]) for a in run["attempts"]]
+    assert shown == [(1, "victim", "abandoned"), (2, "rescuer", "succeeded")]
+    killed, rescued = run["attempts"]
+    assert killed["finished_at"] == rescued["claimed_at"]  # abandoned when taken over
+    assert killed["claimed_at"] < rescued["claimed_at"] <= rescued["finished_at"]
 
 
 def test_a_paused_runner_resumed_after_takeover_is_fenced_out_and_exits_3(

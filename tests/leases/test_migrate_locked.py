@@ -12,9 +12,11 @@ from __future__ import annotations
 import subprocess
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+import horizontal
 from tests.support.databases import ScratchDatabase
 from tests.support.processes import manage, spawn
 
@@ -109,11 +111,15 @@ def test_hardening_04_migrate_locked_leaves_a_later_horizontal_migration_applied
 ) -> None:
     manage("migrate_locked", "-v0", env=empty_db.env)
     recorded = sorted(empty_db.query(HORIZONTAL_MIGRATIONS), key=lambda row: row[1])
-    assert [name for _, name, _ in recorded] == [
-        "0001_initial",
-        "0002_exact_text_columns",
-        "0003_fence_keys",
-    ]
+    # Every horizontal migration on disk, in order: none unapplied, none left out.
+    on_disk = sorted(
+        path.stem
+        for path in (Path(horizontal.__file__).parent / "migrations").glob(
+            "[0-9][0-9][0-9][0-9]_*.py"
+        )
+    )
+    assert on_disk[:3] == ["0001_initial", "0002_exact_text_columns", "0003_fence_keys"]
+    assert [name for _, name, _ in recorded] == on_disk
     empty_db.query(INSERT_LEASE, ("Foo", 7))
     empty_db.query(INSERT_LEASE, ("foo", 8))  # two rows only while 0002 holds
     again = manage("migrate_locked", env=empty_db.env)

@@ -75,6 +75,29 @@ def test_writes_raise_under_both_policies(settings, policy):
 
 
 @pytest.mark.usefixtures("closed_port_sessions")
+@override_settings(HORIZONTAL_SESSION_FAILURE="open", HORIZONTAL_INSTANCE_ID="web-7")
+def test_every_store_failure_is_signalled_though_the_log_is_rate_limited():
+    from horizontal import signals
+
+    got = []
+
+    def receive(sender, **kwargs):
+        got.append((sender, kwargs))
+
+    signals.session_store_unavailable.connect(receive)
+    try:
+        store = SessionStore(COOKIE_KEY)
+        store.load()
+        store.load()
+    finally:
+        signals.session_store_unavailable.disconnect(receive)
+    assert [sender for sender, _ in got] == [SessionStore, SessionStore]
+    _, first = got[0]
+    assert (first["operation"], first["policy"], first["instance"]) == ("load", "open", "web-7")
+    assert isinstance(first["error"], Exception)
+
+
+@pytest.mark.usefixtures("closed_port_sessions")
 def test_unknown_policy_is_a_clear_error(settings):
     from django.core.exceptions import ImproperlyConfigured
 

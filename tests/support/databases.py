@@ -25,6 +25,8 @@ MYSQL_SERVER = os.environ.get("TEST_MYSQL_SERVER", "mysql://root@127.0.0.1:3306"
 # Tables a test may leave rows in, children first (for reset()).
 TABLES = (
     "horizontal_effect",
+    "horizontal_jobattempt",
+    "horizontal_jobcontrol",
     "horizontal_jobrun",
     "horizontal_lease",
     "billing_refund",
