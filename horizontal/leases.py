@@ -25,7 +25,7 @@ from typing import Any
 from django.db import DatabaseError, connections, transaction
 from django.db.models import Exists, QuerySet
 
-from horizontal import failpoints
+from horizontal import failpoints, signals
 from horizontal.conf import conf
 from horizontal.db import (
     Cursor,
@@ -89,11 +89,14 @@ class Validity:
     until someone says the grant is gone.
     """
 
-    def __init__(self, deadline: float, sent_at: float) -> None:
+    def __init__(
+        self, deadline: float, sent_at: float, on_lost: Callable[[str], None] | None = None
+    ) -> None:
         self.deadline = deadline
         self._valid_until = sent_at + deadline
         self._lost_reason: str | None = None
         self._lock = threading.Lock()
+        self._on_lost = on_lost
 
     def renewed(self, sent_at: float) -> None:
         with self._lock:
@@ -102,8 +105,11 @@ class Validity:
 
     def lose(self, reason: str) -> None:
         with self._lock:
-            if self._lost_reason is None:
+            first = self._lost_reason is None
+            if first:
                 self._lost_reason = reason
+        if first and self._on_lost is not None:
+            self._on_lost(reason)
 
     @property
     def valid(self) -> bool:
@@ -194,7 +200,13 @@ class Lease:
         self.token = token
         self.ttl = ttl
         self.using = using
-        self.validity = Validity(renew_deadline, sent_at)
+        self.validity = Validity(renew_deadline, sent_at, self._lost)
+        signals.lease_acquired.send(name, name=name, token=token, instance=owner)
+
+    def _lost(self, reason: str) -> None:
+        signals.lease_lost.send(
+            self.name, name=self.name, token=self.token, instance=self.owner, reason=reason
+        )
 
     def __repr__(self) -> str:
         return f"<Lease {self.name!r} token={self.token} owner={self.owner!r}>"

@@ -44,6 +44,8 @@ MIDDLEWARE = [
 
 if env("HORIZONTAL_CHAOS") == "1":
     INSTALLED_APPS.append("testproject.chaos")  # the chaos suite's workload only
+if env("HORIZONTAL_MONITORING_DEMO") == "1":
+    INSTALLED_APPS.append("testproject.monitoring")  # the monitoring tests' jobs and views
 
 ROOT_URLCONF = "testproject.urls"
 WSGI_APPLICATION = "testproject.wsgi.application"
@@ -95,6 +97,9 @@ LANGUAGE_CODE = "en-us"
 
 HORIZONTAL_LEASE_TTL = float(env("HORIZONTAL_LEASE_TTL", "30"))
 HORIZONTAL_DEBUG_FAILPOINTS = env("HORIZONTAL_DEBUG_FAILPOINTS") == "1"
+# Prometheus metrics (the [prometheus] extra) at /metrics; fleet registry every N seconds.
+HORIZONTAL_METRICS = env("HORIZONTAL_METRICS") == "1"
+HORIZONTAL_FLEET_INTERVAL = float(env("HORIZONTAL_FLEET_INTERVAL", "30"))
 if env("HORIZONTAL_INSTANCE_ID"):
     HORIZONTAL_INSTANCE_ID = env("HORIZONTAL_INSTANCE_ID")
 
@@ -107,13 +112,16 @@ LOGGING = {
     "disable_existing_loggers": False,
     "filters": {"instance": {"()": "horizontal.instance.InstanceFilter"}},
     "formatters": {
-        "fleet": {"format": "%(asctime)s %(levelname)s [%(instance)s] %(name)s: %(message)s"}
+        "fleet": {"format": "%(asctime)s %(levelname)s [%(instance)s] %(name)s: %(message)s"},
+        # One JSON object per line with every record attribute (instance, job, slot,
+        # token among them): DJANGO_LOG_FORMAT=json. Needs python-json-logger.
+        "json": {"()": "pythonjsonlogger.json.JsonFormatter"},
     },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
             "filters": ["instance"],
-            "formatter": "fleet",
+            "formatter": "json" if env("DJANGO_LOG_FORMAT") == "json" else "fleet",
         }
     },
     "root": {"handlers": ["console"], "level": env("DJANGO_LOG_LEVEL", "WARNING")},

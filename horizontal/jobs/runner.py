@@ -18,7 +18,7 @@ from typing import Any
 
 from django.db import Error, connections
 
-from horizontal import failpoints
+from horizontal import failpoints, signals
 from horizontal.conf import conf
 from horizontal.db import Cursor, Dialect, db_now, milliseconds, run_statement
 from horizontal.exceptions import InvalidJob, InvalidSlot, LeaseLost, UnknownJob
@@ -28,6 +28,7 @@ from horizontal.jobs.report import Outcome, OutcomeStatus, describe
 from horizontal.jobs.run import Run
 from horizontal.jobs.validation import describe_errors, job_errors
 from horizontal.leases import Heartbeat, Validity
+from horizontal.logs import log_fields
 from horizontal.models import JobRun
 
 __all__ = ["InterruptShield", "Interrupted", "due_slots", "execute", "get_job", "run_job"]
@@ -255,7 +256,36 @@ def execute(job: Job, slot: str, *, trigger: str, retry: bool, explicit: bool) -
                 job.name, slot, OutcomeStatus.INTERRUPTED, f"{head}: interrupted; not claimed"
             )
         return _not_claimed(job, slot, retry)
-    return _run_claimed(attempt, sent_at, shield)
+    with log_fields(job=job.name, slot=slot, token=attempt.claim.token):
+        claimed = _claimed(attempt, trigger)
+        try:
+            result = _run_claimed(attempt, sent_at, shield)
+        except _InterruptedAfter as stop:
+            _finished(attempt, stop.outcome, claimed)
+            raise
+        _finished(attempt, result, claimed)
+    return result
+
+
+def _claimed(attempt: gate.Attempt, trigger: str) -> tuple[float, float | None]:
+    """Tell ``run_claimed``'s receivers; the claim's start, and the slot's lateness."""
+    tick = slots.slot_instant(attempt.slot)
+    lateness = None if tick is None else time.time() - tick.timestamp()
+    token = attempt.claim.token
+    signals.run_claimed.send(
+        attempt.job.name, job=attempt.job, slot=attempt.slot, token=token,
+        instance=attempt.owner, trigger=trigger,
+    )  # fmt: skip
+    return time.monotonic(), lateness
+
+
+def _finished(attempt: gate.Attempt, result: Outcome, claimed: tuple[float, float | None]) -> None:
+    started, lateness = claimed
+    signals.run_finished.send(
+        attempt.job.name, job=attempt.job, slot=attempt.slot, token=attempt.claim.token,
+        instance=attempt.owner, outcome=str(result.status),
+        duration=time.monotonic() - started, lateness=lateness,
+    )  # fmt: skip
 
 
 def _not_claimed(job: Job, slot: str, retry: bool) -> Outcome:

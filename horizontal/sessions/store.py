@@ -54,6 +54,7 @@ from horizontal.sessions.redis import (
     session_redis,
     unpack,
 )
+from horizontal.signals import session_store_unavailable
 
 try:
     from redis.exceptions import RedisError
@@ -113,6 +114,11 @@ class StoreFailureLog(RateLimitedLog):
 
 
 failure_log = StoreFailureLog(logger, logging.ERROR, FAILURE_LOG_INTERVAL)
+
+
+def _unavailable(operation: str, error: BaseException) -> None:
+    """Tell ``horizontal.signals.session_store_unavailable``'s receivers (metrics)."""
+    session_store_unavailable.send(SessionStore, error=error, operation=operation)
 
 
 def failure_policy() -> str:
@@ -191,6 +197,7 @@ class SessionStore(SessionBase):
 
     def _load_failed(self, error: BaseException) -> dict[str, Any]:
         self.store_error = error
+        _unavailable("load", error)
         if failure_policy() == "closed":
             raise SessionStoreUnavailable(f"cannot read the session: {error}") from error
         # Open: go on without the session, but keep its key so that the cookie
@@ -265,6 +272,7 @@ class SessionStore(SessionBase):
             return self._write_indexed(key, str(user), payload, ttl, must_create)
         except STORE_ERRORS as error:
             self.store_error = error
+            _unavailable("save", error)
             raise SessionStoreUnavailable(f"cannot write the session: {error}") from error
 
     def _index_is_fresh(self, user: Any, ttl: int, must_create: bool) -> bool:
@@ -321,6 +329,7 @@ class SessionStore(SessionBase):
             return bool(self._redis.client.exists(self._redis.session_key(session_key)))
         except STORE_ERRORS as error:
             self.store_error = error
+            _unavailable("exists", error)
             raise SessionStoreUnavailable(f"cannot read the session: {error}") from error
 
     async def aexists(self, session_key: str) -> bool:
@@ -340,6 +349,7 @@ class SessionStore(SessionBase):
                 self._redis.client.delete(key)
         except STORE_ERRORS as error:
             self.store_error = error
+            _unavailable("delete", error)
             raise SessionStoreUnavailable(f"cannot delete the session: {error}") from error
 
     async def adelete(self, session_key: str | None = None) -> None:
@@ -454,6 +464,7 @@ def end_user_sessions(user: Any) -> int:
     try:
         return int(store.end_user_sessions(keys=keys, args=args))
     except STORE_ERRORS as error:
+        _unavailable("end_user_sessions", error)
         raise SessionStoreUnavailable(f"cannot end the user's sessions: {error}") from error
 
 

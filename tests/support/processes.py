@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,6 +101,7 @@ def start_gunicorn(
     workers: int = 1,
     ready_path: str = "/admin/login/",
     timeout: float = 30,
+    args: Sequence[str] = (),
 ) -> Instance:
     """Start one gunicorn instance of testproject and wait until it answers HTTP."""
     port = free_port()
@@ -117,6 +118,7 @@ def start_gunicorn(
             "10",
             "--timeout",
             "60",
+            *args,
         ],
         cwd=ROOT,
         env=full_env,
