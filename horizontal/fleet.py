@@ -45,16 +45,7 @@ from horizontal.instance import instance_id
 from horizontal.logs import RateLimitedLog
 from horizontal.models import Instance
 
-__all__ = [
-    "STALE_AFTER_INTERVALS",
-    "Drift",
-    "drift",
-    "fleet_report",
-    "live_instances",
-    "record",
-    "settings_fingerprint",
-    "start",
-]
+__all__ = ["Drift", "drift", "fleet_report", "live_instances", "settings_fingerprint", "start"]
 
 logger = logging.getLogger("horizontal.fleet")
 

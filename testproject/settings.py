@@ -46,6 +46,7 @@ if env("HORIZONTAL_CHAOS") == "1":
     INSTALLED_APPS.append("testproject.chaos")  # the chaos suite's workload only
 if env("HORIZONTAL_MONITORING_DEMO") == "1":
     INSTALLED_APPS.append("testproject.monitoring")  # the monitoring tests' jobs and views
+    MONITORING_JOB_SECONDS = float(env("MONITORING_JOB_SECONDS", "0.2"))
 
 ROOT_URLCONF = "testproject.urls"
 WSGI_APPLICATION = "testproject.wsgi.application"

@@ -15,7 +15,7 @@ logger = logging.getLogger(__name__)
 @job("probe_ok", schedule="* * * * *", timezone="UTC", catchup="latest", overlap="allow")
 def probe_ok(run: Run) -> None:
     logger.info("probe_ok: body ran")
-    time.sleep(float(getattr(settings, "MONITORING_JOB_SECONDS", 0.2)))
+    time.sleep(settings.MONITORING_JOB_SECONDS)
 
 
 @job("probe_fails", schedule="* * * * *", timezone="UTC", catchup="latest", overlap="allow")

@@ -36,17 +36,12 @@ def slot(index: int) -> str:
 
 
 @pytest.fixture(scope="module")
-def database() -> Iterator[ScratchDatabase]:
-    db = ScratchDatabase("sqlite").create()
-    yield db
-    db.drop()
-
-
-@pytest.fixture(scope="module")
-def web(database: ScratchDatabase, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Instance]:
+def web(
+    monitoring_db: ScratchDatabase, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Instance]:
     multiproc = tmp_path_factory.mktemp("prometheus")
     env = {
-        **database.env,
+        **monitoring_db.env,
         "HORIZONTAL_METRICS": "1",
         "HORIZONTAL_MONITORING_DEMO": "1",
         "HORIZONTAL_FLEET_INTERVAL": "0",
