@@ -116,7 +116,10 @@ LOGGING = {
         "fleet": {"format": "%(asctime)s %(levelname)s [%(instance)s] %(name)s: %(message)s"},
         # One JSON object per line with every record attribute (instance, job, slot,
         # token among them): DJANGO_LOG_FORMAT=json. Needs python-json-logger.
-        "json": {"()": "pythonjsonlogger.json.JsonFormatter"},
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+        },
     },
     "handlers": {
         "console": {
