@@ -40,7 +40,6 @@ from django.utils.crypto import salted_hmac
 
 import horizontal
 from horizontal.conf import conf
-from horizontal.db import db_now
 from horizontal.instance import instance_id
 from horizontal.logs import RateLimitedLog
 from horizontal.models import Instance
@@ -224,12 +223,14 @@ class Drift:
 
 
 def live_instances(interval: float | None = None) -> list[Instance]:
-    """Rows refreshed within ``STALE_AFTER_INTERVALS`` intervals, by the database clock."""
+    """Rows refreshed within ``STALE_AFTER_INTERVALS`` intervals, by the database clock.
+
+    One ``SELECT`` that compares with the database's own now; fine inside a transaction
+    (the admin under ``ATOMIC_REQUESTS``).
+    """
     interval = conf.FLEET_INTERVAL if interval is None else interval
-    horizon = db_now(conf.DATABASE) - dt.timedelta(
-        seconds=STALE_AFTER_INTERVALS * max(interval, 1.0)
-    )
-    return list(Instance.objects.using(conf.DATABASE).filter(last_seen__gte=horizon).order_by("pk"))
+    rows = Instance.objects.using(conf.DATABASE)
+    return list(rows.filter(last_seen__gte=_stale_before(max(interval, 1.0))).order_by("pk"))
 
 
 def drift(instances: Sequence[Instance]) -> list[Drift]:

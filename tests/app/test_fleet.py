@@ -181,3 +181,20 @@ def test_the_fingerprint_keys_the_secret_and_drops_credentials() -> None:
     assert "s" * 10 not in json.dumps(one)
     assert json.loads(one["caches"]) == {"default": "RedisCache redis://cache.example:6380/1"}
     assert "hunter2" not in json.dumps(one)
+
+
+@pytest.mark.django_db
+def test_the_admin_lists_the_fleet_read_only_and_warns_of_drift(admin_client) -> None:  # type: ignore[no-untyped-def]
+    alias = conf.DATABASE
+    Instance.objects.using(alias).all().delete()
+    with override_settings(HORIZONTAL_RELEASE="r1"):
+        fleet.record("web", interval=30)
+    other = Instance.objects.using(alias).get()
+    other.pk, other.settings = "web-other", {**other.settings, "release": "r2"}
+    other.save(using=alias)
+    response = admin_client.get("/admin/horizontal/instance/")
+    assert response.status_code == 200
+    text = response.content.decode()
+    assert "web-other" in text
+    assert "Release differs: r1 on " in text and "r2 on web-other" in text  # capfirst
+    assert admin_client.get("/admin/horizontal/instance/add/").status_code == 403
