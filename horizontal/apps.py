@@ -3,6 +3,7 @@ from __future__ import annotations
 from importlib import import_module
 
 from django.apps import AppConfig
+from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import request_started
 from django.utils.module_loading import autodiscover_modules
 
@@ -39,4 +40,12 @@ class HorizontalConfig(AppConfig):
         request_started.connect(fleet.on_first_request, dispatch_uid="horizontal.fleet")
 
         if conf.METRICS:  # the [prometheus] extra; imported only when asked for
-            import_module("horizontal.metrics")
+            try:
+                import_module("horizontal.metrics")
+            except ModuleNotFoundError as exc:
+                if exc.name != "prometheus_client":
+                    raise
+                raise ImproperlyConfigured(
+                    "HORIZONTAL_METRICS = True needs prometheus_client: "
+                    "pip install 'django-horizontal[prometheus]'"
+                ) from exc

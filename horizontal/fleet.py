@@ -169,11 +169,23 @@ def _loop(kind: str, interval: float) -> None:
             try:
                 record(kind, interval=interval)
             except DatabaseError as exc:
-                _failures.log("fleet registry: could not record this instance: %s", exc)
+                if _table_missing():  # migrate_locked before its first migrate: not yet
+                    logger.debug("fleet registry: not migrated yet, will retry: %s", exc)
+                else:
+                    _failures.log("fleet registry: could not record this instance: %s", exc)
             finally:
                 connections[conf.DATABASE].close()
         if stop.wait(interval):
             return
+
+
+def _table_missing() -> bool:
+    connection = connections[conf.DATABASE]
+    try:
+        with connection.cursor() as cursor:
+            return Instance._meta.db_table not in connection.introspection.table_names(cursor)
+    except DatabaseError:
+        return False
 
 
 def start(kind: str) -> bool:

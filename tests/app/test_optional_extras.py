@@ -1,9 +1,9 @@
 """The app loads, checks and runs jobs without the optional extras installed.
 
-``pip install django-horizontal`` (no ``[redis]``, no ``[s3]``) must give a working app:
-a real subprocess blocks the optional packages from importing and runs ``check --deploy``
-and ``runjob`` on SQLite in a minimal project, and uses the storage helpers that work
-on any storage.
+``pip install django-horizontal`` (no ``[redis]``, ``[s3]`` or ``[prometheus]``) gives a
+working app: a real subprocess blocks the optional packages from importing and runs
+``check --deploy`` and ``runjob`` on SQLite in a minimal project, and uses the storage
+helpers that work on any storage.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import tempfile
 from tests.support.processes import ROOT, child_env
 
 S3_EXTRA = ("boto3", "botocore", "s3transfer", "storages")
-BLOCKED = ("redis", "django_redis", *S3_EXTRA, "psycopg", "pymysql")
+BLOCKED = ("redis", "django_redis", *S3_EXTRA, "psycopg", "pymysql", "prometheus_client")
 
 BLOCK = f"""
 import importlib.abc, sys

@@ -113,6 +113,7 @@ def test_hardening_04_migrate_locked_leaves_a_later_horizontal_migration_applied
         "0001_initial",
         "0002_exact_text_columns",
         "0003_fence_keys",
+        "0004_fleet",
     ]
     empty_db.query(INSERT_LEASE, ("Foo", 7))
     empty_db.query(INSERT_LEASE, ("foo", 8))  # two rows only while 0002 holds

@@ -27,6 +27,7 @@ TABLES = (
     "horizontal_effect",
     "horizontal_jobrun",
     "horizontal_lease",
+    "horizontal_instance",
     "billing_refund",
     "billing_account",
     "django_session",
