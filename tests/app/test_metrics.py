@@ -22,10 +22,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from horizontal.instance import instance_id
 from tests.support.databases import ScratchDatabase
 from tests.support.processes import Instance, start_gunicorn
-
-pytestmark = pytest.mark.multiprocess
 
 # Minute ticks an hour and more ago: each run's lateness is at least this.
 HOUR_AGO = dt.datetime.now(dt.UTC).replace(second=0, microsecond=0) - dt.timedelta(hours=1)
@@ -77,6 +76,7 @@ def value(samples: Samples, name: str, **labels: str) -> float | None:
     return samples.get((name, frozenset(labels.items())))
 
 
+@pytest.mark.multiprocess
 def test_two_workers_scraped_once_show_every_known_run_by_instance(web: Instance) -> None:
     started = time.time()
     # Pairs at once: each sync worker serves one request at a time, so while one runs
@@ -159,6 +159,7 @@ def test_two_workers_scraped_once_show_every_known_run_by_instance(web: Instance
     assert ours and all(dict(labels).get("instance") in workers for labels in ours)
 
 
+@pytest.mark.multiprocess
 def test_lease_gauge_names_the_holder_and_goes_with_a_dead_worker(web: Instance) -> None:
     answer = post(web, "/monitoring/lease/demo-leader/")
     assert answer["acquired"] is True
@@ -179,3 +180,21 @@ def test_lease_gauge_names_the_holder_and_goes_with_a_dead_worker(web: Instance)
             break
         time.sleep(0.1)
     assert value(samples, "horizontal_lease_held", lease="demo-leader", instance=holder) is None
+
+
+def test_the_metrics_are_in_the_default_registry_that_django_prometheus_exports() -> None:
+    from prometheus_client import REGISTRY, generate_latest
+
+    from horizontal.metrics import observe_probe
+
+    labels = {"dependency": "redis", "ok": "false", "instance": instance_id()}
+    before = REGISTRY.get_sample_value("horizontal_readiness_probe_seconds_count", labels) or 0
+    observe_probe("redis", 0.25, ok=False)
+    assert REGISTRY.get_sample_value("horizontal_readiness_probe_seconds_count", labels) == (
+        before + 1
+    )
+    bucket = {**labels, "le": "0.25"}
+    assert REGISTRY.get_sample_value("horizontal_readiness_probe_seconds_bucket", bucket) >= 1
+    exposed = generate_latest(REGISTRY).decode()
+    for family in ("horizontal_job_runs_total counter", "horizontal_lease_held gauge"):
+        assert f"# TYPE {family}" in exposed
