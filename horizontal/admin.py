@@ -1,4 +1,5 @@
-"""The Django admin for horizontal's tables: runs and their attempts, leases, effect keys, jobs.
+"""The Django admin for horizontal's tables: runs and their attempts, leases, effect keys, jobs
+and the fleet registry.
 
 Everything is read-only: the tables are written through the gate and the lease API,
 never by hand. The operator's levers are admin actions, each behind its own permission
@@ -22,13 +23,14 @@ from django.db.models import DurationField, ExpressionWrapper, F, QuerySet
 from django.db.models.functions import Now
 from django.http import HttpRequest, HttpResponse
 
+from horizontal import fleet
 from horizontal.conf import conf
 from horizontal.exceptions import HorizontalError
 from horizontal.jobs.control import ensure_controls, pause_job, resume_job
 from horizontal.jobs.registry import registry
 from horizontal.jobs.report import OutcomeStatus
 from horizontal.jobs.runner import run_job
-from horizontal.models import Effect, JobAttempt, JobControl, JobRun, Lease
+from horizontal.models import Effect, Instance, JobAttempt, JobControl, JobRun, Lease
 
 # How each outcome of an action is shown.
 _LEVELS = {
@@ -286,3 +288,31 @@ class JobControlAdmin(ReadOnlyAdmin):
             self.message_user(request, f"{name}: {exc}", messages.ERROR)
             return
         self.message_user(request, f"{name}: {'paused' if pause else 'resumed'}", messages.SUCCESS)
+
+
+@admin.register(Instance)
+class InstanceAdmin(ReadOnlyAdmin):
+    """Live and recent processes; the list says which settings live instances disagree on."""
+
+    list_display = (
+        "instance_id",
+        "kind",
+        "host",
+        "pid",
+        "release",
+        "horizontal_version",
+        "django_version",
+        "fingerprint",
+        "started_at",
+        "last_seen",
+    )
+    list_filter = ("kind", "release", "host")
+    search_fields = ("instance_id", "host", "release")
+    ordering = ("-last_seen",)
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        for item in fleet.drift(fleet.live_instances()):
+            messages.warning(request, item.describe())
+        return super().changelist_view(request, extra_context)

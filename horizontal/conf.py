@@ -55,6 +55,22 @@ class Settings:
         return frozenset(str(name) for name in _get("HORIZONTAL_ROLLING_SAFE_MIGRATIONS", ()))
 
     @property
+    def FLEET_INTERVAL(self) -> float:
+        """Seconds between a process's fleet registry writes; 0 records nothing."""
+        return float(_get("HORIZONTAL_FLEET_INTERVAL", 30))
+
+    @property
+    def METRICS(self) -> bool:
+        """Export Prometheus metrics (``horizontal.metrics``, the ``[prometheus]`` extra)."""
+        return bool(_get("HORIZONTAL_METRICS", False))
+
+    @property
+    def METRICS_PORT(self) -> int | None:
+        """Port on which ``runscheduler`` serves ``/metrics`` itself (it has no web view)."""
+        value = _get("HORIZONTAL_METRICS_PORT", None)
+        return None if value is None else int(value)
+
+    @property
     def SESSION_FAILURE(self) -> str:
         """``"closed"`` (503 + Retry-After) or ``"open"`` (no session) on a store error."""
         return str(_get("HORIZONTAL_SESSION_FAILURE", "closed"))

@@ -8,6 +8,7 @@ import socket
 import uuid
 
 from horizontal.conf import conf
+from horizontal.logs import HORIZONTAL_LOGGERS, current_fields
 
 __all__ = ["InstanceFilter", "instance_id"]
 
@@ -34,11 +35,25 @@ def instance_id() -> str:
 
 
 class InstanceFilter(logging.Filter):
-    """Adds ``record.instance`` so formatters can print ``%(instance)s``.
+    """Adds ``record.instance`` (``%(instance)s``) and, inside a run, ``job``, ``slot``, ``token``.
 
-    Add it to a handler's ``filters`` in ``LOGGING``; it never drops a record.
+    Every ``horizontal`` logger has it already; add it to a handler's ``filters`` in
+    ``LOGGING`` to tag every other line too (a job body's own). It never drops a record,
+    and never overwrites an attribute the call set itself (``extra=``).
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        record.instance = instance_id()
+        if not hasattr(record, "instance"):
+            record.instance = instance_id()
+        for name, value in current_fields().items():
+            if not hasattr(record, name):
+                setattr(record, name, value)
         return True
+
+
+def tag_horizontal_loggers() -> None:
+    """Put an ``InstanceFilter`` on each of ``HORIZONTAL_LOGGERS`` (once; from ``ready()``)."""
+    for name in HORIZONTAL_LOGGERS:
+        target = logging.getLogger(name)
+        if not any(isinstance(f, InstanceFilter) for f in target.filters):
+            target.addFilter(InstanceFilter())

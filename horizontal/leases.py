@@ -209,7 +209,9 @@ class Lease:
         self.validity = Validity(renew_deadline, sent_at, self._lost)
 
     def _lost(self, reason: str) -> None:
-        if reason != RELEASED:
+        if reason == RELEASED:
+            signals.send(signals.lease_released, Lease, name=self.name, token=self.token)
+        else:
             signals.send(signals.lease_lost, Lease, name=self.name, token=self.token, reason=reason)
 
     def __repr__(self) -> str:

@@ -233,3 +233,32 @@ class TriggerNonce(models.Model):
 
     def __str__(self) -> str:
         return str(self.digest)
+
+
+class Instance(models.Model):
+    """The fleet registry: one row per live horizontal process, refreshed every N seconds.
+
+    ``settings`` holds what must agree across the fleet (a keyed hash of ``SECRET_KEY``,
+    never the key; database and cache targets without credentials; the release);
+    ``horizontal.fleet`` compares the live rows. Times come from the database clock.
+    """
+
+    instance_id = ExactCharField(max_length=200, primary_key=True)
+    kind = models.CharField(max_length=40, help_text="web, runscheduler, runjob, release...")
+    host = models.CharField(max_length=255)
+    pid = models.PositiveIntegerField()
+    release = models.CharField(max_length=200, blank=True, default="")
+    python_version = models.CharField(max_length=40)
+    django_version = models.CharField(max_length=40)
+    horizontal_version = models.CharField(max_length=40)
+    settings = models.JSONField(default=dict)
+    fingerprint = models.CharField(max_length=64, help_text="digest of settings")
+    started_at = models.DateTimeField()
+    last_seen = models.DateTimeField(db_index=True)
+
+    class Meta:
+        db_table = "horizontal_instance"
+        ordering = ["instance_id"]
+
+    def __str__(self) -> str:
+        return f"{self.instance_id} ({self.kind})"

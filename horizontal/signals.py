@@ -22,6 +22,9 @@ gets ``instance`` (``horizontal.instance.instance_id()``).
 - ``lease_lost``: sender ``horizontal.leases.Lease``; ``name``, ``token``, ``reason``,
   ``instance``. Sent once per grant when the holder learns it no longer holds it (a
   renewal refused or failing past its deadline); not on a release.
+- ``lease_released``: sender ``horizontal.leases.Lease``; ``name``, ``token``,
+  ``instance``. Sent when the holder gives the lease up itself (a release, the end of
+  ``with acquire(...)``), so a "who leads" gauge can drop back without reading a loss.
 - ``session_store_unavailable``: sender ``horizontal.sessions.SessionStore``;
   ``operation`` (where it failed: ``"load"`` under the open policy, ``"view"`` when the
   error reached the view, ``"request"`` when something turned it into a 500, ``"save"``),
@@ -41,6 +44,7 @@ from horizontal.instance import instance_id
 __all__ = [
     "lease_acquired",
     "lease_lost",
+    "lease_released",
     "run_claimed",
     "run_finished",
     "run_missed",
@@ -54,6 +58,7 @@ run_finished = Signal()
 run_missed = Signal()
 lease_acquired = Signal()
 lease_lost = Signal()
+lease_released = Signal()
 session_store_unavailable = Signal()
 
 

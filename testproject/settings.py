@@ -44,6 +44,9 @@ MIDDLEWARE = [
 
 if env("HORIZONTAL_CHAOS") == "1":
     INSTALLED_APPS.append("testproject.chaos")  # the chaos suite's workload only
+if env("HORIZONTAL_MONITORING_DEMO") == "1":
+    INSTALLED_APPS.append("testproject.monitoring")  # the monitoring tests' jobs and views
+    MONITORING_JOB_SECONDS = float(env("MONITORING_JOB_SECONDS", "0.2"))
 
 ROOT_URLCONF = "testproject.urls"
 WSGI_APPLICATION = "testproject.wsgi.application"
@@ -103,6 +106,9 @@ if env("HORIZONTAL_TRIGGER_SECRET"):
     HORIZONTAL_TRIGGER_MODE = env("HORIZONTAL_TRIGGER_MODE", "run")
 if env("HORIZONTAL_SCHEDULER_CONCURRENCY"):
     HORIZONTAL_SCHEDULER_CONCURRENCY = int(env("HORIZONTAL_SCHEDULER_CONCURRENCY", "4"))
+# Prometheus metrics (the [prometheus] extra) at /metrics; fleet registry every N seconds.
+HORIZONTAL_METRICS = env("HORIZONTAL_METRICS") == "1"
+HORIZONTAL_FLEET_INTERVAL = float(env("HORIZONTAL_FLEET_INTERVAL", "30"))
 if env("HORIZONTAL_INSTANCE_ID"):
     HORIZONTAL_INSTANCE_ID = env("HORIZONTAL_INSTANCE_ID")
 
@@ -119,13 +125,19 @@ LOGGING = {
     "disable_existing_loggers": False,
     "filters": {"instance": {"()": "horizontal.instance.InstanceFilter"}},
     "formatters": {
-        "fleet": {"format": "%(asctime)s %(levelname)s [%(instance)s] %(name)s: %(message)s"}
+        "fleet": {"format": "%(asctime)s %(levelname)s [%(instance)s] %(name)s: %(message)s"},
+        # One JSON object per line with every record attribute (instance, job, slot,
+        # token among them): DJANGO_LOG_FORMAT=json. Needs python-json-logger.
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+        },
     },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
             "filters": ["instance"],
-            "formatter": "fleet",
+            "formatter": "json" if env("DJANGO_LOG_FORMAT") == "json" else "fleet",
         }
     },
     "root": {"handlers": ["console"], "level": env("DJANGO_LOG_LEVEL", "WARNING")},

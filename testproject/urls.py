@@ -12,6 +12,12 @@ urlpatterns = [
     path("horizontal/", include("horizontal.urls")),
 ]
 
+if settings.HORIZONTAL_METRICS:
+    from horizontal.metrics import metrics_view
+
+    urlpatterns.append(path("metrics", metrics_view))
+if apps.is_installed("testproject.monitoring"):
+    urlpatterns.append(path("monitoring/", include("testproject.monitoring.urls")))
 if apps.is_installed("testproject.chaos"):
     urlpatterns.append(path("chaos/", include("testproject.chaos.urls")))
 

@@ -71,3 +71,4 @@ DATABASES["mysql_repeatable_read"] = {
 }
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+HORIZONTAL_FLEET_INTERVAL = 0  # no registry thread in the test process

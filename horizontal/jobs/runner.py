@@ -29,6 +29,7 @@ from horizontal.jobs.report import Outcome, OutcomeStatus, describe, describe_pa
 from horizontal.jobs.run import Interrupted, Run, stop_requested
 from horizontal.jobs.validation import describe_errors, job_errors
 from horizontal.leases import Heartbeat, Validity
+from horizontal.logs import log_fields
 from horizontal.models import JobRun
 
 __all__ = [
@@ -377,7 +378,9 @@ def execute(
     instant = slots.slot_instant(slot)
     claimed_at = (clock or _Clock(db_now(conf.DATABASE))).current()
     lateness = None if instant is None else (claimed_at - instant).total_seconds()
-    return _run_claimed(attempt, sent_at, shield, trigger, lateness)
+    # Every log line of the run (ours and the body's) carries its job, slot and token.
+    with log_fields(job=job.name, slot=slot, token=attempt.claim.token):
+        return _run_claimed(attempt, sent_at, shield, trigger, lateness)
 
 
 def _not_claimed(job: Job, slot: str, retry: bool) -> Outcome:
@@ -437,6 +440,7 @@ def _run_claimed(
             outcome=str(status),
             duration=time.monotonic() - sent_at,
             error=error,
+            lateness=lateness,
         )
         return Outcome(job.name, slot, status, f"{head}: {text}", claim.token)
 

@@ -370,6 +370,8 @@ class Scheduler:
             self._keep_alive = None
         if lease is None:
             return
+        if not release:  # no longer valid: lease_lost, unless a renewal said so already
+            lease.validity.lose("no successful renewal within the deadline")
         if release:
             try:
                 lease.release()

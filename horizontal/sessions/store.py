@@ -56,6 +56,7 @@ from horizontal.sessions.redis import (
     session_redis,
     unpack,
 )
+from horizontal.signals import session_store_unavailable
 
 try:
     from redis.exceptions import RedisError
@@ -136,6 +137,11 @@ class StoreFailureLog(RateLimitedLog):
 
 
 failure_log = StoreFailureLog(logger, logging.ERROR, FAILURE_LOG_INTERVAL)
+
+
+def _unavailable(operation: str, error: BaseException) -> None:
+    """Tell ``horizontal.signals.session_store_unavailable``'s receivers (metrics)."""
+    session_store_unavailable.send(SessionStore, error=error, operation=operation)
 
 
 def failure_policy() -> str:
@@ -233,6 +239,7 @@ class SessionStore(SessionBase):
 
     def _load_failed(self, error: BaseException) -> dict[str, Any]:
         self.store_error = error
+        _unavailable("load", error)
         if failure_policy() == "closed":
             raise SessionStoreUnavailable(f"cannot read the session: {error}") from error
         # Open: go on without the session, but keep its key so that the cookie
@@ -330,6 +337,7 @@ class SessionStore(SessionBase):
                 return False
         except STORE_ERRORS as error:
             self.store_error = error
+            _unavailable("save", error)
             raise SessionStoreUnavailable(f"cannot write the session: {error}") from error
         self._remember_index(*plan.remember)
         return True
@@ -424,6 +432,7 @@ class SessionStore(SessionBase):
             return bool(self._redis.client.exists(self._redis.session_key(session_key)))
         except STORE_ERRORS as error:
             self.store_error = error
+            _unavailable("exists", error)
             raise SessionStoreUnavailable(f"cannot read the session: {error}") from error
 
     async def aexists(self, session_key: str) -> bool:
@@ -452,6 +461,7 @@ class SessionStore(SessionBase):
                 self._redis.client.delete(key)
         except STORE_ERRORS as error:
             self.store_error = error
+            _unavailable("delete", error)
             raise SessionStoreUnavailable(f"cannot delete the session: {error}") from error
 
     async def adelete(self, session_key: str | None = None) -> None:
@@ -577,6 +587,7 @@ def end_user_sessions(user: Any) -> int:
     try:
         return int(store.end_user_sessions(keys=keys, args=args))
     except STORE_ERRORS as error:
+        _unavailable("end_user_sessions", error)
         raise SessionStoreUnavailable(f"cannot end the user's sessions: {error}") from error
 
 

@@ -1,9 +1,9 @@
 """The app loads, checks and runs jobs without the optional extras installed.
 
-``pip install django-horizontal`` (no ``[redis]``, no ``[s3]``) must give a working app:
-a real subprocess blocks the optional packages from importing and runs ``check --deploy``
-and ``runjob`` on SQLite in a minimal project, and uses the storage helpers that work
-on any storage.
+``pip install django-horizontal`` (no ``[redis]``, ``[s3]`` or ``[prometheus]``) gives a
+working app: a real subprocess blocks the optional packages from importing and runs
+``check --deploy`` and ``runjob`` on SQLite in a minimal project, and uses the storage
+helpers that work on any storage.
 """
 
 from __future__ import annotations
@@ -16,7 +16,15 @@ from tests.support.processes import ROOT, child_env
 
 S3_EXTRA = ("boto3", "botocore", "s3transfer", "storages")
 TRIGGER_EXTRAS = ("celery", "kombu", "billiard", "django_tasks", "django_tasks_db")
-BLOCKED = ("redis", "django_redis", *S3_EXTRA, "psycopg", "pymysql", *TRIGGER_EXTRAS)
+BLOCKED = (
+    "redis",
+    "django_redis",
+    *S3_EXTRA,
+    "psycopg",
+    "pymysql",
+    *TRIGGER_EXTRAS,
+    "prometheus_client",
+)
 
 BLOCK = f"""
 import importlib.abc, sys

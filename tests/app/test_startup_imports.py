@@ -65,3 +65,11 @@ def test_with_s3_configured_boto3_still_waits_for_the_first_use() -> None:
         AWS_STORAGE_BUCKET_NAME="startup-probe", AWS_S3_ENDPOINT_URL="http://127.0.0.1:9"
     )
     assert "boto3" not in modules
+
+
+def test_without_horizontal_metrics_prometheus_client_is_never_imported() -> None:
+    # The positive control is tests/app/test_metrics.py: with HORIZONTAL_METRICS=1 the
+    # same project serves them.
+    modules = loaded_modules()
+    assert "horizontal.metrics" not in modules
+    assert [m for m in modules if m.split(".")[0] == "prometheus_client"] == []

@@ -29,6 +29,7 @@ TABLES = (
     "horizontal_jobcontrol",
     "horizontal_jobrun",
     "horizontal_lease",
+    "horizontal_instance",
     "billing_refund",
     "billing_account",
     "django_session",

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,6 +116,7 @@ def start_gunicorn(
     wait: bool = True,
     preload: bool = False,
     log: Path | None = None,
+    args: Sequence[str] = (),
 ) -> Instance:
     """Start one gunicorn instance of testproject and wait until it answers HTTP.
 
@@ -145,6 +146,7 @@ def start_gunicorn(
             "10",
             "--timeout",
             "60",
+            *args,
         ],
         cwd=ROOT,
         env=full_env,

@@ -10,6 +10,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from horizontal import fleet
 from horizontal.migrate import MigrationLockLost, MigrationLockTimeout, migrate_locked
 
 
@@ -38,6 +39,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         positional = [a for a in (options["app_label"], options["migration_name"]) if a]
+        fleet.start("migrate_locked")
         try:
             migrate_locked(
                 *positional,

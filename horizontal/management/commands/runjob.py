@@ -7,6 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from horizontal import fleet
 from horizontal.exceptions import InvalidJob, InvalidSlot, UnknownJob
 from horizontal.jobs.report import EXIT_USAGE, exit_code
 from horizontal.jobs.runner import Interrupted, run_job
@@ -38,6 +39,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        fleet.start("runjob")
         signal.signal(signal.SIGTERM, _interrupt)
         signal.signal(signal.SIGINT, _interrupt)
         # SystemExit, not CommandError(returncode=...) as runscheduler uses: the exit codes

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import signal
 from contextlib import suppress
+from importlib import import_module
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from horizontal import fleet
+from horizontal.conf import conf
 from horizontal.jobs.registry import registry
 from horizontal.jobs.runner import Interrupted
 from horizontal.jobs.scheduler import Scheduler
@@ -33,6 +36,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         jobs = None
+        fleet.start("runscheduler")
+        if conf.METRICS and conf.METRICS_PORT:  # no web view here: serve /metrics itself
+            import_module("horizontal.metrics").serve(conf.METRICS_PORT)
         if options["jobs"]:
             names = [n.strip() for n in options["jobs"].split(",") if n.strip()]
             unknown = [n for n in names if registry.get(n) is None]

@@ -1,0 +1,85 @@
+"""horizontal.signals: sent by the real gate, leases and session store, with their arguments.
+
+On the default alias (SQLite) only: which vendor ran the statement changes nothing about
+what is sent after it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.dispatch import Signal
+
+from horizontal import leases, signals
+from horizontal.instance import instance_id
+from horizontal.jobs import Run, job, registry, run_job
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def sent() -> Iterator[list[tuple[str, dict[str, Any]]]]:
+    seen: list[tuple[str, dict[str, Any]]] = []
+    receivers = []
+    for name in signals.__all__:
+        signal: Signal = getattr(signals, name)
+
+        def receiver(sender: Any, _name: str = name, **kwargs: Any) -> None:
+            kwargs.pop("signal")
+            seen.append((_name, {"sender": sender, **kwargs}))
+
+        signal.connect(receiver)
+        receivers.append((signal, receiver))
+    before = dict(registry.jobs)
+    yield seen
+    for signal, receiver in receivers:
+        signal.disconnect(receiver)
+    registry.jobs.clear()
+    registry.jobs.update(before)
+
+
+def test_a_run_sends_claimed_then_finished_with_outcome_duration_and_lateness(
+    sent: list[tuple[str, dict[str, Any]]],
+) -> None:
+    def body(run: Run) -> None:
+        time.sleep(0.05)
+        if run.slot.endswith("01:00Z"):
+            raise RuntimeError("second slot fails")
+
+    job("signalled", schedule="* * * * *", timezone="UTC", overlap="allow")(body)
+    tick = dt.datetime.now(dt.UTC).replace(second=0, microsecond=0) - dt.timedelta(hours=2)
+    ok_slot = tick.replace(minute=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+    failed_slot = tick.replace(minute=1).strftime("%Y-%m-%dT%H:%M:%SZ")
+    run_job("signalled", slot=ok_slot)
+    run_job("signalled", slot=failed_slot)
+    runs = [(name, args) for name, args in sent if name.startswith("run_")]
+    assert [name for name, _ in runs] == ["run_claimed", "run_finished"] * 2
+    claimed, finished = runs[0][1], runs[1][1]
+    assert claimed["sender"] == "signalled" and claimed["job"].name == "signalled"
+    assert (claimed["slot"], claimed["token"], claimed["instance"], claimed["trigger"]) == (
+        ok_slot, 1, instance_id(), "manual"
+    )  # fmt: skip
+    assert finished["outcome"] == "succeeded" and finished["slot"] == ok_slot
+    assert 0.05 <= finished["duration"] < 5
+    expected = time.time() - tick.replace(minute=0).timestamp()
+    assert expected - 60 <= finished["lateness"] <= expected
+    assert runs[3][1]["outcome"] == "failed" and runs[3][1]["slot"] == failed_slot
+
+
+def test_a_lease_sends_acquired_then_lost_once_with_the_reason(
+    sent: list[tuple[str, dict[str, Any]]],
+) -> None:
+    lease = leases.acquire("signalled-lease", ttl=30)
+    assert lease is not None
+    lease.release()
+    lease.release()  # a second release is no second loss
+    assert sent == [
+        ("lease_acquired", {"sender": "signalled-lease", "name": "signalled-lease",
+                            "token": lease.token, "instance": instance_id()}),
+        ("lease_lost", {"sender": "signalled-lease", "name": "signalled-lease",
+                        "token": lease.token, "instance": instance_id(), "reason": "released"}),
+    ]  # fmt: skip
