@@ -30,8 +30,12 @@ HORIZONTAL_LOGGERS = (
     "horizontal.leases",
     "horizontal.metrics",
     "horizontal.migrate",
+    "horizontal.release",
     "horizontal.scheduler",
     "horizontal.sessions",
+    "horizontal.signals",
+    "horizontal.triggers",
+    "horizontal.triggers.celery",
 )
 
 _fields: contextvars.ContextVar[dict[str, object] | None] = contextvars.ContextVar(

@@ -231,6 +231,14 @@ RULES: dict[str, Rule] = {
         _is_number, "a number of seconds", lambda v: v >= 0, "0 or more"
     ),
     "HORIZONTAL_DRAIN_FILE": Rule(_is_str, "a path", bool, "a path", allow_none=True),
+    # Monitoring (horizontal/metrics.py, horizontal/fleet.py).
+    "HORIZONTAL_FLEET_INTERVAL": Rule(
+        _is_number, "a number of seconds", lambda v: v >= 0, "0 (off) or more"
+    ),
+    "HORIZONTAL_METRICS": Rule(_is_bool, "True or False"),
+    "HORIZONTAL_METRICS_PORT": Rule(
+        _is_count, "a port number", lambda v: 0 < v < 65536, "1 to 65535", allow_none=True
+    ),
     "HORIZONTAL_DEBUG_FAILPOINTS": Rule(_is_bool, "True or False"),
     "HORIZONTAL_FAILPOINTS": Rule(_is_str, "a string"),
 }

@@ -20,7 +20,7 @@ from typing import NamedTuple
 from django.db import OperationalError, connections
 from django.db.models import Q
 
-from horizontal import failpoints, signals
+from horizontal import failpoints
 from horizontal.conf import conf
 from horizontal.db import (
     Claim,
@@ -188,9 +188,6 @@ def record_slots(job: Job, slots: Sequence[tuple[str, str]], status: str) -> Non
             cursor, job=job.name, slots=slots, status=status, owner=instance_id()
         ),
     )
-    if status == JobRun.Status.MISSED:
-        for slot, _ in slots:
-            signals.run_missed.send(job.name, job=job, slot=slot)
 
 
 def slot_row(job: Job, slot: str) -> JobRun | None:

@@ -56,7 +56,6 @@ from horizontal.sessions.redis import (
     session_redis,
     unpack,
 )
-from horizontal.signals import session_store_unavailable
 
 try:
     from redis.exceptions import RedisError
@@ -137,11 +136,6 @@ class StoreFailureLog(RateLimitedLog):
 
 
 failure_log = StoreFailureLog(logger, logging.ERROR, FAILURE_LOG_INTERVAL)
-
-
-def _unavailable(operation: str, error: BaseException) -> None:
-    """Tell ``horizontal.signals.session_store_unavailable``'s receivers (metrics)."""
-    session_store_unavailable.send(SessionStore, error=error, operation=operation)
 
 
 def failure_policy() -> str:
@@ -239,7 +233,6 @@ class SessionStore(SessionBase):
 
     def _load_failed(self, error: BaseException) -> dict[str, Any]:
         self.store_error = error
-        _unavailable("load", error)
         if failure_policy() == "closed":
             raise SessionStoreUnavailable(f"cannot read the session: {error}") from error
         # Open: go on without the session, but keep its key so that the cookie
@@ -337,7 +330,6 @@ class SessionStore(SessionBase):
                 return False
         except STORE_ERRORS as error:
             self.store_error = error
-            _unavailable("save", error)
             raise SessionStoreUnavailable(f"cannot write the session: {error}") from error
         self._remember_index(*plan.remember)
         return True
@@ -432,7 +424,6 @@ class SessionStore(SessionBase):
             return bool(self._redis.client.exists(self._redis.session_key(session_key)))
         except STORE_ERRORS as error:
             self.store_error = error
-            _unavailable("exists", error)
             raise SessionStoreUnavailable(f"cannot read the session: {error}") from error
 
     async def aexists(self, session_key: str) -> bool:
@@ -461,7 +452,6 @@ class SessionStore(SessionBase):
                 self._redis.client.delete(key)
         except STORE_ERRORS as error:
             self.store_error = error
-            _unavailable("delete", error)
             raise SessionStoreUnavailable(f"cannot delete the session: {error}") from error
 
     async def adelete(self, session_key: str | None = None) -> None:
@@ -587,7 +577,6 @@ def end_user_sessions(user: Any) -> int:
     try:
         return int(store.end_user_sessions(keys=keys, args=args))
     except STORE_ERRORS as error:
-        _unavailable("end_user_sessions", error)
         raise SessionStoreUnavailable(f"cannot end the user's sessions: {error}") from error
 
 

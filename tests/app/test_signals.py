@@ -59,7 +59,7 @@ def test_a_run_sends_claimed_then_finished_with_outcome_duration_and_lateness(
     runs = [(name, args) for name, args in sent if name.startswith("run_")]
     assert [name for name, _ in runs] == ["run_claimed", "run_finished"] * 2
     claimed, finished = runs[0][1], runs[1][1]
-    assert claimed["sender"] == "signalled" and claimed["job"].name == "signalled"
+    assert claimed["sender"] is registry.jobs["signalled"] and claimed["job"] == "signalled"
     assert (claimed["slot"], claimed["token"], claimed["instance"], claimed["trigger"]) == (
         ok_slot, 1, instance_id(), "manual"
     )  # fmt: skip
@@ -70,16 +70,16 @@ def test_a_run_sends_claimed_then_finished_with_outcome_duration_and_lateness(
     assert runs[3][1]["outcome"] == "failed" and runs[3][1]["slot"] == failed_slot
 
 
-def test_a_lease_sends_acquired_then_lost_once_with_the_reason(
+def test_a_lease_sends_acquired_then_released_once(
     sent: list[tuple[str, dict[str, Any]]],
 ) -> None:
     lease = leases.acquire("signalled-lease", ttl=30)
     assert lease is not None
     lease.release()
-    lease.release()  # a second release is no second loss
+    lease.release()  # a second release is no second signal
     assert sent == [
-        ("lease_acquired", {"sender": "signalled-lease", "name": "signalled-lease",
+        ("lease_acquired", {"sender": leases.Lease, "name": "signalled-lease",
+                            "token": lease.token, "ttl": 30.0, "instance": instance_id()}),
+        ("lease_released", {"sender": leases.Lease, "name": "signalled-lease",
                             "token": lease.token, "instance": instance_id()}),
-        ("lease_lost", {"sender": "signalled-lease", "name": "signalled-lease",
-                        "token": lease.token, "instance": instance_id(), "reason": "released"}),
     ]  # fmt: skip

@@ -47,8 +47,9 @@ def site() -> Iterator[tuple[ScratchDatabase, Instance]]:
     database = ScratchDatabase("postgresql").create()
     try:
         users = manage("shell", "-c", USERS, env=database.env)
-        # view_ of runs, attempts, leases, effects, jobs; the four action permissions.
-        assert users.stdout.split()[-2:] == ["5", "4"], users.stdout
+        # view_ of runs, attempts, leases, effects, jobs, trigger nonces and the fleet
+        # registry; the four action permissions.
+        assert users.stdout.split()[-2:] == ["7", "4"], users.stdout
         web = start_gunicorn(
             {**database.env, "HORIZONTAL_INSTANCE_ID": "web-0", "BILLING_PAY_DELAY": "0.1"}
         )

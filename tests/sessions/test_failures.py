@@ -274,25 +274,3 @@ def test_each_thread_has_its_own_connection(redis_sessions):
     for thread in threads:
         thread.join()
     assert len({id(connection) for connection in seen}) == 3
-
-
-@pytest.mark.usefixtures("closed_port_sessions")
-def test_an_unreachable_store_sends_session_store_unavailable_per_operation():
-    from horizontal.signals import session_store_unavailable
-
-    seen = []
-
-    def receiver(sender, error, operation, **kwargs):
-        seen.append((sender, type(error).__name__, operation))
-
-    session_store_unavailable.connect(receiver)
-    try:
-        store = SessionStore(COOKIE_KEY)
-        with pytest.raises(SessionStoreUnavailable):
-            store.load()
-        with pytest.raises(SessionStoreUnavailable):
-            store.exists(COOKIE_KEY)
-    finally:
-        session_store_unavailable.disconnect(receiver)
-    assert [(s, op) for s, _, op in seen] == [(SessionStore, "load"), (SessionStore, "exists")]
-    assert all(name.endswith("Error") for _, name, _ in seen)
