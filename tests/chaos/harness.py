@@ -125,6 +125,15 @@ class Metrics:
         )
 
 
+def process_state(worker: Worker) -> str:
+    """The state letter of ``/proc/PID/stat`` ("T": stopped), or "" once it is gone."""
+    try:
+        stat = Path(f"/proc/{worker.process.pid}/stat").read_text()
+    except FileNotFoundError:
+        return ""
+    return stat.rsplit(")", 1)[1].split()[0]
+
+
 def as_utc(value: object) -> dt.datetime:
     if isinstance(value, str):
         value = dt.datetime.fromisoformat(value)
@@ -149,10 +158,14 @@ class Cluster:
     def start_worker(self, name: str, extra_env: dict[str, str] | None = None) -> Worker:
         log = self.dir / f"{name}.log"
         # Every failpoint armable with either action, one trigger file per (point, action).
+        # And one shared trigger per (point, action): the first worker to reach the point
+        # takes it (``arm_any``).
         points = ",".join(
             f"{point}="
             + "|".join(
-                f"{action}_once:{self.dir / f'{name}.{point}.{action}'}" for action in ACTIONS
+                f"{action}_once:{self.dir / f'{who}.{point}.{action}'}"
+                for action in ACTIONS
+                for who in (name, "any")
             )
             for point in FAILPOINTS
         )
@@ -197,6 +210,67 @@ class Cluster:
                         return worker
             time.sleep(0.1)
         raise AssertionError("no leader within the timeout")
+
+    def arm_any(self, point: str, action: str, timeout: float = 30) -> tuple[Worker, bool]:
+        """Make the first worker to reach ``point`` ``exit`` or ``stop`` there.
+
+        Every ``runscheduler`` node runs slots (the leader only re-claims and catches up), so
+        a fault "in a run" lands on whichever node is running one. Returns that worker, once
+        it has exited or stopped, and whether it held the scheduler's lease then.
+        """
+        assert point in FAILPOINTS and action in ACTIONS, (point, action)
+        trigger = self.dir / f"any.{point}.{action}"
+        candidates = [worker for worker in self.workers if worker.alive]
+        trigger.touch()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not trigger.exists():
+                for worker in candidates:
+                    gone = not worker.alive if action == "exit" else process_state(worker) == "T"
+                    if gone:
+                        rows = self.database.query(
+                            "SELECT owner FROM horizontal_lease WHERE name = 'horizontal:scheduler'"
+                        )
+                        return worker, bool(rows) and rows[0][0] == worker.name
+            time.sleep(0.05)
+        raise AssertionError(f"no worker reached {point} within {timeout} s")
+
+    def claims_of(self, worker: Worker) -> list[tuple[int, int]]:
+        """The (run id, token) of the slots ``worker`` holds a running claim on."""
+        rows = self.database.query(
+            "SELECT id, token FROM horizontal_jobrun WHERE owner = %s AND status = 'running'",
+            (worker.name,),
+        )
+        return [(int(run_id), int(token)) for run_id, token in rows]
+
+    def taken_over_after(
+        self, since: float, claims: list[tuple[int, int]], timeout: float = 30
+    ) -> float:
+        """Seconds from ``since`` until every one of ``claims`` was claimed with a newer token."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            left = [
+                run_id
+                for run_id, token in claims
+                if self.database.query(
+                    "SELECT 1 FROM horizontal_jobrun WHERE id = %s AND token = %s",
+                    (run_id, token),
+                )
+            ]
+            if not left:
+                return time.time() - since
+            time.sleep(0.1)
+        raise AssertionError(f"claims {claims} not taken over within the timeout")
+
+    def fault_recovered_after(
+        self, since: float, worker: Worker, was_leader: bool, claims: list[tuple[int, int]]
+    ) -> None:
+        """Record how long the fleet took to replace what ``worker`` held: its leadership
+        (if it led) and its running claims (each re-claimed with a newer token)."""
+        if was_leader:
+            self.failover.append(self.new_leader_after(since, worker))
+        if claims:
+            self.failover.append(self.taken_over_after(since, claims))
 
     def new_leader_after(self, since: float, old: Worker, timeout: float = 30) -> float:
         """Seconds from ``since`` (wall clock) until another worker became leader."""
