@@ -116,11 +116,14 @@ def test_f2_runner_paused_past_its_ttl_at_each_failpoint(chaos_db: ScratchDataba
         metrics, f"F2 SIGSTOP the first runner 3xTTL at {', '.join(points)}, {chaos_db.vendor}"
     )
     assert metrics.attempts_lost >= 1, "no resumed zombie's write was rejected"
-    # No zombie's fenced write was accepted for a slot that a later token had claimed.
+    # No zombie's fenced write was accepted after a newer token's for the same slot (commit
+    # order is id order). A write it made while it still held the claim is legitimate, even
+    # though the slot was claimed again once it froze (paused in a heartbeat, say).
     for zombie in zombies:
         zombie_rows = chaos_db.query(
-            "SELECT count(*) FROM chaos_fencedwrite f WHERE f.owner = %s AND f.token < "
-            "(SELECT max(token) FROM horizontal_jobrun r WHERE r.slot = f.slot)",
+            "SELECT count(*) FROM chaos_fencedwrite f WHERE f.owner = %s AND EXISTS ("
+            "SELECT 1 FROM chaos_fencedwrite g WHERE g.slot = f.slot AND g.token > f.token"
+            " AND g.id < f.id)",
             (zombie,),
         )
         assert zombie_rows[0][0] == 0, zombie

@@ -65,6 +65,21 @@ def env(database: ScratchDatabase, node: str, **extra: str) -> dict[str, str]:
     return {**database.env, "HORIZONTAL_INSTANCE_ID": node, **extra}
 
 
+def submit_and_wait(browser: Any, button: Any) -> None:
+    """Click ``button`` and return once the page it submits to has replaced this one (a
+    click returns before the navigation, and a loaded machine answers late)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    page = browser.find_element(By.TAG_NAME, "html")
+    button.click()
+    WebDriverWait(browser, 30).until(expected_conditions.staleness_of(page))
+    WebDriverWait(browser, 30).until(
+        lambda driver: driver.execute_script("return document.readyState") == "complete"
+    )
+
+
 def log_in(browser: Any, web: Instance, user: str, password: str) -> None:
     from selenium.webdriver.common.by import By
 
@@ -72,7 +87,7 @@ def log_in(browser: Any, web: Instance, user: str, password: str) -> None:
     browser.get(f"{web.url}/admin/login/?next=/admin/")
     browser.find_element(By.ID, "id_username").send_keys(user)
     browser.find_element(By.ID, "id_password").send_keys(password)
-    browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
+    submit_and_wait(browser, browser.find_element(By.CSS_SELECTOR, "input[type=submit]"))
     assert "Site administration" in browser.title, browser.page_source[:500]
 
 
@@ -93,7 +108,7 @@ def act(browser: Any, web: Instance, job: str, action: str) -> None:
     browser.get(f"{web.url}/admin/horizontal/jobcontrol/")
     browser.find_element(By.CSS_SELECTOR, f"input[name=_selected_action][value={job}]").click()
     Select(browser.find_element(By.NAME, "action")).select_by_value(action)
-    browser.find_element(By.CSS_SELECTOR, "button[name=index]").click()
+    submit_and_wait(browser, browser.find_element(By.CSS_SELECTOR, "button[name=index]"))
 
 
 def messages(browser: Any) -> list[str]:
@@ -130,7 +145,7 @@ def test_the_admin_in_a_real_browser_steers_jobs_behind_permissions(
         browser.get(f"{web.url}/admin/horizontal/jobrun/")
         rows = browser.find_elements(By.CSS_SELECTOR, "#result_list tbody tr")
         assert len(rows) == 1 and "rescuer" in rows[0].text, rows[0].text
-        rows[0].find_element(By.CSS_SELECTOR, "th a").click()
+        submit_and_wait(browser, rows[0].find_element(By.CSS_SELECTOR, "th a"))
         attempts = browser.find_elements(By.CSS_SELECTOR, ".inline-group tbody tr.has_original")
         texts = [row.text for row in attempts]
         assert len(texts) == 2, texts
