@@ -51,8 +51,9 @@ def _who(request: HttpRequest) -> str:
     return f"{request.user.get_username()} (admin)"
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
-    """Viewable with the view permission; never added, changed or deleted by hand."""
+class _ReadOnly:
+    """Rows written by the gate and the lease API only: never added or changed by hand, and
+    read from ``HORIZONTAL_DATABASE``."""
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -60,14 +61,19 @@ class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        queryset: QuerySet[Any] = super().get_queryset(request)  # type: ignore[misc]
+        return queryset.using(conf.DATABASE)
+
+
+class ReadOnlyAdmin(_ReadOnly, admin.ModelAdmin):  # type: ignore[type-arg]
+    """Viewable with the view permission; never added, changed or deleted by hand."""
+
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
-        return super().get_queryset(request).using(conf.DATABASE)
 
-
-class JobAttemptInline(admin.TabularInline):  # type: ignore[type-arg]
+class JobAttemptInline(_ReadOnly, admin.TabularInline):  # type: ignore[type-arg]
     model = JobAttempt
     fields = (
         "attempt",
@@ -83,15 +89,6 @@ class JobAttemptInline(admin.TabularInline):  # type: ignore[type-arg]
     extra = 0
     can_delete = False
     show_change_link = True
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
-        return super().get_queryset(request).using(conf.DATABASE)
 
 
 def _first_line(text: str) -> str:
