@@ -147,6 +147,7 @@ class Cluster:
         self.dir = Path(tempfile.mkdtemp(prefix="hz-chaos-"))
         self.workers: list[Worker] = []
         self.failover: list[float] = []  # seconds, per fault a scenario injected
+        self.frozen_write_locks = 0  # SQLite pauses undone (pause_any)
         database.reset(CHAOS_TABLES)
         database.query(
             "INSERT INTO chaos_sharedcounter (id, value, last_slot, last_token) "
@@ -234,6 +235,26 @@ class Cluster:
                         return worker, bool(rows) and rows[0][0] == worker.name
             time.sleep(0.05)
         raise AssertionError(f"no worker reached {point} within {timeout} s")
+
+    def pause_any(self, point: str, tries: int = 5) -> tuple[Worker, bool, float]:
+        """``arm_any(point, "stop")``: the paused worker, whether it led, when it froze.
+
+        SIGSTOP freezes every thread of a process, and on SQLite one of them may be inside
+        a write transaction at that instant (a heartbeat's renewal, the loop's claim): the
+        file's one write lock is then frozen with it and no node can write until it
+        resumes, which docs/jobs.md states and no fence can change. Such a pause is undone
+        at once and the point armed again, so each point is measured on a pause that
+        left the lock free.
+        """
+        for _ in range(tries):
+            worker, was_leader = self.arm_any(point, "stop")
+            paused_at = time.time()
+            if self.database.vendor != "sqlite" or not self.database.write_locked():
+                return worker, was_leader, paused_at
+            os.kill(worker.process.pid, signal.SIGCONT)
+            self.frozen_write_locks += 1
+            time.sleep(TTL)
+        raise AssertionError(f"every pause at {point} froze SQLite's write lock ({tries} tries)")
 
     def claims_of(self, worker: Worker) -> list[tuple[int, int]]:
         """The (run id, token) of the slots ``worker`` holds a running claim on."""

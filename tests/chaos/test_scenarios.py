@@ -102,8 +102,7 @@ def test_f2_runner_paused_past_its_ttl_at_each_failpoint(chaos_db: ScratchDataba
         for point in points:
             # Every node runs slots: the first to reach `point` SIGSTOPs itself there. What
             # it held (its claims; leadership, if it led) must pass to the others in time.
-            zombie, was_leader = cluster.arm_any(point, "stop")
-            paused_at = time.time()
+            zombie, was_leader, paused_at = cluster.pause_any(point)
             claims = cluster.claims_of(zombie)
             cluster.fault_recovered_after(paused_at, zombie, was_leader, claims)
             time.sleep(max(0.0, paused_at + 3 * TTL - time.time()))
@@ -113,7 +112,9 @@ def test_f2_runner_paused_past_its_ttl_at_each_failpoint(chaos_db: ScratchDataba
     finally:
         cluster.stop_all()
     assert_clean(
-        metrics, f"F2 SIGSTOP the first runner 3xTTL at {', '.join(points)}, {chaos_db.vendor}"
+        metrics,
+        f"F2 SIGSTOP the first runner 3xTTL at {', '.join(points)}, {chaos_db.vendor}"
+        f" ({cluster.frozen_write_locks} pauses that froze SQLite's write lock undone)",
     )
     assert metrics.attempts_lost >= 1, "no resumed zombie's write was rejected"
     # No zombie's fenced write was accepted after a newer token's for the same slot (commit

@@ -111,6 +111,20 @@ class ScratchDatabase:
         conn = sqlite3.connect(self.path, timeout=20, isolation_level=None)
         return conn
 
+    def write_locked(self, wait: float = 2.0) -> bool:
+        """Whether another connection keeps SQLite's one write lock for ``wait`` seconds."""
+        assert self.vendor == "sqlite", self.vendor
+        conn = sqlite3.connect(self.path, timeout=wait, isolation_level=None)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError:
+            return True
+        finally:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            conn.close()
+        return False
+
     def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Run one statement with ``%s`` placeholders and return every row."""
         if self.vendor == "sqlite":
