@@ -64,6 +64,18 @@ MIDDLEWARE = [
     for m in MIDDLEWARE
 ]
 SESSION_ENGINE = "django.contrib.sessions.backends.cache"
+ROOT_URLCONF = "bench_urls_without_horizontal"
+"""
+# testproject's URLs without horizontal's (health views, HTTP trigger, metrics).
+WITHOUT_HORIZONTAL_URLS = """
+from django.contrib import admin
+from django.urls import include, path
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("accounts/", include("testproject.accounts.urls")),
+    path("files/", include("testproject.files.urls")),
+]
 """
 
 
@@ -150,6 +162,7 @@ def whole_command(rounds: int) -> tuple[Side, Side, dict[str, float]]:
     """``check --deploy`` with and without horizontal, interleaved; and imports."""
     with tempfile.TemporaryDirectory() as scratch:
         Path(scratch, "bench_settings_without_horizontal.py").write_text(WITHOUT_HORIZONTAL)
+        Path(scratch, "bench_urls_without_horizontal.py").write_text(WITHOUT_HORIZONTAL_URLS)
         with_env = _env("testproject.settings_production", scratch)
         without_env = _env("bench_settings_without_horizontal", scratch, scratch)
         _time_command(with_env)  # warm the file system cache and write the bytecode

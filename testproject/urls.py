@@ -20,7 +20,3 @@ if apps.is_installed("testproject.monitoring"):
     urlpatterns.append(path("monitoring/", include("testproject.monitoring.urls")))
 if apps.is_installed("testproject.chaos"):
     urlpatterns.append(path("chaos/", include("testproject.chaos.urls")))
-
-# The HTTP trigger, routed only with a secret (routed without one: horizontal.W080).
-if getattr(settings, "HORIZONTAL_TRIGGER_SECRET", None):
-    urlpatterns.append(path("horizontal/", include("horizontal.urls")))
