@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from django.db import DatabaseError
 
-from horizontal.db.base import RUNNING, Cursor, Dialect
+from horizontal.db.base import RUNNING, Cursor, Dialect, scalar
 
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper
@@ -30,6 +30,31 @@ class SQLiteDialect(Dialect):
 
     def later(self) -> str:
         return "strftime('%%Y-%%m-%%d %%H:%%M:%%f', 'now', '+' || (%s / 1000.0) || ' seconds')"
+
+    def acquire_lease(self, cursor: Cursor, name: str, owner: str, ttl_ms: int) -> int | None:
+        # SQLite's counterpart of ACQUIRE_LOCK_WAIT = 0: it has no row lock, only the
+        # file's write lock, and a contender queued behind it (busy_timeout) is what made
+        # the tail under contention (RELIABILITY.md F18). A lease held and unexpired is
+        # answered by a read, which in WAL mode never waits for a writer; a free one is
+        # written without waiting, and a writer already in answers "held": most likely it
+        # is another contender taking this lease (a caller that must have it retries).
+        cursor.execute(
+            f"SELECT 1 FROM horizontal_lease WHERE name = %s AND expires_at > {self.NOW}",
+            [name],
+        )
+        if cursor.fetchone() is not None:
+            return None
+        cursor.execute("PRAGMA busy_timeout", [])
+        previous = int(scalar(cursor))
+        cursor.execute("PRAGMA busy_timeout = 0", [])
+        try:
+            return super().acquire_lease(cursor, name, owner, ttl_ms)
+        except DatabaseError as exc:
+            if self.is_busy(exc):
+                return None
+            raise
+        finally:
+            cursor.execute(f"PRAGMA busy_timeout = {previous:d}", [])
 
     def is_retryable(self, exc: DatabaseError) -> bool:
         return "database is locked" in str(exc) or "database table is locked" in str(exc)

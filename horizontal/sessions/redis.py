@@ -351,8 +351,14 @@ class AsyncSessionRedis:
         from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
 
         kwargs = dict(pool_kwargs)
-        pool_class = BlockingConnectionPool if kwargs.pop("blocking", False) else ConnectionPool
+        blocking = kwargs.pop("blocking", False)
+        pool_class = BlockingConnectionPool if blocking else ConnectionPool
         self.client: Any = Redis(connection_pool=pool_class(**kwargs))
+        # Load and save run on this loop's idle connections (``_command``), except under
+        # a blocking pool, whose point is to make callers wait for its limit.
+        self._pooled = blocking
+        self._idle: list[Any] = []
+        self._max_idle = int(kwargs.get("max_connections") or 2**31)
         self.save_indexed = self.client.register_script(SAVE_INDEXED)
         self.move_from_fallback = self.client.register_script(MOVE_FROM_FALLBACK)
         self.end_user_sessions = self.client.register_script(END_USER_SESSIONS)
@@ -360,24 +366,57 @@ class AsyncSessionRedis:
 
     async def load(self, key: str) -> bytes | str | int | None:
         """As ``SessionRedis.load``: one ``EVALSHA`` (``EVAL`` when the server lost it)."""
-        execute = self.client.execute_command
         try:
-            reply: bytes | str | int | None = await execute("EVALSHA", LOAD_SHA, 1, key)
+            reply: bytes | str | int | None = await self._command("EVALSHA", LOAD_SHA, 1, key)
         except NoScriptError:
-            reply = await execute("EVAL", LOAD, 1, key)
+            reply = await self._command("EVAL", LOAD, 1, key)
         return reply
 
     async def set(self, key: str, value: bytes, ttl: int, *, create: bool) -> bool:
-        reply = await self.client.execute_command(
-            "SET", key, value, "EX", ttl, "NX" if create else "XX"
-        )
+        reply = await self._command("SET", key, value, "EX", ttl, "NX" if create else "XX")
         return reply is not None and reply is not False
 
     async def exists(self, key: str) -> bool:
-        return bool(await self.client.execute_command("EXISTS", key))
+        return bool(await self._command("EXISTS", key))
 
     async def delete(self, key: str) -> int:
-        return int(await self.client.execute_command("DEL", key))
+        return int(await self._command("DEL", key))
+
+    async def _command(self, *args: Any) -> Any:
+        """One command on an idle connection of this loop, as the sync side's
+        ``_command`` does on its thread's: in redis.asyncio 8 a pool checkout and release
+        (a lock each, metrics) cost about as much CPU as the command itself. The checks
+        are the pool's: connected, and nothing unread (a server that closed it, a reply
+        left behind) — else a new socket. No retries, as on the sync side: a down server
+        fails at once, by the store's failure policy.
+        """
+        if self._pooled:
+            return await self.client.execute_command(*args)
+        idle = self._idle
+        connection = idle.pop() if idle else self.client.connection_pool.make_connection()
+        try:
+            await connection.connect()  # at once when it is connected
+            if await connection.can_read():
+                await connection.disconnect()
+                await connection.connect()
+            await connection.send_command(*args)
+            reply = await connection.read_response()
+        except ResponseError:
+            await self._put_back(connection)  # an error reply, read whole: it is fine
+            raise
+        except BaseException:
+            # A reply may be half read (a timeout, a cancelled request): never reuse it.
+            await connection.disconnect(nowait=True)
+            raise
+        await self._put_back(connection)
+        return reply
+
+    async def _put_back(self, connection: Any) -> None:
+        # Up to the pool's max_connections stay open; more were a burst.
+        if len(self._idle) < self._max_idle:
+            self._idle.append(connection)
+        else:
+            await connection.disconnect(nowait=True)
 
 
 # Connection classes of redis-py and their redis.asyncio counterparts, by name: a
