@@ -315,3 +315,32 @@ def test_horizontal_own_leases_are_validated_like_any_other(db_alias: str) -> No
     with pytest.raises(ValueError, match="ttl must be between"):
         leases.acquire_reserved("horizontal:huge", ttl=1e12)
     assert not LeaseRow.objects.using(db_alias).exists()
+
+
+def test_on_sqlite_a_contended_acquire_answers_at_once_and_leaves_the_busy_timeout(
+    db_alias: str,
+) -> None:
+    import sqlite3
+
+    if connections[db_alias].vendor != "sqlite":
+        pytest.skip("SQLite's file-wide write lock")
+    held = leases.acquire("queue-free", ttl=30, owner="a")
+    assert held is not None
+    connection = connections[db_alias]
+    connection.ensure_connection()
+    busy_before = connection.connection.execute("PRAGMA busy_timeout").fetchone()[0]
+    other = sqlite3.connect(connection.settings_dict["NAME"], isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")  # another writer holds the file's write lock
+        started = time.monotonic()
+        # Held and unexpired: answered by a read, which the writer does not block.
+        assert leases.acquire("queue-free", ttl=30, owner="b") is None
+        # Free: the write meets the lock and answers "held" instead of queueing.
+        assert leases.acquire("free-but-busy", ttl=30, owner="b") is None
+        assert time.monotonic() - started < busy_before / 1000 / 2
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert connection.connection.execute("PRAGMA busy_timeout").fetchone()[0] == busy_before
+    taken = leases.acquire("free-but-busy", ttl=30, owner="b")
+    assert taken is not None and taken.token == 1
