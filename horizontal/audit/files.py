@@ -433,7 +433,7 @@ def _builds_local_path(module: PythonModule, media_root: ast.Attribute) -> bool:
     """Is ``settings.MEDIA_ROOT`` used as a place on disk (joined, walked, opened, bound to a
     name), rather than reported (``os.statvfs``) or handed to a checker?"""
     function = module.scope(media_root).function
-    if function is None:
+    if function is None or _only_measured(function, media_root):
         return False
     for node in ast.walk(function):
         if isinstance(node, ast.Assign) and node.value is media_root:
@@ -443,6 +443,33 @@ def _builds_local_path(module: PythonModule, media_root: ast.Attribute) -> bool:
         if isinstance(node, ast.Call) and media_root in node.args:
             name = node.func.attr if isinstance(node.func, ast.Attribute) else dotted(node.func)
             return last_part(name) in PATH_BUILDERS or (name or "").startswith("shutil")
+    return False
+
+
+def _only_measured(function: FunctionNode, media_root: ast.Attribute) -> bool:
+    """``full = str(Path(settings.MEDIA_ROOT) / name)`` whose every use is ``len(full)``:
+    a path built to check a length limit, never opened."""
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target = node.targets[0]
+        if not isinstance(target, ast.Name) or not any(
+            child is media_root for child in ast.walk(node.value)
+        ):
+            continue
+        measured = {
+            id(call.args[0])
+            for call in ast.walk(function)
+            if isinstance(call, ast.Call) and dotted(call.func) == "len" and call.args
+        }
+        uses = [
+            name
+            for name in ast.walk(function)
+            if isinstance(name, ast.Name)
+            and name.id == target.id
+            and isinstance(name.ctx, ast.Load)
+        ]
+        return bool(uses) and all(id(use) in measured for use in uses)
     return False
 
 

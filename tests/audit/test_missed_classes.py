@@ -351,3 +351,15 @@ def test_a_global_set_to_a_random_value_on_first_use_is_found(tmp_path: Path) ->
     # Built once from configuration: the same value on every instance.
     configured = code.replace("uuid.uuid4()", "uuid.UUID(CONFIGURED)")
     assert scan(tmp_path, {"app/identity.py": configured}) == []
+
+
+def test_a_media_path_built_only_to_measure_its_length_is_silent(tmp_path: Path) -> None:
+    code = (
+        "from pathlib import Path\nfrom django.conf import settings\n"
+        "def fits(name, limit):\n"
+        "    full = str(Path(settings.MEDIA_ROOT) / name)\n"
+        "    return len(full) <= limit\n"
+    )
+    assert scan(tmp_path, {"app/names.py": code}) == []
+    opened = code.replace("return len(full) <= limit", "return open(full).read()")
+    assert where(scan(tmp_path, {"app/names.py": opened})) == [("app/names.py", 4)]
