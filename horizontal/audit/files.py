@@ -318,23 +318,37 @@ def _removes(module: PythonModule, statement: ast.stmt, name: str) -> bool:
 SECRET_NAME = lazy_compile(r"secret|key|token", re.IGNORECASE)
 
 
-def _secret_into_file(module: PythonModule, call: ast.Call, function: FunctionNode) -> bool:
-    """The function makes a random value and writes it to a path that names a secret or
-    key (``secret_key.txt``, ``settings.SECRET_FILE``): a key generated on this host."""
+def _secret_into_file(module: PythonModule, call: ast.Call, scope: ast.AST) -> bool:
+    """``scope`` (a function, or a top-level statement of a settings module) makes a
+    random value and writes it to a file, and the path, the function's name or any name
+    in it says a secret (``secret_key.txt``, ``settings.SECRET_FILE``, ``secret = …``)."""
     from horizontal.audit.known import RANDOM_VALUE_CALLS
 
     target = written_path(module, call)
     if target is None:
         return False
-    named = SECRET_NAME.search(ast.get_source_segment(module.text, target) or "") or (
-        SECRET_NAME.search(function.name)
+    named = bool(
+        SECRET_NAME.search(ast.get_source_segment(module.text, target) or "")
+        or SECRET_NAME.search(getattr(scope, "name", ""))
     )
+    if not named:
+        named = any(
+            "secret" in (getattr(node, "id", None) or string_value(node) or "").lower()
+            for node in ast.walk(scope)
+        )
     if not named:
         return False
     return any(
         isinstance(node, ast.Call) and _called(module, node) in RANDOM_VALUE_CALLS
-        for node in ast.walk(function)
+        for node in ast.walk(scope)
     )
+
+
+def _top_level_statement(module: PythonModule, line: int) -> ast.stmt | None:
+    for statement in module.tree.body:
+        if statement.lineno <= line <= (statement.end_lineno or statement.lineno):
+            return statement
+    return None
 
 
 def _called(module: PythonModule, call: ast.Call) -> str:
@@ -347,8 +361,10 @@ def _generated_secrets(module: PythonModule) -> Iterator[Finding]:
     writes a fresh random key into a local file: every instance that runs it has its own."""
     for call in module.nodes(ast.Call):
         assert isinstance(call, ast.Call)
-        function = module.scope(call).function
-        if function is not None and _secret_into_file(module, call, function):
+        scope: ast.AST | None = module.scope(call).function
+        if scope is None:  # settings that create their key file at import time
+            scope = _top_level_statement(module, call.lineno)
+        if scope is not None and _secret_into_file(module, call, scope):
             yield Finding(
                 module.path,
                 call.lineno,

@@ -367,6 +367,8 @@ SERVICE_ADDRESSES: tuple[tuple[KeyPathPattern, str], ...] = (
     (("HUEY", "connection"), "HUEY"),
     (("RQ_QUEUES", "*"), "RQ_QUEUES"),
     (("Q_CLUSTER", "redis"), "Q_CLUSTER"),
+    # A whole alias built from a URL: env.cache("CACHE_URL", default=…).
+    (("CACHES", "*"), "CACHES"),
 )
 # A top-level setting whose name says it is a shared service's address (REDIS_URL,
 # CELERY_BROKER, DB_HOST, MEMCACHED_LOCATION); not EMAIL_HOST, not this site's URL.
@@ -383,6 +385,7 @@ def _services_on_this_host(module: PythonModule) -> Iterator[Finding]:
     """A cache, channel layer or Celery broker/result store addressed as this host
     (``localhost``, loopback, a unix socket), the literal or an environment default."""
     ignored = _static_or_compared(module.tree)
+    chosen = _explicitly_chosen(module.tree)
     names = _module_strings(module)
     seen: set[int] = set()
     for node, path in _strings_with_paths(module):
@@ -391,6 +394,19 @@ def _services_on_this_host(module: PythonModule) -> Iterator[Finding]:
         setting = _service_setting(path)
         if setting is None:
             continue
+        if _database_setting(setting):
+            text, line = _address_text(node, names)
+            asked_for = any(word in text for word in chosen.get(id(node), ()))
+            if text.lower().startswith(SQLITE_URLS) and not asked_for and line not in seen:
+                seen.add(line)
+                yield _finding(
+                    module,
+                    line,
+                    f"{setting}: {text.split(':', 1)[0]} URL: SQLite is a file on one host: "
+                    "each instance would have its own database",
+                    FIXES["DATABASES"],
+                )
+                continue
         if setting == "DATABASES" and string_value(node) is not None:
             # A literal HOST is read as it stands elsewhere (W030 judges the engine); only
             # a default the environment was meant to replace is judged here.
@@ -452,14 +468,21 @@ def _sqlite_by_default(module: PythonModule) -> Iterator[Finding]:
             )
 
 
+SQLITE_URLS = ("sqlite:", "spatialite:")
+
+
+def _database_setting(setting: str) -> bool:
+    return setting == "DATABASES" or setting.startswith(("DATABASE", "DB_"))
+
+
 def _service_setting(path: KeyPath) -> str | None:
     for pattern, setting in SERVICE_ADDRESSES:
         if _matches(path, pattern):
             return setting
     if len(path) == 1 and SERVICE_SETTING.match(path[0]):
         return path[0]
-    if len(path) == 3 and path[0] == "DATABASES" and path[2] == "HOST":
-        return "DATABASES"
+    if path[:1] == ("DATABASES",) and (len(path) == 2 or path[2:] == ("HOST",)):
+        return "DATABASES"  # a whole alias built from a URL, or its HOST
     return None
 
 

@@ -363,3 +363,82 @@ def test_a_media_path_built_only_to_measure_its_length_is_silent(tmp_path: Path)
     assert scan(tmp_path, {"app/names.py": code}) == []
     opened = code.replace("return len(full) <= limit", "return open(full).read()")
     assert where(scan(tmp_path, {"app/names.py": opened})) == [("app/names.py", 4)]
+
+
+@pytest.mark.parametrize(
+    ("assignment", "line"),
+    [
+        ("DATABASES = {'default': dj_database_url.config(default='sqlite:///db.sqlite3')}", 5),
+        (
+            "DATABASE_URL = os.getenv('DATABASE_URL', 'sqlite:////data/db.sqlite3')\n"
+            "DATABASES = {'default': dj_database_url.parse(DATABASE_URL)}",
+            5,
+        ),
+        (
+            "CACHES = {'default': env.cache('CACHE_URL', default='redis://127.0.0.1:6379/1')}",
+            5,
+        ),
+        (
+            "DATABASES = {'default': env.db('DATABASE_URL', "
+            "default='postgres://app@localhost/app')}",
+            5,
+        ),
+    ],
+)
+def test_a_default_url_that_means_one_box_is_found(
+    tmp_path: Path, assignment: str, line: int
+) -> None:
+    source = (
+        "import os\nimport dj_database_url\nimport environ\nenv = environ.Env()\n"
+        + assignment
+        + "\nINSTALLED_APPS = []\nSECRET_KEY = os.environ['K']\n"
+    )
+    [finding] = scan(tmp_path, {"app/settings.py": source}, "settings")
+    assert finding.line == line
+
+
+def test_a_default_url_of_a_shared_server_is_silent(tmp_path: Path) -> None:
+    source = (
+        "import os\nimport dj_database_url\nimport environ\nenv = environ.Env()\n"
+        "INSTALLED_APPS = []\nSECRET_KEY = os.environ['K']\n"
+        "DATABASES = {'default': dj_database_url.config(default='postgres://app@db/app')}\n"
+        "CACHES = {'default': env.cache('CACHE_URL', default='redis://redis:6379/1')}\n"
+        "url = os.getenv('DATABASE_URL', '')\n"
+        "if url.startswith('sqlite'):\n"
+        "    DATABASES = {'default': dj_database_url.parse('sqlite:///db.sqlite3')}\n"
+    )
+    assert scan(tmp_path, {"app/settings.py": source}) == []
+
+
+def test_settings_that_write_a_random_key_file_at_import_are_found(tmp_path: Path) -> None:
+    source = SETTINGS_HEAD + (
+        "from pathlib import Path\nimport secrets\n"
+        "KEY_FILE = Path('/data/secret_key')\n"
+        "if not KEY_FILE.exists():\n"
+        "    KEY_FILE.write_text(secrets.token_urlsafe(50))\n"
+        "SECRET_KEY = KEY_FILE.read_text()\n"
+    )
+    [finding] = scan(tmp_path, {"app/settings.py": source})
+    assert finding.line == 7 and "secret key" in finding.message
+    # A key file mounted by the platform (a Docker or Kubernetes secret) is only read.
+    mounted = (
+        SETTINGS_HEAD
+        + "from pathlib import Path\n"
+        + ("SECRET_KEY = Path('/run/secrets/django_secret_key').read_text().strip()\n")
+    )
+    assert scan(tmp_path, {"app/settings.py": mounted}) == []
+
+
+def test_a_command_writing_a_generated_secret_under_any_path_name_is_found(
+    tmp_path: Path,
+) -> None:
+    command = (
+        "import secrets\nfrom django.core.management.base import BaseCommand\n"
+        "class Command(BaseCommand):\n"
+        "    def handle(self, *args, path, **options):\n"
+        "        secret = secrets.token_hex(32)\n"
+        "        with open(path, 'w') as fh:\n"
+        "            fh.write(secret)\n"
+    )
+    found = scan(tmp_path, {"app/management/commands/init_instance.py": command})
+    assert [f.line for f in found] == [6]
