@@ -50,8 +50,9 @@ def data_folder_uses(module: PythonModule) -> tuple[list[Use], list[Use]]:
 
     A command or script writes into ``X`` when one of its functions creates files or
     directories (``mkdir``, a write, a copy, a subprocess, an archive extracted) at a
-    path built from ``settings.X``. Other code's writes are reported where they are
-    (``files.py``); a command's are not, so only the pairing shows them. Request code
+    path built from ``settings.X``; other code, when it does so in a way ``files.py``
+    does not report itself (``mkdir``, an image's ``save()``, a subprocess). A reported
+    write is the finding already; a command's are not reported, nor a library's save. Request code
     reads ``X`` when a function of a module that is not a command or script names
     ``settings.X`` and creates nothing there: its path building line is the read.
     """
@@ -69,7 +70,10 @@ def data_folder_uses(module: PythonModule) -> tuple[list[Use], list[Use]]:
         filled = _filled_settings(module, function)
         if module.is_script:
             writes.extend(Use(s, module.path, line, "") for s, line in named if s in filled)
-        elif not filled:
+        elif filled:
+            unreported = _filled_settings(module, function, unreported_only=True)
+            writes.extend(Use(s, module.path, line, "") for s, line in named if s in unreported)
+        else:
             reads.extend(Use(s, module.path, line, module.line(line)) for s, line in named)
     return writes, reads
 
@@ -84,7 +88,9 @@ def _named_lines(function: FunctionNode) -> list[tuple[str, int]]:
     return found
 
 
-def _filled_settings(module: PythonModule, function: FunctionNode) -> set[str]:
+def _filled_settings(
+    module: PythonModule, function: FunctionNode, *, unreported_only: bool = False
+) -> set[str]:
     """Data settings under which ``function`` creates files: a maker call whose receiver
     or arguments mention ``settings.X`` or a local name built from it."""
     derived: dict[str, set[str]] = {}  # local name -> the settings it is built from
@@ -102,7 +108,8 @@ def _filled_settings(module: PythonModule, function: FunctionNode) -> set[str]:
             continue
         method = child.func.attr if isinstance(child.func, ast.Attribute) else None
         name = last_part(call_name(module, child)) or (method or "")
-        if name not in MAKERS and written_path(module, child) is None:
+        written = written_path(module, child) is not None
+        if (name not in MAKERS and not written) or (unreported_only and written):
             continue
         parts: list[ast.AST] = [*child.args, *(k.value for k in child.keywords)]
         if isinstance(child.func, ast.Attribute):

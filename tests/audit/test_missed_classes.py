@@ -442,3 +442,25 @@ def test_a_command_writing_a_generated_secret_under_any_path_name_is_found(
     )
     found = scan(tmp_path, {"app/management/commands/init_instance.py": command})
     assert [f.line for f in found] == [6]
+
+
+def test_a_data_folder_a_task_fills_through_a_library_is_found_at_the_read(tmp_path: Path) -> None:
+    task = (
+        "from django.conf import settings\n"
+        "def render_cover(book, image):\n"
+        "    image.save(settings.COVER_DIR / f'{book.pk}.png')\n"
+    )
+    view = (
+        "from django.conf import settings\nfrom django.http import FileResponse\n"
+        "def cover(request, pk):\n"
+        "    return FileResponse((settings.COVER_DIR / f'{pk}.png').open('rb'))\n"
+    )
+    found = scan(tmp_path, {"books/tasks.py": task, "books/views.py": view})
+    assert where(found) == [("books/views.py", 4)]
+    # A write the audit reports itself is the finding; the read adds nothing.
+    written = task.replace(
+        "image.save(settings.COVER_DIR / f'{book.pk}.png')",
+        "(settings.COVER_DIR / f'{book.pk}.png').write_bytes(image)",
+    )
+    found = scan(tmp_path, {"books/tasks.py": written, "books/views.py": view})
+    assert where(found) == [("books/tasks.py", 3)]
