@@ -549,7 +549,9 @@ def _local_storage(module: PythonModule) -> Iterator[Finding]:
     for call in module.nodes(ast.Call):
         assert isinstance(call, ast.Call)
         name = call_name(module, call) or ""
-        if last_part(name) == "FileSystemStorage" and not _read_only_storage(module, call):
+        # FileSystemStorage or a subclass named for it (ThumbnailFileSystemStorage).
+        local = last_part(name).endswith("FileSystemStorage")
+        if local and not _read_only_storage(module, call):
             yield Finding(
                 module.path,
                 call.lineno,

@@ -33,7 +33,8 @@ ENV_LOOKUPS = frozenset({"getenv", "get", "env", "config", "getattr", "str", "ur
 # of this site).
 SERVICE_NAME = lazy_compile(
     r"(REDIS|VALKEY|BROKER|AMQP|RABBIT\w*|MEMCACHED?|CELERY|HUEY|CACHE|DATABASE|DB|"
-    r"POSTGRES\w*|PG|MYSQL|MARIADB)_?\w*(HOST|URL|URI|LOCATION|ADDRESS|SERVER)S?$",
+    r"POSTGRES\w*|PG|MYSQL|MARIADB|ELASTICSEARCH|OPENSEARCH|MONGO\w*)_?\w*"
+    r"(HOST|URL|URI|LOCATION|ADDRESS|SERVER)S?$",
     re.IGNORECASE,
 )
 
@@ -57,20 +58,57 @@ def find_local_services(module: PythonModule) -> Iterator[Finding]:
                 "shares, or move the work to @job + runjob.",
             )
         elif not settings and not module.is_script:
-            address = _this_host_default(call)
+            address = _this_host_default(call) or _client_on_this_host(call, name)
             if address is not None:
                 yield Finding(
                     module.path,
                     call.lineno,
                     "settings",
-                    f"{address} is the default when the variable is unset: each instance "
-                    "talks to a server on its own host",
+                    f"{address} is this host (written in the code, or the default when the "
+                    "variable is unset): each instance talks to a server on its own host",
                     module.line(call.lineno),
                     fix_text="Fail when the service address is missing instead of falling "
                     "back to localhost; point it at the server every instance shares.",
                 )
     if not module.is_script:
         yield from _huey_periodic_tasks(module)
+
+
+# Clients of shared services, and the arguments that say where the server is.
+CLIENTS = frozenset(
+    {
+        "Redis",
+        "StrictRedis",
+        "ConnectionPool",
+        "from_url",
+        "RedisHuey",
+        "PriorityRedisHuey",
+        "Celery",
+        "ConnectionParameters",
+        "URLParameters",
+        "MongoClient",
+        "Elasticsearch",
+        "OpenSearch",
+    }
+)
+ADDRESS_ARGUMENTS = frozenset({"host", "url", "broker", "backend", "hosts", "location"})
+
+
+def _client_on_this_host(call: ast.Call, name: str) -> str | None:
+    """``redis.Redis(host="localhost")``, ``Celery(broker="amqp://127.0.0.1//")``: a
+    client of a shared service pointed at this host by a literal in the code."""
+    if name not in CLIENTS:
+        return None
+    values = [k.value for k in call.keywords if k.arg in ADDRESS_ARGUMENTS]
+    if call.args and name != "Celery":  # Celery's first argument is the app's name
+        values.append(call.args[0])
+    for value in values:
+        items = value.elts if isinstance(value, ast.List | ast.Tuple) else [value]
+        for item in items:
+            address = next(this_host_addresses(string_value(item)), None)
+            if address is not None:
+                return address
+    return None
 
 
 def _this_host_default(call: ast.Call) -> str | None:

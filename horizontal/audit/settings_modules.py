@@ -373,8 +373,9 @@ SERVICE_ADDRESSES: tuple[tuple[KeyPathPattern, str], ...] = (
 # A top-level setting whose name says it is a shared service's address (REDIS_URL,
 # CELERY_BROKER, DB_HOST, MEMCACHED_LOCATION); not EMAIL_HOST, not this site's URL.
 SERVICE_SETTING = lazy_compile(
-    r"^(REDIS|VALKEY|BROKER|AMQP|RABBIT\w*|MEMCACHED?|CELERY|HUEY|CACHE|DATABASE|DB|"
-    r"POSTGRES\w*|PG|MYSQL|MARIADB)_?\w*(HOST|URL|URI|LOCATION|ADDRESS|SERVER)S?$"
+    r"^(?!EMAIL_)([A-Z0-9]+_)*(REDIS|VALKEY|BROKER|AMQP|RABBIT\w*|MEMCACHED?|CELERY|HUEY|"
+    r"CACHE|DATABASE|DB|POSTGRES\w*|PG|MYSQL|MARIADB|ELASTICSEARCH|OPENSEARCH|MONGO\w*)"
+    r"(_\w+)?_?(HOST|URL|URI|LOCATION|ADDRESS|SERVER|CONNECTION)S?$|^SESSION_REDIS$"
 )
 # Celery brokers and result stores kept in files on this host.
 FILE_TRANSPORTS = ("filesystem://", "sqla+sqlite:", "db+sqlite:", "sqlite:")
@@ -479,7 +480,9 @@ def _service_setting(path: KeyPath) -> str | None:
     for pattern, setting in SERVICE_ADDRESSES:
         if _matches(path, pattern):
             return setting
-    if len(path) == 1 and SERVICE_SETTING.match(path[0]):
+    if SERVICE_SETTING.match(path[0]) and (
+        len(path) == 1 or path[-1].lower() in {"host", "hosts", "url", "location", "address"}
+    ):
         return path[0]
     if path[:1] == ("DATABASES",) and (len(path) == 2 or path[2:] == ("HOST",)):
         return "DATABASES"  # a whole alias built from a URL, or its HOST

@@ -464,3 +464,54 @@ def test_a_data_folder_a_task_fills_through_a_library_is_found_at_the_read(tmp_p
     )
     found = scan(tmp_path, {"books/tasks.py": written, "books/views.py": view})
     assert where(found) == [("books/tasks.py", 3)]
+
+
+def test_a_client_pointed_at_localhost_in_code_is_found(tmp_path: Path) -> None:
+    code = (
+        "import redis\nfrom celery import Celery\n"
+        "app = Celery('shop', broker='amqp://guest@127.0.0.1//')\n"
+        "def client():\n"
+        "    return redis.Redis(host='localhost', port=6379)\n"
+    )
+    assert where(scan(tmp_path, {"shop/clients.py": code})) == [
+        ("shop/clients.py", 3),
+        ("shop/clients.py", 5),
+    ]
+    shared = code.replace("127.0.0.1", "rabbitmq").replace("'localhost'", "'redis'")
+    assert scan(tmp_path, {"shop/clients.py": shared}) == []
+
+
+def test_a_thumbnail_storage_on_local_disk_built_in_code_is_found(tmp_path: Path) -> None:
+    code = (
+        "from easy_thumbnails.storage import ThumbnailFileSystemStorage\n"
+        "thumbnail_storage = ThumbnailFileSystemStorage(location='/srv/thumbs')\n"
+    )
+    assert where(scan(tmp_path, {"shop/thumbs.py": code})) == [("shop/thumbs.py", 2)]
+    shared = code.replace("ThumbnailFileSystemStorage", "S3Storage").replace(
+        "easy_thumbnails.storage", "storages.backends.s3"
+    )
+    assert scan(tmp_path, {"shop/thumbs.py": shared}) == []
+
+
+@pytest.mark.parametrize(
+    "assignment",
+    [
+        "THUMBNAIL_REDIS_HOST = os.getenv('THUMBNAIL_REDIS_HOST', 'localhost')",
+        "SESSION_REDIS = {'host': 'localhost', 'port': 6379, 'prefix': 'session'}",
+        "CONSTANCE_REDIS_CONNECTION = 'redis://127.0.0.1:6379/3'",
+    ],
+)
+def test_a_libraries_redis_on_this_host_is_found(tmp_path: Path, assignment: str) -> None:
+    source = "import os\nINSTALLED_APPS = []\nSECRET_KEY = os.environ['K']\n" + assignment + "\n"
+    [finding] = scan(tmp_path, {"app/settings.py": source}, "settings")
+    assert finding.line == 4
+    silent = source.replace("localhost", "redis").replace("127.0.0.1", "redis")
+    assert scan(tmp_path, {"app/settings.py": silent}, "settings") == []
+
+
+def test_an_email_relay_on_this_host_is_not_a_shared_service(tmp_path: Path) -> None:
+    source = (
+        "import os\nINSTALLED_APPS = []\nSECRET_KEY = os.environ['K']\n"
+        "EMAIL_HOST = 'localhost'\nEMAIL_SERVER_URL = 'smtp://localhost:25'\n"
+    )
+    assert scan(tmp_path, {"app/settings.py": source}) == []
