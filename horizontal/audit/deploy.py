@@ -40,6 +40,14 @@ CRON_ENTRY = lazy_compile(
 )
 
 
+# A secret made at start-up and written to a file (``openssl rand -hex 32 > $DATA/secret``).
+SECRET_GENERATOR = lazy_compile(
+    r"openssl\s+rand\b|get_random_secret_key|get_random_string|token_(hex|urlsafe|bytes)|"
+    r"/dev/u?random|\bpwgen\b|\buuidgen\b"
+)
+INTO_FILE = lazy_compile(r"(?<![0-9&>])>>?\s*(?!&|/dev/(null|stdout|stderr))[\w$\"'{./~-]|\btee\b")
+
+
 class Line(NamedTuple):
     number: int
     text: str
@@ -82,6 +90,10 @@ BOOT_MIGRATE = (
     "old replicas meet a new schema mid-rollout"
 )
 IMAGE_CRON = "cron inside the image: every replica runs every cron job"
+SECRET_AT_START = (
+    "a secret is generated into a local file when the container starts: each replica "
+    "has its own (sessions, signatures and tokens do not verify across replicas)"
+)
 BEAT_EVERYWHERE = "a scheduler starts in every replica or worker: every job runs N times"
 
 
@@ -121,6 +133,8 @@ def find_in_shell(path: str, text: str) -> Iterator[Finding]:
     for line in lines:
         if _migrates(line.text):
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
+        elif SECRET_GENERATOR.search(line.text) and INTO_FILE.search(line.text):
+            yield _finding(path, line, "file-write", SECRET_AT_START)
         elif _starts_cron(line.text):
             yield _finding(path, line, "image-cron", IMAGE_CRON)
         elif _runs_beat(line.text, "gunicorn" if starts_server else ""):

@@ -47,6 +47,18 @@ HARMLESS_TARGETS = ("/dev/", "/proc/", "/sys/")
 OWNED_SCRATCH = lazy_compile(r"^_*(te?mp|scratch)[a-z_]*$|dir_?te?mp$", re.IGNORECASE)
 
 
+# A setting that names a directory or file of data.
+DATA_SETTING = lazy_compile(r"^[A-Z][A-Z0-9_]*_(ROOT|DIR|DIRS|DIRECTORY|FOLDER|PATH)$")
+# Shipped with the code (the same in every image), scratch space, or handled elsewhere.
+NOT_DATA = lazy_compile(
+    r"STATIC|TEMPLATE|LOCALE|FIXTURE|^BASE_|^PROJECT_|^APP_|^MEDIA_ROOT$|TEMP|TMP|SCRATCH"
+)
+
+
+def is_data_setting(name: str) -> bool:
+    return bool(DATA_SETTING.match(name)) and not NOT_DATA.search(name)
+
+
 def write_mode(call: ast.Call, position: int) -> bool:
     mode = keyword(call, "mode")
     if mode is None and len(call.args) > position:
@@ -177,7 +189,13 @@ def cleans_up(module: PythonModule, function: ast.AST) -> bool:
 def find_file_writes(module: PythonModule) -> Iterator[Finding]:
     seen: set[int] = set()
     found: list[Finding] = []
-    for finding in _local_writes(module), _local_storage(module), _served_media(module):
+    producers = (
+        _generated_secrets(module),
+        _local_writes(module),
+        _local_storage(module),
+        _served_media(module),
+    )
+    for finding in producers:
         for item in finding:
             if item.line not in seen:
                 seen.add(item.line)
@@ -215,7 +233,7 @@ def _served_media(module: PythonModule) -> Iterator[Finding]:
     """``serve(…, document_root=settings.MEDIA_ROOT)`` or a URL pattern's
     ``{"document_root": settings.MEDIA_ROOT}``: uploads served from this host's disk.
     Django's ``static()`` helper is left alone: it returns nothing unless DEBUG."""
-    if "document_root" not in module.text or "MEDIA_ROOT" not in module.text:
+    if "document_root" not in module.text or "settings." not in module.text:
         return
     for node in ast.walk(module.tree):
         value: ast.AST | None = None
@@ -225,7 +243,8 @@ def _served_media(module: PythonModule) -> Iterator[Finding]:
                     value = item
         elif isinstance(node, ast.Call) and last_part(call_name(module, node)) == "serve":
             value = keyword(node, "document_root")
-        if value is not None and "MEDIA_ROOT" in (dotted(value) or ""):
+        root = _served_root(value)
+        if root == "MEDIA_ROOT":
             line = getattr(node, "lineno", 1)
             yield Finding(
                 module.path,
@@ -234,6 +253,128 @@ def _served_media(module: PythonModule) -> Iterator[Finding]:
                 "serves MEDIA_ROOT from this host's disk: an upload received by another "
                 "instance is a 404 here",
                 module.line(line),
+            )
+        elif root is not None:
+            line = getattr(node, "lineno", 1)
+            yield Finding(
+                module.path,
+                line,
+                "file-write",
+                f"serves settings.{root} from this host's disk: files generated there on "
+                "another instance are a 404 here",
+                module.line(line),
+            )
+
+
+def _served_root(value: ast.AST | None) -> str | None:
+    """The setting a ``document_root`` names: ``MEDIA_ROOT`` or a data folder
+    (``settings.EXPORT_DIR``, joined or not); None for static files or anything else."""
+    if value is None:
+        return None
+    for child in ast.walk(value):
+        if isinstance(child, ast.Attribute) and dotted(child.value) == "settings":
+            if child.attr == "MEDIA_ROOT":
+                return child.attr
+            if is_data_setting(child.attr):
+                return child.attr
+    return None
+
+
+def _removed_here(
+    module: PythonModule, function: FunctionNode | None, call: ast.Call, target: ast.AST
+) -> bool:
+    """The write sits in a ``try:`` whose ``finally:`` removes the written name
+    (``probe.unlink()``, ``os.remove(probe)``): a probe file, gone before the function
+    returns whatever happens."""
+    if function is None or not isinstance(target, ast.Name):
+        return False
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Try) or not node.finalbody:
+            continue
+        first, last = node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno
+        if first <= call.lineno <= last and any(
+            _removes(module, statement, target.id) for statement in node.finalbody
+        ):
+            return True
+    return False
+
+
+def _removes(module: PythonModule, statement: ast.stmt, name: str) -> bool:
+    for node in ast.walk(statement):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        method = func.attr if isinstance(func, ast.Attribute) else ""
+        receiver = func.value if isinstance(func, ast.Attribute) else None
+        if method in CLEANUP_METHODS and isinstance(receiver, ast.Name) and receiver.id == name:
+            return True
+        if (call_name(module, node) or "") in CLEANUP_FUNCTIONS and node.args:
+            first = node.args[0]
+            if isinstance(first, ast.Name) and first.id == name:
+                return True
+    return False
+
+
+SECRET_NAME = lazy_compile(r"secret|key|token", re.IGNORECASE)
+
+
+def _secret_into_file(module: PythonModule, call: ast.Call, scope: ast.AST) -> bool:
+    """``scope`` (a function, or a top-level statement of a settings module) makes a
+    random value and writes it to a file, and the path, the function's name or any name
+    in it says a secret (``secret_key.txt``, ``settings.SECRET_FILE``, ``secret = …``)."""
+    from horizontal.audit.known import RANDOM_VALUE_CALLS
+
+    target = written_path(module, call)
+    if target is None:
+        return False
+    named = bool(
+        SECRET_NAME.search(ast.get_source_segment(module.text, target) or "")
+        or SECRET_NAME.search(getattr(scope, "name", ""))
+    )
+    if not named:
+        named = any(
+            "secret" in (getattr(node, "id", None) or string_value(node) or "").lower()
+            for node in ast.walk(scope)
+        )
+    if not named:
+        return False
+    return any(
+        isinstance(node, ast.Call) and _called(module, node) in RANDOM_VALUE_CALLS
+        for node in ast.walk(scope)
+    )
+
+
+def _top_level_statement(module: PythonModule, line: int) -> ast.stmt | None:
+    for statement in module.tree.body:
+        if statement.lineno <= line <= (statement.end_lineno or statement.lineno):
+            return statement
+    return None
+
+
+def _called(module: PythonModule, call: ast.Call) -> str:
+    """The last name of what ``call`` calls (``SystemRandom().choice``: ``choice``)."""
+    return last_part(call_name(module, call) or getattr(call.func, "attr", ""))
+
+
+def _generated_secrets(module: PythonModule) -> Iterator[Finding]:
+    """A command (``manage.py generate_secret_key``, run at first boot) or any code that
+    writes a fresh random key into a local file: every instance that runs it has its own."""
+    for call in module.nodes(ast.Call):
+        assert isinstance(call, ast.Call)
+        scope: ast.AST | None = module.scope(call).function
+        if scope is None:  # settings that create their key file at import time
+            scope = _top_level_statement(module, call.lineno)
+        if scope is not None and _secret_into_file(module, call, scope):
+            yield Finding(
+                module.path,
+                call.lineno,
+                "file-write",
+                "a secret key is generated into a file on this host: each instance that "
+                "runs this has its own key (sessions, signatures and tokens do not verify "
+                "across instances)",
+                module.line(call.lineno),
+                fix_text="Generate the key once, store it in the environment or a secret "
+                "store every instance reads, and fail at start-up when it is missing.",
             )
 
 
@@ -264,6 +405,8 @@ def _local_writes(module: PythonModule) -> Iterator[Finding]:
                     module.path, call.lineno, "file-write", message, module.line(call.lineno)
                 )
                 continue
+        if _removed_here(module, function, call, target):
+            continue
         yield Finding(
             module.path,
             call.lineno,
@@ -306,7 +449,7 @@ def _builds_local_path(module: PythonModule, media_root: ast.Attribute) -> bool:
     """Is ``settings.MEDIA_ROOT`` used as a place on disk (joined, walked, opened, bound to a
     name), rather than reported (``os.statvfs``) or handed to a checker?"""
     function = module.scope(media_root).function
-    if function is None:
+    if function is None or _only_measured(function, media_root):
         return False
     for node in ast.walk(function):
         if isinstance(node, ast.Assign) and node.value is media_root:
@@ -316,6 +459,33 @@ def _builds_local_path(module: PythonModule, media_root: ast.Attribute) -> bool:
         if isinstance(node, ast.Call) and media_root in node.args:
             name = node.func.attr if isinstance(node.func, ast.Attribute) else dotted(node.func)
             return last_part(name) in PATH_BUILDERS or (name or "").startswith("shutil")
+    return False
+
+
+def _only_measured(function: FunctionNode, media_root: ast.Attribute) -> bool:
+    """``full = str(Path(settings.MEDIA_ROOT) / name)`` whose every use is ``len(full)``:
+    a path built to check a length limit, never opened."""
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target = node.targets[0]
+        if not isinstance(target, ast.Name) or not any(
+            child is media_root for child in ast.walk(node.value)
+        ):
+            continue
+        measured = {
+            id(call.args[0])
+            for call in ast.walk(function)
+            if isinstance(call, ast.Call) and dotted(call.func) == "len" and call.args
+        }
+        uses = [
+            name
+            for name in ast.walk(function)
+            if isinstance(name, ast.Name)
+            and name.id == target.id
+            and isinstance(name.ctx, ast.Load)
+        ]
+        return bool(uses) and all(id(use) in measured for use in uses)
     return False
 
 
@@ -369,11 +539,19 @@ def _find_all(text: str, needle: str) -> Iterator[int]:
         position = text.find(needle, position + 1)
 
 
+def _in_storage_class(module: PythonModule, node: ast.AST) -> bool:
+    """Inside a class that is a storage (``class MediaStorage(FileSystemStorage)``)."""
+    cls = module.scope(node).cls
+    return cls is not None and any((dotted(base) or "").endswith("Storage") for base in cls.bases)
+
+
 def _local_storage(module: PythonModule) -> Iterator[Finding]:
     for call in module.nodes(ast.Call):
         assert isinstance(call, ast.Call)
         name = call_name(module, call) or ""
-        if last_part(name) == "FileSystemStorage" and not _read_only_storage(module, call):
+        # FileSystemStorage or a subclass named for it (ThumbnailFileSystemStorage).
+        local = last_part(name).endswith("FileSystemStorage")
+        if local and not _read_only_storage(module, call):
             yield Finding(
                 module.path,
                 call.lineno,
@@ -396,6 +574,8 @@ def _local_storage(module: PythonModule) -> Iterator[Finding]:
             continue
         if dotted(node.value) != "settings" or not _builds_local_path(module, node):
             continue
+        if _in_storage_class(module, node):
+            continue  # the storage backend itself: choosing it in settings is the finding
         yield Finding(
             module.path,
             node.lineno,

@@ -33,6 +33,7 @@ __all__ = [
     "IN_MEMORY_CHANNEL_LAYERS",
     "LOCAL_STORAGES",
     "LOCMEM_CACHES",
+    "ON_DISK_QUEUES",
     "PER_INSTANCE_CALLS",
     "RANDOM_VALUE_CALLS",
     "SQLITE_ENGINES",
@@ -172,6 +173,17 @@ FILE_EMAIL_BACKENDS = (
         "django.core.mail.backends.filebased.EmailBackend",
         "the file email backend writes mail to one host's disk",
     ),
+)
+
+# Task queues kept on one host (audit only: the deploy checks read HUEY's live object).
+ON_DISK_QUEUES = tuple(
+    SingleBox("HUEY", f"huey.{module}{name}", why)
+    for module in ("", "api.", "contrib.sqlitedb.")
+    for name, why in (
+        ("SqliteHuey", "SqliteHuey keeps the task queue in a SQLite file on one host"),
+        ("FileHuey", "FileHuey keeps the task queue in files on one host's disk"),
+        ("MemoryHuey", "MemoryHuey keeps the task queue in one process's memory"),
+    )
 )
 
 CATALOGUE: tuple[SingleBox, ...] = (

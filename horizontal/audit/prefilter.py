@@ -16,6 +16,13 @@ from collections.abc import Iterable, Iterator
 
 from horizontal.audit.patterns import lazy_compile
 
+
+def is_data_setting(name: str) -> bool:
+    from horizontal.audit.files import is_data_setting as judged
+
+    return judged(name)
+
+
 HOT_NEEDLES = (
     "open(",
     "write_text",
@@ -45,6 +52,11 @@ HOT_NEEDLES = (
     "CronTab(",
     "call_command(",
     "MEDIA_ROOT",
+    "document_root",
+    "Huey(",
+    "periodic_task",
+    "localhost",
+    "127.0.0.1",
 )
 # Methods that mutate a container in place; state.py judges the same calls on the AST.
 CONTAINER_MUTATORS = (
@@ -90,6 +102,8 @@ MEMO_DECORATORS = frozenset(
 # open() only matters with a literal write mode somewhere in its first three lines.
 WRITE_MODE = lazy_compile(r"[\"'](?:[rbt]*[wax]|[rwabt]*\+)")
 THREAD_CLASS = lazy_compile(r"[ \t]*class[ \t]+(\w+)\([^)]*Thread\b")
+# settings.DOCS_ROOT, settings.DATA_DIR: a data folder (datadirs.py judges the name).
+DATA_FOLDER = lazy_compile(r"settings\.([A-Z][A-Z0-9_]*_(?:ROOT|DIRS?|DIRECTORY|FOLDER|PATH))\b")
 
 
 def find_all(text: str, needle: str) -> Iterator[int]:
@@ -200,6 +214,10 @@ def hot_lines(text: str) -> list[int] | None:
         # obj.save(path) into a temp dir that outlives the function (see files.py)
         positions += find_all(text, ".save(")
     positions += mutation_positions(text)
+    for position in find_all(text, "settings."):
+        match = DATA_FOLDER.match(text, position)
+        if match and is_data_setting(match.group(1)):
+            positions.append(position)
     for position in find_all(text, "Thread"):
         match = THREAD_CLASS.match(line_of(text, position))
         if match:

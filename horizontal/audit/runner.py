@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from horizontal.audit import caches, concurrency, deploy, files, state
+from horizontal.audit import caches, concurrency, datadirs, deploy, files, services, state
 from horizontal.audit.findings import CATEGORIES, Finding, Location
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
@@ -77,6 +77,7 @@ PYTHON_DETECTORS: tuple[PythonDetector, ...] = (
     concurrency.find_timer_threads,
     concurrency.find_schedulers,
     concurrency.find_startup_migrate,
+    services.find_local_services,
 )
 TextDetector = Callable[[str, str], Iterable[Finding]]
 
@@ -205,6 +206,10 @@ class Scan:
     settings_groups: dict[str, list[PythonModule]] = field(default_factory=dict)
     # Dotted paths of the project's own FileSystemStorage subclasses (app.storage.Media).
     local_storages: set[str] = field(default_factory=set)
+    # Data folders (settings.X_DIR) written and read, paired once every module is read.
+    data_writes: list[datadirs.Use] = field(default_factory=list)
+    data_reads: list[datadirs.Use] = field(default_factory=list)
+    media_folders: set[str] = field(default_factory=set)
 
     def file(self, path: Path, name: str) -> None:
         self.result.files += 1
@@ -214,7 +219,14 @@ class Scan:
 
     def finish(self) -> AuditResult:
         # Settings are judged per package, after every module of it has been read.
-        self.result.findings = _one_cron_per_image(self.result.findings)
+        self.result.findings = _without_build_steps(
+            _one_cron_per_image(self.result.findings), self.texts
+        )
+        if "file-write" in self.wanted:
+            for read, writer in datadirs.unread_pairs(
+                self.data_writes, self.data_reads, self.media_folders
+            ):
+                self.keep(_data_folder_finding(read, writer))
         if "settings" in self.wanted:
             for group in self.settings_groups.values():
                 for finding in find_settings_problems(
@@ -260,6 +272,10 @@ class Scan:
             self.local_storages.update(_storage_subclasses(module, name))
         if settings:
             self.settings_groups.setdefault(posixpath.dirname(name), []).append(module)
+            self.media_folders |= datadirs.media_folders(module)
+        writes, reads = datadirs.data_folder_uses(module)
+        self.data_writes += writes
+        self.data_reads += reads
         yield from self._detect(module)
 
     def _detect(self, module: PythonModule) -> Iterator[Finding]:
@@ -304,6 +320,46 @@ def _one_cron_per_image(findings: list[Finding]) -> list[Finding]:
     else:
         merged.extend(crontabs)
     return others + merged
+
+
+def _data_folder_finding(read: datadirs.Use, writer: datadirs.Use) -> Finding:
+    return Finding(
+        read.path,
+        read.line,
+        "file-write",
+        f"reads settings.{read.setting}, which {writer.path}:{writer.line} fills on the "
+        "local disk: only the host that built the files has them",
+        read.source,
+        fix_text="Build the files into default_storage (S3Storage) and read them from "
+        "there, or build them into the image at release time.",
+    )
+
+
+# RUN python build_step.py in a Dockerfile: the script runs at image build, once.
+BUILD_RUN = lazy_compile(r"\bpython[\d.]*\s+(?:-\S+\s+)*([\w./-]+\.py)\b")
+
+
+def _without_build_steps(findings: list[Finding], texts: dict[str, list[str]]) -> list[Finding]:
+    """File writes of scripts a Dockerfile ``RUN`` line runs are build steps: dropped."""
+    scripts: set[str] = set()
+    for path, lines in texts.items():
+        if text_detector(path) is not deploy.find_in_dockerfile:
+            continue
+        for line in deploy.logical_lines("\n".join(lines)):
+            if line.text.split(None, 1)[0].upper() == "RUN":
+                for script in BUILD_RUN.findall(line.text):
+                    # An absolute path is inside the image: its name is what we can match.
+                    absolute = script.startswith("/")
+                    name = posixpath.basename(script) if absolute else script.removeprefix("./")
+                    scripts.add(name)
+    if not scripts:
+        return findings
+    return [
+        f
+        for f in findings
+        if f.category != "file-write"
+        or not any(f.path == s or f.path.endswith("/" + s) for s in scripts)
+    ]
 
 
 def _storage_subclasses(module: PythonModule, name: str) -> Iterator[str]:

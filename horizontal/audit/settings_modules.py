@@ -22,13 +22,14 @@ from types import ModuleType
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.known import (
     CATALOGUE,
+    ON_DISK_QUEUES,
     PER_INSTANCE_CALLS,
     RANDOM_VALUE_CALLS,
     SingleBox,
     this_host_addresses,
 )
 from horizontal.audit.patterns import lazy_compile
-from horizontal.audit.source import PythonModule, call_name, last_part, string_value
+from horizontal.audit.source import PythonModule, call_name, dotted, last_part, string_value
 
 __all__ = [
     "constant_instance_id_sites",
@@ -61,10 +62,14 @@ SETTINGS_MARKERS = (
 KNOWN_SETTINGS = (*SETTINGS_MARKERS, "ROOT_URLCONF")
 
 # The catalogue's values, by the string settings write them as.
-BACKEND_PROBLEMS: dict[str, SingleBox] = {entry.path: entry for entry in CATALOGUE}
+BACKEND_PROBLEMS: dict[str, SingleBox] = {
+    entry.path: entry for entry in (*CATALOGUE, *ON_DISK_QUEUES)
+}
 LOCAL_STORAGE_CLASS = lazy_compile(r"^[\w.]+\.\w*FileSystemStorage$")
 # A project's own subclass, named by convention (app.storage.FileSystemStorage).
 LOCAL_STORAGE_SUBCLASS = BACKEND_PROBLEMS["django.core.files.storage.FileSystemStorage"]
+# Thumbnail generators' own storage settings (easy-thumbnails, sorl-thumbnail, imagekit).
+THUMBNAIL_SETTINGS = ("THUMBNAIL_", "IMAGEKIT_", "VERSATILEIMAGEFIELD_")
 
 
 def is_settings_path(path: str) -> bool:
@@ -131,7 +136,7 @@ def find_settings_problems(
         for finding in _bad_backends(module, local_storages):
             if not replaced(finding.line):
                 found.append(finding)
-        for finding in _services_on_this_host(module):
+        for finding in (*_services_on_this_host(module), *_sqlite_by_default(module)):
             if not replaced(finding.line):
                 found.append(finding)
         for statement in settings.get("SECRET_KEY", []):
@@ -301,6 +306,8 @@ def _bad_backends(
     the evidence, not the statement. Comparisons and static-files storage are not.
     """
     ignored = _static_or_compared(module.tree)
+    chosen = _explicitly_chosen(module.tree)
+    paths = _value_paths(module) if "THUMBNAIL" in module.text or "IMAGEKIT" in module.text else {}
     for node in ast.walk(module.tree):
         text = string_value(node)
         if text is None or id(node) in ignored:
@@ -308,13 +315,45 @@ def _bad_backends(
         match = BACKEND_PROBLEMS.get(text)
         if match is None and (LOCAL_STORAGE_CLASS.search(text) or text in local_storages):
             match = LOCAL_STORAGE_SUBCLASS
-        if match is not None:
+        if match is not None and any(word in text for word in chosen.get(id(node), ())):
+            continue  # the operator named this backend (``elif scheme == "sqlite":``)
+        if match is None:
+            continue
+        line = getattr(node, "lineno", 1)
+        thumbnails = (paths.get(line) or ("",))[0]
+        if match is LOCAL_STORAGE_SUBCLASS and thumbnails.startswith(THUMBNAIL_SETTINGS):
             yield _finding(
                 module,
-                getattr(node, "lineno", 1),
-                f"{match.setting}: {match.why}",
-                FIXES.get(match.setting, ""),
+                line,
+                f"{thumbnails}: thumbnails are generated into this host's disk: other "
+                "instances regenerate them or serve 404",
+                FIXES["thumbnails"],
             )
+            continue
+        yield _finding(module, line, f"{match.setting}: {match.why}", FIXES.get(match.setting, ""))
+
+
+def _explicitly_chosen(tree: ast.AST) -> dict[int, set[str]]:
+    """For each node in the body of an ``if``/``elif`` whose test compares a value with
+    string literals (``schema == "sqlite"``, ``url.startswith("sqlite")``), those
+    literals: a backend they name was asked for by configuration, not a default."""
+    chosen: dict[int, set[str]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.If):
+            continue
+        words = {
+            word
+            for child in ast.walk(node.test)
+            if isinstance(child, ast.Compare | ast.Call)
+            for literal in ast.walk(child)
+            if (word := string_value(literal)) and len(word) >= 4
+        }
+        if not words:
+            continue
+        for statement in node.body:
+            for child in ast.walk(statement):
+                chosen.setdefault(id(child), set()).update(words)
+    return chosen
 
 
 # Where settings name a shared service's address (the deploy checks' W004/W026/W048),
@@ -325,27 +364,200 @@ SERVICE_ADDRESSES: tuple[tuple[KeyPathPattern, str], ...] = (
     (("CELERY_BROKER_URL",), "CELERY_BROKER_URL"),
     (("BROKER_URL",), "CELERY_BROKER_URL"),
     (("CELERY_RESULT_BACKEND",), "CELERY_RESULT_BACKEND"),
+    (("HUEY", "connection"), "HUEY"),
+    (("RQ_QUEUES", "*"), "RQ_QUEUES"),
+    (("Q_CLUSTER", "redis"), "Q_CLUSTER"),
+    # A whole alias built from a URL: env.cache("CACHE_URL", default=…).
+    (("CACHES", "*"), "CACHES"),
 )
+# A top-level setting whose name says it is a shared service's address (REDIS_URL,
+# CELERY_BROKER, DB_HOST, MEMCACHED_LOCATION); not EMAIL_HOST, not this site's URL.
+SERVICE_SETTING = lazy_compile(
+    r"^(?!EMAIL_)([A-Z0-9]+_)*(REDIS|VALKEY|BROKER|AMQP|RABBIT\w*|MEMCACHED?|CELERY|HUEY|"
+    r"CACHE|DATABASE|DB|POSTGRES\w*|PG|MYSQL|MARIADB|ELASTICSEARCH|OPENSEARCH|MONGO\w*)"
+    r"(_\w+)?_?(HOST|URL|URI|LOCATION|ADDRESS|SERVER|CONNECTION)S?$|^SESSION_REDIS$"
+)
+# Celery brokers and result stores kept in files on this host.
+FILE_TRANSPORTS = ("filesystem://", "sqla+sqlite:", "db+sqlite:", "sqlite:")
+BROKER_SETTINGS = ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND")
 
 
 def _services_on_this_host(module: PythonModule) -> Iterator[Finding]:
     """A cache, channel layer or Celery broker/result store addressed as this host
     (``localhost``, loopback, a unix socket), the literal or an environment default."""
     ignored = _static_or_compared(module.tree)
+    chosen = _explicitly_chosen(module.tree)
+    names = _module_strings(module)
+    seen: set[int] = set()
     for node, path in _strings_with_paths(module):
         if id(node) in ignored:
             continue
-        for pattern, setting in SERVICE_ADDRESSES:
-            if _matches(path, pattern):
-                address = next(this_host_addresses(string_value(node)), None)
-                if address is not None:
-                    yield _finding(
-                        module,
-                        getattr(node, "lineno", 1),
-                        f"{setting}: {address} is this host: each instance talks to its own server",
-                        FIXES["this host"],
-                    )
-                break
+        setting = _service_setting(path)
+        if setting is None:
+            continue
+        if _database_setting(setting):
+            text, line = _address_text(node, names)
+            asked_for = any(word in text for word in chosen.get(id(node), ()))
+            if text.lower().startswith(SQLITE_URLS) and not asked_for and line not in seen:
+                seen.add(line)
+                yield _finding(
+                    module,
+                    line,
+                    f"{setting}: {text.split(':', 1)[0]} URL: SQLite is a file on one host: "
+                    "each instance would have its own database",
+                    FIXES["DATABASES"],
+                )
+                continue
+        if setting == "DATABASES" and string_value(node) is not None:
+            # A literal HOST is read as it stands elsewhere (W030 judges the engine); only
+            # a default the environment was meant to replace is judged here.
+            continue
+        text, line = _address_text(node, names)
+        if setting in BROKER_SETTINGS and text.lower().startswith(FILE_TRANSPORTS):
+            if line not in seen:
+                seen.add(line)
+                yield _finding(
+                    module,
+                    line,
+                    f"{setting}: {text.split(':', 1)[0]} keeps the queue in a file on this "
+                    "host: workers elsewhere never see it",
+                    FIXES["this host"],
+                )
+            continue
+        address = next(this_host_addresses(text), None)
+        if address is not None and line not in seen:
+            seen.add(line)
+            yield _finding(
+                module,
+                line,
+                f"{setting}: {address} is this host: each instance talks to its own server",
+                FIXES["this host"],
+            )
+
+
+SQLITE_FILE = (".sqlite3", ".sqlite", ".db")
+PATH_CALLS = frozenset({"str", "Path", "join", "fspath"})
+
+
+def _sqlite_by_default(module: PythonModule) -> Iterator[Finding]:
+    """``"ENGINE": "django.db.backends." + backend`` with a ``NAME`` whose default is a
+    SQLite file (``fallback=DATA_DIR / "db.sqlite3"``): the engine is chosen at run time
+    and, unconfigured, it is SQLite. A literal engine is judged as a backend instead."""
+    names = _module_strings(module)
+    ignored = _static_or_compared(module.tree)
+    literal_engines: set[str] = set()
+    sqlite_names: list[tuple[str, int]] = []
+    for node, path in _strings_with_paths(module):
+        if len(path) != 3 or path[0] != "DATABASES" or id(node) in ignored:
+            continue
+        if path[2] == "ENGINE":
+            engine, _ = _address_text(node, names)
+            if not engine.endswith(".x"):  # known whole, not "django.db.backends." + name
+                literal_engines.add(path[1])
+        elif path[2] == "NAME":
+            text, line = _address_text(node, names)
+            if text.lower().endswith(SQLITE_FILE):
+                sqlite_names.append((path[1], line))
+    for alias, line in sqlite_names:
+        if alias not in literal_engines:
+            yield _finding(
+                module,
+                line,
+                "DATABASES: the engine is chosen at run time and its default NAME is a "
+                "SQLite file: unconfigured, each instance has its own database",
+                FIXES["DATABASES"],
+            )
+
+
+SQLITE_URLS = ("sqlite:", "spatialite:")
+
+
+def _database_setting(setting: str) -> bool:
+    return setting == "DATABASES" or setting.startswith(("DATABASE", "DB_"))
+
+
+def _service_setting(path: KeyPath) -> str | None:
+    for pattern, setting in SERVICE_ADDRESSES:
+        if _matches(path, pattern):
+            return setting
+    if SERVICE_SETTING.match(path[0]) and (
+        len(path) == 1 or path[-1].lower() in {"host", "hosts", "url", "location", "address"}
+    ):
+        return path[0]
+    if path[:1] == ("DATABASES",) and (len(path) == 2 or path[2:] == ("HOST",)):
+        return "DATABASES"  # a whole alias built from a URL, or its HOST
+    return None
+
+
+def _env_default(node: ast.AST) -> ast.AST | None:
+    """The default of ``os.getenv("X", d)``/``env("X", default=d)``/``config(...)``."""
+    if not isinstance(node, ast.Call):
+        return None
+    for keyword_ in node.keywords:
+        if keyword_.arg in {"default", "fallback"}:  # environ/decouple; configparser
+            return keyword_.value
+    # A positional default only where the second argument is one: os.getenv("X", d),
+    # os.environ.get("X", d), getattr(settings, "X", d); configparser's get(section,
+    # option) takes an option there.
+    function = dotted(node.func) or ""
+    positional = function.endswith(("getenv", "environ.get")) or function == "getattr"
+    if positional and function == "getattr" and len(node.args) >= 3:
+        return node.args[2]
+    if positional and len(node.args) >= 2 and string_value(node.args[0]) is not None:
+        return node.args[1]
+    return None
+
+
+def _module_strings(module: PythonModule) -> dict[str, tuple[str, int]]:
+    """Top-level names bound to a string, or to an environment lookup's string default,
+    with the line that decides it: ``REDIS_HOST = os.getenv("REDIS_HOST", "localhost")``."""
+    names: dict[str, tuple[str, int]] = {}
+    for statement in module.tree.body:
+        if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+            continue
+        target = statement.targets[0]
+        if not isinstance(target, ast.Name):
+            continue
+        text, line = _address_text(statement.value, names)
+        if text and text != "x":
+            names[target.id] = (text, line)
+    return names
+
+
+def _address_text(node: ast.AST, names: dict[str, tuple[str, int]]) -> tuple[str, int]:
+    """The address ``node`` gives when the environment sets nothing, with the line that
+    decides it (the default's own line when it comes from a name bound elsewhere):
+    f-strings and ``+`` are joined with unknown pieces as ``x``."""
+    line = getattr(node, "lineno", 1)
+    text = string_value(node)
+    if text is not None:
+        return text, line
+    if isinstance(node, ast.Name) and node.id in names:
+        return names[node.id]
+    default = _env_default(node)
+    if default is not None:
+        return _address_text(default, names)
+    if isinstance(node, ast.FormattedValue):
+        return _address_text(node.value, names)
+    parts: list[ast.AST] = []
+    separator = ""
+    if isinstance(node, ast.JoinedStr):
+        parts = list(node.values)
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Div):
+        parts, separator = [node.left, node.right], "/" if isinstance(node.op, ast.Div) else ""
+    elif isinstance(node, ast.Call) and last_part(dotted(node.func)) in PATH_CALLS:
+        parts, separator = list(node.args), "/"  # str(DATA_DIR / "db.sqlite3"), join(...)
+    if not parts:
+        return "x", line
+    pieces = [_address_text(part, names) for part in parts]
+    joined = separator.join(piece for piece, _ in pieces)
+    # The piece that brings this host decides; else the expression's own line.
+    for piece, piece_line in pieces:
+        if piece.endswith("://"):
+            continue  # a bare scheme is no address (redis:// alone would mean localhost)
+        if next(this_host_addresses(piece), None) is not None:
+            return joined, piece_line
+    return joined, line
 
 
 KeyPathPattern = tuple[str, ...]
@@ -366,11 +578,15 @@ def _strings_with_paths(module: PythonModule) -> Iterator[tuple[ast.AST, KeyPath
                 name = string_value(key)
                 yield from walk(value, (*path, name) if name is not None else path)
             return
-        if string_value(node) is not None:
+        if string_value(node) is not None or isinstance(node, ast.Name):
             yield node, path
             return
+        if _env_default(node) is not None:
+            yield node, path  # os.getenv("X", default): judged by its default
+            return
         if isinstance(node, ast.JoinedStr | ast.BinOp):
-            return  # pieces of a string built at run time are not addresses
+            yield node, path  # a string built at run time: judged whole (_address_text)
+            return
         for child in ast.iter_child_nodes(node):
             yield from walk(child, path)
 
@@ -740,6 +956,10 @@ FIXES: dict[str, str] = {
     "instance, and fail at start-up when it is missing (horizontal.W050).",
     "this host": "Point it at the server every instance shares; a sidecar proxy on "
     "localhost that forwards to it is the exception (say so with an inline ignore).",
+    "HUEY": "Use RedisHuey (or PriorityRedisHuey) on the Redis every instance shares "
+    "(horizontal.W048 checks its address).",
+    "thumbnails": "Store thumbnails in the shared storage: set the generator's storage "
+    "setting to horizontal.storage.S3Storage (or leave it to the default storage).",
     "CRONJOBS": "Register each job with @job and have one scheduler call 'manage.py runjob "
     "NAME' instead of 'crontab add' on every host.",
 }

@@ -18,6 +18,10 @@ from typing import NamedTuple
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 
+# Run when a package or image is built, never by a replica.
+BUILD_SCRIPTS = frozenset({"setup.py", "_build.py", "build.py", "build_backend.py"})
+
+
 class Scope(NamedTuple):
     """Where a node sits: the innermost function (None at import time) and class."""
 
@@ -113,8 +117,15 @@ class PythonModule:
 
     @property
     def is_script(self) -> bool:
-        """A management command or ``__main__`` script: its process ends with the run."""
-        return "/management/commands/" in f"/{self.path}" or "__main__" in self.text
+        """A management command, a ``__main__`` script or a build step (``setup.py``,
+        an in-tree build backend): its process ends with the run."""
+        path = f"/{self.path}"
+        return (
+            "/management/commands/" in path
+            or "__main__" in self.text
+            or path.rsplit("/", 1)[-1] in BUILD_SCRIPTS
+            or "/_build/" in path
+        )
 
     def nodes(self, *types: type[ast.AST]) -> Iterator[ast.AST]:
         for node_type in types:

@@ -260,8 +260,30 @@ def _memo_fill(function: FunctionNode, container: ast.AST) -> bool:
     return False
 
 
+def settings_receivers(module: PythonModule) -> set[str]:
+    """Functions connected to Django's ``setting_changed``: they run when a test
+    overrides settings (``override_settings``), never in a deployment."""
+    if "setting_changed" not in module.text:
+        return set()
+    found: set[str] = set()
+    for function in module.nodes(ast.FunctionDef):
+        assert isinstance(function, ast.FunctionDef)
+        for decorator in function.decorator_list:
+            if isinstance(decorator, ast.Call) and any(
+                (dotted(arg) or "").endswith("setting_changed") for arg in decorator.args
+            ):
+                found.add(function.name)
+    for statement in ast.walk(module.tree):
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            call = statement.value
+            receiver = dotted(call.func) or ""
+            if receiver.endswith("setting_changed.connect") and call.args:
+                found.add(dotted(call.args[0]) or "")
+    return found
+
+
 def _global_rebinding(module: PythonModule) -> Iterator[Finding]:
-    skip = import_time_functions(module)
+    skip = import_time_functions(module) | settings_receivers(module)
     for node in module.nodes(ast.Global):
         assert isinstance(node, ast.Global)
         function = module.scope(node).function
@@ -274,6 +296,16 @@ def _global_rebinding(module: PythonModule) -> Iterator[Finding]:
             outside = reaches_outside(module, function)
             # Globals declared together are built together: ``if A is None: A = ...; B = f(A)``.
             if all(_guarded_lazy_init(function, a, node.names) for a in assignments):
+                if not outside and any(_random_value(module, a) for a in assignments):
+                    yield Finding(
+                        module.path,
+                        node.lineno,
+                        "cache",
+                        f"global {name} is set to a fresh random value on first use: each "
+                        "instance makes its own (an identity or key the others do not share)",
+                        module.line(node.lineno),
+                    )
+                    continue
                 if not outside:
                     continue  # lazy construction of a client or object: same everywhere
                 yield Finding(
@@ -292,6 +324,18 @@ def _global_rebinding(module: PythonModule) -> Iterator[Finding]:
                     f"global {name} is rebound at run time: each instance has its own value",
                     module.line(node.lineno),
                 )
+
+
+def _random_value(module: PythonModule, assignment: ast.AST) -> bool:
+    from horizontal.audit.known import RANDOM_VALUE_CALLS
+
+    value = getattr(assignment, "value", None)
+    return value is not None and any(
+        isinstance(node, ast.Call)
+        and last_part(module.qualify(node.func) or getattr(node.func, "attr", ""))
+        in RANDOM_VALUE_CALLS
+        for node in ast.walk(value)
+    )
 
 
 def _assignments_to(function: FunctionNode, name: str) -> list[ast.AST]:

@@ -1,0 +1,160 @@
+"""Data folders: a directory named by a setting (``settings.DOCS_BUILD_ROOT``,
+``settings.DATA_DIR``) that one piece of code writes into and request code reads from.
+
+The writer is often a management command or a task (run on one host), the reader a view
+or helper on every instance: only the host that built the files can serve them. One
+module cannot see both halves, so each module reports what it writes and reads, and the
+run pairs them (``Scan.finish``). ``MEDIA_ROOT`` has its own rules in ``files.py``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from horizontal.audit.files import is_data_setting, written_path
+from horizontal.audit.source import FunctionNode, PythonModule, call_name, dotted, last_part
+
+# Calls that create files or directories under a path they are given.
+MAKERS = frozenset(
+    {
+        "mkdir",
+        "makedirs",
+        "copytree",
+        "copy",
+        "copy2",
+        "copyfile",
+        "move",
+        "extractall",
+        "run",
+        "check_call",
+        "check_output",
+        "Popen",
+        "save",
+        "write",
+        "dump",
+    }
+)
+
+
+class Use(NamedTuple):
+    setting: str
+    path: str
+    line: int
+    source: str
+
+
+def data_folder_uses(module: PythonModule) -> tuple[list[Use], list[Use]]:
+    """(writes, reads) of data folders in this module's functions.
+
+    A command or script writes into ``X`` when one of its functions creates files or
+    directories (``mkdir``, a write, a copy, a subprocess, an archive extracted) at a
+    path built from ``settings.X``; other code, when it does so in a way ``files.py``
+    does not report itself (``mkdir``, an image's ``save()``, a subprocess). A reported
+    write is the finding already; a command's are not reported, nor a library's save. Request code
+    reads ``X`` when a function of a module that is not a command or script names
+    ``settings.X`` and creates nothing there: its path building line is the read.
+    """
+    writes: list[Use] = []
+    reads: list[Use] = []
+    if "settings." not in module.text:
+        return writes, reads
+    for function in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
+        assert isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+        if module.scope(function).function is not None:
+            continue  # nested functions are walked with their parent
+        named = _named_lines(function)
+        if not named:
+            continue
+        filled = _filled_settings(module, function)
+        if module.is_script:
+            writes.extend(Use(s, module.path, line, "") for s, line in named if s in filled)
+        elif filled:
+            unreported = _filled_settings(module, function, unreported_only=True)
+            writes.extend(Use(s, module.path, line, "") for s, line in named if s in unreported)
+        else:
+            reads.extend(Use(s, module.path, line, module.line(line)) for s, line in named)
+    return writes, reads
+
+
+def _named_lines(function: FunctionNode) -> list[tuple[str, int]]:
+    found: list[tuple[str, int]] = []
+    for child in ast.walk(function):
+        if not isinstance(child, ast.Attribute) or dotted(child.value) != "settings":
+            continue
+        if is_data_setting(child.attr):
+            found.append((child.attr, child.lineno))
+    return found
+
+
+def _filled_settings(
+    module: PythonModule, function: FunctionNode, *, unreported_only: bool = False
+) -> set[str]:
+    """Data settings under which ``function`` creates files: a maker call whose receiver
+    or arguments mention ``settings.X`` or a local name built from it."""
+    derived: dict[str, set[str]] = {}  # local name -> the settings it is built from
+    for node in sorted(ast.walk(function), key=lambda n: getattr(n, "lineno", 0)):
+        if isinstance(node, ast.Assign):
+            sources = _settings_in(node.value, derived)
+            if sources:
+                for target in node.targets:
+                    for bound in ast.walk(target):
+                        if isinstance(bound, ast.Name):
+                            derived.setdefault(bound.id, set()).update(sources)
+    filled: set[str] = set()
+    for child in ast.walk(function):
+        if not isinstance(child, ast.Call):
+            continue
+        method = child.func.attr if isinstance(child.func, ast.Attribute) else None
+        name = last_part(call_name(module, child)) or (method or "")
+        written = written_path(module, child) is not None
+        if (name not in MAKERS and not written) or (unreported_only and written):
+            continue
+        parts: list[ast.AST] = [*child.args, *(k.value for k in child.keywords)]
+        if isinstance(child.func, ast.Attribute):
+            parts.append(child.func.value)
+        for part in parts:
+            filled |= _settings_in(part, derived)
+    return filled
+
+
+def _settings_in(node: ast.AST, derived: dict[str, set[str]]) -> set[str]:
+    found: set[str] = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Attribute) and dotted(child.value) == "settings":
+            if is_data_setting(child.attr):
+                found.add(child.attr)
+        elif isinstance(child, ast.Name) and child.id in derived:
+            found |= derived[child.id]
+    return found
+
+
+def media_folders(module: PythonModule) -> set[str]:
+    """Settings a settings module defines under ``MEDIA_ROOT`` (``ORIGINALS_DIR =
+    MEDIA_ROOT / "originals"``): uploads, one root cause with the storage that holds
+    them, reported where ``STORAGES``/``MEDIA_ROOT`` is decided."""
+    found: set[str] = set()
+    for statement in module.tree.body:
+        if isinstance(statement, ast.Assign) and any(
+            isinstance(node, ast.Name) and node.id == "MEDIA_ROOT"
+            for node in ast.walk(statement.value)
+        ):
+            found.update(t.id for t in statement.targets if isinstance(t, ast.Name))
+    return found
+
+
+def unread_pairs(
+    writes: list[Use],
+    reads: list[Use],
+    media: set[str] = frozenset(),  # type: ignore[assignment]
+) -> Iterator[tuple[Use, Use]]:
+    """Each read of a data folder that a command fills, with one such write."""
+    written: dict[str, Use] = {}
+    for use in writes:
+        if use.setting not in media:
+            written.setdefault(use.setting, use)
+    for read in reads:
+        writer = written.get(read.setting)
+        if writer is not None and writer.path != read.path:
+            yield read, writer

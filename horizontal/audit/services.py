@@ -1,0 +1,150 @@
+"""Task queues and shared services that code (not settings) ties to this host.
+
+``SqliteHuey``/``FileHuey`` keep the queue in a file on one host's disk and
+``MemoryHuey`` in one process: consumers elsewhere never see the tasks. A Huey
+``@periodic_task`` is enqueued by every consumer's scheduler, so N consumers run it N
+times. A client built from ``os.getenv("REDIS_HOST", "localhost")`` (or a
+``getattr(settings, "REDIS_URL", "redis://127.0.0.1")``) falls back to a server on this
+host when the variable is missing. Settings modules are left to ``settings_modules``,
+which reads them as Python runs them.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+
+from horizontal.audit.findings import Finding
+from horizontal.audit.known import this_host_addresses
+from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.settings_modules import is_settings_path, looks_like_settings
+from horizontal.audit.source import PythonModule, call_name, last_part, string_value
+
+LOCAL_QUEUES = {
+    "SqliteHuey": "Huey's SqliteHuey keeps the task queue in a SQLite file on this host",
+    "FileHuey": "Huey's FileHuey keeps the task queue in files on this host's disk",
+    "MemoryHuey": "Huey's MemoryHuey keeps the task queue in this process's memory",
+}
+HUEY_PERIODIC = frozenset({"periodic_task", "db_periodic_task"})
+# Lookups whose second argument (or ``default=``) is what production gets when unset.
+ENV_LOOKUPS = frozenset({"getenv", "get", "env", "config", "getattr", "str", "url"})
+# The looked-up name says it is a shared service's address (not EMAIL_HOST, not a URL
+# of this site).
+SERVICE_NAME = lazy_compile(
+    r"(REDIS|VALKEY|BROKER|AMQP|RABBIT\w*|MEMCACHED?|CELERY|HUEY|CACHE|DATABASE|DB|"
+    r"POSTGRES\w*|PG|MYSQL|MARIADB|ELASTICSEARCH|OPENSEARCH|MONGO\w*)_?\w*"
+    r"(HOST|URL|URI|LOCATION|ADDRESS|SERVER)S?$",
+    re.IGNORECASE,
+)
+
+
+def find_local_services(module: PythonModule) -> Iterator[Finding]:
+    """On-disk and in-memory Huey queues, Huey periodic tasks, and service clients that
+    default to this host (outside settings modules, whose lookups the settings scan
+    judges as Python runs them)."""
+    settings = is_settings_path(module.path) or looks_like_settings(module.text)
+    for call in module.nodes(ast.Call):
+        assert isinstance(call, ast.Call)
+        name = last_part(call_name(module, call) or getattr(call.func, "attr", ""))
+        if name in LOCAL_QUEUES:
+            yield Finding(
+                module.path,
+                call.lineno,
+                "file-write",
+                f"{LOCAL_QUEUES[name]}: consumers on other instances never see the tasks",
+                module.line(call.lineno),
+                fix_text="Use RedisHuey (or PriorityRedisHuey) on the Redis every instance "
+                "shares, or move the work to @job + runjob.",
+            )
+        elif not settings and not module.is_script:
+            address = _this_host_default(call) or _client_on_this_host(call, name)
+            if address is not None:
+                yield Finding(
+                    module.path,
+                    call.lineno,
+                    "settings",
+                    f"{address} is this host (written in the code, or the default when the "
+                    "variable is unset): each instance talks to a server on its own host",
+                    module.line(call.lineno),
+                    fix_text="Fail when the service address is missing instead of falling "
+                    "back to localhost; point it at the server every instance shares.",
+                )
+    if not module.is_script:
+        yield from _huey_periodic_tasks(module)
+
+
+# Clients of shared services, and the arguments that say where the server is.
+CLIENTS = frozenset(
+    {
+        "Redis",
+        "StrictRedis",
+        "ConnectionPool",
+        "from_url",
+        "RedisHuey",
+        "PriorityRedisHuey",
+        "Celery",
+        "ConnectionParameters",
+        "URLParameters",
+        "MongoClient",
+        "Elasticsearch",
+        "OpenSearch",
+    }
+)
+ADDRESS_ARGUMENTS = frozenset({"host", "url", "broker", "backend", "hosts", "location"})
+
+
+def _client_on_this_host(call: ast.Call, name: str) -> str | None:
+    """``redis.Redis(host="localhost")``, ``Celery(broker="amqp://127.0.0.1//")``: a
+    client of a shared service pointed at this host by a literal in the code."""
+    if name not in CLIENTS:
+        return None
+    values = [k.value for k in call.keywords if k.arg in ADDRESS_ARGUMENTS]
+    if call.args and name != "Celery":  # Celery's first argument is the app's name
+        values.append(call.args[0])
+    for value in values:
+        items = value.elts if isinstance(value, ast.List | ast.Tuple) else [value]
+        for item in items:
+            address = next(this_host_addresses(string_value(item)), None)
+            if address is not None:
+                return address
+    return None
+
+
+def _this_host_default(call: ast.Call) -> str | None:
+    """``os.getenv("REDIS_URL", "redis://localhost")``: the this-host default, if any."""
+    name = last_part(getattr(call.func, "attr", None) or getattr(call.func, "id", None))
+    if name not in ENV_LOOKUPS:
+        return None
+    arguments = list(call.args)
+    looked_up = next((string_value(a) for a in arguments if string_value(a)), None)
+    if looked_up is None or not SERVICE_NAME.search(looked_up):
+        return None
+    defaults = [a for a in arguments if string_value(a) and string_value(a) != looked_up]
+    defaults += [k.value for k in call.keywords if k.arg == "default"]
+    for default in defaults:
+        address = next(this_host_addresses(string_value(default)), None)
+        if address is not None:
+            return address
+    return None
+
+
+def _huey_periodic_tasks(module: PythonModule) -> Iterator[Finding]:
+    if "periodic_task" not in module.text or "huey" not in module.text:
+        return
+    for function in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
+        assert isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+        for decorator in function.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            qualified = module.qualify(target) or ""
+            if last_part(qualified) in HUEY_PERIODIC and "huey" in qualified:
+                yield Finding(
+                    module.path,
+                    decorator.lineno,
+                    "scheduler",
+                    f"Huey @{last_part(qualified)} is enqueued by the scheduler of every "
+                    "consumer: with a consumer per instance the task runs N times",
+                    module.line(decorator.lineno),
+                    fix_text="Run one consumer with periodic tasks and the others with "
+                    "'run_huey --no-periodic', or register the work with @job + runjob.",
+                )
