@@ -7,7 +7,8 @@
 For each vendor, one database per history size (an empty one is the anchor), each
 migrated and bulk-loaded in the server (``generate_series`` on PostgreSQL, the
 ``seq_1_to_N`` sequence engine on MariaDB, a recursive CTE on SQLite): the run history
-of ten jobs (one of them the job being claimed) and one idempotency key per run.
+of ten jobs (one of them the job being claimed), one idempotency key and one attempt
+per run.
 Then, in interleaved rounds across the databases (so that the load of this shared
 machine hits every size alike), the median latency of:
 
@@ -120,8 +121,22 @@ EFFECT = HistoryTable(
         + _EFFECT_SELECT.format(key="'effect:' || id", now="datetime('now')"),
     },
 )
-# Extend here (e.g. the job attempts table of issue 13): rows derived from the runs.
-HISTORY_TABLES: list[HistoryTable] = [JOBRUN, EFFECT]
+# One attempt per run (issue 13's table), for the runs inserted by the last JOBRUN batch:
+# what every claim inserts into and every finish updates.
+_ATTEMPT_SELECT = (
+    "SELECT id, job, slot, token, attempt, owner, triggered_by, claimed_at, claimed_at,"
+    " finished_at, status, '' FROM horizontal_jobrun WHERE id > {first_id}"
+    " AND owner = 'bench-history'"
+)
+_ATTEMPT_INSERT = (
+    "INSERT INTO horizontal_jobattempt (job_run_id, job, slot, token, attempt, owner,"
+    " triggered_by, claimed_at, started_at, finished_at, outcome, error) "
+)
+ATTEMPT = HistoryTable(
+    "horizontal_jobattempt",
+    {vendor: _ATTEMPT_INSERT + _ATTEMPT_SELECT for vendor in ("postgresql", "mysql", "sqlite")},
+)
+HISTORY_TABLES: list[HistoryTable] = [JOBRUN, EFFECT, ATTEMPT]
 # Rows per INSERT … SELECT: one transaction each, so no batch needs a huge undo log.
 BATCH = 500_000
 
