@@ -21,7 +21,6 @@ import importlib.util
 import os
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -276,21 +275,54 @@ def _per_request_read_timeout() -> bool:
 # -- resolving a backend's options -------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class ResolvedS3Options:
-    """What the deploy checks read of an S3 storage, named as its attributes are."""
+    """What the deploy checks read of an S3 storage, named as its attributes are.
 
-    file_overwrite: Any
-    endpoint_url: Any
-    region_name: Any
-    object_parameters: Any
-    default_acl: Any
-    deterministic_names: Any = False
-    refuses_overwrite: bool = False
-    deadline: Any = None
-    connect_timeout: Any = None
-    read_timeout: Any = None
-    retries: Any = None
+    A plain class: a dataclass would cost this module's import (every start-up that
+    loads the checks) more than all the rest of it.
+    """
+
+    __slots__ = (
+        "connect_timeout",
+        "deadline",
+        "default_acl",
+        "deterministic_names",
+        "endpoint_url",
+        "file_overwrite",
+        "object_parameters",
+        "read_timeout",
+        "refuses_overwrite",
+        "region_name",
+        "retries",
+    )
+
+    def __init__(
+        self,
+        *,
+        file_overwrite: Any,
+        endpoint_url: Any,
+        region_name: Any,
+        object_parameters: Any,
+        default_acl: Any,
+        deterministic_names: Any = False,
+        refuses_overwrite: bool = False,
+        deadline: Any = None,
+        connect_timeout: Any = None,
+        read_timeout: Any = None,
+        retries: Any = None,
+    ) -> None:
+        self.file_overwrite = file_overwrite
+        self.endpoint_url = endpoint_url
+        self.region_name = region_name
+        self.object_parameters = object_parameters
+        self.default_acl = default_acl
+        self.deterministic_names = deterministic_names
+        self.refuses_overwrite = refuses_overwrite
+        self.deadline = deadline
+        # Of the botocore Config the storage would hold (None: botocore's default).
+        self.connect_timeout = connect_timeout
+        self.read_timeout = read_timeout
+        self.retries = retries
 
     @property
     def worst_case_seconds(self) -> float:
@@ -304,11 +336,16 @@ class ResolvedS3Options:
 
 
 def _extra_installed() -> bool:
-    # find_spec of a top-level name looks on sys.path and imports nothing.
-    return all(
-        name in sys.modules or importlib.util.find_spec(name) is not None
-        for name in S3_EXTRA_PACKAGES
-    )
+    return all(_importable(name) for name in S3_EXTRA_PACKAGES)
+
+
+def _importable(name: str) -> bool:
+    # find_spec of a top-level name looks in sys.modules, then on sys.path, and imports
+    # nothing; what it cannot find (or a finder refuses) an import would not load.
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _botocore_config(value: Any) -> bool:

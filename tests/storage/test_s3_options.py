@@ -9,6 +9,7 @@ attribute) or a change to ``S3Storage`` fails here before the checks can drift.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -217,3 +218,13 @@ def test_other_backends_are_not_resolved() -> None:
     assert resolve("tests.storage.MyS3Storage", BUCKET) is None
     assert resolve("storages.backends.s3.S3StaticStorage", BUCKET) is None
     assert resolve(object, BUCKET) is None
+
+
+@pytest.mark.parametrize("package", s3_options.S3_EXTRA_PACKAGES)
+def test_without_the_s3_extra_nothing_is_resolved(
+    package: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As if not installed: the backend cannot be built, and the checks treat it as
+    # they always did (an unimportable class is no S3 storage).
+    monkeypatch.setitem(sys.modules, package, None)
+    assert resolve("horizontal.storage.S3Storage", BUCKET) is None
