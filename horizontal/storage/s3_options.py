@@ -10,9 +10,10 @@ in ``RESOLVABLE_BACKENDS``, resolved as the installed django-storages does: ``OP
 then a class attribute (these classes have none that shadow an option), then the
 ``AWS_*`` setting or the environment, then the class default. It answers ``None``
 where building the storage would raise, and where it cannot know the answer without
-building it (a CloudFront signer, a ``client_config`` that is not a botocore
-``Config``): callers then build the storage. ``tests/storage/test_s3_options.py`` holds
-it to the attributes of the really built objects.
+building it (a CloudFront key, a ``client_config`` that is not a botocore ``Config``,
+the deprecated ``use_threads=False``): callers then build the storage.
+``tests/storage/test_s3_options.py`` holds it to the attributes of the really built
+objects.
 """
 
 from __future__ import annotations
@@ -186,6 +187,7 @@ def _upstream_defaults() -> dict[str, Callable[[], Any]]:
         "region_name": lambda: _setting("AWS_S3_REGION_NAME"),
         "default_acl": lambda: _setting("AWS_DEFAULT_ACL", None),
         "client_config": lambda: _setting("AWS_S3_CLIENT_CONFIG", None),
+        "use_threads": lambda: _setting("AWS_S3_USE_THREADS", True),
     }
 
 
@@ -387,6 +389,8 @@ def _refused_by_upstream(value: Callable[[str], Any]) -> bool:
         return True
     if value("cloudfront_key_id") or value("cloudfront_key"):
         return True  # a mismatched pair raises; a pair loads a key: build it
+    if value("use_threads") is False:
+        return True  # a DeprecationWarning, an error under -W error: build it
     client_config = value("client_config")
     if client_config is None:
         return value("addressing_style") not in ADDRESSING_STYLES

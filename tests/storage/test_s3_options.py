@@ -201,6 +201,8 @@ def test_what_only_building_tells_is_left_to_building(backend: str) -> None:
     # A CloudFront key pair is loaded by cryptography when the storage is built.
     pair = {"cloudfront_key_id": "id", "cloudfront_key": "pem"}
     assert resolve(backend, {**BUCKET, **pair}) is None
+    # A deprecation warning, which -W error turns into a failure to build.
+    assert resolve(backend, {**BUCKET, "use_threads": False}) is None
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
