@@ -49,12 +49,14 @@ def check_pending_migrations(
     databases: Sequence[str] | None = None,
     **kwargs: Any,
 ) -> list[CheckMessage]:
-    # Imported here: the migration loader is for `check --database`, not every start-up.
+    aliases = [alias for alias in databases or () if alias in settings.DATABASES]
+    if not aliases:
+        return []
+    # Imported here, and only with a database to read: the migration loader is for
+    # `check --database`, not every start-up nor a `check --deploy` without one.
     from horizontal.deploy.compat import finding_message, pending_findings
 
     messages: list[CheckMessage] = []
-    for alias in databases or ():
-        if alias not in settings.DATABASES:
-            continue
+    for alias in aliases:
         messages.extend(finding_message(f, alias) for f in pending_findings(alias))
     return messages

@@ -3,13 +3,21 @@
 Every ``STORAGES`` alias is looked at except ``staticfiles``: static files are built
 into every identical image, and collectstatic overwriting them is intended. Backends
 are matched by class (subclasses count; the local ones are the catalogue's,
-``horizontal.audit.known``). S3 options are read from the storage object as Django
-builds it (``storages[alias]``), so ``OPTIONS``, ``AWS_*`` settings and the environment
-are all taken into account exactly as at run time; building it does no network I/O.
+``horizontal.audit.known``).
+
+S3 options are those the storage has at run time: ``OPTIONS``, then ``AWS_*`` settings
+and the environment, then the class defaults. For a backend that is exactly one of the
+known S3 classes (``horizontal.storage.S3Storage``, django-storages' ``S3Storage`` and
+``S3Boto3Storage``) they are resolved from the settings as django-storages resolves
+them (``horizontal.storage.s3_options.resolve``), without importing boto3, which would
+cost ``check --deploy`` some 60 ms of start-up. Any other S3 backend (a project's
+subclass may change class attributes), and the rare configuration only building can
+tell, is built as Django builds it (``storages[alias]``), which does no network I/O.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -22,6 +30,7 @@ from django.core.files.storage import storages
 from horizontal.audit import known
 from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import import_class, is_a
+from horizontal.storage.s3_options import RESOLVABLE_BACKENDS, ResolvedS3Options, resolve
 
 __all__ = [
     "LOCAL_STORAGES",
@@ -42,7 +51,8 @@ __all__ = [
 STATIC_ALIAS = "staticfiles"
 LOCAL_STORAGES = known.paths(known.LOCAL_STORAGES)
 # django-storages' class; ours and S3Boto3Storage subclass it.
-S3_STORAGES = ("storages.backends.s3.S3Storage",)
+S3_STORAGE_MODULE = "storages.backends.s3"
+S3_STORAGES = (f"{S3_STORAGE_MODULE}.S3Storage",)
 PUBLIC_ACLS = frozenset({"public-read", "public-read-write", "authenticated-read"})
 # A request worker blocked longer than this by one S3 call is an outage, not a blip.
 MAX_BLOCKING_SECONDS = 60.0
@@ -145,15 +155,45 @@ def _shared_aliases() -> list[str]:
 
 
 def _s3_storages(aliases: Iterable[str]) -> Iterator[tuple[str, Any]]:
-    """(alias, storage object) for each alias whose backend is an S3Storage."""
+    """(alias, its S3 options) for each alias whose backend is an S3Storage: resolved
+    from the settings for a known class, else the storage object itself."""
     for alias in aliases:
-        if not is_a(_backend(alias), S3_STORAGES):
+        backend = _backend(alias)
+        resolved = resolve(backend, settings.STORAGES[alias].get("OPTIONS", {}))
+        if resolved is not None:
+            yield alias, resolved
+            continue
+        if not _is_s3(backend):
             continue
         try:
             storage = storages[alias]
         except Exception:
             continue  # a broken configuration fails loudly at first use instead
         yield alias, storage
+
+
+def _is_s3(backend: object) -> bool:
+    """Whether ``backend`` is django-storages' S3Storage or a subclass."""
+    if isinstance(backend, str):
+        if backend in S3_STORAGES:
+            return True
+        backend = import_class(backend)
+    # A subclass has imported the module S3Storage is defined in; while it is not
+    # loaded, no class is one, and importing it (boto3) would only confirm that.
+    if S3_STORAGE_MODULE not in sys.modules:
+        return False
+    return is_a(backend, S3_STORAGES)
+
+
+def _worst_case_seconds(options: Any) -> float:
+    if isinstance(options, ResolvedS3Options):
+        return options.worst_case_seconds
+    # A built storage: boto3 is loaded, and so can be this (without the [s3] extra no
+    # S3 storage can be built, and there is nothing to check).
+    from horizontal.storage import worst_case_seconds
+
+    # Ours bounds a call by its deadline too; upstream's has none.
+    return worst_case_seconds(options.client_config, getattr(options, "deadline", None))
 
 
 def _public_acl(storage: Any) -> str | None:
@@ -171,6 +211,8 @@ def check_local_storage(
     messages: list[CheckMessage] = []
     for alias in _shared_aliases():
         backend = _backend(alias)
+        if isinstance(backend, str) and backend in RESOLVABLE_BACKENDS:
+            continue  # S3, known without importing it (boto3)
         # The class itself, for its name in the message; unimportable is Django's to report.
         found = import_class(backend) if isinstance(backend, str) else None
         if found is not None and is_a(found, LOCAL_STORAGES):
@@ -230,13 +272,8 @@ def check_s3_timeouts(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
     messages: list[CheckMessage] = []
-    for alias, storage in _s3_storages(list(settings.STORAGES)):
-        # Imported only once an S3 storage is configured: without the [s3] extra there
-        # is no boto3, and nothing to check.
-        from horizontal.storage import worst_case_seconds
-
-        # Ours bounds a call by its deadline too; upstream's has none.
-        seconds = worst_case_seconds(storage.client_config, getattr(storage, "deadline", None))
+    for alias, options in _s3_storages(list(settings.STORAGES)):
+        seconds = _worst_case_seconds(options)
         if seconds > MAX_BLOCKING_SECONDS:
             messages.append(W065(alias, seconds))
     return messages

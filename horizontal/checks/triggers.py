@@ -21,7 +21,7 @@ from django.apps import AppConfig
 from django.conf import settings
 from django.core import checks
 from django.core.checks import CheckMessage, Tags
-from django.urls import NoReverseMatch, reverse
+from django.urls import NoReverseMatch, URLPattern, get_resolver, get_urlconf, reverse
 
 from horizontal.audit import known
 from horizontal.checks._base import TAG, register
@@ -80,9 +80,26 @@ def W083() -> checks.Warning:
     )
 
 
+def _named_outside_namespaces(patterns: Iterable[Any], name: str) -> bool:
+    """Whether a pattern named ``name`` is in ``patterns`` or in an include without a
+    namespace: the only ones ``reverse(name)`` looks at, as Django's resolver files them
+    (anything that is not a ``URLPattern`` is a resolver there too)."""
+    for pattern in patterns:
+        if isinstance(pattern, URLPattern):
+            if pattern.name == name:
+                return True
+        elif not pattern.namespace and _named_outside_namespaces(pattern.url_patterns, name):
+            return True
+    return False
+
+
 def _trigger_path() -> str | None:
     if not getattr(settings, "ROOT_URLCONF", None):
         return None  # a project without URLs (a worker-only settings module)
+    # reverse() first builds the lookup tables of the whole URLconf (about 10 ms with the
+    # admin): asked only once a walk of the patterns found the name where it can look.
+    if not _named_outside_namespaces(get_resolver(get_urlconf()).url_patterns, URL_NAME):
+        return None
     try:
         return reverse(URL_NAME, args=["NAME"])
     except NoReverseMatch:

@@ -49,28 +49,28 @@ from storages.utils import (
     setting,
 )
 
-from horizontal.storage.env import endpoint_from_env, region_from_env
 from horizontal.storage.generated import SPOOL_MEMORY
 from horizontal.storage.s3_common import NAME_TAKEN_STATUSES, error_code, http_status
-from horizontal.storage.s3_deadline import (
+from horizontal.storage.s3_deadline import CallDeadline, S3DeadlineExceeded, worst_case_seconds
+from horizontal.storage.s3_options import (  # noqa: F401  (the defaults: see below)
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_DEADLINE,
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_READ_TIMEOUT,
     EXPECT_CONTINUE_WAIT,
-    MIN_ATTEMPT_READ,
-    CallDeadline,
-    S3DeadlineExceeded,
-    worst_case_seconds,
+    MULTIPART_CHUNK,
+    MULTIPART_THRESHOLD,
+    bounded_config_options,
+    bounds_error,
+    horizontal_defaults,
 )
 
 __all__ = ["S3DeadlineExceeded", "S3Storage", "worst_case_seconds"]
 
-# One conditional PUT is one request; boto3 switches to multipart (create, parts,
-# complete: 4+ requests) at 8 MiB, which costs more than it gains for uploads of this
-# size on a nearby endpoint. Above this, multipart with parts of MULTIPART_CHUNK.
-MULTIPART_THRESHOLD = 64 * 1024 * 1024
-MULTIPART_CHUNK = 16 * 1024 * 1024
+# The defaults are imported from s3_options (their one home, read by the deploy checks
+# without boto3) and stay reachable here: horizontal.storage serves them from this
+# module under the names of earlier releases.
+
 # Fresh names a save tries when each one turns out to be taken at write time; each try
 # after the first costs a HEAD per candidate, so this only matters under a name storm.
 NAME_ATTEMPTS = 10
@@ -106,51 +106,26 @@ class S3Storage(UpstreamS3Storage):  # type: ignore[misc]  # django-storages is 
             # Same name, same derived content: the newest write is the right one, and
             # the library that wrote it reads it back under the name it asked for.
             self.file_overwrite = True
-        read = float(self.read_timeout)
-        if self.deadline is not None:
-            # One whole attempt fits in the deadline, even where botocore cannot
-            # shorten a late attempt's read timeout.
-            read = min(read, self.deadline - self.connect_timeout - EXPECT_CONTINUE_WAIT)
         # Ours underneath, the caller's client_config (if any) on top: every option
         # they set explicitly wins, timeouts and retries they left out are bounded.
-        bounded = Config(
-            connect_timeout=float(self.connect_timeout),
-            read_timeout=read,
-            retries={"mode": "standard", "total_max_attempts": int(self.max_attempts)},
-        )
+        bounded = Config(**bounded_config_options(self._bounds()))
         self.client_config: Config = bounded.merge(self.client_config)
         self._writers = threading.local()
 
+    def _bounds(self) -> dict[str, Any]:
+        # getattr, not vars(): a subclass may set these as class attributes.
+        names = ("connect_timeout", "read_timeout", "max_attempts", "deadline")
+        return {name: getattr(self, name) for name in names}
+
     def _validate_bounds(self) -> None:
-        for option in ("connect_timeout", "read_timeout", "max_attempts", "deadline"):
-            value = getattr(self, option)
-            if option == "deadline" and value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-                raise ImproperlyConfigured(
-                    f"S3Storage option {option} must be a positive number, got {value!r}"
-                )
-        shortest = self.connect_timeout + EXPECT_CONTINUE_WAIT + MIN_ATTEMPT_READ
-        if self.deadline is not None and self.deadline < shortest:
-            raise ImproperlyConfigured(
-                f"S3Storage option deadline ({self.deadline!r} s) leaves no time for one "
-                f"attempt: give at least connect_timeout + {EXPECT_CONTINUE_WAIT:g} s + "
-                f"{MIN_ATTEMPT_READ:g} s = {shortest:g} s, or None for no deadline"
-            )
+        error = bounds_error(self._bounds())
+        if error is not None:
+            raise ImproperlyConfigured(error)
 
     def get_default_settings(self) -> dict[str, Any]:
         defaults: dict[str, Any] = super().get_default_settings()
         defaults.update(
-            file_overwrite=setting("AWS_S3_FILE_OVERWRITE", False),
-            signature_version=setting("AWS_S3_SIGNATURE_VERSION") or "s3v4",
-            region_name=setting("AWS_S3_REGION_NAME") or region_from_env(),
-            endpoint_url=setting("AWS_S3_ENDPOINT_URL") or endpoint_from_env(),
-            connect_timeout=DEFAULT_CONNECT_TIMEOUT,
-            read_timeout=DEFAULT_READ_TIMEOUT,
-            max_attempts=DEFAULT_MAX_ATTEMPTS,
-            deadline=DEFAULT_DEADLINE,
-            conditional_writes=True,
-            deterministic_names=False,
+            horizontal_defaults(),
             transfer_config=setting("AWS_S3_TRANSFER_CONFIG")
             or TransferConfig(
                 multipart_threshold=MULTIPART_THRESHOLD, multipart_chunksize=MULTIPART_CHUNK

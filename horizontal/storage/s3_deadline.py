@@ -1,5 +1,6 @@
-"""How long one S3 call may take: the default timeouts, the bound they give
-(``worst_case_seconds``), and the deadline across a call's retries (``CallDeadline``).
+"""How long one S3 call may take: the bound the timeouts give (``worst_case_seconds``)
+and the deadline across a call's retries (``CallDeadline``). The default timeouts are
+``s3_options``' (re-exported here), which needs no botocore.
 
 botocore bounds each attempt and counts attempts, but nothing bounds their sum; the
 deadline is hooked into botocore's own events (``S3Storage`` registers it on its
@@ -16,6 +17,19 @@ from botocore.exceptions import BotoCoreError
 from botocore.httpsession import URLLib3Session
 from botocore.retries.standard import RetryEventAdapter, StandardRetryConditions
 
+from horizontal.storage.s3_options import (
+    BOTOCORE_DEFAULT_TIMEOUT,
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_DEADLINE,
+    DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_READ_TIMEOUT,
+    EXPECT_CONTINUE_WAIT,
+    MAX_BACKOFF,
+    MIN_ATTEMPT_READ,
+    attempts_of,
+    worst_case,
+)
+
 __all__ = [
     "DEFAULT_CONNECT_TIMEOUT",
     "DEFAULT_DEADLINE",
@@ -29,20 +43,6 @@ __all__ = [
     "worst_case_seconds",
 ]
 
-DEFAULT_CONNECT_TIMEOUT = 2.0
-DEFAULT_READ_TIMEOUT = 5.0
-DEFAULT_MAX_ATTEMPTS = 3
-# One call, its retries included, never takes longer: below the 30-60 s idle timeout of
-# common load balancers, with room for the rest of the request.
-DEFAULT_DEADLINE = 10.0
-# An attempt is started only if it can wait at least this long for its answer.
-MIN_ATTEMPT_READ = 0.5
-# botocore's longest backoff before retry n (throttling scale: 1 s * 2^(n-1), at most
-# 20 s; other errors back off less). The deadline reserves this before allowing a retry.
-MAX_BACKOFF = 20.0
-# botocore's fixed wait for "100 Continue" before it sends an upload's body anyway.
-EXPECT_CONTINUE_WAIT = 1.0
-
 # botocore honours a read timeout in a request's context (boto/botocore#3770), so a late
 # attempt can be given only the time the deadline has left. Without it an attempt waits
 # its full read_timeout, and one is started only if that still fits.
@@ -54,12 +54,7 @@ _OPERATION = "horizontal_operation"
 
 
 def _attempts(config: Config) -> int:
-    retries = config.retries or {}
-    if "total_max_attempts" in retries:
-        return int(retries["total_max_attempts"])
-    if "max_attempts" in retries:
-        return int(retries["max_attempts"]) + 1
-    return 3 if retries.get("mode", "legacy") == "standard" else 5
+    return attempts_of(config.retries)
 
 
 def worst_case_seconds(config: Config, deadline: float | None = None) -> float:
@@ -70,18 +65,16 @@ def worst_case_seconds(config: Config, deadline: float | None = None) -> float:
     ``Expect: 100-continue`` and waits up to 1 s for it), then wait for the answer.
     Backoff uses botocore's throttling scale (1 s * 2^i, jittered down, at most 20 s),
     the larger of its two, so this is an upper bound. Where botocore cannot shorten an
-    attempt's read timeout, one full attempt may outlast the deadline.
+    attempt's read timeout, one full attempt may outlast the deadline. (The arithmetic
+    is ``s3_options.worst_case``, which the deploy checks use without botocore.)
     """
-    attempts = _attempts(config)
-    connect = float(config.connect_timeout or 60)
-    read = float(config.read_timeout or 60)
-    backoff = sum(min(2.0**i, MAX_BACKOFF) for i in range(attempts - 1))
-    unbounded = attempts * (connect + EXPECT_CONTINUE_WAIT + read) + backoff
-    if deadline is None:
-        return unbounded
-    one_attempt = connect + EXPECT_CONTINUE_WAIT + read
-    bounded = deadline if PER_REQUEST_READ_TIMEOUT else max(deadline, one_attempt)
-    return min(unbounded, bounded)
+    return worst_case(
+        config.connect_timeout,
+        config.read_timeout,
+        _attempts(config),
+        deadline,
+        lambda: PER_REQUEST_READ_TIMEOUT,
+    )
 
 
 class S3DeadlineExceeded(BotoCoreError):  # type: ignore[misc]  # botocore is untyped
@@ -146,8 +139,8 @@ class CallDeadline:
         """The calling client's connect and read timeouts, and the shortest attempt worth
         starting (botocore shortens a read timeout when it can; else a whole one)."""
         config = context.get("client_config") or Config()
-        connect = float(config.connect_timeout or 60)
-        read = float(config.read_timeout or 60)
+        connect = float(config.connect_timeout or BOTOCORE_DEFAULT_TIMEOUT)
+        read = float(config.read_timeout or BOTOCORE_DEFAULT_TIMEOUT)
         return connect, read, min(read, MIN_ATTEMPT_READ) if PER_REQUEST_READ_TIMEOUT else read
 
     def _before_retry(

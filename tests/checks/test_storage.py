@@ -13,7 +13,10 @@ from django.core.management.base import SystemCheckError
 from django.test import override_settings
 
 from horizontal.checks import storage as checks
+from horizontal.storage.s3_options import RESOLVABLE_BACKENDS
+from tests.checks.test_project import PRODUCTION
 from tests.storage.conftest import isolated_aws  # noqa: F401  (autouse, for this module only)
+from tests.support.processes import manage
 
 STATIC = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
 OURS = "horizontal.storage.S3Storage"
@@ -163,3 +166,40 @@ def test_checks_are_deploy_only_and_registered() -> None:
 def test_an_unimportable_backend_is_left_to_django() -> None:
     with override_settings(STORAGES=storages_with({"BACKEND": "no.such.Storage"})):
         assert storage_ids() == []
+
+
+def imported_by_check_deploy(backend: str) -> tuple[set[str], str]:
+    """Modules a real ``manage.py check --deploy`` imports with ``backend`` as the
+    default storage (``-X importtime`` lists each one), and its output."""
+    env = {
+        **PRODUCTION,
+        "DJANGO_SETTINGS_MODULE": "tests.checks.s3_backend_settings",
+        "TEST_S3_BACKEND": backend,
+        "PYTHONPROFILEIMPORTTIME": "1",
+    }
+    done = manage("check", "--deploy", env=env)
+    imported = {
+        line.rpartition("|")[2].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    return imported, done.stdout + done.stderr
+
+
+@pytest.mark.multiprocess
+@pytest.mark.parametrize("backend", sorted(RESOLVABLE_BACKENDS))
+def test_check_deploy_reads_a_known_s3_backend_without_boto3(backend: str) -> None:
+    imported, output = imported_by_check_deploy(backend)
+    assert "horizontal.checks.storage" in imported
+    assert {"boto3", "botocore", "storages.backends.s3"} & imported == set()
+    # The checks did read the options: upstream's overwrite by default (W061).
+    if RESOLVABLE_BACKENDS[backend] == "upstream":
+        assert "horizontal.W061" in output
+
+
+@pytest.mark.multiprocess
+def test_check_deploy_builds_any_other_s3_backend() -> None:
+    # Not a known class path (a project's subclass would be the same): built, as before.
+    imported, output = imported_by_check_deploy("storages.backends.s3.S3StaticStorage")
+    assert {"boto3", "botocore"} <= imported
+    assert "horizontal.W061" in output

@@ -4,13 +4,17 @@ the HTTP trigger (W080-W083), django.tasks and Celery (W085, W086)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from types import ModuleType
 from typing import Any
 
 import pytest
+from django.test import override_settings
+from django.urls import NoReverseMatch, get_resolver, include, path, reverse
 
 from horizontal.checks import triggers
 from horizontal.checks._classes import is_overridden
 from horizontal.jobs import Run, job, registry
+from horizontal.triggers import http
 from tests.checks.baseline import (
     assert_follows_the_contract,
     assert_registered_deploy_only,
@@ -148,3 +152,53 @@ def test_the_secret_key_as_trigger_secret_is_w083() -> None:
 def test_every_http_trigger_message_follows_the_check_contract() -> None:
     for message in (triggers.W080("/x"), triggers.W081(3), triggers.W082(), triggers.W083()):
         assert_follows_the_contract(message)
+
+
+def _urlconf(*patterns: Any) -> ModuleType:
+    module = ModuleType("urlconf_for_the_trigger_test")
+    module.urlpatterns = list(patterns)  # type: ignore[attr-defined]
+    return module
+
+
+def _reversed_trigger_path() -> str | None:
+    """What the check asked before it walked the patterns first."""
+    try:
+        return reverse(http.URL_NAME, args=["NAME"])
+    except NoReverseMatch:
+        return None
+
+
+def _view(request: Any) -> None:
+    """A view that is no trigger."""
+
+
+@pytest.mark.parametrize(
+    ("urlconf", "routed"),
+    [
+        pytest.param("horizontal.urls", True, id="the-root-urlconf"),
+        pytest.param(_urlconf(path("h/", include("horizontal.urls"))), False, id="namespaced"),
+        pytest.param(_urlconf(path("h/", include(http.urlpatterns))), True, id="included"),
+        pytest.param(
+            _urlconf(path("a/", include([path("b/", include(http.urlpatterns))]))),
+            True,
+            id="nested",
+        ),
+        pytest.param(_urlconf(path("a/", include((http.urlpatterns, "x")))), False, id="app"),
+        pytest.param(
+            _urlconf(path("t/", _view, name=http.URL_NAME)), False, id="name-without-the-arg"
+        ),
+        pytest.param(_urlconf(path("t/", _view, name="other")), False, id="other-names"),
+        pytest.param(_urlconf(), False, id="empty"),
+    ],
+)
+def test_the_trigger_path_is_what_reverse_finds(urlconf: Any, routed: bool) -> None:
+    with override_settings(ROOT_URLCONF=urlconf):
+        path_found = triggers._trigger_path()
+        assert path_found == _reversed_trigger_path()
+    assert (path_found is not None) is routed
+
+
+def test_an_unrouted_trigger_does_not_build_the_reverse_tables() -> None:
+    with override_settings(ROOT_URLCONF=_urlconf(path("h/", include("horizontal.urls")))):
+        assert triggers._trigger_path() is None
+        assert not get_resolver()._populated
