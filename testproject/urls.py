@@ -9,8 +9,13 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("testproject.accounts.urls")),
     path("files/", include("testproject.files.urls")),
-    path("horizontal/", include("horizontal.urls")),
 ]
+# The HTTP trigger only with its secret (routed without one: horizontal.W080); the health
+# views always.
+if getattr(settings, "HORIZONTAL_TRIGGER_SECRET", None):
+    urlpatterns.append(path("horizontal/", include("horizontal.urls")))
+else:
+    urlpatterns.append(path("horizontal/", include("horizontal.health.urls")))
 
 if settings.HORIZONTAL_METRICS:
     from horizontal.metrics import metrics_view

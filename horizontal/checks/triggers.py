@@ -21,14 +21,14 @@ from django.apps import AppConfig
 from django.conf import settings
 from django.core import checks
 from django.core.checks import CheckMessage, Tags
-from django.urls import NoReverseMatch, URLPattern, get_resolver, get_urlconf, reverse
+from django.urls import NoReverseMatch, URLPattern, get_resolver, get_urlconf
 
 from horizontal.audit import known
 from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import is_a, is_overridden
 from horizontal.conf import conf
 from horizontal.jobs.registry import Job, registry
-from horizontal.triggers.http import MIN_SECRET_BYTES, URL_NAME, site_says_https
+from horizontal.triggers.http import MIN_SECRET_BYTES, site_says_https, trigger, trigger_path
 
 __all__ = [
     "RUN_JOB_TASK",
@@ -48,7 +48,8 @@ def W080(path: str) -> checks.Warning:
     return checks.Warning(
         "HORIZONTAL_TRIGGER_SECRET is unset: the routed HTTP trigger answers 404.",
         hint="Set HORIZONTAL_TRIGGER_SECRET (32 bytes or more, from a secret store) on every "
-        "instance, or drop include('horizontal.urls') if no scheduler calls it.",
+        "instance; or, if no scheduler calls it, route the health views alone: "
+        "include('horizontal.health.urls').",
         obj=path,
         id="horizontal.W080",
     )
@@ -80,30 +81,35 @@ def W083() -> checks.Warning:
     )
 
 
-def _named_outside_namespaces(patterns: Iterable[Any], name: str) -> bool:
-    """Whether a pattern named ``name`` is in ``patterns`` or in an include without a
-    namespace: the only ones ``reverse(name)`` looks at, as Django's resolver files them
-    (anything that is not a ``URLPattern`` is a resolver there too)."""
+def _trigger_route(patterns: Iterable[Any], prefix: str = "") -> str | None:
+    """The route of the first pattern whose view is the trigger, in ``patterns`` or any
+    include below them, namespaced or not (anything that is not a ``URLPattern`` is a
+    resolver there): matched by view, so a project's own view of the same name is not."""
     for pattern in patterns:
+        route = prefix + str(pattern.pattern)
         if isinstance(pattern, URLPattern):
-            if pattern.name == name:
-                return True
-        elif not pattern.namespace and _named_outside_namespaces(pattern.url_patterns, name):
-            return True
-    return False
+            if pattern.callback is trigger:
+                return route
+        else:
+            found = _trigger_route(pattern.url_patterns, route)
+            if found is not None:
+                return found
+    return None
 
 
 def _trigger_path() -> str | None:
     if not getattr(settings, "ROOT_URLCONF", None):
         return None  # a project without URLs (a worker-only settings module)
     # reverse() first builds the lookup tables of the whole URLconf (about 10 ms with the
-    # admin): asked only once a walk of the patterns found the name where it can look.
-    if not _named_outside_namespaces(get_resolver(get_urlconf()).url_patterns, URL_NAME):
+    # admin): asked only once a walk of the patterns found the trigger somewhere.
+    route = _trigger_route(get_resolver(get_urlconf()).url_patterns)
+    if route is None:
         return None
     try:
-        return reverse(URL_NAME, args=["NAME"])
+        return trigger_path("NAME")
     except NoReverseMatch:
-        return None
+        # Under a namespace of the project's own: routed all the same.
+        return "/" + route
 
 
 @register(Tags.security, TAG, deploy=True)

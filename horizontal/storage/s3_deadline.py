@@ -14,7 +14,6 @@ from typing import Any
 
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError
-from botocore.httpsession import URLLib3Session
 from botocore.retries.standard import RetryEventAdapter, StandardRetryConditions
 
 from horizontal.storage.s3_options import (
@@ -27,6 +26,7 @@ from horizontal.storage.s3_options import (
     MAX_BACKOFF,
     MIN_ATTEMPT_READ,
     attempts_of,
+    botocore_bounds_each_read,
     worst_case,
 )
 
@@ -43,10 +43,9 @@ __all__ = [
     "worst_case_seconds",
 ]
 
-# botocore honours a read timeout in a request's context (boto/botocore#3770), so a late
-# attempt can be given only the time the deadline has left. Without it an attempt waits
-# its full read_timeout, and one is started only if that still fits.
-PER_REQUEST_READ_TIMEOUT = hasattr(URLLib3Session, "_get_request_timeout")
+# Without it an attempt waits its full read_timeout, and one is started only if that
+# still fits.
+PER_REQUEST_READ_TIMEOUT = botocore_bounds_each_read()
 # Keys of ours in botocore's per-call request context.
 _STARTED = "horizontal_started"
 _LAST_FAILURE = "horizontal_last_failure"

@@ -268,10 +268,13 @@ def worst_case(
     return min(unbounded, one_attempt)
 
 
-def _per_request_read_timeout() -> bool:
-    from horizontal.storage.s3_deadline import PER_REQUEST_READ_TIMEOUT
+def botocore_bounds_each_read() -> bool:
+    """Whether this botocore honours a read timeout in a request's context
+    (boto/botocore#3770), so that a late attempt can be given only what the deadline has
+    left. Imports botocore: asked only when the answer matters."""
+    from botocore.httpsession import URLLib3Session
 
-    return PER_REQUEST_READ_TIMEOUT
+    return hasattr(URLLib3Session, "_get_request_timeout")
 
 
 # -- resolving a backend's options -------------------------------------------------------
@@ -333,7 +336,7 @@ class ResolvedS3Options:
             self.read_timeout,
             attempts_of(self.retries),
             self.deadline,
-            _per_request_read_timeout,
+            botocore_bounds_each_read,
         )
 
 

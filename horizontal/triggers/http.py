@@ -48,6 +48,7 @@ from horizontal.jobs.runner import run_job
 from horizontal.models import TriggerNonce
 
 __all__ = [
+    "APP_NAME",
     "SIGNATURE_HEADER",
     "TIMESTAMP_HEADER",
     "URL_NAME",
@@ -65,6 +66,9 @@ logger = logging.getLogger("horizontal.triggers")
 TIMESTAMP_HEADER = "X-Horizontal-Timestamp"
 SIGNATURE_HEADER = "X-Horizontal-Signature"
 URL_NAME = "horizontal-trigger"
+# horizontal.urls's app_name: under the documented include("horizontal.urls") the
+# trigger is reversed as "horizontal:horizontal-trigger".
+APP_NAME = "horizontal"
 # The shortest secret the deploy check accepts (horizontal.W081): HMAC-SHA256's block of
 # entropy is 32 bytes.
 MIN_SECRET_BYTES = 32
@@ -100,10 +104,15 @@ def sign_request(
 
 
 def trigger_path(name: str) -> str:
-    """The path of ``name``'s trigger in this project's URLconf (``include("horizontal.urls")``)."""
-    from django.urls import reverse
+    """The path of ``name``'s trigger in this project's URLconf: under
+    ``include("horizontal.urls")`` (its namespace), or listed without one
+    (``*http.urlpatterns``, or ``horizontal.urls`` as the ROOT_URLCONF)."""
+    from django.urls import NoReverseMatch, reverse
 
-    return reverse(URL_NAME, args=[name])
+    try:
+        return reverse(f"{APP_NAME}:{URL_NAME}", args=[name])
+    except NoReverseMatch:
+        return reverse(URL_NAME, args=[name])
 
 
 def curl_command(secret: str, base_url: str, name: str, body: bytes = b"") -> str:

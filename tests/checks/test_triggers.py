@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from django.test import override_settings
-from django.urls import NoReverseMatch, get_resolver, include, path, reverse
+from django.urls import get_resolver, include, path
 
 from horizontal.checks import triggers
 from horizontal.checks._classes import is_overridden
@@ -160,45 +160,56 @@ def _urlconf(*patterns: Any) -> ModuleType:
     return module
 
 
-def _reversed_trigger_path() -> str | None:
-    """What the check asked before it walked the patterns first."""
-    try:
-        return reverse(http.URL_NAME, args=["NAME"])
-    except NoReverseMatch:
-        return None
-
-
 def _view(request: Any) -> None:
     """A view that is no trigger."""
 
 
 @pytest.mark.parametrize(
-    ("urlconf", "routed"),
+    ("urlconf", "found"),
     [
-        pytest.param("horizontal.urls", True, id="the-root-urlconf"),
-        pytest.param(_urlconf(path("h/", include("horizontal.urls"))), False, id="namespaced"),
-        pytest.param(_urlconf(path("h/", include(http.urlpatterns))), True, id="included"),
+        pytest.param("horizontal.urls", "/jobs/NAME/trigger", id="the-root-urlconf"),
+        # The documented way: the trigger is then in horizontal.urls's namespace.
+        pytest.param(
+            _urlconf(path("h/", include("horizontal.urls"))),
+            "/h/jobs/NAME/trigger",
+            id="namespaced",
+        ),
+        pytest.param(
+            _urlconf(path("h/", include("horizontal.urls", namespace="hz"))),
+            "/h/jobs/NAME/trigger",
+            id="instance-namespace",
+        ),
+        pytest.param(
+            _urlconf(path("h/", include(http.urlpatterns))), "/h/jobs/NAME/trigger", id="included"
+        ),
         pytest.param(
             _urlconf(path("a/", include([path("b/", include(http.urlpatterns))]))),
-            True,
+            "/a/b/jobs/NAME/trigger",
             id="nested",
         ),
-        pytest.param(_urlconf(path("a/", include((http.urlpatterns, "x")))), False, id="app"),
+        # A namespace of the project's own: not reversible by horizontal, still routed.
         pytest.param(
-            _urlconf(path("t/", _view, name=http.URL_NAME)), False, id="name-without-the-arg"
+            _urlconf(path("a/", include((http.urlpatterns, "x")))),
+            "/a/jobs/<str:name>/trigger",
+            id="app",
         ),
-        pytest.param(_urlconf(path("t/", _view, name="other")), False, id="other-names"),
-        pytest.param(_urlconf(), False, id="empty"),
+        pytest.param(
+            _urlconf(path("t/", _view, name=http.URL_NAME)), None, id="its-name-on-another-view"
+        ),
+        pytest.param(_urlconf(path("t/", _view, name="other")), None, id="other-views"),
+        pytest.param(_urlconf(), None, id="empty"),
     ],
 )
-def test_the_trigger_path_is_what_reverse_finds(urlconf: Any, routed: bool) -> None:
-    with override_settings(ROOT_URLCONF=urlconf):
-        path_found = triggers._trigger_path()
-        assert path_found == _reversed_trigger_path()
-    assert (path_found is not None) is routed
+def test_the_trigger_is_found_wherever_it_is_routed(urlconf: Any, found: str | None) -> None:
+    with override_settings(ROOT_URLCONF=urlconf, HORIZONTAL_TRIGGER_SECRET=None):
+        assert triggers._trigger_path() == found
+        assert http_ids() == ([] if found is None else ["horizontal.W080"])
+        if found is not None and "<" not in found:
+            # What manage.py trigger_url and curl_command build on.
+            assert http.trigger_path("refund") == found.replace("NAME", "refund")
 
 
 def test_an_unrouted_trigger_does_not_build_the_reverse_tables() -> None:
-    with override_settings(ROOT_URLCONF=_urlconf(path("h/", include("horizontal.urls")))):
+    with override_settings(ROOT_URLCONF=_urlconf(path("t/", _view, name="other"))):
         assert triggers._trigger_path() is None
         assert not get_resolver()._populated
