@@ -18,7 +18,6 @@ import sys
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
-from types import ModuleType
 
 from horizontal.audit.known import PER_INSTANCE_CALLS
 from horizontal.audit.settings_rules import random_value_line
@@ -40,22 +39,7 @@ def settings_sources(module_name: str) -> list[tuple[PythonModule, str]]:
     """The parsed source of the imported settings module ``module_name`` and of every
     module it takes settings from (``from .base import *``, ``from X import NAME``), to
     any depth, each with its module name; the module itself first. Nothing is imported."""
-    found: list[tuple[PythonModule, str]] = []
-    seen: set[str] = set()
-    pending = [module_name]
-    while pending:
-        name = pending.pop(0)
-        if name in seen:
-            continue
-        seen.add(name)
-        loaded = sys.modules.get(name)
-        module = _imported_source(loaded)
-        if module is None:
-            continue
-        found.append((module, name))
-        package = getattr(loaded, "__package__", None) or name.rpartition(".")[0]
-        pending.extend(_settings_imports(module, package, names=None))
-    return found
+    return list(_imported_settings(module_name, names=None, depth_first=False))
 
 
 def random_secret_key_sites(module_name: str) -> list[str]:
@@ -66,36 +50,54 @@ def random_secret_key_sites(module_name: str) -> list[str]:
     The same rule as the audit's (``settings_rules.random_value_line``), for ``check
     --deploy`` (horizontal.W050).
     """
-    return list(_sites(module_name, seen=set()))
+    sites: list[str] = []
+    names = ("*", "SECRET_KEY")
+    for module, _name in _imported_settings(module_name, names, depth_first=True):
+        statements = top_level_settings(module).get("SECRET_KEY", [])
+        for statement in sorted(statements, key=lambda node: node.lineno):
+            line = random_value_line(module, statement)
+            if line is not None:
+                sites.append(f"{module.path}:{line}")
+    return sites
 
 
-def _sites(module_name: str, seen: set[str]) -> Iterator[str]:
-    if module_name in seen:
-        return
-    seen.add(module_name)
+def _imported_settings(
+    module_name: str, names: tuple[str, ...] | None, *, depth_first: bool
+) -> Iterator[tuple[PythonModule, str]]:
+    """``module_name``'s source and that of each module it takes ``names`` from
+    (``_settings_imports``), each once, with its module name: depth first (each import
+    followed before the next, as Python runs them) or breadth first."""
+    seen: set[str] = set()
+    pending = [module_name]
+    while pending:
+        name = pending.pop() if depth_first else pending.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        source = _imported_source(name)
+        if source is None:
+            continue
+        module, package = source
+        yield module, name
+        imported = list(_settings_imports(module, package, names))
+        pending.extend(reversed(imported) if depth_first else imported)
+
+
+def _imported_source(module_name: str) -> tuple[PythonModule, str] | None:
+    """The parsed source of the imported module ``module_name``, with the package its
+    relative imports start from; None when it is not imported or has no ``.py`` source."""
     loaded = sys.modules.get(module_name)
-    module = _imported_source(loaded)
-    if module is None:
-        return
-    statements = top_level_settings(module).get("SECRET_KEY", [])
-    for statement in sorted(statements, key=lambda node: node.lineno):
-        line = random_value_line(module, statement)
-        if line is not None:
-            yield f"{module.path}:{line}"
-    # A package's __init__ is its own package; a plain module's is its parent's.
-    package = getattr(loaded, "__package__", None) or module_name.rpartition(".")[0]
-    for imported in _settings_imports(module, package, names=("*", "SECRET_KEY")):
-        yield from _sites(imported, seen)
-
-
-def _imported_source(loaded: ModuleType | None) -> PythonModule | None:
     filename = getattr(loaded, "__file__", None)
     if not isinstance(filename, str) or not filename.endswith(".py"):
         return None
     try:
-        return _parsed(filename, os.stat(filename).st_mtime)
+        module = _parsed(filename, os.stat(filename).st_mtime)
     except OSError:
         return None
+    if module is None:
+        return None
+    # A package's __init__ is its own package; a plain module's is its parent's.
+    return module, getattr(loaded, "__package__", None) or module_name.rpartition(".")[0]
 
 
 @cache
