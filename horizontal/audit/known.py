@@ -2,7 +2,7 @@
 and break on two, and the calls that make a value random per process.
 
 Both tools read it: the deploy checks (``horizontal/checks/``, which match the live
-settings by class, subclasses included) and the audit (``settings_modules.py``, which
+settings by class, subclasses included) and the audit (``settings_rules.py``, which
 finds the same strings in settings source). A new single-box backend is added here once
 and both learn it; ``tests/audit/test_known.py`` runs every entry through both.
 

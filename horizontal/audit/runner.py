@@ -18,11 +18,8 @@ from horizontal.audit import caches, concurrency, datadirs, deploy, files, servi
 from horizontal.audit.findings import CATEGORIES, Finding, Location
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
-from horizontal.audit.settings_modules import (
-    find_settings_problems,
-    is_settings_path,
-    looks_like_settings,
-)
+from horizontal.audit.settings_files import is_settings_path, looks_like_settings
+from horizontal.audit.settings_modules import find_settings_problems
 from horizontal.audit.source import PythonModule
 from horizontal.audit.suppress import is_suppressed
 

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from horizontal.audit.findings import Finding
 from horizontal.audit.known import this_host_addresses
 from horizontal.audit.patterns import lazy_compile
-from horizontal.audit.settings_modules import is_settings_path, looks_like_settings
+from horizontal.audit.settings_files import is_settings_path, looks_like_settings
 from horizontal.audit.source import PythonModule, call_name, last_part, string_value
 
 LOCAL_QUEUES = {

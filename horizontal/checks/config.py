@@ -356,7 +356,7 @@ def check_instance_id_is_per_instance(
         return []  # unset: hostname:pid:boot-id; a wrong type is E001's
     module_name = getattr(settings, "SETTINGS_MODULE", None)
     if module_name:
-        from horizontal.audit.settings_modules import constant_instance_id_sites
+        from horizontal.audit.settings_imported import constant_instance_id_sites
 
         for where, literal in constant_instance_id_sites(module_name):
             if literal == value:  # the literal itself, or the fallback that was used

@@ -2,7 +2,7 @@
 
 The settings module (and every module it takes settings from with ``from X import *``)
 is read as source, with the audit's rule and its catalogue of random-value calls
-(``horizontal.audit.settings_modules.random_secret_key_sites``), so ``check --deploy``
+(``horizontal.audit.settings_imported.random_secret_key_sites``), so ``check --deploy``
 and ``manage.py audit`` agree on what counts.
 """
 
@@ -39,6 +39,6 @@ def check_secret_key_is_stable(
         return []
     # Imported here, not at module level: every web worker imports the checks, and only
     # `check --deploy` needs the source reader.
-    from horizontal.audit.settings_modules import random_secret_key_sites
+    from horizontal.audit.settings_imported import random_secret_key_sites
 
     return [W050(site) for site in random_secret_key_sites(module_name)]

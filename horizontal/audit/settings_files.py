@@ -1,0 +1,77 @@
+"""Which files are Django settings modules, and which of those are not production's.
+
+A settings module is named so (``settings.py``, ``settings/prod.py``,
+``celery_settings.py``) or assigns core settings at column 0 whatever its name. One for
+development, tests or a demo is named so (``settings/dev.py``, ``test_settings.py``) or
+sets ``DEBUG = True`` literally; the audit leaves those out. The runner asks here which
+files to read as settings, the services detector which to leave to them. Paths, text and
+parsed source only.
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+
+from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.source import PythonModule
+
+__all__ = [
+    "KNOWN_SETTINGS",
+    "is_dev_module",
+    "is_dev_settings",
+    "is_settings_path",
+    "looks_like_settings",
+]
+
+SETTINGS_FILE = lazy_compile(r"(^|/)(settings[^/]*|[^/]*_settings|settings/[^/]+)\.py$")
+DEV_FILE = lazy_compile(
+    r"(^|[/_])(dev|develop|development|local|test|tests|testing|ci|debug|demo|example|sample)"
+    r"\w*\.py$"
+)
+SETTINGS_MARKERS = (
+    "INSTALLED_APPS",
+    "DATABASES",
+    "SECRET_KEY",
+    "MIDDLEWARE",
+    "ALLOWED_HOSTS",
+    "DEFAULT_FILE_STORAGE",
+    "STORAGES",
+    "CACHES",
+)
+# A module that assigns none of these is no Django settings module, whatever its name.
+KNOWN_SETTINGS = (*SETTINGS_MARKERS, "ROOT_URLCONF")
+
+
+def is_settings_path(path: str) -> bool:
+    return bool(SETTINGS_FILE.search(path))
+
+
+def looks_like_settings(text: str) -> bool:
+    """A module that assigns two or more core Django settings at column 0, whatever its
+    name (``docker/config.py``, ``conf/production.py``)."""
+    found = sum(1 for name in SETTINGS_MARKERS if f"\n{name} =" in text or f"\n{name}:" in text)
+    return found >= 2
+
+
+def is_dev_settings(path: str) -> bool:
+    return bool(DEV_FILE.search(posixpath.basename(path)))
+
+
+def is_dev_module(module: PythonModule, children: dict[str, list[PythonModule]]) -> bool:
+    """A development, test or demo module: named so, or setting ``DEBUG = True`` literally
+    (unless a production module star-imports it: then it is a base, overridden there).
+    ``children``: for each module's path, the modules that star-import it."""
+    if is_dev_settings(module.path):
+        return True
+    debug = [
+        s
+        for s in module.tree.body
+        if isinstance(s, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == "DEBUG" for t in s.targets)
+    ]
+    if not debug or not (
+        isinstance(debug[-1].value, ast.Constant) and debug[-1].value.value is True
+    ):
+        return False
+    return not any(not is_dev_settings(child.path) for child in children.get(module.path, []))

@@ -1,0 +1,259 @@
+"""The deploy checks' view: the source of the settings module this process imported.
+
+``check --deploy`` sees the live settings values, not how they were made: that a
+``SECRET_KEY`` came from a random call (W050), a cache ``KEY_PREFIX`` from the hostname,
+or ``HORIZONTAL_INSTANCE_ID`` from a literal every instance shares. These functions read
+the source of the imported settings module and of every module it takes settings from
+(``from .base import *``), found in ``sys.modules``, with the audit's rules. They never
+import a module, and leave out nothing for looking like development settings: the module
+being checked is the one deployed. The checks import this module lazily, inside the
+check, so that a web worker never loads it.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+
+from horizontal.audit.known import PER_INSTANCE_CALLS
+from horizontal.audit.settings_rules import random_value_line
+from horizontal.audit.settings_values import top_level_settings
+from horizontal.audit.source import PythonModule, string_value
+
+__all__ = [
+    "constant_instance_id_sites",
+    "per_instance_cache_options",
+    "per_instance_calls_in",
+    "random_secret_key_sites",
+    "settings_sources",
+]
+
+CACHE_NAMESPACE_OPTIONS = ("KEY_PREFIX", "VERSION", "KEY_FUNCTION")
+
+
+def settings_sources(module_name: str) -> list[tuple[PythonModule, str]]:
+    """The parsed source of the imported settings module ``module_name`` and of every
+    module it takes settings from (``from .base import *``, ``from X import NAME``), to
+    any depth, each with its module name; the module itself first. Nothing is imported."""
+    return list(_imported_settings(module_name, names=None, depth_first=False))
+
+
+def random_secret_key_sites(module_name: str) -> list[str]:
+    """``path:line`` of each random ``SECRET_KEY`` in the imported settings module
+    ``module_name`` and in the modules it takes its settings from (``from .base import *``,
+    ``from X import SECRET_KEY``), followed to any depth.
+
+    The same rule as the audit's (``settings_rules.random_value_line``), for ``check
+    --deploy`` (horizontal.W050).
+    """
+    sites: list[str] = []
+    names = ("*", "SECRET_KEY")
+    for module, _name in _imported_settings(module_name, names, depth_first=True):
+        statements = top_level_settings(module).get("SECRET_KEY", [])
+        for statement in sorted(statements, key=lambda node: node.lineno):
+            line = random_value_line(module, statement)
+            if line is not None:
+                sites.append(f"{module.path}:{line}")
+    return sites
+
+
+def _imported_settings(
+    module_name: str, names: tuple[str, ...] | None, *, depth_first: bool
+) -> Iterator[tuple[PythonModule, str]]:
+    """``module_name``'s source and that of each module it takes ``names`` from
+    (``_settings_imports``), each once, with its module name: depth first (each import
+    followed before the next, as Python runs them) or breadth first."""
+    seen: set[str] = set()
+    pending = [module_name]
+    while pending:
+        name = pending.pop() if depth_first else pending.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        source = _imported_source(name)
+        if source is None:
+            continue
+        module, package = source
+        yield module, name
+        imported = list(_settings_imports(module, package, names))
+        pending.extend(reversed(imported) if depth_first else imported)
+
+
+def _imported_source(module_name: str) -> tuple[PythonModule, str] | None:
+    """The parsed source of the imported module ``module_name``, with the package its
+    relative imports start from; None when it is not imported or has no ``.py`` source."""
+    loaded = sys.modules.get(module_name)
+    filename = getattr(loaded, "__file__", None)
+    if not isinstance(filename, str) or not filename.endswith(".py"):
+        return None
+    try:
+        module = _parsed(filename, os.stat(filename).st_mtime)
+    except OSError:
+        return None
+    if module is None:
+        return None
+    # A package's __init__ is its own package; a plain module's is its parent's.
+    return module, getattr(loaded, "__package__", None) or module_name.rpartition(".")[0]
+
+
+@cache
+def _parsed(filename: str, mtime: float) -> PythonModule | None:
+    # Keyed by mtime so that an edited module (runserver's reloads) is read again.
+    try:
+        text = Path(filename).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return PythonModule.parse(filename, text)
+
+
+def _settings_imports(
+    module: PythonModule, package: str, names: tuple[str, ...] | None
+) -> Iterator[str]:
+    """Modules a settings module pulls settings from: ``*`` or one of ``names`` (any
+    UPPERCASE name when ``names`` is None)."""
+    for node in module.tree.body:
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if names is None:
+            if not any(a.name == "*" or a.name.isupper() for a in node.names):
+                continue
+        elif not any(alias.name in names for alias in node.names):
+            continue
+        if node.level:
+            base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+            yield f"{base}.{node.module}" if node.module else base
+        elif node.module:
+            yield node.module
+
+
+# -- values that differ per instance: cache namespaces, the instance id ---------------------
+
+
+def per_instance_cache_options(module_name: str) -> dict[tuple[str, str], str]:
+    """``{(alias, option): "uuid4()"}`` for each cache ``KEY_PREFIX``/``VERSION`` in the
+    settings source whose value comes from a per-instance call, directly or through a
+    module-level name; alias ``"*"`` when the dict is not written inside ``CACHES``."""
+    found: dict[tuple[str, str], str] = {}
+    for module, _name in settings_sources(module_name):
+        if "KEY_PREFIX" not in module.text and "VERSION" not in module.text:
+            continue
+        per_instance_names = _per_instance_names(module)
+        parents: dict[int, str] = {}
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.Dict):
+                for key, value in zip(node.keys, node.values, strict=True):
+                    alias = string_value(key)
+                    if isinstance(value, ast.Dict) and alias is not None:
+                        parents[id(value)] = alias
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.Dict):
+                for key, value in zip(node.keys, node.values, strict=True):
+                    option = string_value(key)
+                    if option not in CACHE_NAMESPACE_OPTIONS:
+                        continue
+                    why = _per_instance_expression(value, per_instance_names)
+                    if why is not None:
+                        found.setdefault((parents.get(id(node), "*"), option), why)
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    keys = _subscript_keys(target)
+                    if len(keys) >= 2 and keys[-1] in CACHE_NAMESPACE_OPTIONS:
+                        why = _per_instance_expression(node.value, per_instance_names)
+                        if why is not None:
+                            found.setdefault((keys[-2], keys[-1]), why)
+    return found
+
+
+def _subscript_keys(target: ast.AST) -> list[str]:
+    keys: list[str] = []
+    while isinstance(target, ast.Subscript):
+        key = string_value(target.slice)
+        keys.insert(0, key if key is not None else "?")
+        target = target.value
+    return keys
+
+
+def _per_instance_names(module: PythonModule) -> dict[str, str]:
+    """Module-level names assigned from a per-instance call: ``HOST = socket.gethostname()``."""
+    names: dict[str, str] = {}
+    for node in module.tree.body:
+        if isinstance(node, ast.Assign):
+            call = _first_call(node.value, PER_INSTANCE_CALLS)
+            if call is not None:
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        names[target.id] = f"{call}()"
+    return names
+
+
+def _per_instance_expression(value: ast.AST, names: dict[str, str]) -> str | None:
+    call = _first_call(value, PER_INSTANCE_CALLS)
+    if call is not None:
+        return f"{call}()"
+    for node in ast.walk(value):
+        if isinstance(node, ast.Name) and node.id in names:
+            return names[node.id]
+    return None
+
+
+def per_instance_calls_in(function: object) -> str | None:
+    """The first call in ``function``'s own source whose value differs per instance
+    (hostname, pid, random), or None; None too when the source cannot be read."""
+    import inspect
+    import textwrap
+
+    try:
+        source = textwrap.dedent(inspect.getsource(function))  # type: ignore[arg-type]
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError):
+        return None
+    return _first_call(tree, PER_INSTANCE_CALLS)
+
+
+def _first_call(tree: ast.AST, calls: frozenset[str]) -> str | None:
+    """The last name of the first call in ``tree`` that is one of ``calls``."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            target = node.func
+            name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+            if name in calls:
+                return str(name)
+    return None
+
+
+def constant_instance_id_sites(module_name: str) -> list[tuple[str, str]]:
+    """(``path:line``, the literal) for each ``HORIZONTAL_INSTANCE_ID`` the settings source
+    sets to a string constant, or whose environment lookup falls back to one
+    (``os.environ.get("POD", "web")``): a value every instance shares."""
+    found: list[tuple[str, str]] = []
+    for module, _name in settings_sources(module_name):
+        for statement in top_level_settings(module).get("HORIZONTAL_INSTANCE_ID", []):
+            value = getattr(statement, "value", None)
+            if value is None:
+                continue
+            literal = _constant_text(value)
+            if literal is None:
+                for node in ast.walk(value):
+                    if isinstance(node, ast.Call) and len(node.args) >= 2:
+                        literal = _constant_text(node.args[1])
+                    elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+                        literal = _constant_text(node.values[-1])
+                    if literal is not None:
+                        break
+            if literal is not None:
+                found.append((f"{module.path}:{statement.lineno}", literal))
+    return found
+
+
+def _constant_text(node: ast.AST) -> str | None:
+    """A string (or number) constant, or an f-string/concatenation of constants only."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str | int) and node.value != "":
+        return str(node.value)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _constant_text(node.left), _constant_text(node.right)
+        return left + right if left is not None and right is not None else None
+    return None

@@ -1,0 +1,341 @@
+"""The W109 rules: which values of one settings module work on one box only, and the fix.
+
+Each rule reads one module and yields its findings, each with the fix text for its
+setting (``FIXES``); whether production keeps the value (a later or star-importing
+module may replace it) is for ``settings_modules`` to decide. Which backends are
+single-box, and which calls make a value random, is ``horizontal.audit.known``, the
+catalogue the deploy checks read too. What a value is when the environment sets nothing
+is ``settings_values``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from horizontal.audit.findings import Finding
+from horizontal.audit.known import (
+    CATALOGUE,
+    ON_DISK_QUEUES,
+    RANDOM_VALUE_CALLS,
+    SingleBox,
+    this_host_addresses,
+)
+from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.settings_values import (
+    KeyPath,
+    address_text,
+    explicitly_chosen,
+    module_strings,
+    static_or_compared,
+    strings_with_paths,
+    value_paths,
+)
+from horizontal.audit.source import PythonModule, call_name, last_part, string_value
+
+__all__ = [
+    "FIXES",
+    "bad_backends",
+    "crontab_jobs",
+    "generated_secret_key",
+    "implicit_defaults",
+    "random_value_line",
+    "services_on_this_host",
+    "sqlite_by_default",
+]
+
+# The catalogue's values, by the string settings write them as.
+BACKEND_PROBLEMS: dict[str, SingleBox] = {
+    entry.path: entry for entry in (*CATALOGUE, *ON_DISK_QUEUES)
+}
+LOCAL_STORAGE_CLASS = lazy_compile(r"^[\w.]+\.\w*FileSystemStorage$")
+# A project's own subclass, named by convention (app.storage.FileSystemStorage).
+LOCAL_STORAGE_SUBCLASS = BACKEND_PROBLEMS["django.core.files.storage.FileSystemStorage"]
+# Thumbnail generators' own storage settings (easy-thumbnails, sorl-thumbnail, imagekit).
+THUMBNAIL_SETTINGS = ("THUMBNAIL_", "IMAGEKIT_", "VERSATILEIMAGEFIELD_")
+
+# A key path with "*" for any alias.
+KeyPathPattern = tuple[str, ...]
+# Where settings name a shared service's address (the deploy checks' W004/W026/W048).
+SERVICE_ADDRESSES: tuple[tuple[KeyPathPattern, str], ...] = (
+    (("CACHES", "*", "LOCATION"), "CACHES"),
+    (("CHANNEL_LAYERS", "*", "CONFIG", "hosts"), "CHANNEL_LAYERS"),
+    (("CELERY_BROKER_URL",), "CELERY_BROKER_URL"),
+    (("BROKER_URL",), "CELERY_BROKER_URL"),
+    (("CELERY_RESULT_BACKEND",), "CELERY_RESULT_BACKEND"),
+    (("HUEY", "connection"), "HUEY"),
+    (("RQ_QUEUES", "*"), "RQ_QUEUES"),
+    (("Q_CLUSTER", "redis"), "Q_CLUSTER"),
+    # A whole alias built from a URL: env.cache("CACHE_URL", default=…).
+    (("CACHES", "*"), "CACHES"),
+)
+# A top-level setting whose name says it is a shared service's address (REDIS_URL,
+# CELERY_BROKER, DB_HOST, MEMCACHED_LOCATION); not EMAIL_HOST, not this site's URL.
+SERVICE_SETTING = lazy_compile(
+    r"^(?!EMAIL_)([A-Z0-9]+_)*(REDIS|VALKEY|BROKER|AMQP|RABBIT\w*|MEMCACHED?|CELERY|HUEY|"
+    r"CACHE|DATABASE|DB|POSTGRES\w*|PG|MYSQL|MARIADB|ELASTICSEARCH|OPENSEARCH|MONGO\w*)"
+    r"(_\w+)?_?(HOST|URL|URI|LOCATION|ADDRESS|SERVER|CONNECTION)S?$|^SESSION_REDIS$"
+)
+# Celery brokers and result stores kept in files on this host.
+FILE_TRANSPORTS = ("filesystem://", "sqla+sqlite:", "db+sqlite:", "sqlite:")
+BROKER_SETTINGS = ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND")
+SQLITE_FILE = (".sqlite3", ".sqlite", ".db")
+SQLITE_URLS = ("sqlite:", "spatialite:")
+
+
+def bad_backends(
+    module: PythonModule, local_storages: frozenset[str] = frozenset()
+) -> Iterator[Finding]:
+    """Backend strings that only work on one box, wherever the module puts them.
+
+    Settings are often built in helpers (``config = {...}``; ``def setup_database()``)
+    or as a default (``os.getenv("DB_ENGINE") or "...sqlite3"``), so the string itself is
+    the evidence, not the statement. Comparisons and static-files storage are not.
+    """
+    ignored = static_or_compared(module.tree)
+    chosen = explicitly_chosen(module.tree)
+    paths = value_paths(module) if "THUMBNAIL" in module.text or "IMAGEKIT" in module.text else {}
+    for node in ast.walk(module.tree):
+        text = string_value(node)
+        if text is None or id(node) in ignored:
+            continue
+        match = BACKEND_PROBLEMS.get(text)
+        if match is None and (LOCAL_STORAGE_CLASS.search(text) or text in local_storages):
+            match = LOCAL_STORAGE_SUBCLASS
+        if match is not None and any(word in text for word in chosen.get(id(node), ())):
+            continue  # the operator named this backend (``elif scheme == "sqlite":``)
+        if match is None:
+            continue
+        line = getattr(node, "lineno", 1)
+        thumbnails = (paths.get(line) or ("",))[0]
+        if match is LOCAL_STORAGE_SUBCLASS and thumbnails.startswith(THUMBNAIL_SETTINGS):
+            yield _finding(
+                module,
+                line,
+                f"{thumbnails}: thumbnails are generated into this host's disk: other "
+                "instances regenerate them or serve 404",
+                FIXES["thumbnails"],
+            )
+            continue
+        yield _finding(module, line, f"{match.setting}: {match.why}", FIXES.get(match.setting, ""))
+
+
+def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
+    """A cache, channel layer or Celery broker/result store addressed as this host
+    (``localhost``, loopback, a unix socket), the literal or an environment default."""
+    ignored = static_or_compared(module.tree)
+    chosen = explicitly_chosen(module.tree)
+    names = module_strings(module)
+    seen: set[int] = set()
+    for node, path in strings_with_paths(module):
+        if id(node) in ignored:
+            continue
+        setting = _service_setting(path)
+        if setting is None:
+            continue
+        if _database_setting(setting):
+            text, line = address_text(node, names)
+            asked_for = any(word in text for word in chosen.get(id(node), ()))
+            if text.lower().startswith(SQLITE_URLS) and not asked_for and line not in seen:
+                seen.add(line)
+                yield _finding(
+                    module,
+                    line,
+                    f"{setting}: {text.split(':', 1)[0]} URL: SQLite is a file on one host: "
+                    "each instance would have its own database",
+                    FIXES["DATABASES"],
+                )
+                continue
+        if setting == "DATABASES" and string_value(node) is not None:
+            # A literal HOST is read as it stands elsewhere (W030 judges the engine); only
+            # a default the environment was meant to replace is judged here.
+            continue
+        text, line = address_text(node, names)
+        if setting in BROKER_SETTINGS and text.lower().startswith(FILE_TRANSPORTS):
+            if line not in seen:
+                seen.add(line)
+                yield _finding(
+                    module,
+                    line,
+                    f"{setting}: {text.split(':', 1)[0]} keeps the queue in a file on this "
+                    "host: workers elsewhere never see it",
+                    FIXES["this host"],
+                )
+            continue
+        address = next(this_host_addresses(text), None)
+        if address is not None and line not in seen:
+            seen.add(line)
+            yield _finding(
+                module,
+                line,
+                f"{setting}: {address} is this host: each instance talks to its own server",
+                FIXES["this host"],
+            )
+
+
+def sqlite_by_default(module: PythonModule) -> Iterator[Finding]:
+    """``"ENGINE": "django.db.backends." + backend`` with a ``NAME`` whose default is a
+    SQLite file (``fallback=DATA_DIR / "db.sqlite3"``): the engine is chosen at run time
+    and, unconfigured, it is SQLite. A literal engine is judged as a backend instead."""
+    names = module_strings(module)
+    ignored = static_or_compared(module.tree)
+    literal_engines: set[str] = set()
+    sqlite_names: list[tuple[str, int]] = []
+    for node, path in strings_with_paths(module):
+        if len(path) != 3 or path[0] != "DATABASES" or id(node) in ignored:
+            continue
+        if path[2] == "ENGINE":
+            engine, _ = address_text(node, names)
+            if not engine.endswith(".x"):  # known whole, not "django.db.backends." + name
+                literal_engines.add(path[1])
+        elif path[2] == "NAME":
+            text, line = address_text(node, names)
+            if text.lower().endswith(SQLITE_FILE):
+                sqlite_names.append((path[1], line))
+    for alias, line in sqlite_names:
+        if alias not in literal_engines:
+            yield _finding(
+                module,
+                line,
+                "DATABASES: the engine is chosen at run time and its default NAME is a "
+                "SQLite file: unconfigured, each instance has its own database",
+                FIXES["DATABASES"],
+            )
+
+
+def _database_setting(setting: str) -> bool:
+    return setting == "DATABASES" or setting.startswith(("DATABASE", "DB_"))
+
+
+def _service_setting(path: KeyPath) -> str | None:
+    for pattern, setting in SERVICE_ADDRESSES:
+        if _matches(path, pattern):
+            return setting
+    if SERVICE_SETTING.match(path[0]) and (
+        len(path) == 1 or path[-1].lower() in {"host", "hosts", "url", "location", "address"}
+    ):
+        return path[0]
+    if path[:1] == ("DATABASES",) and (len(path) == 2 or path[2:] == ("HOST",)):
+        return "DATABASES"  # a whole alias built from a URL, or its HOST
+    return None
+
+
+def _matches(path: KeyPath, pattern: KeyPathPattern) -> bool:
+    return len(path) >= len(pattern) and all(
+        want in ("*", have) for want, have in zip(pattern, path, strict=False)
+    )
+
+
+def random_value_line(
+    module: PythonModule,
+    statement: ast.AST,
+    calls: frozenset[str] = RANDOM_VALUE_CALLS,
+    depth: int = 0,
+) -> int | None:
+    """The line of the first call in ``statement`` that makes a fresh random value,
+    following calls to the module's own functions (``SECRET_KEY = _load_or_create()``)
+    two levels deep; for such a call, the line of the call in ``statement``."""
+    for node in ast.walk(statement):
+        if not isinstance(node, ast.Call):
+            continue
+        name = call_name(module, node)
+        if name is None and isinstance(node.func, ast.Attribute):
+            name = node.func.attr  # random.SystemRandom().choice: the receiver is a call
+        if last_part(name) in calls:
+            return node.lineno
+        if depth < 2 and isinstance(node.func, ast.Name):
+            for function in module.functions.get(node.func.id, []):
+                if module.scope(function).function is None and random_value_line(
+                    module, function, calls, depth + 1
+                ):
+                    return node.lineno
+    return None
+
+
+def generated_secret_key(module: PythonModule, statement: ast.stmt) -> Iterator[Finding]:
+    line = random_value_line(module, statement)
+    if line is not None:
+        yield _finding(
+            module,
+            line,
+            "SECRET_KEY is generated at start-up: each instance signs sessions, CSRF and "
+            "reset tokens with a different key",
+            FIXES["SECRET_KEY"],
+        )
+
+
+def crontab_jobs(module: PythonModule, statement: ast.stmt) -> Finding:
+    return _finding(
+        module,
+        statement.lineno,
+        "CRONJOBS (django-crontab) is installed into the crontab of every host that "
+        "runs 'crontab add'",
+        FIXES["CRONJOBS"],
+    )
+
+
+def implicit_defaults(
+    module: PythonModule,
+    settings: dict[str, list[ast.stmt]],
+    everything: set[str],
+    uses_cache: bool,
+) -> Iterator[Finding]:
+    """What Django chooses for a setting no production module sets (``everything``):
+    ``LocMemCache`` for a missing ``CACHES``, local disk for a missing storage."""
+    if uses_cache and "INSTALLED_APPS" in settings and "CACHES" not in everything:
+        line = settings["INSTALLED_APPS"][0].lineno
+        yield _finding(
+            module,
+            line,
+            "CACHES is not set, so Django uses LocMemCache: a per-process cache on every instance",
+            FIXES["CACHES"],
+        )
+    if "MEDIA_ROOT" in settings and not everything & {"STORAGES", "DEFAULT_FILE_STORAGE"}:
+        line = settings["MEDIA_ROOT"][0].lineno
+        yield _finding(
+            module,
+            line,
+            "MEDIA_ROOT with no STORAGES['default']: uploads go to FileSystemStorage on one "
+            "host's disk",
+            FIXES["STORAGES['default']"],
+        )
+
+
+def _finding(module: PythonModule, line: int, message: str, fix: str = "") -> Finding:
+    return Finding(module.path, line, "settings", message, module.line(line), fix_text=fix)
+
+
+# The fix for each setting the audit reports, by the name the catalogue gives it.
+FIXES: dict[str, str] = {
+    "CACHES": "Point CACHES['default'] at the shared Redis (django.core.cache.backends.redis."
+    "RedisCache or django-redis) or Memcached; a per-instance alias goes in "
+    "HORIZONTAL_LOCAL_CACHES (horizontal.W001-W005).",
+    "SESSION_ENGINE": "SESSION_ENGINE = 'horizontal.sessions' (Redis, see docs/sessions.md) or "
+    "'django.contrib.sessions.backends.db' (horizontal.W010).",
+    "STORAGES['default']": "STORAGES = horizontal.storage.storages_from_env() with "
+    "AWS_STORAGE_BUCKET_NAME set, or STORAGES['default'] = {'BACKEND': "
+    "'horizontal.storage.S3Storage'} (horizontal.W060).",
+    "DATABASES": "Use PostgreSQL or MySQL/MariaDB shared by every instance; make the SQLite "
+    "default a development-only branch (horizontal.W030).",
+    "CHANNEL_LAYERS": "Use channels_redis.core.RedisChannelLayer on the shared Redis "
+    "(horizontal.W040).",
+    "TASKS": "Use a worker-backed TASKS backend (e.g. django-tasks-db), or TASKS = {} if "
+    "nothing enqueues tasks (horizontal.W041/W042).",
+    "INSTALLED_APPS": "Register the work with @job and call 'manage.py runjob NAME' from one "
+    "scheduler, or run the scheduler in exactly one process (horizontal.W043/W044).",
+    "DJANGO_CRON_LOCK_BACKEND": "Have cron call 'manage.py runjob NAME' (one run per slot) "
+    "instead of runcrons (horizontal.W045/W046).",
+    "LOGGING": "Log to stdout/stderr (logging.StreamHandler) and let the platform collect "
+    "every instance's logs (horizontal.W051).",
+    "EMAIL_BACKEND": "Use the SMTP backend or your provider's (horizontal.W052).",
+    "SECRET_KEY": "Read SECRET_KEY from the environment or a secret store, the same on every "
+    "instance, and fail at start-up when it is missing (horizontal.W050).",
+    "this host": "Point it at the server every instance shares; a sidecar proxy on "
+    "localhost that forwards to it is the exception (say so with an inline ignore).",
+    "HUEY": "Use RedisHuey (or PriorityRedisHuey) on the Redis every instance shares "
+    "(horizontal.W048 checks its address).",
+    "thumbnails": "Store thumbnails in the shared storage: set the generator's storage "
+    "setting to horizontal.storage.S3Storage (or leave it to the default storage).",
+    "CRONJOBS": "Register each job with @job and have one scheduler call 'manage.py runjob "
+    "NAME' instead of 'crontab add' on every host.",
+}

@@ -1,0 +1,322 @@
+"""What a settings module gives production, read from its source as Python would run it.
+
+The last assignment of a setting wins, and a module that ``from … import *`` another
+replaces what it reassigns; an environment lookup (``os.getenv("X", d)``,
+``env("X", default=d)``) is worth its default, the value production gets when nothing
+is set; a string under ``if DEBUG:``, inside a comparison, or in a branch that tests for
+it was not left there as production's default. Nothing here judges a value: the rules
+(``settings_rules``) do. Reads parsed source only; imports nothing but the audit's own
+``source`` and ``known``.
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+from collections.abc import Callable, Iterator
+
+from horizontal.audit.known import this_host_addresses
+from horizontal.audit.source import PythonModule, dotted, last_part, string_value
+
+__all__ = [
+    "KeyPath",
+    "address_text",
+    "explicitly_chosen",
+    "has_star_import",
+    "module_strings",
+    "replacement_check",
+    "star_importers",
+    "static_or_compared",
+    "strings_with_paths",
+    "top_level_settings",
+    "value_paths",
+]
+
+# A setting and the dict keys under it: ("STORAGES", "default", "BACKEND").
+KeyPath = tuple[str, ...]
+PATH_CALLS = frozenset({"str", "Path", "join", "fspath"})
+
+
+def top_level_settings(module: PythonModule) -> dict[str, list[ast.stmt]]:
+    """UPPERCASE names assigned at import time (including under if/try), with statements."""
+    assigned: dict[str, list[ast.stmt]] = {}
+    for node in module.nodes(ast.Assign, ast.AnnAssign, ast.AugAssign):
+        assert isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign)
+        if module.scope(node).function is not None or module.scope(node).cls is not None:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            root = target
+            while isinstance(root, ast.Subscript | ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id.isupper():
+                assigned.setdefault(root.id, []).append(node)
+    return assigned
+
+
+# -- star imports: which module replaces which ----------------------------------------------
+
+
+def star_importers(modules: list[PythonModule]) -> dict[str, list[PythonModule]]:
+    """For each module's path, the modules of the group that ``from … import *`` it."""
+    by_name = {posixpath.basename(m.path)[: -len(".py")]: m for m in modules}
+    importers: dict[str, list[PythonModule]] = {}
+    for module in modules:
+        for node in module.tree.body:
+            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+                name = (node.module or "__init__").rsplit(".", 1)[-1]
+                base = by_name.get(name)
+                if base is not None and base is not module:
+                    importers.setdefault(base.path, []).append(module)
+    return importers
+
+
+def has_star_import(module: PythonModule) -> bool:
+    return any(
+        isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
+        for node in module.tree.body
+    )
+
+
+# -- key paths: where in a setting a value sits, and what replaces it -----------------------
+
+
+def _target_path(target: ast.AST) -> KeyPath | None:
+    keys: list[str] = []
+    while isinstance(target, ast.Subscript):
+        key = string_value(target.slice)
+        if key is None:
+            return None
+        keys.insert(0, key)
+        target = target.value
+    if isinstance(target, ast.Name) and target.id.isupper():
+        return (target.id, *keys)
+    return None
+
+
+def _unconditional_paths(module: PythonModule) -> list[tuple[int, KeyPath]]:
+    """(line, key path) of each assignment at the top of the module, outside any block."""
+    found: list[tuple[int, KeyPath]] = []
+    for statement in module.tree.body:
+        targets: list[ast.expr] = []
+        if isinstance(statement, ast.Assign):
+            targets = list(statement.targets)
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            targets = [statement.target]
+        for target in targets:
+            path = _target_path(target)
+            if path is not None:
+                found.append((statement.lineno, path))
+    return found
+
+
+def _assigned_values(module: PythonModule) -> Iterator[tuple[ast.expr, KeyPath]]:
+    """The value of each settings assignment made at import time, with its target's path."""
+    for node in module.nodes(ast.Assign, ast.AnnAssign):
+        assert isinstance(node, ast.Assign | ast.AnnAssign)
+        if module.scope(node).function is not None or node.value is None:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            path = _target_path(target)
+            if path is not None:
+                yield node.value, path
+
+
+def value_paths(module: PythonModule) -> dict[int, KeyPath]:
+    """For each line inside a settings assignment, the key path its value sits under
+    (``STORAGES``, ``default``, ``BACKEND``), the innermost dict key that holds it."""
+    lines: dict[int, KeyPath] = {}
+
+    def walk(node: ast.AST, path: KeyPath) -> None:
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values, strict=True):
+                name = string_value(key)
+                walk(value, (*path, name) if name is not None else path)
+            return
+        for child in ast.walk(node):
+            if hasattr(child, "lineno"):
+                lines.setdefault(child.lineno, path)
+
+    for value, path in _assigned_values(module):
+        walk(value, path)
+    return lines
+
+
+def replacement_check(module: PythonModule, children: list[PythonModule]) -> Callable[..., bool]:
+    """``replaced(line, path=None)``: whether the setting value on ``line`` of ``module``
+    is replaced before production reads it: by a later top-level assignment of it (or of a
+    dict holding it) in the module, or in every production module that star-imports it."""
+    own = _unconditional_paths(module)
+    values = value_paths(module)
+    by_children = [_unconditional_paths(child) for child in children]
+
+    def covers(assignment: KeyPath, value: KeyPath) -> bool:
+        return value[: len(assignment)] == assignment
+
+    def replaced(line: int, setting: str | None = None) -> bool:
+        path = (setting,) if setting else values.get(line)
+        if not path:
+            return False
+        if any(later > line and covers(p, path) for later, p in own):
+            return True
+        return bool(by_children) and all(
+            any(covers(p, path) for _, p in assignments) for assignments in by_children
+        )
+
+    return replaced
+
+
+def strings_with_paths(module: PythonModule) -> Iterator[tuple[ast.AST, KeyPath]]:
+    """Each string constant inside a top-level settings assignment, with its key path."""
+
+    def walk(node: ast.AST, path: KeyPath) -> Iterator[tuple[ast.AST, KeyPath]]:
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values, strict=True):
+                name = string_value(key)
+                yield from walk(value, (*path, name) if name is not None else path)
+            return
+        if string_value(node) is not None or isinstance(node, ast.Name):
+            yield node, path
+            return
+        if _env_default(node) is not None:
+            yield node, path  # os.getenv("X", default): judged by its default
+            return
+        if isinstance(node, ast.JoinedStr | ast.BinOp):
+            yield node, path  # a string built at run time: judged whole (address_text)
+            return
+        for child in ast.iter_child_nodes(node):
+            yield from walk(child, path)
+
+    for value, path in _assigned_values(module):
+        yield from walk(value, path)
+
+
+# -- environment fallbacks: the value production gets when nothing is set ------------------
+
+
+def _env_default(node: ast.AST) -> ast.AST | None:
+    """The default of ``os.getenv("X", d)``/``env("X", default=d)``/``config(...)``."""
+    if not isinstance(node, ast.Call):
+        return None
+    for keyword_ in node.keywords:
+        if keyword_.arg in {"default", "fallback"}:  # environ/decouple; configparser
+            return keyword_.value
+    # A positional default only where the second argument is one: os.getenv("X", d),
+    # os.environ.get("X", d), getattr(settings, "X", d); configparser's get(section,
+    # option) takes an option there.
+    function = dotted(node.func) or ""
+    positional = function.endswith(("getenv", "environ.get")) or function == "getattr"
+    if positional and function == "getattr" and len(node.args) >= 3:
+        return node.args[2]
+    if positional and len(node.args) >= 2 and string_value(node.args[0]) is not None:
+        return node.args[1]
+    return None
+
+
+def module_strings(module: PythonModule) -> dict[str, tuple[str, int]]:
+    """Top-level names bound to a string, or to an environment lookup's string default,
+    with the line that decides it: ``REDIS_HOST = os.getenv("REDIS_HOST", "localhost")``."""
+    names: dict[str, tuple[str, int]] = {}
+    for statement in module.tree.body:
+        if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+            continue
+        target = statement.targets[0]
+        if not isinstance(target, ast.Name):
+            continue
+        text, line = address_text(statement.value, names)
+        if text and text != "x":
+            names[target.id] = (text, line)
+    return names
+
+
+def address_text(node: ast.AST, names: dict[str, tuple[str, int]]) -> tuple[str, int]:
+    """The address ``node`` gives when the environment sets nothing, with the line that
+    decides it (the default's own line when it comes from a name bound elsewhere):
+    f-strings and ``+`` are joined with unknown pieces as ``x``."""
+    line = getattr(node, "lineno", 1)
+    text = string_value(node)
+    if text is not None:
+        return text, line
+    if isinstance(node, ast.Name) and node.id in names:
+        return names[node.id]
+    default = _env_default(node)
+    if default is not None:
+        return address_text(default, names)
+    if isinstance(node, ast.FormattedValue):
+        return address_text(node.value, names)
+    parts: list[ast.AST] = []
+    separator = ""
+    if isinstance(node, ast.JoinedStr):
+        parts = list(node.values)
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Div):
+        parts, separator = [node.left, node.right], "/" if isinstance(node.op, ast.Div) else ""
+    elif isinstance(node, ast.Call) and last_part(dotted(node.func)) in PATH_CALLS:
+        parts, separator = list(node.args), "/"  # str(DATA_DIR / "db.sqlite3"), join(...)
+    if not parts:
+        return "x", line
+    pieces = [address_text(part, names) for part in parts]
+    joined = separator.join(piece for piece, _ in pieces)
+    # The piece that brings this host decides; else the expression's own line.
+    for piece, piece_line in pieces:
+        if piece.endswith("://"):
+            continue  # a bare scheme is no address (redis:// alone would mean localhost)
+        if next(this_host_addresses(piece), None) is not None:
+            return joined, piece_line
+    return joined, line
+
+
+# -- strings that are not production's default ----------------------------------------------
+
+
+def static_or_compared(tree: ast.AST) -> set[int]:
+    """``id()`` of each node that is compared, chosen only under ``DEBUG``, or the static
+    files' storage (never the uploads'): not a value production is left with."""
+    ignored: set[int] = set()
+    for node in ast.walk(tree):
+        parts: list[ast.AST] = []
+        if isinstance(node, ast.Compare):
+            parts = [node]
+        elif isinstance(node, ast.If | ast.IfExp) and _is_debug(node.test):
+            # Chosen only when DEBUG is on: a development value, not production's.
+            parts = list(node.body) if isinstance(node, ast.If) else [node.body]
+        elif isinstance(node, ast.Dict):
+            parts = [
+                v
+                for k, v in zip(node.keys, node.values, strict=True)
+                if string_value(k) == "staticfiles"
+            ]
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "STATICFILES_STORAGE" for t in node.targets
+        ):
+            parts = [node.value]
+        for part in parts:
+            ignored.update(id(child) for child in ast.walk(part))
+    return ignored
+
+
+def _is_debug(test: ast.AST) -> bool:
+    return isinstance(test, ast.Name) and test.id == "DEBUG"
+
+
+def explicitly_chosen(tree: ast.AST) -> dict[int, set[str]]:
+    """For each node in the body of an ``if``/``elif`` whose test compares a value with
+    string literals (``schema == "sqlite"``, ``url.startswith("sqlite")``), those
+    literals: a backend they name was asked for by configuration, not a default."""
+    chosen: dict[int, set[str]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.If):
+            continue
+        words = {
+            word
+            for child in ast.walk(node.test)
+            if isinstance(child, ast.Compare | ast.Call)
+            for literal in ast.walk(child)
+            if (word := string_value(literal)) and len(word) >= 4
+        }
+        if not words:
+            continue
+        for statement in node.body:
+            for child in ast.walk(statement):
+                chosen.setdefault(id(child), set()).update(words)
+    return chosen
