@@ -12,13 +12,14 @@ entry and waits for the fence; a renewal changes only the expiry and, finding it
 the primary key, never touches the entry (InnoDB has no key-share lock of its own, and
 a plain share lock on the row would block the holder's own heartbeat). On MariaDB a fence
 also sets ``idle_transaction_timeout`` to the TTL, so a holder paused inside its fenced
-transaction loses its connection, and its lock, when its claim runs out.
+transaction loses its connection, and its lock, when its claim runs out
+(``mysql_session.py`` sets that, and MySQL's session-wide lock wait, and puts both back).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -35,6 +36,7 @@ from horizontal.db.base import (
     overlap_lock_name,
     scalar,
 )
+from horizontal.db.mysql_session import bound_idle_transaction, session_lock_wait
 
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper
@@ -107,16 +109,8 @@ class MySQLDialect(Dialect):
             return
         wait = max(1, seconds)  # MySQL's smallest
         # MySQL has no per-statement form for it: set it on the session and put it back.
-        cursor.execute(
-            "SET @horizontal_lock_wait = @@session.innodb_lock_wait_timeout,"
-            " SESSION innodb_lock_wait_timeout = %s",
-            [wait],
-        )
-        try:
+        with session_lock_wait(cursor, wait):
             super().execute_bounded(cursor, sql, params, wait)
-        finally:
-            with suppress(DatabaseError):
-                cursor.execute("SET SESSION innodb_lock_wait_timeout = @horizontal_lock_wait", [])
 
     # -- fences and renewals (see the module docstring) --------------------------------
 
@@ -136,7 +130,7 @@ class MySQLDialect(Dialect):
         )
         if cursor.fetchone() is None:
             return False
-        self._bound_idle_transaction(cursor, bound_ms)
+        bound_idle_transaction(cursor, cast(_MySQLCursor, cursor).db, bound_ms)
         return True
 
     def run_is_held(self, cursor: Cursor, run_id: int, token: int, bound_ms: int) -> bool:
@@ -154,34 +148,8 @@ class MySQLDialect(Dialect):
         )
         if cursor.fetchone() is None:
             return False
-        self._bound_idle_transaction(cursor, bound_ms)
+        bound_idle_transaction(cursor, cast(_MySQLCursor, cursor).db, bound_ms)
         return True
-
-    def _bound_idle_transaction(self, cursor: Cursor, bound_ms: int) -> None:
-        """MariaDB: end this connection if its transaction sits idle past ``bound_ms``.
-
-        The variable is session-wide, so the previous value is put back before the next
-        statement that runs outside this transaction (an execute wrapper), or at commit.
-        MySQL has no such variable: there a paused holder's lock lasts until its
-        connection dies (``wait_timeout``); claims still do not wait for it.
-        """
-        connection = cast(_MySQLCursor, cursor).db
-        if not cast(Any, connection).mysql_is_mariadb:
-            return
-        seconds = max(1, math.ceil(bound_ms / 1000))
-        restore = getattr(connection, "_horizontal_idle_restore", None)
-        if restore is None:
-            cursor.execute("SELECT @@session.idle_transaction_timeout", [])
-            previous = int(scalar(cursor))
-            if 0 < previous <= seconds:
-                return  # the session already bounds it as tightly
-            restore = _IdleRestore(connection, previous)
-            connection._horizontal_idle_restore = restore  # type: ignore[attr-defined]
-            connection.execute_wrappers.append(restore.before_statement)
-            from django.db import transaction
-
-            transaction.on_commit(restore.now, using=connection.alias, robust=True)
-        cursor.execute("SET SESSION idle_transaction_timeout = %s", [seconds])
 
     def renew_run(self, cursor: Cursor, run_id: int, token: int, ttl_ms: int) -> bool:
         cursor.execute(
@@ -506,42 +474,6 @@ class MySQLDialect(Dialect):
             if not _is_byte_exact(collation):
                 found.append((str(table), str(column), str(collation)))
         return found
-
-
-class _IdleRestore:
-    """Puts a MariaDB session's ``idle_transaction_timeout`` back after a fenced transaction.
-
-    Django has no rollback hook, so this also runs as an execute wrapper: before the first
-    statement outside the transaction, which is before any later transaction can begin.
-    """
-
-    def __init__(self, connection: BaseDatabaseWrapper, previous: int) -> None:
-        self.connection = connection
-        self.previous = previous
-        self.raw = connection.connection  # the session the variable was set on
-
-    def now(self) -> None:
-        connection = self.connection
-        if getattr(connection, "_horizontal_idle_restore", None) is not self:
-            return
-        del connection._horizontal_idle_restore  # type: ignore[attr-defined]
-        with suppress(ValueError):
-            connection.execute_wrappers.remove(self.before_statement)
-        if connection.connection is self.raw and self.raw is not None:
-            with suppress(Exception), self.raw.cursor() as cursor:
-                cursor.execute(f"SET SESSION idle_transaction_timeout = {self.previous:d}")
-
-    def before_statement(
-        self,
-        execute: Callable[..., Any],
-        sql: str,
-        params: Any,
-        many: bool,
-        context: dict[str, Any],
-    ) -> Any:
-        if not self.connection.in_atomic_block:
-            self.now()
-        return execute(sql, params, many, context)
 
 
 def _gap_locking(connection: BaseDatabaseWrapper) -> bool:

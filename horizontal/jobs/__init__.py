@@ -4,8 +4,10 @@ The public face (docs/jobs.md): ``@job`` registers a function, the body receives
 ``Run``, ``run_job`` runs one job and returns an ``Outcome`` per slot. The modules behind
 it: ``registry`` (``@job``), ``validation`` (E010–E018), ``slots`` (cron to slot),
 ``gate`` (the claim), ``run`` (what a body gets), ``runner`` (policy and execution),
-``report`` (outcomes, exit codes, messages), ``scheduler``, ``inventory`` (``manage.py
-jobs``: text, JSON, ``--check``), ``control`` (pause/resume) and ``prune`` (retention).
+``interrupts`` (signals wait for the gate's bookkeeping), ``executors`` (hand-offs to an
+executor other than inline), ``report`` (outcomes, exit codes, messages), ``scheduler``,
+``inventory`` (``manage.py jobs``: text, JSON, ``--check``), ``control`` (pause/resume)
+and ``prune`` (retention).
 """
 
 from __future__ import annotations

@@ -9,21 +9,18 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import signal
-import threading
 import time
 import traceback
 from contextlib import suppress
-from typing import Any
 
 from django.db import Error, connections
-from django.utils.module_loading import import_string
 
 from horizontal import failpoints, signals
 from horizontal.conf import conf
 from horizontal.db import Control, Cursor, Dialect, db_now, milliseconds
 from horizontal.exceptions import InvalidJob, InvalidSlot, LeaseLost, UnknownJob
-from horizontal.jobs import gate, slots
+from horizontal.jobs import executors, gate, slots
+from horizontal.jobs.interrupts import InterruptShield
 from horizontal.jobs.registry import Job, registry
 from horizontal.jobs.report import Outcome, OutcomeStatus, describe, describe_pause
 from horizontal.jobs.run import Interrupted, Run, stop_requested
@@ -33,8 +30,6 @@ from horizontal.logs import log_fields
 from horizontal.models import JobRun
 
 __all__ = [
-    "HAND_OFFS",
-    "InterruptShield",
     "Interrupted",
     "dispatch",
     "due_slots",
@@ -54,12 +49,6 @@ MISSED_AFTER = dt.timedelta(seconds=60)
 MISSED_RECORD_LIMIT = 100
 # Ticks one catchup="all" pass claims at most; the next pass goes on from the last one.
 CATCHUP_ALL_LIMIT = 10_000
-# Executors other than "inline" (``@job(executor=...)``), by dotted path: loaded only when
-# a job names one, so the extra each needs is imported only then.
-HAND_OFFS = {"tasks": "horizontal.triggers.tasks.hand_off"}
-
-
-_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 class _InterruptedAfter(Interrupted):
@@ -68,55 +57,6 @@ class _InterruptedAfter(Interrupted):
     def __init__(self, outcome: Outcome) -> None:
         super().__init__(outcome.message)
         self.outcome = outcome
-
-
-class InterruptShield:
-    """Defers SIGTERM/SIGINT while the gate's bookkeeping runs: claim, hand-back, finish.
-
-    A handler that raised ``Interrupted`` in the middle of a claim or a finish left the
-    slot claimed by nobody who knew it (or a finished run unrecorded) until its claim
-    expired, and for ever for a job that does not re-claim crashed runs. Held, a signal
-    is noted; ``release()`` puts the handlers back and runs the one that was deferred,
-    at a point that knows what this process holds. Only in the main thread (the only
-    one Python delivers signals to), and only over handlers installed in Python (the
-    commands' own): a default SIGTERM still ends the process at once, like a kill.
-    """
-
-    def __init__(self) -> None:
-        self._previous: dict[int, Any] = {}
-        self._deferred: int | None = None
-
-    def hold(self) -> InterruptShield:
-        if self._previous or threading.current_thread() is not threading.main_thread():
-            return self
-        for signum in _SIGNALS:
-            handler = signal.getsignal(signum)
-            if callable(handler):
-                self._previous[signum] = handler
-                signal.signal(signum, self._defer)
-        return self
-
-    def _defer(self, signum: int, frame: object) -> None:
-        if self._deferred is None:
-            self._deferred = signum
-
-    def release(self) -> bool:
-        """Deliver what was deferred; True if that raised ``Interrupted`` (caught here)."""
-        previous, self._previous = self._previous, {}
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-        deferred, self._deferred = self._deferred, None
-        if deferred is None or deferred not in previous:
-            return False
-        logger.info(
-            "%s arrived during the gate's bookkeeping: acted on now",
-            signal.Signals(deferred).name,
-        )
-        try:
-            previous[deferred](deferred, None)
-        except Interrupted:
-            return True
-        return False
 
 
 def get_job(name: str) -> Job:
@@ -336,19 +276,13 @@ def dispatch(
     explicit: bool,
     clock: _Clock | None = None,
 ) -> Outcome | None:
-    """Run a due slot here (``execute``), or hand it to the job's executor.
+    """Run a due slot here (``execute``), or hand it to the job's executor (``executors``).
 
     A hand-off returns None when it queued the slot a moment ago and it is not due again.
     """
     if job.executor == "inline":
         return execute(job, slot, trigger=trigger, retry=retry, explicit=explicit, clock=clock)
-    path = HAND_OFFS.get(job.executor)
-    if path is None:
-        known = ", ".join(["inline", *HAND_OFFS])
-        raise InvalidJob(f"job {job.name!r} has an unknown executor {job.executor!r}: {known}")
-    hand_off = import_string(path)
-    result: Outcome | None = hand_off(job, slot, trigger=trigger, retry=retry, explicit=explicit)
-    return result
+    return executors.hand_off(job, slot, trigger=trigger, retry=retry, explicit=explicit)
 
 
 def execute(

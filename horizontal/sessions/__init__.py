@@ -5,8 +5,9 @@ projects import ``end_user_sessions`` and ``SessionStoreUnavailable`` from here.
 
 - ``store``: ``SessionStore``, the failure policy, ending a user's sessions, and the
   password-change receiver;
-- ``redis``: the client per cache alias, key names, stored format and Lua scripts
-  (internal);
+- ``redis``: the client per cache alias, key names and stored format (internal), with
+  ``redis_async`` (the ``redis.asyncio`` side, one client per event loop) and
+  ``redis_common`` (the Lua scripts and redis-py's errors both sides use);
 - ``middleware``: ``SessionMiddleware``, which turns a store failure into a 503 or lets
   the request go on without its session.
 

@@ -48,7 +48,6 @@ from horizontal.conf import conf
 from horizontal.exceptions import HorizontalError
 from horizontal.logs import RateLimitedLog
 from horizontal.sessions.redis import (
-    AsyncSessionRedis,
     CorruptSession,
     SessionCodec,
     SessionRedis,
@@ -56,14 +55,8 @@ from horizontal.sessions.redis import (
     session_redis,
     unpack,
 )
-
-try:
-    from redis.exceptions import RedisError
-except ImportError:  # the [redis] extra is absent; SessionStore says so when used.
-
-    class RedisError(Exception):  # type: ignore[no-redef]
-        pass
-
+from horizontal.sessions.redis_async import AsyncSessionRedis
+from horizontal.sessions.redis_common import RedisError
 
 __all__ = [
     "ENGINE",

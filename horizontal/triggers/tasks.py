@@ -29,7 +29,7 @@ from horizontal.jobs.runner import Interrupted, execute, get_job
 from horizontal.jobs.validation import describe_errors, job_errors
 from horizontal.models import JobRun
 
-# hand_off is what ``runner.dispatch`` calls (HAND_OFFS); it is not for your code.
+# hand_off is what ``horizontal.jobs.executors`` calls (HAND_OFFS); it is not for your code.
 __all__ = ["run_slot"]
 
 
@@ -93,7 +93,7 @@ _handed_off = _HandOffs()
 
 
 def hand_off(job: Job, slot: str, *, trigger: str, retry: bool, explicit: bool) -> Outcome | None:
-    """Enqueue ``run_slot`` for a due slot (``runner.dispatch``); None if queued just now."""
+    """Enqueue ``run_slot`` for a due slot (``executors.hand_off``); None if queued just now."""
     operator = retry or explicit  # runjob --slot / --retry: once, as asked
     if not operator and trigger != JobRun.Trigger.RETRY:
         row = gate.slot_row(job, slot)

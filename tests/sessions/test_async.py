@@ -17,7 +17,8 @@ from django.test import AsyncClient, override_settings
 from django.urls import path
 
 from horizontal.sessions import SessionStore, SessionStoreUnavailable, aend_user_sessions
-from horizontal.sessions.redis import AsyncSessionRedis, session_redis
+from horizontal.sessions.redis import session_redis
+from horizontal.sessions.redis_async import AsyncSessionRedis
 from tests.sessions.conftest import redis_caches
 
 COOKIE_KEY = "k" * 32
@@ -49,7 +50,7 @@ def test_each_event_loop_gets_its_own_client_and_ended_loops_are_forgotten(redis
     assert isinstance(first, AsyncSessionRedis) and isinstance(second, AsyncSessionRedis)
     assert first is not second
     # The first loop is closed: its client is no longer kept.
-    clients = session_redis("default")._async_by_loop
+    clients = session_redis("default")._async_clients._by_loop
     assert first not in clients.values() and list(clients.values()) == [second]
 
     # Two loops alive at once, in two threads: each uses only its own client.
