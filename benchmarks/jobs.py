@@ -192,6 +192,9 @@ def main() -> None:
             connection.close()
             connection.settings_dict["OPTIONS"]["prepare_threshold"] = threshold
             connection.settings_dict["OPTIONS"]["server_side_binding"] = threshold is not None
+            # Django caches this feature from the OPTIONS it first saw; a process that
+            # starts with these OPTIONS reads them, so this one must read them again.
+            connection.features.__dict__.pop("uses_server_side_binding", None)
             ours, raw, ratio = lease_cycles(seconds=seconds)
             binding = "server_side_binding=True, " if threshold is not None else ""
             print(f" {binding}prepare_threshold={threshold}  (medians over interleaved batches)")
