@@ -1,5 +1,5 @@
 """The session store behind ``SESSION_ENGINE = "horizontal.sessions"``: sessions in
-Redis that every instance sees, and ending every session of a user.
+Redis that every instance sees, and what the store does when Redis fails.
 
 Built on the django-redis cache named by ``SESSION_CACHE_ALIAS`` and on Django's
 ``SessionBase`` contract, with four differences from Django's cache engine:
@@ -11,10 +11,11 @@ Built on the django-redis cache named by ``SESSION_CACHE_ALIAS`` and on Django's
 - One round trip per load (a script: ``GET``, plus ``SISMEMBER`` on the user index
   for a user's session) and one ``SET`` (with its TTL) per save: the "does it still
   exist" test is ``SET … XX``, not a GET before the SET.
-- A per-user index in Redis, kept by the saves, so ``end_user_sessions(user)`` ends
-  every session of a user on every instance. The index is also what makes a user's
-  session valid: the load serves it only while the index holds it, so an index that
-  Redis evicted takes its sessions with it instead of hiding them from a revocation.
+- A per-user index in Redis, kept by the saves (``write_plan`` decides what a save
+  sends), so ``end_user_sessions(user)`` (``revocation``) ends every session of a user
+  on every instance. The index is also what makes a user's session valid: the load
+  serves it only while the index holds it, so an index that Redis evicted takes its
+  sessions with it instead of hiding them from a revocation.
 - ``HORIZONTAL_SESSION_FALLBACK_ENGINE``: a session found only in the old engine is
   moved into Redis on first read, so switching engines logs no one out.
 
@@ -23,14 +24,11 @@ See docs/sessions.md.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import time
 from importlib import import_module
-from typing import Any, NamedTuple
+from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.apps import apps
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY
 from django.contrib.sessions.backends.base import (
@@ -39,8 +37,7 @@ from django.contrib.sessions.backends.base import (
     SessionBase,
     UpdateError,
 )
-from django.core.exceptions import AppRegistryNotReady, ImproperlyConfigured
-from django.db.models.signals import post_save
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.crypto import get_random_string
 
 from horizontal import signals
@@ -57,16 +54,16 @@ from horizontal.sessions.redis import (
 )
 from horizontal.sessions.redis_async import AsyncSessionRedis
 from horizontal.sessions.redis_common import RedisError
+from horizontal.sessions.write_plan import (
+    DELETE,
+    SET,
+    LoadedIndex,
+    WritePlan,
+    user_index,
+    write_plan,
+)
 
-__all__ = [
-    "ENGINE",
-    "FAILURE_POLICIES",
-    "SessionStore",
-    "SessionStoreUnavailable",
-    "aend_user_sessions",
-    "connect_signals",
-    "end_user_sessions",
-]
+__all__ = ["ENGINE", "FAILURE_POLICIES", "SessionStore", "SessionStoreUnavailable"]
 
 # The documented SESSION_ENGINE path (the package's facade).
 ENGINE = "horizontal.sessions"
@@ -88,20 +85,6 @@ FAILURE_LOG_INTERVAL = 10.0
 # Session keys are 32 random characters from 36; a collision is a broken RNG, and a
 # bounded loop turns that into an error instead of a spin.
 CREATE_ATTEMPTS = 10
-
-
-# What a save sends (``SessionStore._write_plan``), run by the sync or the async path.
-DELETE, SET, SCRIPT = "delete", "set", "script"
-
-
-class WritePlan(NamedTuple):
-    kind: str
-    key: str
-    value: bytes = b""
-    create: bool = False
-    keys: list[str] = []
-    args: list[Any] = []
-    remember: tuple[str, str, int] = ("", "", 0)
 
 
 class SessionStoreUnavailable(HorizontalError):
@@ -141,14 +124,9 @@ def failure_policy() -> str:
     return policy
 
 
-def _store() -> SessionRedis:
+def store_redis() -> SessionRedis:
+    """The session cache's Redis side (``SESSION_CACHE_ALIAS``)."""
     return session_redis(settings.SESSION_CACHE_ALIAS)
-
-
-def _index_ttl(ttl: int) -> int:
-    # Twice the session's TTL: a save refreshes the index only once the index could
-    # expire within the session's lifetime, i.e. about once per TTL.
-    return 2 * ttl
 
 
 class SessionStore(SessionBase):
@@ -159,7 +137,7 @@ class SessionStore(SessionBase):
 
     def __init__(self, session_key: str | None = None) -> None:
         super().__init__(session_key)
-        self._redis = _store()
+        self._redis = store_redis()
         self._codec = SessionCodec(self.serializer)
         # What the stored value said about the user index when it was loaded.
         self._indexed_user: str | None = None
@@ -349,35 +327,9 @@ class SessionStore(SessionBase):
     def _write_plan(self, data: dict[str, Any], ttl: int, must_create: bool) -> WritePlan:
         """What a save sends: a DEL, a SET, or the indexing script (no I/O here)."""
         assert self.session_key is not None
-        key = self._redis.session_key(self.session_key)
-        if ttl <= 0:
-            return WritePlan(DELETE, key)
-        payload = self._codec.dumps(data)
-        user = data.get(SESSION_KEY)
-        if user is None:
-            return WritePlan(SET, key, pack(0, b"", payload), must_create)
-        if self._index_is_fresh(user, ttl, must_create):
-            return WritePlan(SET, key, pack(self._index_until, self._index_key, payload), False)
-        user = str(user)
-        index_ttl = _index_ttl(ttl)
-        index_until = int(time.time()) + index_ttl
-        index_key = self._redis.user_index_key(user)
-        keys = [key, index_key]
-        if self._indexed_user is not None and self._indexed_user != user:
-            keys.append(self._redis.user_index_key(self._indexed_user))
-        # An update of a session loaded as this user's must still be in the index: if
-        # it was ended (or the index evicted) since, writing it back is refused.
-        member = "1" if not must_create and self._indexed_user == user else "0"
-        value = pack(index_until, index_key.encode(), payload)
-        args = [value, ttl, "NX" if must_create else "XX", index_ttl, member]
-        return WritePlan(SCRIPT, key, keys=keys, args=args, remember=(user, index_key, index_until))
-
-    def _index_is_fresh(self, user: Any, ttl: int, must_create: bool) -> bool:
-        # A new key (create, cycle_key) is not in any index yet.
-        return (
-            not must_create
-            and user == self._indexed_user
-            and self._index_until >= time.time() + ttl
+        loaded = LoadedIndex(self._indexed_user, self._index_key, self._index_until)
+        return write_plan(
+            self._redis, self._codec, self.session_key, data, ttl, must_create, loaded
         )
 
     def _remember_index(self, user: str, index_key: str, index_until: int) -> None:
@@ -515,16 +467,14 @@ class SessionStore(SessionBase):
         """
         if ttl <= 0:
             return False
-        index_ttl = _index_ttl(ttl)
-        index_until = int(time.time()) + index_ttl
-        index_key = self._redis.user_index_key(user)
-        value = pack(index_until, index_key.encode(), self._codec.dumps(data))
-        keys = [self._redis.session_key(session_key), index_key, self._redis.revoked_users_key()]
-        moved = int(self._redis.move_from_fallback(keys=keys, args=[value, ttl, index_ttl, user]))
+        index = user_index(self._redis, user, ttl)
+        value = pack(index.until, index.key.encode(), self._codec.dumps(data))
+        keys = [self._redis.session_key(session_key), index.key, self._redis.revoked_users_key()]
+        moved = int(self._redis.move_from_fallback(keys=keys, args=[value, ttl, index.ttl, user]))
         if moved < 0:
             return False
         if moved:
-            self._remember_index(user, index_key, index_until)
+            self._remember_index(user, index.key, index.until)
         # 0: another instance moved it first; its copy is the same data.
         return True
 
@@ -542,93 +492,3 @@ def _fallback_engine() -> Any:
         raise ImproperlyConfigured(
             f"HORIZONTAL_SESSION_FALLBACK_ENGINE {path!r} cannot be imported: {error}"
         ) from error
-
-
-# -- log out everywhere ---------------------------------------------------------
-
-
-def _user_pk(user: Any) -> str:
-    pk = getattr(user, "pk", None)
-    meta = getattr(user, "_meta", None)
-    if pk is None or meta is None:
-        raise ValueError(f"end_user_sessions() needs a saved user instance, not {user!r}.")
-    # The same string login() stores under SESSION_KEY.
-    return str(meta.pk.value_to_string(user))
-
-
-def end_user_sessions(user: Any) -> int:
-    """End every session of ``user`` on every instance; return how many were ended.
-
-    Sessions saved through ``horizontal.sessions`` are indexed by user, so this is
-    one atomic script in Redis. The count is of the sessions deleted: a session whose
-    index Redis had evicted is not counted, and was already unusable. With
-    ``HORIZONTAL_SESSION_FALLBACK_ENGINE`` set it also puts the user on the revoked
-    list, so that their sessions still in the old engine are never moved into Redis.
-    """
-    store = _store()
-    keys, args = _end_user_sessions_call(store, user)
-    try:
-        return int(store.end_user_sessions(keys=keys, args=args))
-    except STORE_ERRORS as error:
-        raise SessionStoreUnavailable(f"cannot end the user's sessions: {error}") from error
-
-
-def _end_user_sessions_call(store: SessionRedis, user: Any) -> tuple[list[str], list[str]]:
-    pk = _user_pk(user)
-    keys = [store.user_index_key(pk)]
-    args: list[str] = []
-    if conf.SESSION_FALLBACK_ENGINE:
-        keys.append(store.revoked_users_key())
-        args.append(pk)
-    return keys, args
-
-
-async def aend_user_sessions(user: Any) -> int:
-    """Async ``end_user_sessions``: the same script, on redis.asyncio."""
-    store = _store()
-    side = store.asession()
-    if side is None:
-        return await sync_to_async(end_user_sessions, thread_sensitive=False)(user)
-    keys, args = _end_user_sessions_call(store, user)
-    try:
-        return int(await side.end_user_sessions(keys=keys, args=args))
-    except STORE_ERRORS as error:
-        raise SessionStoreUnavailable(f"cannot end the user's sessions: {error}") from error
-
-
-def _engine_is_ours() -> bool:
-    return settings.SESSION_ENGINE in ENGINE_MODULES
-
-
-def _end_sessions_on_password_change(
-    sender: Any, instance: Any, created: bool, **kwargs: Any
-) -> None:
-    # AbstractBaseUser.set_password() leaves the raw password in ``_password`` until
-    # save() has run, so post_save still sees that this save changes the password.
-    if created or getattr(instance, "_password", None) is None:
-        return
-    if conf.SESSION_END_ON_PASSWORD_CHANGE and _engine_is_ours():
-        end_user_sessions(instance)
-
-
-def connect_signals() -> None:
-    """Connect the password-change receiver (idempotent; needs the app registry).
-
-    Called by ``HorizontalConfig.ready()`` in every process, management commands
-    included, and when this module is imported after the apps are ready.
-    """
-    # Without django.contrib.auth there is no user model to watch, and a lazy sender
-    # that never resolves would be reported by Django's own checks.
-    if apps.is_installed("django.contrib.auth"):
-        post_save.connect(
-            _end_sessions_on_password_change,
-            sender=settings.AUTH_USER_MODEL,  # lazy "app_label.Model", resolved when ready
-            dispatch_uid="horizontal.sessions.end_on_password_change",
-        )
-
-
-# The engine works without "horizontal" in INSTALLED_APPS (docs/sessions.md does not ask
-# for it), and then no ready() connects the receiver: the engine's first import, by the
-# session middleware once the apps are ready, does. Imported earlier, ready() does it.
-with contextlib.suppress(AppRegistryNotReady):
-    connect_signals()
