@@ -11,18 +11,18 @@ clock and never PostgreSQL's ``now()`` (the start of the transaction).
 
 from __future__ import annotations
 
-from horizontal.db.base import (
+from horizontal.db.base import Dialect
+from horizontal.db.dialects import dialect_for
+from horizontal.db.shared import (
     ROW_LOCK_WAIT,
     Claim,
     ClaimRequest,
     Control,
     Cursor,
-    Dialect,
     RowLocked,
     UnsupportedDatabase,
     milliseconds,
 )
-from horizontal.db.dialects import dialect_for
 from horizontal.db.statements import db_now, ping, run_statement
 
 __all__ = [

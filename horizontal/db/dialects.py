@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from horizontal.db.base import Dialect, UnsupportedDatabase
+from horizontal.db.base import Dialect
+from horizontal.db.shared import UnsupportedDatabase
 
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper

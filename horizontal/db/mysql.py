@@ -25,18 +25,18 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from django.db import DatabaseError, IntegrityError
 
-from horizontal.db.base import (
+from horizontal.db.base import Dialect
+from horizontal.db.mysql_session import bound_idle_transaction, session_lock_wait
+from horizontal.db.shared import (
     ACQUIRE_LOCK_WAIT,
     ROW_LOCK_WAIT,
     RUNNING,
     Claim,
     ClaimRequest,
     Cursor,
-    Dialect,
     overlap_lock_name,
     scalar,
 )
-from horizontal.db.mysql_session import bound_idle_transaction, session_lock_wait
 
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper

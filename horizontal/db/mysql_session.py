@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from django.db import DatabaseError
 
-from horizontal.db.base import Cursor, scalar
+from horizontal.db.shared import Cursor, scalar
 
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper

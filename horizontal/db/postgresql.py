@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from django.db import DatabaseError
 
-from horizontal.db.base import (
+from horizontal.db.base import Dialect
+from horizontal.db.shared import (
     ABANDONED,
     ATTEMPT_COLUMNS,
     ATTEMPT_VALUES,
@@ -25,7 +26,6 @@ from horizontal.db.base import (
     Claim,
     ClaimRequest,
     Cursor,
-    Dialect,
     lock_key,
     overlap_lock_name,
     scalar,

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from django.db import DatabaseError
 
-from horizontal.db.base import RUNNING, Cursor, Dialect, scalar
+from horizontal.db.base import Dialect
+from horizontal.db.shared import RUNNING, Cursor, scalar
 
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper

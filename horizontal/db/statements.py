@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, TypeVar
 
 from django.db import DatabaseError, Error, connections, transaction
 
-from horizontal.db.base import Cursor, Dialect
+from horizontal.db.base import Dialect
 from horizontal.db.dialects import dialect_for
+from horizontal.db.shared import Cursor
 from horizontal.exceptions import TransactionRefused
 
 if TYPE_CHECKING:
