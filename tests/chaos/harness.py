@@ -281,7 +281,33 @@ class Cluster:
             if not left:
                 return time.time() - since
             time.sleep(0.1)
-        raise AssertionError(f"claims {claims} not taken over within the timeout")
+        raise AssertionError(
+            f"claims {claims} not taken over within the timeout; {self.lock_report(claims)}"
+        )
+
+    def lock_report(self, claims: list[tuple[int, int]]) -> str:
+        """What the server says about the runs and open transactions, for a failure."""
+        runs = [
+            self.database.query(
+                "SELECT id, slot, owner, token, status, expires_at FROM horizontal_jobrun"
+                " WHERE id = %s",
+                (run_id,),
+            )
+            for run_id, _ in claims
+        ]
+        if self.database.vendor == "mysql":
+            sql = (
+                "SELECT trx_mysql_thread_id, trx_state, trx_started, trx_rows_locked, "
+                "trx_query FROM information_schema.innodb_trx"
+            )
+        elif self.database.vendor == "postgresql":
+            sql = (
+                "SELECT pid, state, xact_start, wait_event_type, left(query, 120) "
+                "FROM pg_stat_activity WHERE xact_start IS NOT NULL"
+            )
+        else:
+            return f"runs {runs}"
+        return f"runs {runs}; open transactions {self.database.query(sql)}"
 
     def fault_recovered_after(
         self, since: float, worker: Worker, was_leader: bool, claims: list[tuple[int, int]]
