@@ -11,8 +11,8 @@ unique index, never the row itself: a takeover changes the token, so it must mod
 entry and waits for the fence; a renewal changes only the expiry and, finding its row by
 the primary key, never touches the entry (InnoDB has no key-share lock of its own, and
 a plain share lock on the row would block the holder's own heartbeat). On MariaDB a fence
-also sets ``idle_transaction_timeout`` to the TTL, so a holder paused inside its fenced
-transaction loses its connection, and its lock, when its claim runs out
+first sets ``idle_transaction_timeout`` to the TTL, then locks, so a holder paused anywhere
+inside its fenced transaction loses its connection, and its lock, when its claim runs out
 (``mysql_session.py`` sets that, and MySQL's session-wide lock wait, and puts both back).
 """
 
@@ -115,6 +115,9 @@ class MySQLDialect(Dialect):
     # -- fences and renewals (see the module docstring) --------------------------------
 
     def lease_is_held(self, cursor: Cursor, name: str, token: int, bound_ms: int) -> bool:
+        # The idle bound first: a holder frozen right after taking the lock (SIGSTOP, a
+        # stopped VM) must not keep it past its claim. PostgreSQL sets both in one statement.
+        bound_idle_transaction(cursor, cast(_MySQLCursor, cursor).db, bound_ms)
         cursor.execute(
             "SELECT name FROM horizontal_lease FORCE INDEX (horizontal_lease_name_token)"
             " WHERE name = %s AND token = %s LOCK IN SHARE MODE",
@@ -128,12 +131,10 @@ class MySQLDialect(Dialect):
             f" AND expires_at > {self.NOW}",
             [name, token],
         )
-        if cursor.fetchone() is None:
-            return False
-        bound_idle_transaction(cursor, cast(_MySQLCursor, cursor).db, bound_ms)
-        return True
+        return cursor.fetchone() is not None
 
     def run_is_held(self, cursor: Cursor, run_id: int, token: int, bound_ms: int) -> bool:
+        bound_idle_transaction(cursor, cast(_MySQLCursor, cursor).db, bound_ms)  # as above
         cursor.execute(
             "SELECT id FROM horizontal_jobrun FORCE INDEX (horizontal_jobrun_id_token)"
             " WHERE id = %s AND token = %s LOCK IN SHARE MODE",
@@ -146,10 +147,7 @@ class MySQLDialect(Dialect):
             f" AND status = '{RUNNING}' AND expires_at > {self.NOW}",
             [run_id, token],
         )
-        if cursor.fetchone() is None:
-            return False
-        bound_idle_transaction(cursor, cast(_MySQLCursor, cursor).db, bound_ms)
-        return True
+        return cursor.fetchone() is not None
 
     def renew_run(self, cursor: Cursor, run_id: int, token: int, ttl_ms: int) -> bool:
         cursor.execute(

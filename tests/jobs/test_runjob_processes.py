@@ -352,10 +352,9 @@ def test_hardening_06_a_runner_paused_inside_its_effect_transaction_is_taken_ove
 ) -> None:
     server_only(project_db)
     seed(project_db, accounts=2, refunds=10)
-    ttl, poll = 2.0, 0.5
+    ttl = 2.0
     trigger = f"{tmp_path}/stop-inside-effect"
     open(trigger, "w").close()  # armed: the first effect stops the runner
-    env = {"HORIZONTAL_LEASE_TTL": str(ttl)}
     zombie = spawn(
         "runjob",
         "refund_balances",
@@ -364,17 +363,71 @@ def test_hardening_06_a_runner_paused_inside_its_effect_transaction_is_taken_ove
         env=node_env(
             project_db,
             "zombie",
+            HORIZONTAL_LEASE_TTL=str(ttl),
             HORIZONTAL_DEBUG_FAILPOINTS="1",
             HORIZONTAL_FAILPOINTS=f"inside_effect=stop_once:{trigger}",
-            **env,
         ),
     )
+    assert_paused_runner_taken_over(project_db, zombie, ttl, refunds=10, what="inside its effect")
+
+
+# A runner that freezes itself right after the statement that takes its fence's lock,
+# before anything else of the transaction runs: the fence must already have bounded how
+# long the server lets that transaction sit idle (MariaDB's idle bound was once set
+# after the lock, so a process frozen in between kept the slot until it resumed).
+FROZEN_AFTER_FENCE_LOCK = """
+import os, signal
+from django.db import connection
+from horizontal.jobs.runner import run_job
+
+def freeze_after_fence_lock(execute, sql, params, many, context):
+    result = execute(sql, params, many, context)
+    if "LOCK IN SHARE MODE" in sql or "FOR KEY SHARE" in sql:
+        os.kill(os.getpid(), signal.SIGSTOP)
+    return result
+
+connection.execute_wrappers.append(freeze_after_fence_lock)
+[outcome] = run_job("refund_balances", slot="{slot}")
+print(outcome.message, flush=True)
+raise SystemExit(outcome.exit_code)
+"""
+
+
+def test_hardening_06b_a_runner_frozen_just_after_its_fence_lock_is_taken_over(
+    project_db: ScratchDatabase,
+) -> None:
+    server_only(project_db)
+    seed(project_db, accounts=2, refunds=10)
+    ttl = 2.0
+    zombie = spawn(
+        "shell",
+        "-c",
+        FROZEN_AFTER_FENCE_LOCK.format(slot=TODAY),
+        env=node_env(project_db, "zombie", HORIZONTAL_LEASE_TTL=str(ttl)),
+    )
+    assert_paused_runner_taken_over(
+        project_db, zombie, ttl, refunds=10, what="just after its fence lock"
+    )
+
+
+def assert_paused_runner_taken_over(
+    project_db: ScratchDatabase,
+    zombie: subprocess.Popen[str],
+    ttl: float,
+    refunds: int,
+    what: str,
+    poll: float = 0.5,
+) -> None:
+    """``zombie`` stops itself holding a fenced transaction; another node takes it over."""
     rescuer = None
     try:
         deadline = time.monotonic() + 30
         while process_state(zombie.pid) != "T" and time.monotonic() < deadline:
+            if zombie.poll() is not None:
+                out, err = zombie.communicate()
+                raise AssertionError(f"the runner ended before it stopped: {out}{err}")
             time.sleep(0.02)
-        assert process_state(zombie.pid) == "T", "the runner did not stop inside its effect"
+        assert process_state(zombie.pid) == "T", f"the runner did not stop {what}"
         paused_at = time.monotonic()
         # Another node, trying the slot every `poll` seconds (as its scheduler would): each
         # try answers "taken" at once (or within the 1 s lock bound) until it takes over.
@@ -382,7 +435,7 @@ def test_hardening_06_a_runner_paused_inside_its_effect_transaction_is_taken_ove
             "shell",
             "-c",
             RESCUER.format(slot=TODAY, poll=poll),
-            env=node_env(project_db, "rescuer", **env),
+            env=node_env(project_db, "rescuer", HORIZONTAL_LEASE_TTL=str(ttl)),
         )
         taken_over_after = None
         while time.monotonic() - paused_at < 15 and rescuer.poll() is None:
@@ -391,10 +444,8 @@ def test_hardening_06_a_runner_paused_inside_its_effect_transaction_is_taken_ove
                 taken_over_after = time.monotonic() - paused_at
                 break
             time.sleep(0.02)
-        assert taken_over_after is not None, "the slot was not taken over while paused"
-        print(
-            f"\nhardening_06 {project_db.vendor}: taken over {taken_over_after:.2f} s after pausing"
-        )
+        assert taken_over_after is not None, f"the slot was not taken over while paused {what}"
+        print(f"\npaused {what}, {project_db.vendor}: taken over {taken_over_after:.2f} s after")
         out, err = rescuer.communicate(timeout=60)
     finally:
         os.kill(zombie.pid, signal.SIGCONT)
@@ -407,7 +458,7 @@ def test_hardening_06_a_runner_paused_inside_its_effect_transaction_is_taken_ove
     # The claim expires a TTL after its last renewal, at most at the pause + TTL, when the
     # server also ends the paused transaction (its idle bound); the next try is a poll on.
     assert taken_over_after <= ttl + poll + 1.0, f"taken over after {taken_over_after:.2f} s"
-    assert_paid_exactly_once(project_db, 10)
+    assert_paid_exactly_once(project_db, refunds)
     row = project_db.query("SELECT status, token FROM horizontal_jobrun")
     assert row == [("succeeded", 2)]
 
