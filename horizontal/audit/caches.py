@@ -49,6 +49,8 @@ def find_memoised_reads(module: PythonModule) -> Iterator[Finding]:
         decorator = next((d for d in node.decorator_list if memo_decorator(module, d)), None)
         if decorator is None:
             continue
+        if _keyed_by_request(node):
+            continue  # every request is a new key: the memo never outlives its request
         outside = reaches_outside(module, node)
         if not outside:
             continue
@@ -60,3 +62,11 @@ def find_memoised_reads(module: PythonModule) -> Iterator[Finding]:
             "a change made through another instance is never seen here",
             module.line(decorator.lineno),
         )
+
+
+def _keyed_by_request(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """``@cache def f(request, ...)``: the request object is part of every key."""
+    arguments = [*node.args.posonlyargs, *node.args.args]
+    if arguments and arguments[0].arg in {"self", "cls"}:
+        arguments = arguments[1:]
+    return bool(arguments) and arguments[0].arg in {"request", "req"}

@@ -1,9 +1,11 @@
 """image-cron, boot-migrate and schedulers started by the image: non-Python files.
 
-Dockerfiles, entrypoint and start scripts, Procfiles, uWSGI and supervisor configs and
-crontabs decide what *every replica* runs when it starts. ``migrate`` there runs N
-times per deploy; a crontab there runs every job N times. A ``RUN`` line is build time
-(once per image) and a Procfile ``release:`` line is a one-off release step: both fine.
+Dockerfiles, entrypoint and start scripts, Procfiles, uWSGI and supervisor configs,
+Kubernetes manifests and crontabs decide what *every replica* runs when it starts; web
+server configs (uWSGI, nginx, Caddy) that serve uploads from a folder tie them to a disk.
+``migrate`` there runs N times per deploy; a crontab there runs every job N times. A
+``RUN`` line is build time (once per image), a Procfile ``release:`` line and a Kubernetes
+Job or Helm hook are one-off release steps: all fine.
 """
 
 from __future__ import annotations
@@ -19,9 +21,14 @@ from horizontal.audit.patterns import lazy_compile
 # migrate as the subcommand (options may come first), not an argument of another command
 # ("manage.py document_index migrate" migrates something else).
 MIGRATE = lazy_compile(r"(manage\.py|django-admin|-m\s+django)(\s+--?\S+)*\s+migrate\b(?!-)")
+# A script whose whole job is migrating (``docker-entrypoint-migrator.sh``,
+# ``bin/migrate.sh``): what runs it decides how often migrations run.
+MIGRATION_SCRIPT = lazy_compile(r"[\w./-]*migrat[\w.-]*\.(sh|bash|py)\b", re.I)
+# A script that starts a scheduler (``docker-entrypoint-beat.sh``, ``run-scheduler.sh``).
+SCHEDULER_SCRIPT = lazy_compile(r"[\w./-]*(beat|scheduler)[\w.-]*\.(sh|bash|py)\b", re.I)
 DRY_RUN = lazy_compile(r"--(check|plan)\b|showmigrations|makemigrations")
 CRON_INSTALL = lazy_compile(
-    r"\bcrontab\s+(?!-l\b)\S|/etc/cron|\bcron\.d\b|\bsupercronic\b|\bcrond\b|"
+    r"\bcrontab\s+(?!-l\b)\S|(?<![\w.-])/etc/cron|\bcron\.d\b|\bsupercronic\b|\bcrond\b|"
     r"\bservice\s+cron\b|/etc/init\.d/cron\b|(^|[\s;&|'\"\[,])cron(\s+-f)?\s*($|[;&|'\"\],])"
 )
 PACKAGE_INSTALL = lazy_compile(r"\b(apt-get|apt|apk|yum|dnf|pip)\b.*\b(install|add)\b")
@@ -77,6 +84,11 @@ def _migrates(text: str) -> bool:
     return bool(MIGRATE.search(text)) and not DRY_RUN.search(text)
 
 
+def _runs_migrations(command: str) -> bool:
+    """``migrate`` itself, or a script that only migrates, started by this command."""
+    return _migrates(command) or bool(MIGRATION_SCRIPT.search(command))
+
+
 def _starts_cron(text: str) -> bool:
     return bool(CRON_INSTALL.search(text)) and not PACKAGE_INSTALL.search(text)
 
@@ -108,7 +120,7 @@ def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
     for line in logical_lines(text):
         instruction = line.text.split(None, 1)[0].upper() if line.text else ""
         runs_at_start = instruction in {"CMD", "ENTRYPOINT"}
-        if runs_at_start and _migrates(line.text):
+        if runs_at_start and _runs_migrations(line.text):
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
         if _starts_cron(line.text) and instruction in {"RUN", "COPY", "ADD", "CMD", "ENTRYPOINT"}:
             yield _finding(path, line, "image-cron", IMAGE_CRON)
@@ -130,9 +142,13 @@ def find_in_shell(path: str, text: str) -> Iterator[Finding]:
     )
     if not (starts_server or ENTRYPOINT_NAME.search(posixpath.basename(path))):
         return  # a deploy or maintenance script someone runs once, by hand
+    # A script that migrates and starts nothing else is a migration step: a one-off job
+    # container, or a per-replica start, as whatever runs it says (judged there).
+    migration_step = not starts_server and MIGRATION_SCRIPT.search(posixpath.basename(path))
     for line in lines:
         if _migrates(line.text):
-            yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
+            if not migration_step:
+                yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
         elif SECRET_GENERATOR.search(line.text) and INTO_FILE.search(line.text):
             yield _finding(path, line, "file-write", SECRET_AT_START)
         elif _starts_cron(line.text):
@@ -146,7 +162,7 @@ def find_in_procfile(path: str, text: str) -> Iterator[Finding]:
         process, colon, command = line.text.partition(":")
         if not colon or process.strip() == "release":
             continue  # Heroku-style release phase: once per deploy, the right place
-        if _migrates(command):
+        if _runs_migrations(command):
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
         if _starts_cron(command):
             yield _finding(path, line, "image-cron", IMAGE_CRON)
@@ -156,6 +172,10 @@ def find_in_procfile(path: str, text: str) -> Iterator[Finding]:
 
 # uWSGI static-map/static-map2 of uploaded media: files served from this host's disk.
 MEDIA_MAP = lazy_compile(r"media|upload", re.I)
+
+
+# What a supervisor program or a uWSGI daemon runs: in every container or instance.
+PROGRAM_KEYS = frozenset({"command", "attach-daemon", "smart-attach-daemon"})
 
 
 def find_in_server_config(path: str, text: str) -> Iterator[Finding]:
@@ -171,14 +191,14 @@ def find_in_server_config(path: str, text: str) -> Iterator[Finding]:
                 "uWSGI serves uploaded media from this host's disk: other instances have "
                 "other files",
             )
-        elif _migrates(line.text):
+        elif _migrates(line.text) or (key in PROGRAM_KEYS and MIGRATION_SCRIPT.search(value)):
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
         elif key in {"cron", "cron2", "unique-cron", "legion-cron"}:
             yield _finding(path, line, "image-cron", "uWSGI cron: every instance runs the job")
-        elif _starts_cron(line.text) and key in {"command", "attach-daemon", "smart-attach-daemon"}:
+        elif _starts_cron(line.text) and key in PROGRAM_KEYS:
             yield _finding(path, line, "image-cron", IMAGE_CRON)
-        elif key in {"command", "attach-daemon", "smart-attach-daemon"} and _runs_beat(
-            line.text, "gunicorn"
+        elif key in PROGRAM_KEYS and (
+            _runs_beat(line.text, "gunicorn") or SCHEDULER_SCRIPT.search(value)
         ):
             yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
 
@@ -192,3 +212,77 @@ def find_in_crontab(path: str, text: str) -> Iterator[Finding]:
                 "image-cron",
                 "crontab entry: every host or container that installs this file runs it",
             )
+
+
+# -- web servers that serve uploads from this host's disk ---------------------------------
+
+MEDIA_FROM_DISK = (
+    "the web server serves uploaded files from this host's folder: other instances have "
+    "other files (serve them from the shared storage instead)"
+)
+NGINX_LOCATION = lazy_compile(r"^location\s+(?:[=~^*]+\s*)?(\S+)\s*\{?")
+NGINX_FROM_DISK = lazy_compile(r"^(alias|root)\s")
+CADDY_HANDLE = lazy_compile(r"^(handle_path|handle|route)\s+(\S+)\s*\{")
+
+
+def find_in_nginx(path: str, text: str) -> Iterator[Finding]:
+    """``location /media/ { alias /srv/media/; }``: uploads read from a local folder."""
+    location: Line | None = None
+    depth = 0
+    inside_at = 0
+    reported = False
+    for line in logical_lines(text):
+        match = NGINX_LOCATION.match(line.text)
+        if match and MEDIA_MAP.search(match.group(1)):
+            location, inside_at, reported = line, depth + 1, False
+        elif (
+            location is not None
+            and not reported
+            and depth >= inside_at
+            and NGINX_FROM_DISK.match(line.text)
+        ):
+            reported = True
+            yield _finding(path, location, "file-write", MEDIA_FROM_DISK)
+        depth += line.text.count("{") - line.text.count("}")
+        if location is not None and depth < inside_at:
+            location = None
+
+
+def find_in_caddyfile(path: str, text: str) -> Iterator[Finding]:
+    """``handle_path /media/* { file_server { root /srv/media } }``."""
+    handle: Line | None = None
+    depth = 0
+    inside_at = 0
+    reported = False
+    for line in logical_lines(text):
+        match = CADDY_HANDLE.match(line.text)
+        if match and MEDIA_MAP.search(match.group(2)):
+            handle, inside_at, reported = line, depth + 1, False
+        elif handle is not None and not reported and line.text.startswith(("file_server", "root")):
+            reported = True
+            yield _finding(path, handle, "file-write", MEDIA_FROM_DISK)
+        depth += line.text.count("{") - line.text.count("}")
+        if handle is not None and depth < inside_at:
+            handle = None
+
+
+# -- Kubernetes manifests and Helm templates ----------------------------------------------
+
+REPLICATED_KIND = lazy_compile(r"^kind:\s*(Deployment|StatefulSet|DaemonSet|ReplicaSet)\b", re.M)
+ONE_OFF = lazy_compile(r"^kind:\s*(Job|CronJob)\b|helm\.sh/hook", re.M)
+LIST_SYNTAX = lazy_compile(r"[\[\]\"',]")
+
+
+def find_in_manifest(path: str, text: str) -> Iterator[Finding]:
+    """A Deployment's (or StatefulSet's) container or initContainer that migrates: every
+    pod runs it. A Job, or a Helm hook, runs once per release: the right place."""
+    offset = 0
+    for document in text.split("\n---"):
+        if REPLICATED_KIND.search(document) and not ONE_OFF.search(document):
+            for line in logical_lines(document):
+                command = LIST_SYNTAX.sub(" ", line.text)
+                if _runs_migrations(command):
+                    yield _finding(
+                        path, Line(line.number + offset, line.text), "boot-migrate", BOOT_MIGRATE
+                    )
+        offset += document.count("\n") + 1

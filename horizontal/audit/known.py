@@ -272,7 +272,7 @@ def _address_host(text: str) -> str | None:
     text = text.strip()
     if not text:
         return None
-    if text.startswith(("/", "unix:")):
+    if text.startswith("unix:") or (text.startswith("/") and _socket_path(text)):
         return ""
     if "://" in text:
         try:
@@ -292,6 +292,11 @@ def _address_host(text: str) -> str | None:
     if text.count(":") > 1:
         return text
     return text.partition(":")[0]
+
+
+def _socket_path(text: str) -> bool:
+    """``/run/redis/redis.sock``, ``/var/run/mysqld/``: a file path, not ``/`` or ``/vhost``."""
+    return text.endswith((".sock", ".socket")) or text.strip("/").count("/") >= 1
 
 
 def this_host_addresses(value: object) -> Iterator[str]:

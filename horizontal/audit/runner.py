@@ -64,6 +64,7 @@ EXCLUDED_DIRS = frozenset(
         "ansible",
     }
 )
+DOCUMENTATION = lazy_compile(r"/(docs?|documentation)/")
 TEST_FILE = lazy_compile(r"(^test_.*|.*_tests?|^tests|^conftest)\.py$")
 PythonDetector = Callable[[PythonModule], Iterable[Finding]]
 PYTHON_DETECTORS: tuple[PythonDetector, ...] = (
@@ -129,6 +130,14 @@ def text_detector(path: str) -> TextDetector | None:
         return deploy.find_in_procfile
     if lower.endswith((".ini", ".conf")) and ("uwsgi" in lower or "supervisor" in lower):
         return deploy.find_in_server_config
+    if DOCUMENTATION.search(f"/{path}"):
+        return None  # below: examples a reader adapts, not what this project deploys
+    if lower.endswith(".conf") and ("nginx" in lower or "nginx" in parent.lower()):
+        return deploy.find_in_nginx
+    if lower.startswith("caddyfile"):
+        return deploy.find_in_caddyfile
+    if lower.endswith((".yaml", ".yml")) and not lower.startswith(("docker-compose", "compose")):
+        return deploy.find_in_manifest
     if "." not in name and deploy.ENTRYPOINT_NAME.search(name):
         return _shell_if_shebang
     return None

@@ -74,7 +74,7 @@ SERVICE_ADDRESSES: tuple[tuple[KeyPathPattern, str], ...] = (
 SERVICE_SETTING = lazy_compile(
     r"^(?!EMAIL_)([A-Z0-9]+_)*(REDIS|VALKEY|BROKER|AMQP|RABBIT\w*|MEMCACHED?|CELERY|HUEY|"
     r"CACHE|DATABASE|DB|POSTGRES\w*|PG|MYSQL|MARIADB|ELASTICSEARCH|OPENSEARCH|MONGO\w*)"
-    r"(_\w+)?_?(HOST|URL|URI|LOCATION|ADDRESS|SERVER|CONNECTION)S?$|^SESSION_REDIS$"
+    r"(_\w+)?_(HOST|URL|URI|LOCATION|ADDRESS|SERVER|CONNECTION)S?$|^SESSION_REDIS$"
 )
 # Celery brokers and result stores kept in files on this host.
 FILE_TRANSPORTS = ("filesystem://", "sqla+sqlite:", "db+sqlite:", "sqlite:")

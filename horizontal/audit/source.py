@@ -12,6 +12,7 @@ import bisect
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import NamedTuple
 
 # Scopes are defs: a lambda's body is an expression of the statement around it.
@@ -20,6 +21,8 @@ FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 # Run when a package or image is built, never by a replica.
 BUILD_SCRIPTS = frozenset({"setup.py", "_build.py", "build.py", "build_backend.py"})
+# Code that runs inside a developer tool's process (a lint plugin, a docs extension).
+TOOL_PACKAGES = frozenset({"pylint", "astroid", "flake8", "sphinx", "docutils", "setuptools"})
 
 
 class Scope(NamedTuple):
@@ -115,16 +118,19 @@ class PythonModule:
         index = bisect.bisect_left(self.hot_lines, first)
         return index < len(self.hot_lines) and self.hot_lines[index] <= last
 
-    @property
+    @cached_property
     def is_script(self) -> bool:
-        """A management command, a ``__main__`` script or a build step (``setup.py``,
-        an in-tree build backend): its process ends with the run."""
+        """A management command, a ``__main__`` or executable (``#!``) script, a build
+        step (``setup.py``, an in-tree build backend) or a developer tool's plugin: its
+        process ends with the run, and no request reads what it keeps."""
         path = f"/{self.path}"
         return (
             "/management/commands/" in path
             or "__main__" in self.text
+            or self.text.startswith("#!")
             or path.rsplit("/", 1)[-1] in BUILD_SCRIPTS
             or "/_build/" in path
+            or any(target.split(".", 1)[0] in TOOL_PACKAGES for target in self.imports.values())
         )
 
     def nodes(self, *types: type[ast.AST]) -> Iterator[ast.AST]:

@@ -163,6 +163,20 @@ def instance_attributes(cls: ast.ClassDef) -> set[str]:
     }
 
 
+# Classes Django and DRF instantiate for each request: what a method keeps through
+# ``self`` serves that request (a shared class-level dict is a thread race, not state
+# that another instance would need).
+PER_REQUEST_BASES = ("View", "ViewSet", "APIView", "Form", "ModelForm", "Serializer")
+
+
+def _made_per_request(cls: ast.ClassDef) -> bool:
+    for base in cls.bases:
+        name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "")
+        if name.endswith(PER_REQUEST_BASES):
+            return True
+    return False
+
+
 def find_module_state(module: PythonModule) -> Iterator[Finding]:
     if module.is_script:
         return
@@ -196,6 +210,8 @@ def _mutated_containers(
             via_self = isinstance(target.value, ast.Name) and target.value.id == "self"
             if via_self and target.attr in attrs:
                 continue  # self.NAME is assigned somewhere: an instance attribute
+            if via_self and _made_per_request(container.owner):
+                continue  # a view or form's scratch: racy between threads, never shared
         reported.add(container.name)
         outside = reaches_outside(module, function)
         memo = _memo_fill(function, target) and _stores_by_key(statement)

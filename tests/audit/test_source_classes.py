@@ -1,0 +1,77 @@
+"""Python classes the second round of labelled projects showed (false positives of the
+source rules, written from the class, not from any project's code): each with a case that
+must be found and a twin that must stay silent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.audit.test_outside_measurements import SETTINGS_HEAD, scan, where
+
+READS_ROWS = "from app.models import Form\n"
+
+
+def test_a_memo_keyed_by_the_request_is_silent_and_one_keyed_by_a_value_is_found(
+    tmp_path: Path,
+) -> None:
+    per_request = READS_ROWS + (
+        "import functools\n"
+        "@functools.cache\n"
+        "def shared_form(request):\n"
+        "    return Form.objects.filter(token=request.GET['t']).first()\n"
+    )
+    assert scan(tmp_path, {"app/auth.py": per_request}) == []
+    per_value = per_request.replace("(request)", "(token)").replace("request.GET['t']", "token")
+    assert where(scan(tmp_path / "b", {"app/auth.py": per_value})) == [("app/auth.py", 3)]
+
+
+VIEW = """\
+from django.views.generic import UpdateView
+class Edit(UpdateView):
+    _changed = []
+    def form_valid(self, form):
+        self._changed.extend(form.changed_data)
+        return super().form_valid(form)
+"""
+
+
+def test_a_views_class_level_scratch_is_silent_and_a_registry_is_found(tmp_path: Path) -> None:
+    assert scan(tmp_path, {"app/views.py": VIEW}) == []
+    registry = VIEW.replace("from django.views.generic import UpdateView\n", "").replace(
+        "class Edit(UpdateView):", "class ChangeLog:"
+    )
+    found = scan(tmp_path / "b", {"app/changes.py": registry})
+    assert [(f.line, f.category) for f in found] == [(2, "module-state")]
+
+
+WRITER = "def save(data):\n    with open('/data/out.json', 'w') as f:\n        f.write(data)\n"
+
+
+def test_an_executable_script_and_a_lint_plugin_are_not_app_code(tmp_path: Path) -> None:
+    assert scan(tmp_path, {"scripts/fix_dict.py": "#!/usr/bin/env python3\n" + WRITER}) == []
+    plugin = "from pylint.checkers import BaseChecker\n" + WRITER
+    assert scan(tmp_path, {"app_lint/checker.py": plugin}) == []
+    assert where(scan(tmp_path / "b", {"app/export.py": WRITER})) == [("app/export.py", 2)]
+
+
+def test_an_amqp_vhost_is_not_an_address_and_a_broker_host_on_localhost_is(
+    tmp_path: Path,
+) -> None:
+    source = SETTINGS_HEAD + (
+        "import os\n"
+        "RABBITMQ_HOST = os.environ.get('RABBITMQ_HOST', 'localhost')\n"
+        "RABBITMQ_VHOST = os.environ.get('RABBITMQ_VHOST', '/')\n"
+        "BROKER_URL = os.environ.get('BROKER_URL', 'amqp://rabbit/')\n"
+    )
+    found = scan(tmp_path, {"app/settings.py": source})
+    assert [f.line for f in found] == [4]
+    assert "RABBITMQ_HOST" in found[0].message
+
+
+def test_a_unix_socket_path_is_this_host_and_a_bare_slash_is_not(tmp_path: Path) -> None:
+    source = SETTINGS_HEAD + "REDIS_URL = 'unix:///run/redis/redis.sock'\n"
+    assert [f.line for f in scan(tmp_path, {"app/settings.py": source})] == [3]
+    socket_path = SETTINGS_HEAD + "REDIS_HOST = '/var/run/redis/redis.sock'\n"
+    assert [f.line for f in scan(tmp_path / "b", {"app/settings.py": socket_path})] == [3]
+    slash = SETTINGS_HEAD + "REDIS_LOCATION = '/'\n"
+    assert scan(tmp_path / "c", {"app/settings.py": slash}) == []
