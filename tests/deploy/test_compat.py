@@ -4,7 +4,8 @@ In process, the rules one by one against hand-built migration states (no databas
 touched). Then ``migrationapp`` in real processes on a database at its first migration:
 ``check --deploy --database default`` and ``release --check-migrations`` flag exactly
 the migrations that break the old code, stay silent on the additive one and on the one
-marked rolling-safe, and honour both silencing settings.
+marked rolling-safe, and honour both silencing settings; a plain ``release`` prints the
+same findings as warnings before it applies them, and exits 0.
 """
 
 from __future__ import annotations
@@ -224,3 +225,27 @@ def test_release_check_migrations_fails_ci_and_honours_both_silencers(
         ("migrationapp.0003_remove_column", "horizontal.W070"),
         ("migrationapp.0004_not_null_without_default", "horizontal.W073"),
     }
+
+
+@pytest.mark.multiprocess
+def test_release_warns_of_breaking_migrations_before_applying_them_and_still_exits_0() -> None:
+    # A database of its own: this one is migrated to the end, the module's stays at 0001.
+    database = ScratchDatabase("sqlite", SETTINGS).create(migrate=False)
+    try:
+        manage("migrate", "migrationapp", "0001", "-v0", env=database.env)
+        env = {**database.env, "HORIZONTAL_RELEASE": "r-warn"}
+        done = manage("release", env=env)
+        warned = {
+            found
+            for line in done.stderr.splitlines()
+            if line.startswith("warning: ")
+            for found in MESSAGE.findall(line.removeprefix("warning: "))
+        }
+        # Said before migrating (the applied migrations are no longer pending), then applied.
+        assert warned == FLAGGED, done.stderr
+        assert "Applying migrationapp.0007_sql_and_tables" in done.stdout, done.stdout
+        assert "release r-warn: " in done.stdout
+        again = manage("release", env=env)
+        assert "warning: " not in again.stderr, again.stderr  # nothing left pending
+    finally:
+        database.drop()

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
 
 import pytest
 from django.test import override_settings
 
 from horizontal.health import drain, readiness
-from horizontal.health.plugins import Database, Readiness, SessionStore
+from horizontal.health.plugins import Database, Readiness, SessionStore, Storage
 from tests.sessions.conftest import redis_caches
 from tests.support.processes import free_port
 
@@ -47,3 +48,13 @@ def test_each_check_reports_through_the_same_runner():
     for check in (Readiness(), Database(alias="default"), SessionStore()):
         result = asyncio.run(check.get_result())
         assert result.error is None, (check, result.error)
+
+
+def test_the_outer_wall_clock_is_the_longest_bound_of_any_dependency(settings):
+    # A short bound for one dependency must not cut the others' longer default bound.
+    settings.HORIZONTAL_HEALTH_TIMEOUT = 3.0
+    settings.HORIZONTAL_HEALTH_TIMEOUTS = {"storage": 0.2}
+    for check in (Readiness(), Database(alias="default"), SessionStore(), Storage()):
+        assert check.timeout == datetime.timedelta(seconds=3.0), check
+    settings.HORIZONTAL_HEALTH_TIMEOUTS = {"storage": 0.2, "database:default": 5.0}
+    assert Database(alias="default").timeout == datetime.timedelta(seconds=5.0)

@@ -139,23 +139,41 @@ def test_answers_are_reused_for_the_cache_interval_then_probed_again():
 
 def test_probes_run_in_parallel_each_under_its_own_bound():
     runner = Runner()
+    calls: list[str] = []
 
-    def slow(seconds: float) -> Dependency:
+    def slow(name: str, seconds: float) -> Dependency:
         def probe(timeout: float) -> str:
+            calls.append(name)
             time.sleep(seconds)
             return "slow"
 
-        return Dependency(f"slow-{seconds}", "test", probe)
+        return Dependency(name, "test", probe)
 
-    deps = [slow(0.3), slow(0.3), slow(0.3)]
+    # Three distinct dependencies of 0.5 s each, one that hangs past its own 0.3 s bound,
+    # one that takes 0.8 s within its own 2 s bound, and a second entry for "a" (the same
+    # dependency named twice shares its one probe in flight). One after another this
+    # would take 0.5 × 3 + 0.3 + 0.8 = 2.6 s; in parallel, the slowest: 0.8 s.
+    deps = [
+        slow("a", 0.5),
+        slow("b", 0.5),
+        slow("c", 0.5),
+        slow("hangs", 3.0),
+        slow("patient", 0.8),
+        slow("a", 0.5),
+    ]
+    bounds = {"a": 1.0, "b": 1.0, "c": 1.0, "hangs": 0.3, "patient": 2.0}
     try:
-        with override_settings(HORIZONTAL_HEALTH_TIMEOUTS={"slow-0.3": 1.0}):
+        with override_settings(HORIZONTAL_HEALTH_TIMEOUTS=bounds):
             started = time.monotonic()
             checks = runner.check(deps, cache_seconds=0)
             elapsed = time.monotonic() - started
-        # Three names, one of them thrice: the duplicates share the one probe in flight.
-        assert [check.status for check in checks] == ["ok"] * 3
-        assert elapsed < 0.3 + SLACK
+        by_name = {check.name: check for check in checks}
+        assert [check.status for check in checks] == ["ok", "ok", "ok", TIMEOUT, "ok", "ok"]
+        assert 0.3 * 1000 <= by_name["hangs"].latency_ms < (0.3 + SLACK) * 1000
+        assert "within 0.3 s" in by_name["hangs"].detail
+        assert by_name["patient"].latency_ms >= 0.8 * 1000
+        assert elapsed < 0.8 + SLACK, elapsed
+        assert sorted(calls) == ["a", "b", "c", "hangs", "patient"]  # "a" probed once
     finally:
         runner.reset()
 
