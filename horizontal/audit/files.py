@@ -43,6 +43,7 @@ COPIES = frozenset(
 )
 FRAME_WRITERS = frozenset({"to_csv", "to_excel", "to_parquet", "savefig"})
 HARMLESS_TARGETS = ("/dev/", "/proc/", "/sys/")
+PID_OR_LOG = lazy_compile(r"((^|_)(pid|log)s?(_?(file|path))?$|\.(pid|log)$)", re.I)
 # self.tempdir, self._temp_dir, self.scratch_dir: a scratch directory the object owns.
 OWNED_SCRATCH = lazy_compile(r"^_*(te?mp|scratch)[a-z_]*$|dir_?te?mp$", re.IGNORECASE)
 
@@ -437,7 +438,10 @@ def _saved_to_temp(
 def _harmless(target: ast.AST) -> bool:
     text = string_value(target) or ""
     name = dotted(target) or ""
-    return text.startswith(HARMLESS_TARGETS) or name in {"os.devnull", "sys.stdout", "sys.stderr"}
+    if text.startswith(HARMLESS_TARGETS) or name in {"os.devnull", "sys.stdout", "sys.stderr"}:
+        return True
+    # A pid file or a log this process appends to: this host's own, read by no request.
+    return bool(PID_OR_LOG.search(text) or PID_OR_LOG.search(last_part(name)))
 
 
 PATH_BUILDERS = frozenset(

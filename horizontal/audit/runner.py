@@ -64,6 +64,9 @@ EXCLUDED_DIRS = frozenset(
         "ansible",
     }
 )
+# nginx's own folders: site files there often have no extension (sites-enabled/default).
+NGINX_DIR = lazy_compile(r"/nginx[\w.-]*/(.+/)?[^/]+$|/(sites-enabled|sites-available)/[^/]+$")
+MODELS_MODULE = lazy_compile(r"/models(\.py$|/)")
 DOCUMENTATION = lazy_compile(r"/(docs?|documentation)/")
 TEST_FILE = lazy_compile(r"(^test_.*|.*_tests?|^tests|^conftest)\.py$")
 PythonDetector = Callable[[PythonModule], Iterable[Finding]]
@@ -82,6 +85,10 @@ TextDetector = Callable[[str, str], Iterable[Finding]]
 
 # Code that uses Django's cache API: only then is the implicit LocMemCache a problem.
 CACHE_USE = ("django.core.cache", "cache_page", "cache_control", "django_ratelimit")
+# A channel layer's API: without it an in-memory channel layer harms nobody. Judged only
+# once the scan has read the project's models (a settings file scanned alone is reported).
+# (Stored files are not judged this way: the FileFields are often a library's.)
+CHANNEL_LAYER_USE = ("channel_layer", "group_send", "group_add", "WebsocketConsumer")
 
 
 # Code that defines or enqueues django.tasks tasks (or the django-tasks backport's).
@@ -110,6 +117,8 @@ class AuditResult:
     suppressed: int = 0
     files: int = 0
     uses_cache: bool = False
+    uses_channel_layer: bool = False
+    read_models: bool = False  # whether the facts above describe a project's code
 
 
 def text_detector(path: str) -> TextDetector | None:
@@ -132,7 +141,7 @@ def text_detector(path: str) -> TextDetector | None:
         return deploy.find_in_server_config
     if DOCUMENTATION.search(f"/{path}"):
         return None  # below: examples a reader adapts, not what this project deploys
-    if lower.endswith(".conf") and ("nginx" in lower or "nginx" in parent.lower()):
+    if (lower.endswith(".conf") and "nginx" in lower) or NGINX_DIR.search(f"/{path}"):
         return deploy.find_in_nginx
     if lower.startswith("caddyfile"):
         return deploy.find_in_caddyfile
@@ -239,10 +248,17 @@ class Scan:
                     group,
                     uses_cache=self.result.uses_cache,
                     local_storages=frozenset(self.local_storages),
+                    unused=self._unused_features(),
                 ):
                     self.keep(finding)
         self.result.findings.sort()
         return self.result
+
+    def _unused_features(self) -> frozenset[str]:
+        """Settings whose feature the project's code never touches (``CHANNEL_LAYER_USE``)."""
+        if not self.result.read_models:
+            return frozenset()
+        return frozenset() if self.result.uses_channel_layer else frozenset({"CHANNEL_LAYERS"})
 
     def keep(self, finding: Finding) -> None:
         if is_suppressed(finding, self.texts.get(finding.path, [])):
@@ -262,8 +278,7 @@ class Scan:
         text = _read(path)
         if text is None:
             return
-        if not self.result.uses_cache and any(marker in text for marker in CACHE_USE):
-            self.result.uses_cache = True
+        self._note_uses(name, text)
         settings = "settings" in self.wanted and (
             is_settings_path(name) or looks_like_settings(text)
         )
@@ -283,6 +298,15 @@ class Scan:
         self.data_writes += writes
         self.data_reads += reads
         yield from self._detect(module)
+
+    def _note_uses(self, name: str, text: str) -> None:
+        result = self.result
+        if not result.uses_cache and any(marker in text for marker in CACHE_USE):
+            result.uses_cache = True
+        if not result.uses_channel_layer and any(m in text for m in CHANNEL_LAYER_USE):
+            result.uses_channel_layer = True
+        if not result.read_models and MODELS_MODULE.search(f"/{name}"):
+            result.read_models = True
 
     def _detect(self, module: PythonModule) -> Iterator[Finding]:
         seen: set[tuple[int, str]] = set()  # two detectors may agree on a line

@@ -43,6 +43,7 @@ def find_settings_problems(
     *,
     uses_cache: bool = True,
     local_storages: frozenset[str] = frozenset(),
+    unused: frozenset[str] = frozenset(),
 ) -> Iterator[Finding]:
     """Findings for one settings package (or one settings file) read together, the way
     Python runs it: a value a later statement of the same module replaces, or that every
@@ -52,7 +53,8 @@ def find_settings_problems(
 
     ``uses_cache``: whether the project's code calls Django's cache at all; without it
     the implicit ``LocMemCache`` default harms nobody. ``local_storages``: dotted paths of
-    the project's own ``FileSystemStorage`` subclasses.
+    the project's own ``FileSystemStorage`` subclasses. ``unused``: settings (as findings
+    name them) whose feature the project's code never uses: not reported.
     """
     assigned = [(m, top_level_settings(m)) for m in modules]
     assigned = [(m, a) for m, a in assigned if a]
@@ -82,6 +84,7 @@ def find_settings_problems(
             found.append(crontab_jobs(module, statement))
         if not has_star_import(module):  # the value may well come from the imported module
             found.extend(implicit_defaults(module, settings, everything, uses_cache))
+    found = [f for f in found if f.message.split(":", 1)[0].split(" ", 1)[0] not in unused]
     yield from _one_per_cause(found, children)
 
 

@@ -49,6 +49,7 @@ IMPORT_TIME_FUNCTION = lazy_compile(
     r"^(_?_?(un)?register\w*|autodiscover\w*|ready|populate\w*|__init_subclass__|__new__|"
     r"__set_name__|contribute_to_class|setup|setUp\w*|main)$"
 )
+WARN_ONCE = lazy_compile(r"warn", re.IGNORECASE)
 MEMO_NAME = lazy_compile(r"cache|memo|registry|_seen_warnings", re.IGNORECASE)
 
 
@@ -212,6 +213,8 @@ def _mutated_containers(
                 continue  # self.NAME is assigned somewhere: an instance attribute
             if via_self and _made_per_request(container.owner):
                 continue  # a view or form's scratch: racy between threads, never shared
+        if WARN_ONCE.search(container.name):
+            continue  # which warnings this process already printed: its own business
         reported.add(container.name)
         outside = reaches_outside(module, function)
         memo = _memo_fill(function, target) and _stores_by_key(statement)

@@ -163,3 +163,8 @@ def test_each_document_of_a_multi_document_manifest_is_judged_alone(tmp_path: Pa
     both = job + "---\n" + DEPLOYMENT
     found = scan(tmp_path, {"k8s/all.yaml": both})
     assert [f.line for f in found] == [job.count("\n") + 1 + 11]
+
+
+def test_an_nginx_site_file_without_an_extension_is_read(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"docker/nginx/sites-enabled/default": NGINX})
+    assert where(found) == [("docker/nginx/sites-enabled/default", 6)]

@@ -75,3 +75,52 @@ def test_a_unix_socket_path_is_this_host_and_a_bare_slash_is_not(tmp_path: Path)
     assert [f.line for f in scan(tmp_path / "b", {"app/settings.py": socket_path})] == [3]
     slash = SETTINGS_HEAD + "REDIS_LOCATION = '/'\n"
     assert scan(tmp_path / "c", {"app/settings.py": slash}) == []
+
+
+CHANNELS = SETTINGS_HEAD + (
+    "CHANNEL_LAYERS = {'default': {'BACKEND': 'channels.layers.InMemoryChannelLayer'}}\n"
+)
+MODELS = "from django.db import models\nclass Order(models.Model):\n    pass\n"
+
+
+def test_an_in_memory_channel_layer_is_found_only_where_the_code_uses_the_layer(
+    tmp_path: Path,
+) -> None:
+    unused = {"app/settings.py": CHANNELS, "app/models.py": MODELS}
+    assert scan(tmp_path, unused) == []
+    consumer = "async def notify(layer):\n    await layer.group_send('orders', {})\n"
+    used = {**unused, "app/consumers.py": consumer}
+    assert where(scan(tmp_path / "b", used)) == [("app/settings.py", 3)]
+    # A settings module scanned alone cannot tell: reported.
+    assert where(scan(tmp_path / "c", {"app/settings.py": CHANNELS})) == [("app/settings.py", 3)]
+
+
+def test_a_pid_file_and_an_appended_log_are_silent_and_a_data_file_is_found(
+    tmp_path: Path,
+) -> None:
+    code = (
+        "import os\n"
+        "def start(pidfile, error_log):\n"
+        "    with open(pidfile, 'w') as handle:\n"
+        "        handle.write(str(os.getpid()))\n"
+        "    with open(error_log, 'a') as log:\n"
+        "        log.write('started')\n"
+    )
+    assert scan(tmp_path, {"app/boot.py": code}) == []
+    data = code.replace("open(error_log, 'a')", "open('/data/exports/today.csv', 'w')")
+    assert where(scan(tmp_path / "b", {"app/boot.py": data})) == [("app/boot.py", 5)]
+
+
+def test_a_set_of_warnings_already_printed_is_silent_and_a_set_of_ids_is_found(
+    tmp_path: Path,
+) -> None:
+    code = (
+        "_WARNED_CONFIGS = set()\n"
+        "def check(name):\n"
+        "    if name not in _WARNED_CONFIGS:\n"
+        "        print('deprecated', name)\n"
+        "        _WARNED_CONFIGS.add(name)\n"
+    )
+    assert scan(tmp_path, {"app/config.py": code}) == []
+    ids = code.replace("_WARNED_CONFIGS", "_ACTIVE_IMPORTS")
+    assert where(scan(tmp_path / "b", {"app/config.py": ids})) == [("app/config.py", 1)]
