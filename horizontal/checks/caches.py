@@ -32,6 +32,7 @@ from horizontal.audit import known
 from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import backends, is_a, is_overridden
 from horizontal.conf import conf
+from horizontal.sessions.redis import DJANGO_REDIS_CACHE
 
 __all__ = [
     "DUMMY_CACHE",
@@ -63,7 +64,7 @@ SHARED_CACHES = frozenset(
         "django.core.cache.backends.memcached.PyMemcacheCache",
         "django.core.cache.backends.memcached.PyLibMCCache",
         "django.core.cache.backends.db.DatabaseCache",
-        "django_redis.cache.RedisCache",
+        DJANGO_REDIS_CACHE,
     }
 )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import socket
 import sys
@@ -260,3 +261,19 @@ def test_a_key_prefix_from_the_environment_in_the_settings_source_is_silent(
 )
 def test_new_messages_follow_the_contract(message: checks.CheckMessage) -> None:
     assert_follows_the_contract(message)
+
+
+def test_the_django_redis_path_is_spelled_once_in_the_package() -> None:
+    # The checks name django-redis's cache by the session store's constant, so the two
+    # cannot drift (issue 9, item 8).
+    from horizontal.sessions.redis import DJANGO_REDIS_CACHE
+
+    package = Path(cache_checks.__file__).resolve().parents[1]
+    spelled = sorted(
+        str(path.relative_to(package))
+        for path in package.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Constant) and node.value == DJANGO_REDIS_CACHE
+    )
+    assert spelled == ["sessions/redis.py"]
+    assert DJANGO_REDIS_CACHE in cache_checks.SHARED_CACHES

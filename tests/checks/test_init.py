@@ -4,6 +4,7 @@ and a real run keeps the deploy warnings to ``check --deploy``."""
 from __future__ import annotations
 
 import pkgutil
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,6 +30,17 @@ def test_every_check_module_is_imported_by_the_package() -> None:
     }
     assert modules <= set(horizontal.checks.__all__)
     assert all(hasattr(horizontal.checks, name) for name in modules)
+
+
+def test_every_check_module_has_its_test_file() -> None:
+    """The mirror rule of tests/README.md, for the one room where it has no exception."""
+    here = Path(__file__).parent
+    missing = [
+        f"tests/checks/test_{info.name}.py"
+        for info in pkgutil.iter_modules(horizontal.checks.__path__)
+        if not info.name.startswith("_") and not (here / f"test_{info.name}.py").is_file()
+    ]
+    assert missing == []
 
 
 def test_plain_check_raises_none_of_the_deploy_warnings() -> None:

@@ -1,4 +1,5 @@
-"""``horizontal.deploy.compat`` and its check ``horizontal.W070``–``W076``.
+"""``horizontal.deploy.compat``: the rules behind ``horizontal.W070``–``W076`` (the check
+module itself, ``horizontal/checks/migrations.py``, is tested in tests/checks/).
 
 In process, the rules one by one against hand-built migration states (no database is
 touched). Then ``migrationapp`` in real processes on a database at its first migration:
@@ -19,8 +20,7 @@ from django.db import connection, migrations, models
 from django.db.migrations.migration import Migration
 from django.db.migrations.state import ModelState, ProjectState
 
-from horizontal.checks.migrations import IDS, check_pending_migrations
-from horizontal.deploy.compat import RECIPES, unsafe_operations
+from horizontal.deploy.compat import unsafe_operations
 from tests.support.databases import ScratchDatabase
 from tests.support.processes import manage
 
@@ -158,16 +158,6 @@ def test_a_migration_marked_rolling_safe_or_listed_in_the_setting_is_silent(
     assert judged(remove, horizontal_rolling_safe="contract step of 0001") == []
     settings.HORIZONTAL_ROLLING_SAFE_MIGRATIONS = ["shop.0002_change"]
     assert judged(remove) == []
-
-
-def test_every_id_has_a_recipe_and_the_check_asks_only_named_databases() -> None:
-    assert tuple(f"horizontal.{code}" for code in RECIPES) == IDS
-    assert check_pending_migrations(databases=None) == []
-
-
-@pytest.mark.django_db
-def test_a_database_with_every_migration_applied_has_nothing_to_flag() -> None:
-    assert check_pending_migrations(databases=["default"]) == []
 
 
 # -- migrationapp in real processes -----------------------------------------------------
