@@ -84,6 +84,10 @@ def _migrates(text: str) -> bool:
     return bool(MIGRATE.search(text)) and not DRY_RUN.search(text)
 
 
+def _mentions(text: str, names: set[str]) -> bool:
+    return any(f"${name}" in text or f"${{{name}}}" in text for name in names)
+
+
 def _runs_migrations(command: str) -> bool:
     """``migrate`` itself, or a script that only migrates, started by this command."""
     return _migrates(command) or bool(MIGRATION_SCRIPT.search(command))
@@ -132,24 +136,58 @@ def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
 BY_HAND = lazy_compile(r"^(install|installer|upgrade|provision|vagrant)[\w.-]*\.(sh|bash)$", re.I)
 
 
-def find_in_shell(path: str, text: str) -> Iterator[Finding]:
-    if BY_HAND.match(posixpath.basename(path)):
-        return
-    lines = logical_lines(text)
+def _starts_server(path: str, lines: list[Line]) -> bool:
     # s6-overlay and runit service scripts run in every container, like a web server.
-    starts_server = CONTAINER_SERVICE.search(path) is not None or any(
+    return CONTAINER_SERVICE.search(path) is not None or any(
         SERVER.search(line.text) for line in lines
     )
-    if not (starts_server or ENTRYPOINT_NAME.search(posixpath.basename(path))):
+
+
+def runs_at_start(path: str, text: str) -> bool:
+    """A start script: it starts a server, or is named and placed like an entrypoint."""
+    if BY_HAND.match(posixpath.basename(path)):
+        return False
+    lines = logical_lines(text)
+    return _starts_server(path, lines) or bool(ENTRYPOINT_NAME.search(posixpath.basename(path)))
+
+
+# ``./bin/bootstrap.sh``, ``sh ${ROOT}/gen_key.sh``: another script this one runs (its name).
+SCRIPT_CALL = lazy_compile(r"(?<![\w.-])([\w.-]*[\w-]\.(?:ba)?sh)\b")
+# ``KEY=`pwgen 50 1` `` / ``KEY=$(openssl rand -hex 32)``: a variable holding a new secret.
+SECRET_VARIABLE = lazy_compile(r"^(?:export\s+|local\s+)?([A-Za-z_]\w*)=")
+
+
+def scripts_started(text: str) -> Iterator[tuple[int, str]]:
+    """(line, script name) for each script a start script (or ``CMD``) runs."""
+    for line in logical_lines(text):
+        for script in SCRIPT_CALL.findall(line.text):
+            yield line.number, posixpath.basename(script)
+
+
+def find_in_shell(path: str, text: str, started: bool = False) -> Iterator[Finding]:
+    """``started``: another start script runs this one (judged as part of the start)."""
+    if BY_HAND.match(posixpath.basename(path)) and not started:
+        return
+    lines = logical_lines(text)
+    starts_server = _starts_server(path, lines)
+    if not (started or starts_server or ENTRYPOINT_NAME.search(posixpath.basename(path))):
         return  # a deploy or maintenance script someone runs once, by hand
     # A script that migrates and starts nothing else is a migration step: a one-off job
     # container, or a per-replica start, as whatever runs it says (judged there).
-    migration_step = not starts_server and MIGRATION_SCRIPT.search(posixpath.basename(path))
+    migration_step = (
+        not started and not starts_server and MIGRATION_SCRIPT.search(posixpath.basename(path))
+    )
+    secrets: set[str] = set()  # variables assigned a generated secret so far
     for line in lines:
+        assigned = SECRET_VARIABLE.match(line.text)
+        if assigned and SECRET_GENERATOR.search(line.text):
+            secrets.add(assigned.group(1))
         if _migrates(line.text):
             if not migration_step:
                 yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
-        elif SECRET_GENERATOR.search(line.text) and INTO_FILE.search(line.text):
+        elif INTO_FILE.search(line.text) and (
+            SECRET_GENERATOR.search(line.text) or _mentions(line.text, secrets)
+        ):
             yield _finding(path, line, "file-write", SECRET_AT_START)
         elif _starts_cron(line.text):
             yield _finding(path, line, "image-cron", IMAGE_CRON)

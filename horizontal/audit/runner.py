@@ -234,6 +234,9 @@ class Scan:
 
     def finish(self) -> AuditResult:
         # Settings are judged per package, after every module of it has been read.
+        for finding in _scripts_run_by_start_scripts(self.texts):
+            if finding.category in self.wanted:
+                self.keep(finding)
         self.result.findings = _without_build_steps(
             _one_cron_per_image(self.result.findings), self.texts
         )
@@ -367,6 +370,44 @@ def _data_folder_finding(read: datadirs.Use, writer: datadirs.Use) -> Finding:
 
 # RUN python build_step.py in a Dockerfile: the script runs at image build, once.
 BUILD_RUN = lazy_compile(r"\bpython[\d.]*\s+(?:-\S+\s+)*([\w./-]+\.py)\b")
+
+
+def _scripts_run_by_start_scripts(texts: dict[str, list[str]]) -> Iterator[Finding]:
+    """A script a start script (or a Dockerfile's ``CMD``/``ENTRYPOINT``) runs is part of
+    every replica's start, whatever its name: judged so, with the calling line related.
+    Followed three calls deep; scripts that are start scripts themselves were judged."""
+    shells = {
+        path: "\n".join(lines)
+        for path, lines in texts.items()
+        if text_detector(path) in (deploy.find_in_shell, _shell_if_shebang)
+    }
+    by_name: dict[str, list[str]] = {}
+    for path in shells:
+        by_name.setdefault(posixpath.basename(path), []).append(path)
+    callers: list[tuple[str, int, str]] = []  # (caller, line, script name)
+    for path, text in shells.items():
+        if deploy.runs_at_start(path, text):
+            callers += [(path, n, name) for n, name in deploy.scripts_started(text)]
+    for path, lines in texts.items():
+        if text_detector(path) is deploy.find_in_dockerfile:
+            for line in deploy.logical_lines("\n".join(lines)):
+                if line.text.split(None, 1)[0].upper() in {"CMD", "ENTRYPOINT"}:
+                    callers += [
+                        (path, line.number, n) for _, n in deploy.scripts_started(line.text)
+                    ]
+    judged = {path for path, text in shells.items() if deploy.runs_at_start(path, text)}
+    for _ in range(3):
+        following: list[tuple[str, int, str]] = []
+        for caller, number, name in callers:
+            for script in by_name.get(name, []):
+                if script in judged:
+                    continue
+                judged.add(script)
+                related = (Location(caller, number),)
+                for finding in deploy.find_in_shell(script, shells[script], started=True):
+                    yield finding._replace(related=related)
+                following += [(script, n, s) for n, s in deploy.scripts_started(shells[script])]
+        callers = following
 
 
 def _without_build_steps(findings: list[Finding], texts: dict[str, list[str]]) -> list[Finding]:

@@ -168,3 +168,42 @@ def test_each_document_of_a_multi_document_manifest_is_judged_alone(tmp_path: Pa
 def test_an_nginx_site_file_without_an_extension_is_read(tmp_path: Path) -> None:
     found = scan(tmp_path, {"docker/nginx/sites-enabled/default": NGINX})
     assert where(found) == [("docker/nginx/sites-enabled/default", 6)]
+
+
+# -- a root cause spread over scripts: a start script runs another ---------------------------
+
+KEY_SCRIPT = (
+    "#!/bin/bash\n"
+    "if [ ! -f /data/secret_key.txt ]; then\n"
+    "  KEY=`pwgen -c -n -1 65`\n"
+    "  echo $KEY > /data/secret_key.txt\n"
+    "fi\n"
+)
+
+
+def test_a_script_a_start_script_runs_is_judged_as_part_of_the_start(tmp_path: Path) -> None:
+    start = "#!/bin/bash\nbash ${ROOT}/docker/scripts/keys.sh\nexec gunicorn app.wsgi\n"
+    found = scan(tmp_path, {"docker/scripts/keys.sh": KEY_SCRIPT, "docker/start.sh": start})
+    assert [(f.path, f.line, f.category) for f in found] == [
+        ("docker/scripts/keys.sh", 4, "file-write")
+    ]
+    assert [(r.path, r.line) for r in found[0].related] == [("docker/start.sh", 2)]
+
+
+def test_the_same_script_run_by_nobody_at_start_is_silent(tmp_path: Path) -> None:
+    by_hand = "#!/bin/bash\n./manage.py createsuperuser\nbash docker/scripts/keys.sh\n"
+    assert scan(tmp_path, {"docker/scripts/keys.sh": KEY_SCRIPT, "tools/setup.sh": by_hand}) == []
+
+
+def test_a_dockerfile_cmd_that_runs_a_script_makes_it_part_of_the_start(tmp_path: Path) -> None:
+    dockerfile = 'FROM python\nCMD ["bash", "/app/docker/scripts/keys.sh"]\n'
+    found = scan(tmp_path, {"Dockerfile": dockerfile, "docker/scripts/keys.sh": KEY_SCRIPT})
+    assert where(found) == [("docker/scripts/keys.sh", 4)]
+
+
+def test_a_secret_printed_from_a_variable_is_not_written_to_a_file(tmp_path: Path) -> None:
+    printed = KEY_SCRIPT.replace("echo $KEY > /data/secret_key.txt", "echo $KEY")
+    assert scan(tmp_path, {"docker/entrypoint.sh": printed}) == []
+    assert where(scan(tmp_path / "b", {"docker/entrypoint.sh": KEY_SCRIPT})) == [
+        ("docker/entrypoint.sh", 4)
+    ]
