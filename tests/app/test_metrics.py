@@ -238,3 +238,27 @@ def test_the_metrics_are_in_the_default_registry_that_django_prometheus_exports(
     exposed = generate_latest(REGISTRY).decode()
     for family in ("horizontal_job_runs_total counter", "horizontal_lease_held gauge"):
         assert f"# TYPE {family}" in exposed
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_missed_slot_counts_in_the_missed_metric(settings: object) -> None:
+    from prometheus_client import REGISTRY
+
+    import horizontal.metrics  # noqa: F401  (what HORIZONTAL_METRICS = True imports)
+    from horizontal.jobs import job, registry, run_job
+    from horizontal.jobs.report import OutcomeStatus
+
+    settings.HORIZONTAL_INSTANCE_ID = "missing-node"  # type: ignore[attr-defined]
+    labels = {"job": "metrics_nightly", "instance": "missing-node"}
+    name = "horizontal_job_missed_total"
+    before = REGISTRY.get_sample_value(name, labels) or 0
+    saved = dict(registry.jobs)
+    try:
+        job("metrics_nightly", schedule="0 0 * * *", catchup="skip", grace=1)(lambda run: None)
+        [outcome] = run_job("metrics_nightly")
+    finally:
+        registry.jobs.clear()
+        registry.jobs.update(saved)
+    if outcome.status != OutcomeStatus.MISSED:  # claimed within a second of midnight
+        pytest.skip(f"the slot was run, not missed: {outcome.status}")
+    assert REGISTRY.get_sample_value(name, labels) == before + 1
