@@ -1,7 +1,7 @@
 """The fleet registry: which horizontal processes run, and whether their settings agree.
 
 Every process records itself in ``horizontal_instance`` (``models.Instance``): web
-workers on their first request, ``runjob``, ``runscheduler`` and ``migrate_locked``
+workers on their first request, ``runjob``, ``runscheduler``, ``release`` and ``migrate_locked``
 when they start (``start(kind)``; call it from any other long-lived process of yours).
 A daemon thread writes once, then refreshes ``last_seen`` every
 ``HORIZONTAL_FLEET_INTERVAL`` seconds: one ``UPDATE`` on a connection opened for it and

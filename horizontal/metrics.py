@@ -122,6 +122,12 @@ def _lease_gone(sender: Any, *, name: str, instance: str, **kwargs: Any) -> None
     LEASE_HELD.labels(name, instance).set(0)
 
 
+def _readiness_probed(
+    sender: Any, *, dependency: str, ok: bool, seconds: float, **kwargs: Any
+) -> None:
+    observe_probe(dependency, seconds, ok)
+
+
 def _session_store_unavailable(sender: Any, *, operation: str, **kwargs: Any) -> None:
     SESSION_STORE_ERRORS.labels(operation, instance_id()).inc()
 
@@ -134,6 +140,7 @@ signals.lease_released.connect(_lease_gone, dispatch_uid="horizontal.metrics")
 signals.session_store_unavailable.connect(
     _session_store_unavailable, dispatch_uid="horizontal.metrics"
 )
+signals.readiness_probed.connect(_readiness_probed, dispatch_uid="horizontal.metrics")
 
 
 def _multiprocess() -> bool:

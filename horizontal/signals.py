@@ -1,4 +1,4 @@
-"""Signals for exporters and alerting: runs, leases and the session store.
+"""Signals for exporters and alerting: runs, leases, the session store and readiness.
 
 Every signal is sent with ``send_robust``: a receiver that raises is logged
 (``horizontal.signals``) and never fails the run, the lease or the request that sent it.
@@ -30,6 +30,11 @@ gets ``instance`` (``horizontal.instance.instance_id()``).
   error reached the view, ``"request"`` when something turned it into a 500, ``"save"``),
   ``error`` (the exception), ``policy`` (``"closed"`` or ``"open"``), ``instance``. Sent
   on every failure, not rate-limited like the log line.
+- ``readiness_probed``: sender ``horizontal.health.probes.Dependency``; ``dependency``
+  (its name: ``"database:default"``, ``"sessions"``, ``"storage"``, ``"cache:<alias>"``),
+  ``kind``, ``ok`` (bool), ``seconds`` (the probe's own time, monotonic), ``instance``.
+  Sent once per probe actually run, when it ends (even after its readiness answer gave
+  up waiting); an answer reused within ``HORIZONTAL_HEALTH_CACHE_SECONDS`` sends nothing.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ __all__ = [
     "lease_acquired",
     "lease_lost",
     "lease_released",
+    "readiness_probed",
     "run_claimed",
     "run_finished",
     "run_missed",
@@ -60,6 +66,7 @@ lease_acquired = Signal()
 lease_lost = Signal()
 lease_released = Signal()
 session_store_unavailable = Signal()
+readiness_probed = Signal()
 
 
 def send(signal: Signal, sender: Any, **arguments: Any) -> None:

@@ -30,6 +30,7 @@ from typing import Any
 
 from django.core.signals import setting_changed
 
+from horizontal import signals
 from horizontal.conf import conf
 from horizontal.health.drain import drain_state
 from horizontal.health.probes import Dependency, dependencies
@@ -218,7 +219,16 @@ def _run_probe(dep: Dependency, timeout: float) -> Check:
         status, detail = ERROR, message[:_DETAIL_LIMIT]
     else:
         status = OK
-    return Check(dep.name, dep.kind, status, (time.monotonic() - started) * 1000, detail)
+    seconds = time.monotonic() - started
+    signals.send(
+        signals.readiness_probed,
+        Dependency,
+        dependency=dep.name,
+        kind=dep.kind,
+        ok=status == OK,
+        seconds=seconds,
+    )
+    return Check(dep.name, dep.kind, status, seconds * 1000, detail)
 
 
 _runner = Runner()

@@ -27,7 +27,7 @@ from horizontal.db import db_now
 from horizontal.jobs.registry import registry
 from horizontal.models import Effect, JobAttempt, JobRun
 
-__all__ = ["BATCH", "Pruned", "prune_runs"]
+__all__ = ["BATCH", "Pruned", "delete_runs", "prunable", "prune_runs"]
 
 # Rows deleted per transaction: each batch is short, so it holds its locks briefly.
 BATCH = 500
@@ -49,6 +49,19 @@ def prune_runs(older_than: dt.timedelta, *, keep: int = 5, dry_run: bool = False
     "Older" is by the run's last moment (finished, else claimed) on the database clock.
     Returns what was deleted (or, with ``dry_run``, would be).
     """
+    chosen = prunable(older_than, keep=keep)
+    if dry_run:
+        attempts = effects = 0
+        for start in range(0, len(chosen), BATCH):
+            batch = [pk for pk, _ in chosen[start : start + BATCH]]
+            attempts += JobAttempt.objects.using(conf.DATABASE).filter(job_run_id__in=batch).count()
+            effects += Effect.objects.using(conf.DATABASE).filter(job_run_id__in=batch).count()
+        return Pruned(len(chosen), attempts, effects)
+    return delete_runs(chosen)
+
+
+def prunable(older_than: dt.timedelta, *, keep: int = 5) -> list[tuple[int, int]]:
+    """The ``(id, token)`` of every run ``prune_runs`` would delete now (nothing is locked)."""
     if older_than < dt.timedelta(0):
         raise ValueError("older_than must not be negative")
     using = conf.DATABASE
@@ -57,7 +70,7 @@ def prune_runs(older_than: dt.timedelta, *, keep: int = 5, dry_run: bool = False
     newest = dict(
         runs.filter(slot__endswith="Z").values_list("job").annotate(Max("slot")).order_by()
     )
-    doomed: list[int] = []
+    doomed: list[tuple[int, int]] = []
     for job_name in runs.values_list("job", flat=True).distinct().order_by():
         job = registry.get(job_name)
         cutoff = now - older_than
@@ -68,26 +81,45 @@ def prune_runs(older_than: dt.timedelta, *, keep: int = 5, dry_run: bool = False
             .exclude(status=JobRun.Status.RUNNING)
             .exclude(finished_at__gte=cutoff)
             .order_by("-slot")
-            .values_list("pk", "slot")
+            .values_list("pk", "slot", "token")
         )
         recent = set(
             runs.filter(job=job_name).order_by("-claimed_at").values_list("pk", flat=True)[:keep]
         )
-        for pk, slot in candidates.iterator():
+        for pk, slot, token in candidates.iterator():
             if pk in recent or slot == newest.get(job_name):
                 continue
-            doomed.append(pk)
-    attempts = effects = 0
-    for start in range(0, len(doomed), BATCH):
-        batch = doomed[start : start + BATCH]
-        attempt_rows = JobAttempt.objects.using(using).filter(job_run_id__in=batch)
-        effect_rows = Effect.objects.using(using).filter(job_run_id__in=batch)
-        if dry_run:
-            attempts += attempt_rows.count()
-            effects += effect_rows.count()
-            continue
+            doomed.append((pk, token))
+    return doomed
+
+
+def delete_runs(chosen: list[tuple[int, int]]) -> Pruned:
+    """Delete the runs ``prunable`` chose, with their attempts and effect keys, in batches.
+
+    Each batch first locks its rows and keeps only those no claim has touched since they
+    were chosen: a re-claim (``--retry`` of an old failed slot, an operator's ``--slot``
+    of an old missed one) raises the token and marks the run running, and its run, its
+    new attempt and the effect keys it is writing must stay.
+    """
+    using = conf.DATABASE
+    runs = JobRun.objects.using(using)
+    deleted = attempts = effects = 0
+    for start in range(0, len(chosen), BATCH):
+        tokens = dict(chosen[start : start + BATCH])
         with transaction.atomic(using=using):
-            effects += effect_rows.delete()[0]
-            attempts += attempt_rows.delete()[0]
-            runs.filter(pk__in=batch).delete()
-    return Pruned(len(doomed), attempts, effects)
+            current = (
+                runs.select_for_update()
+                .filter(pk__in=list(tokens))
+                .values_list("pk", "token", "status")
+            )
+            batch = [
+                pk
+                for pk, token, status in current
+                if token == tokens[pk] and status != JobRun.Status.RUNNING
+            ]
+            if not batch:
+                continue
+            effects += Effect.objects.using(using).filter(job_run_id__in=batch).delete()[0]
+            attempts += JobAttempt.objects.using(using).filter(job_run_id__in=batch).delete()[0]
+            deleted += runs.filter(pk__in=batch).delete()[1].get(JobRun._meta.label, 0)
+    return Pruned(deleted, attempts, effects)

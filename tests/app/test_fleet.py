@@ -198,3 +198,37 @@ def test_the_admin_lists_the_fleet_read_only_and_warns_of_drift(admin_client) ->
     assert "web-other" in text
     assert "Release differs: r1 on " in text and "r2 on web-other" in text  # capfirst
     assert admin_client.get("/admin/horizontal/instance/add/").status_code == 403
+
+
+@pytest.mark.multiprocess
+def test_release_records_itself_while_it_runs_and_leaves_when_done(
+    database: ScratchDatabase,
+) -> None:
+    release = f"fleet-{os.getpid()}-{time.monotonic_ns()}"
+    deploy = spawn(
+        "release",
+        "--skip-migrate",
+        env={
+            **database.env,
+            "HORIZONTAL_INSTANCE_ID": "deploy-1",
+            "HORIZONTAL_FLEET_INTERVAL": "1",
+            "HORIZONTAL_RELEASE": release,
+            # Each once-per-release hook waits after its claim: the release is seen running.
+            "HORIZONTAL_DEBUG_FAILPOINTS": "1",
+            "HORIZONTAL_FAILPOINTS": "after_claim=sleep:2",
+        },
+    )
+    try:
+        wait_for(database, {"deploy-1"}, timeout=30, exact=False)
+        [(kind, seen_release)] = database.query(
+            "SELECT kind, release FROM horizontal_instance WHERE instance_id = 'deploy-1'"
+        )
+        assert (kind, seen_release) == ("release", release)
+        out, err = deploy.communicate(timeout=120)
+    finally:
+        if deploy.poll() is None:
+            deploy.kill()
+            deploy.communicate()
+    assert deploy.returncode == 0, out + err
+    assert f"release {release}: " in out and " hook(s) done" in out, out
+    assert "deploy-1" not in registered(database)  # a normal exit deletes its own row

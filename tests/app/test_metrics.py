@@ -14,6 +14,7 @@ import json
 import os
 import signal
 import time
+import urllib.error
 import urllib.request
 from collections import Counter as Tally
 from collections.abc import Iterator
@@ -159,6 +160,45 @@ def test_two_workers_scraped_once_show_every_known_run_by_instance(web: Instance
     assert ours and all(dict(labels).get("instance") in workers for labels in ours)
 
 
+def get(instance: Instance, path: str) -> dict[str, object]:
+    try:
+        with urllib.request.urlopen(instance.url + path, timeout=30) as response:
+            return dict(json.loads(response.read()))
+    except urllib.error.HTTPError as error:  # 503: not ready, still a probed answer
+        return dict(json.loads(error.read()))
+
+
+@pytest.mark.multiprocess
+def test_every_readiness_probe_a_worker_ran_is_one_observation_of_its_latency(
+    web: Instance,
+) -> None:
+    # Probes each worker really ran (not answers reused from the cache interval), with
+    # the latency each answer reported.
+    ran: dict[tuple[str, str, str], list[float]] = {}
+    for _ in range(6):
+        answer = get(web, "/horizontal/ready/")
+        checks = answer["checks"]
+        assert isinstance(checks, dict) and checks, answer
+        for name, check in checks.items():
+            if not check["cached"]:
+                ok = "true" if check["status"] == "ok" else "false"
+                key = (str(answer["instance"]), name, ok)
+                ran.setdefault(key, []).append(check["latency_ms"] / 1000)
+        time.sleep(0.6)  # past half the reuse interval: some answers probe again
+    assert ran, "no readiness answer ran a probe"
+    samples = scrape(web)
+    for (instance, dependency, ok), latencies in ran.items():
+        labels = {"dependency": dependency, "ok": ok, "instance": instance}
+        count = value(samples, "horizontal_readiness_probe_seconds_count", **labels)
+        total = value(samples, "horizontal_readiness_probe_seconds_sum", **labels)
+        # A request that joins a probe still in flight reports it too: at most one
+        # observation per answer, at least one per worker and dependency.
+        assert count is not None and 1 <= count <= len(latencies), (labels, count, latencies)
+        assert total is not None and total > 0
+        if count == len(latencies):  # each answer's latency_ms is rounded to 0.1 ms
+            assert abs(total - sum(latencies)) <= 0.0001 * len(latencies), (total, latencies)
+
+
 @pytest.mark.multiprocess
 def test_lease_gauge_names_the_holder_and_goes_with_a_dead_worker(web: Instance) -> None:
     answer = post(web, "/monitoring/lease/demo-leader/")
@@ -198,3 +238,27 @@ def test_the_metrics_are_in_the_default_registry_that_django_prometheus_exports(
     exposed = generate_latest(REGISTRY).decode()
     for family in ("horizontal_job_runs_total counter", "horizontal_lease_held gauge"):
         assert f"# TYPE {family}" in exposed
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_missed_slot_counts_in_the_missed_metric(settings: object) -> None:
+    from prometheus_client import REGISTRY
+
+    import horizontal.metrics  # noqa: F401  (what HORIZONTAL_METRICS = True imports)
+    from horizontal.jobs import job, registry, run_job
+    from horizontal.jobs.report import OutcomeStatus
+
+    settings.HORIZONTAL_INSTANCE_ID = "missing-node"  # type: ignore[attr-defined]
+    labels = {"job": "metrics_nightly", "instance": "missing-node"}
+    name = "horizontal_job_missed_total"
+    before = REGISTRY.get_sample_value(name, labels) or 0
+    saved = dict(registry.jobs)
+    try:
+        job("metrics_nightly", schedule="0 0 * * *", catchup="skip", grace=1)(lambda run: None)
+        [outcome] = run_job("metrics_nightly")
+    finally:
+        registry.jobs.clear()
+        registry.jobs.update(saved)
+    if outcome.status != OutcomeStatus.MISSED:  # claimed within a second of midnight
+        pytest.skip(f"the slot was run, not missed: {outcome.status}")
+    assert REGISTRY.get_sample_value(name, labels) == before + 1

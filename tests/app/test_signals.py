@@ -83,3 +83,27 @@ def test_a_lease_sends_acquired_then_released_once(
         ("lease_released", {"sender": leases.Lease, "name": "signalled-lease",
                             "token": lease.token, "instance": instance_id()}),
     ]  # fmt: skip
+
+
+def test_a_readiness_probe_sends_its_dependency_result_and_time_once_per_probe(
+    sent: list[tuple[str, dict[str, Any]]], settings: Any
+) -> None:
+    from horizontal.health import readiness
+    from horizontal.health.probes import Dependency
+
+    settings.HORIZONTAL_HEALTH_CACHE_SECONDS = 60.0  # resets the answers (setting_changed)
+    first = readiness.check_readiness(["database"], drain=False)
+    again = readiness.check_readiness(["database"], drain=False)  # reused: not probed
+    probed = [args for name, args in sent if name == "readiness_probed"]
+    [check] = [c for c in first.checks if c.name == "database:default"]
+    assert [c.cached for c in again.checks if c.name == "database:default"] == [True]
+    [args] = [a for a in probed if a["dependency"] == "database:default"]
+    assert args.pop("seconds") == pytest.approx(check.latency_ms / 1000)
+    assert args == {
+        "sender": Dependency,
+        "dependency": "database:default",
+        "kind": "database",
+        "ok": True,
+        "instance": instance_id(),
+    }
+    assert len(probed) == len(first.checks)

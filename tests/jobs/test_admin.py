@@ -6,7 +6,9 @@ runs and a SIGKILLed run's two attempts, pause a job (then ``runjob`` elsewhere 
 it, exit 0), "run now" at the same moment as a ``runjob`` elsewhere (one run), and a
 user without the permissions sees none of the actions.
 
-Marked ``browser``: it runs on Django 5.2 only (``make test-61`` leaves it out).
+The browser test is marked ``browser``: it runs on Django 5.2 only (``make test-61``
+leaves it out). The in-process tests below it (Django's test client, every version) press
+the action the browser test does not: "Re-run the selected failed slots".
 """
 
 from __future__ import annotations
@@ -22,8 +24,6 @@ import pytest
 from tests.support.chromium import chromium
 from tests.support.databases import ScratchDatabase
 from tests.support.processes import Instance, manage, spawn, start_gunicorn
-
-pytestmark = [pytest.mark.multiprocess, pytest.mark.browser]
 
 TODAY = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT00:00:00Z")
 YESTERDAY = (dt.datetime.now(dt.UTC) - dt.timedelta(days=1)).strftime("%Y-%m-%dT00:00:00Z")
@@ -119,6 +119,8 @@ def messages(browser: Any) -> list[str]:
     return [li.text[:1].lower() + li.text[1:] for li in found]
 
 
+@pytest.mark.multiprocess
+@pytest.mark.browser
 def test_the_admin_in_a_real_browser_steers_jobs_behind_permissions(
     site: tuple[ScratchDatabase, Instance],
 ) -> None:
@@ -212,3 +214,84 @@ def test_the_admin_in_a_real_browser_steers_jobs_behind_permissions(
         log_in(browser, web, "operator", "operator-pw-1")
         browser.get(f"{web.url}/admin/horizontal/jobcontrol/")
         assert set(ACTIONS) <= set(action_choices(browser))
+
+
+# -- in-process: the re-run action, with and without its permission --------------------
+
+
+@pytest.fixture
+def failed_slot() -> Iterator[str]:
+    from horizontal.jobs import Run, job, registry, run_job
+
+    before = dict(registry.jobs)
+    outcome: list[str] = []
+
+    def flaky(run: Run) -> None:
+        outcome.append(run.slot)
+        if len(outcome) == 1:
+            raise RuntimeError("the ledger is locked")
+
+    job("admin_flaky", schedule="0 0 * * *")(flaky)
+    [failed] = run_job("admin_flaky")
+    assert failed.status == "failed" and failed.slot is not None
+    yield failed.slot
+    registry.jobs.clear()
+    registry.jobs.update(before)
+
+
+def _staff(name: str, *codenames: str) -> Any:
+    from django.contrib.auth.models import Permission, User
+
+    user = User.objects.create_user(name, password=f"{name}-pw-1", is_staff=True)
+    user.user_permissions.set(
+        Permission.objects.filter(
+            content_type__app_label="horizontal", codename__in=["view_jobrun", *codenames]
+        )
+    )
+    return user
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rerun_in_the_admin_runs_a_failed_slot_again_through_the_gate(
+    client: Any, failed_slot: str
+) -> None:
+    from horizontal.models import JobAttempt, JobRun
+
+    client.force_login(_staff("rerunner", "rerun_jobrun"))
+    run = JobRun.objects.get(job="admin_flaky", slot=failed_slot)
+    changelist = "/admin/horizontal/jobrun/"
+    assert 'value="rerun"' in client.get(changelist).content.decode()
+    response = client.post(
+        changelist, {"action": "rerun", "_selected_action": [run.pk]}, follow=True
+    )
+    shown = [str(m) for m in response.context["messages"]]
+    assert any(f"admin_flaky@{failed_slot}: succeeded on " in m for m in shown), shown
+    run.refresh_from_db()
+    assert (run.status, run.token, run.attempt) == ("succeeded", 2, 2)
+    attempts = JobAttempt.objects.filter(job_run=run).order_by("token")
+    assert [(a.trigger, a.outcome) for a in attempts] == [
+        ("schedule", "failed"),
+        ("retry", "succeeded"),
+    ]
+    # A slot that did not fail is not run again: said, nothing claimed.
+    response = client.post(
+        changelist, {"action": "rerun", "_selected_action": [run.pk]}, follow=True
+    )
+    shown = [str(m) for m in response.context["messages"]]
+    assert shown == [f"admin_flaky@{failed_slot}: succeeded, not re-run"], shown
+    run.refresh_from_db()
+    assert run.token == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rerun_is_refused_to_staff_without_its_permission(client: Any, failed_slot: str) -> None:
+    from horizontal.models import JobRun
+
+    client.force_login(_staff("looker"))
+    run = JobRun.objects.get(job="admin_flaky", slot=failed_slot)
+    changelist = "/admin/horizontal/jobrun/"
+    page = client.get(changelist)
+    assert page.status_code == 200 and 'value="rerun"' not in page.content.decode()
+    client.post(changelist, {"action": "rerun", "_selected_action": [run.pk]})
+    run.refresh_from_db()
+    assert (run.status, run.token) == ("failed", 1)

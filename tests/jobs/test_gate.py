@@ -508,16 +508,17 @@ def test_a_job_without_schedule_needs_an_explicit_slot(db_alias: str) -> None:
     assert outcome.status == "succeeded" and calls == ["v2026.11.29:1"]
 
 
-# Statements per claim, takeover and finish, each with its attempt row (issue 13):
-# (overlap="allow" claim, overlap="skip" claim, takeover of a crashed run, finish).
+# Statements per claim, takeover, finish and hand-back, each with its attempt row (issue
+# 13): (overlap="allow" claim, overlap="skip" claim, takeover of a crashed run, finish,
+# hand-back on SIGTERM).
 # PostgreSQL writes the run and its attempt in one statement (data-modifying CTEs);
 # SQLite adds the attempt's INSERT (and, on a takeover, the UPDATE that closes the
 # abandoned one); MariaDB/MySQL have no conditional upsert either: INSERT, or INSERT,
 # UPDATE and the SELECT of the run's id, then the attempt's statements.
 CLAIM_STATEMENTS = {
-    "postgresql": (1, 2, 1, 1),
-    "sqlite": (2, 3, 3, 2),
-    "mysql": (2, 4, 5, 2),
+    "postgresql": (1, 2, 1, 1, 1),
+    "sqlite": (2, 3, 3, 2, 2),
+    "mysql": (2, 4, 5, 2, 2),
 }
 
 
@@ -525,7 +526,8 @@ def test_claim_statement_count(db_alias: str) -> None:
     """The gate's statements per vendor, attempts included (CLAIM_STATEMENTS).
 
     Before issue 13 (no attempt rows): claim 1 (PostgreSQL, SQLite, MySQL overlap
-    "allow"), 2 with overlap="skip" (3 on MySQL), takeover 1 (3 on MySQL), finish 1.
+    "allow"), 2 with overlap="skip" (3 on MySQL), takeover 1 (3 on MySQL), finish 1,
+    hand-back 1.
     """
     from django.test.utils import CaptureQueriesContext
 
@@ -558,7 +560,19 @@ def test_claim_statement_count(db_alias: str) -> None:
         with CaptureQueriesContext(connections[db_alias]) as queries:
             assert gate.finish(attempt, "succeeded", "")
         finish_count = statements(queries)
-    assert (counts[0], counts[2], takeover_count, finish_count) == CLAIM_STATEMENTS[vendor]
+    handing = register("counted_hand_back", schedule="* * * * *", overlap="allow")
+    handed = gate.claim_slot(handing, format_slot(minute), trigger="cli")
+    assert handed is not None
+    with CaptureQueriesContext(connections[db_alias]) as queries:
+        assert gate.hand_back(handed)
+    hand_back_count = statements(queries)
+    assert (
+        counts[0],
+        counts[2],
+        takeover_count,
+        finish_count,
+        hand_back_count,
+    ) == CLAIM_STATEMENTS[vendor]
     attempts = JobAttempt.objects.using(db_alias).filter(job="counted_allow").order_by("token")
     assert [(a.token, a.outcome) for a in attempts] == [(1, "abandoned"), (2, "succeeded")]
 

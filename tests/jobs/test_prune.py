@@ -12,7 +12,7 @@ from django.core.management import call_command
 from horizontal import db
 from horizontal.conf import conf
 from horizontal.jobs import Run, job, registry
-from horizontal.jobs.prune import prune_runs
+from horizontal.jobs.prune import delete_runs, prunable, prune_runs
 from horizontal.jobs.slots import format_slot
 from horizontal.models import Effect, JobAttempt, JobRun, Lease
 
@@ -97,3 +97,32 @@ def test_prune_runs_command_keeps_the_newest_runs_of_each_job() -> None:
     assert out.getvalue().strip() == "Deleted 2 runs, 2 attempts, 2 effect keys."
     kept = sorted(JobRun.objects.values_list("claimed_at", flat=True))
     assert [round((now - at).total_seconds() / 86400) for at in kept] == [11, 10]
+
+
+def test_a_run_re_claimed_after_it_was_chosen_is_not_deleted() -> None:
+    """Choosing and deleting are apart: an old failed slot re-run (``--retry``) in
+    between keeps its run, its attempts and its effect keys; the rest of the batch goes."""
+    from horizontal.jobs import gate
+
+    def noop(run: Run) -> None:
+        pass
+
+    job("nightly", schedule="0 0 * * *", window=dt.timedelta(days=2))(noop)
+    now = db.db_now(conf.DATABASE)
+    failed = put("nightly", 40, "failed", now)
+    other = put("nightly", 39, "succeeded", now)
+    put("nightly", 1, "succeeded", now)  # the newest slot: kept
+    chosen = prunable(dt.timedelta(days=1), keep=0)
+    assert sorted(pk for pk, _ in chosen) == sorted([failed.pk, other.pk])
+
+    rerun = gate.claim_slot(registry.jobs["nightly"], failed.slot, trigger="retry", retry=True)
+    assert rerun is not None and rerun.claim.token == 2
+    pruned = delete_runs(chosen)
+    assert (pruned.runs, pruned.attempts, pruned.effects) == (1, 1, 1)
+    assert not JobRun.objects.filter(pk=other.pk).exists()
+    run = JobRun.objects.get(pk=failed.pk)
+    assert (run.status, run.token) == ("running", 2)
+    tokens = JobAttempt.objects.filter(job_run=run).order_by("token")
+    assert [a.token for a in tokens] == [1, 2]
+    assert Effect.objects.filter(job_run=run).count() == 1
+    assert gate.finish(rerun, "succeeded", "")  # the re-run still finishes its own row

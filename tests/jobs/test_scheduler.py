@@ -242,3 +242,47 @@ def test_a_follower_claims_the_current_slot_and_leaves_a_backlog_to_the_leader(
     job("current", schedule="* * * * *")(record)
     [outcome] = run_job("current", catch_up=False)
     assert outcome.status == "succeeded"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_paused_job_is_not_claimed_by_the_scheduler_and_is_said_once(
+    own_registry: None,
+) -> None:
+    """Issue 13: the pause (``horizontal_jobcontrol``) is honoured by ``runscheduler``,
+    which says so once per pause, not every poll, and runs the job again once resumed."""
+    import datetime as dt
+
+    from horizontal.jobs import Run, job, registry
+    from horizontal.jobs.control import pause_job, resume_job
+    from horizontal.jobs.report import OutcomeStatus
+    from horizontal.jobs.scheduler import Scheduler
+    from horizontal.models import JobRun
+
+    ran: list[str] = []
+
+    def record(run: Run) -> None:
+        ran.append(run.slot)
+
+    job("paused_minutely", schedule="* * * * *")(record)
+    pause_job("paused_minutely", by="ops", note="bad upstream data")
+    lines: list[str] = []
+    scheduler = Scheduler(
+        [registry.jobs["paused_minutely"]], report=lines.append, lease_name="test:scheduler"
+    )
+    never = dt.datetime.min.replace(tzinfo=dt.UTC)
+    try:
+        first = scheduler.tick(wait=True)
+        scheduler.due.at("paused_minutely", never)  # due again at the next poll
+        second = scheduler.tick(wait=True)
+        resume_job("paused_minutely", by="ops")
+        scheduler.due.at("paused_minutely", never)
+        third = scheduler.tick(wait=True)
+    finally:
+        scheduler.shutdown()
+        scheduler.step_down(release=True)
+    assert [o.status for o in first] == [OutcomeStatus.PAUSED], first
+    assert [o.status for o in second] == [OutcomeStatus.PAUSED], second
+    said = [line for line in lines if "paused_minutely: paused by ops" in line]
+    assert len(said) == 1 and "(bad upstream data); not run" in said[0], lines
+    assert [o.status for o in third] == [OutcomeStatus.SUCCEEDED] and len(ran) == 1, third
+    assert JobRun.objects.filter(job="paused_minutely").count() == 1

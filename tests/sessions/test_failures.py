@@ -274,3 +274,19 @@ def test_each_thread_has_its_own_connection(redis_sessions):
     for thread in threads:
         thread.join()
     assert len({id(connection) for connection in seen}) == 3
+
+
+@pytest.mark.usefixtures("closed_port_sessions")
+@override_settings(HORIZONTAL_SESSION_FAILURE="open", HORIZONTAL_INSTANCE_ID="web-8")
+def test_every_store_failure_counts_in_the_session_store_errors_metric():
+    from prometheus_client import REGISTRY
+
+    import horizontal.metrics  # noqa: F401  (what HORIZONTAL_METRICS = True imports)
+
+    labels = {"operation": "load", "instance": "web-8"}
+    name = "horizontal_session_store_errors_total"
+    before = REGISTRY.get_sample_value(name, labels) or 0
+    store = SessionStore(COOKIE_KEY)
+    store.load()
+    store.load()
+    assert REGISTRY.get_sample_value(name, labels) == before + 2

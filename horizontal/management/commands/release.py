@@ -15,6 +15,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
+from horizontal import fleet
 from horizontal.deploy.compat import pending_report
 from horizontal.deploy.release import (
     InvalidRelease,
@@ -80,6 +81,9 @@ class Command(BaseCommand):
             return
         signal.signal(signal.SIGTERM, _interrupt)
         signal.signal(signal.SIGINT, _interrupt)
+        # In the fleet registry while it migrates and runs the hooks (from its first
+        # write after the registry's table exists: a first deploy creates it).
+        fleet.start("release")
         try:
             release_id = resolve_release(options["release"])
             self._warn_incompatible(options["database"])
