@@ -120,3 +120,18 @@ def test_without_the_s3_extra_the_generated_file_helpers_work_on_local_files() -
     errors = [line for line in lines if line.startswith("ImportError:")]
     assert len(errors) == 2, done.stdout
     assert all("pip install 'django-horizontal[s3]'" in line for line in errors), errors
+
+
+def test_hardening_18_the_readme_installs_the_package_and_names_every_extra() -> None:
+    # A pip user reads the README, not pyproject.toml: it had no install line and named
+    # none of the extras.
+    import re
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    readme = (ROOT / "README.md").read_text()
+    assert re.search(rf"^pip install {re.escape(project['name'])}\b", readme, re.MULTILINE)
+    extras = set(project["optional-dependencies"]) - {"dev", "lint"}  # the repository's own
+    assert extras, "pyproject.toml declares no extras"
+    unnamed = {extra for extra in extras if f"`[{extra}]`" not in readme}
+    assert unnamed == set(), f"extras the README does not name: {sorted(unnamed)}"

@@ -178,6 +178,24 @@ def test_hardening_03_runjob_refuses_a_never_firing_job_with_exit_2(
     assert "Traceback" not in err
 
 
+@pytest.mark.django_db(transaction=True)
+def test_hardening_17_runjob_refuses_only_the_broken_job_as_docs_checks_md_says(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # docs/checks.md said an E0xx makes runjob refuse to start; runjob checks only the
+    # job it is asked to run, and the page now says so. This pins the behaviour it states.
+    job("never", schedule="0 0 30 2 *")(noop)
+    job("fine")(noop)
+    assert ids() == ["horizontal.E018"]  # the project has an error, in another job
+    call_command("runjob", "fine", slot="v1")  # no SystemExit: exit 0
+    assert "succeeded" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exited:
+        call_command("runjob", "never")
+    assert exited.value.code == 2
+    docs = (HERE.parents[1] / "docs" / "checks.md").read_text()
+    assert "`runjob` checks only the job it is" in docs
+
+
 @pytest.mark.parametrize("name", ["nul\x00name", "bad-\udcff", "tab\tname"])
 def test_hardening_10_a_job_name_no_database_stores_is_e016(name: str) -> None:
     job(name, schedule="0 0 * * *")(noop)

@@ -94,3 +94,22 @@ def test_a_timeout_that_is_not_a_number_is_a_clear_error() -> None:
 def test_reads_the_process_environment_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_STORAGE_BUCKET_NAME", "from-env")
     assert storages_from_env()["default"]["OPTIONS"] == {"bucket_name": "from-env"}
+
+
+def test_hardening_18_docs_files_documents_every_argument_and_the_thumbnail_recipe() -> None:
+    # storages_from_env(staticfiles=...) was not documented; docs/files.md did not say that
+    # thumbnail libraries writing deterministic names fight "names are never reused".
+    import inspect
+    from pathlib import Path
+
+    files_md = (Path(__file__).resolve().parents[2] / "docs" / "files.md").read_text()
+    keyword_only = [
+        name
+        for name, parameter in inspect.signature(storages_from_env).parameters.items()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    ]
+    assert keyword_only == ["staticfiles", "local"]
+    assert all(f"`{name}=`" in files_md for name in keyword_only), keyword_only
+    for library in ("django-imagekit", "sorl-thumbnail", "easy-thumbnails"):
+        assert library in files_md, library
+    assert '"deterministic_names": True' in files_md  # the recipe's alias
