@@ -258,50 +258,40 @@ MEDIA_FROM_DISK = (
     "the web server serves uploaded files from this host's folder: other instances have "
     "other files (serve them from the shared storage instead)"
 )
-NGINX_LOCATION = lazy_compile(r"^location\s+(?:[=~^*]+\s*)?(\S+)\s*\{?")
+# The block that maps a URL path (its path in group "path"), and what serves it from disk.
+NGINX_LOCATION = lazy_compile(r"^location\s+(?:[=~^*]+\s*)?(?P<path>\S+)\s*\{?")
 NGINX_FROM_DISK = lazy_compile(r"^(alias|root)\s")
-CADDY_HANDLE = lazy_compile(r"^(handle_path|handle|route)\s+(\S+)\s*\{")
+CADDY_HANDLE = lazy_compile(r"^(handle_path|handle|route)\s+(?P<path>\S+)\s*\{")
+CADDY_FROM_DISK = lazy_compile(r"^(file_server|root)\b")
+
+
+def _media_blocks_from_disk(
+    path: str, text: str, block: re.Pattern[str], from_disk: re.Pattern[str]
+) -> Iterator[Finding]:
+    """A ``block`` for an uploads path (``MEDIA_MAP``) with a ``from_disk`` directive
+    anywhere inside it (nested braces counted): one finding, at the block's line."""
+    opened: Line | None = None
+    depth = inside_at = 0
+    for line in logical_lines(text):
+        match = block.match(line.text)
+        if match and MEDIA_MAP.search(match.group("path")):
+            opened, inside_at = line, depth + 1
+        elif opened is not None and depth >= inside_at and from_disk.match(line.text):
+            yield _finding(path, opened, "file-write", MEDIA_FROM_DISK)
+            opened = None  # reported: the rest of the block adds nothing
+        depth += line.text.count("{") - line.text.count("}")
+        if opened is not None and depth < inside_at:
+            opened = None
 
 
 def find_in_nginx(path: str, text: str) -> Iterator[Finding]:
     """``location /media/ { alias /srv/media/; }``: uploads read from a local folder."""
-    location: Line | None = None
-    depth = 0
-    inside_at = 0
-    reported = False
-    for line in logical_lines(text):
-        match = NGINX_LOCATION.match(line.text)
-        if match and MEDIA_MAP.search(match.group(1)):
-            location, inside_at, reported = line, depth + 1, False
-        elif (
-            location is not None
-            and not reported
-            and depth >= inside_at
-            and NGINX_FROM_DISK.match(line.text)
-        ):
-            reported = True
-            yield _finding(path, location, "file-write", MEDIA_FROM_DISK)
-        depth += line.text.count("{") - line.text.count("}")
-        if location is not None and depth < inside_at:
-            location = None
+    return _media_blocks_from_disk(path, text, NGINX_LOCATION, NGINX_FROM_DISK)
 
 
 def find_in_caddyfile(path: str, text: str) -> Iterator[Finding]:
     """``handle_path /media/* { file_server { root /srv/media } }``."""
-    handle: Line | None = None
-    depth = 0
-    inside_at = 0
-    reported = False
-    for line in logical_lines(text):
-        match = CADDY_HANDLE.match(line.text)
-        if match and MEDIA_MAP.search(match.group(2)):
-            handle, inside_at, reported = line, depth + 1, False
-        elif handle is not None and not reported and line.text.startswith(("file_server", "root")):
-            reported = True
-            yield _finding(path, handle, "file-write", MEDIA_FROM_DISK)
-        depth += line.text.count("{") - line.text.count("}")
-        if handle is not None and depth < inside_at:
-            handle = None
+    return _media_blocks_from_disk(path, text, CADDY_HANDLE, CADDY_FROM_DISK)
 
 
 # -- Kubernetes manifests and Helm templates ----------------------------------------------
