@@ -62,8 +62,11 @@ def data_folder_uses(module: PythonModule) -> tuple[list[Use], list[Use]]:
         return writes, reads
     for function in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
         assert isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
-        if module.scope(function).function is not None:
+        scope = module.scope(function)
+        if scope.function is not None:
             continue  # nested functions are walked with their parent
+        if scope.cls is not None and _static_files_finder(scope.cls):
+            continue  # runs in collectstatic: a build step, once per image
         named = _named_lines(function)
         if not named:
             continue
@@ -76,6 +79,14 @@ def data_folder_uses(module: PythonModule) -> tuple[list[Use], list[Use]]:
         else:
             reads.extend(Use(s, module.path, line, module.line(line)) for s, line in named)
     return writes, reads
+
+
+def _static_files_finder(cls: ast.ClassDef) -> bool:
+    """``class ComponentsFinder(FileSystemFinder)``: staticfiles finders run at build time."""
+    return any(
+        str(getattr(base, "attr", None) or getattr(base, "id", "")).endswith("Finder")
+        for base in cls.bases
+    )
 
 
 def _named_lines(function: FunctionNode) -> list[tuple[str, int]]:

@@ -466,6 +466,24 @@ def _builds_local_path(module: PythonModule, media_root: ast.Attribute) -> bool:
     return False
 
 
+def _handed_to_a_storage(module: PythonModule, media_root: ast.Attribute) -> bool:
+    """``settings.MEDIA_ROOT`` inside the arguments of a storage's method
+    (``default_storage.exists(...)``, ``self.file.storage.open(...)``): no disk access here;
+    where the files live is the storage's choice, judged in settings."""
+    function = module.scope(media_root).function
+    if function is None:
+        return False
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        receiver = dotted(node.func.value) or ""
+        if "storage" not in last_part(receiver).lower():
+            continue
+        if any(child is media_root for arg in node.args for child in ast.walk(arg)):
+            return True
+    return False
+
+
 def _only_measured(function: FunctionNode, media_root: ast.Attribute) -> bool:
     """``full = str(Path(settings.MEDIA_ROOT) / name)`` whose every use is ``len(full)``:
     a path built to check a length limit, never opened."""
@@ -580,6 +598,8 @@ def _local_storage(module: PythonModule) -> Iterator[Finding]:
             continue
         if _in_storage_class(module, node):
             continue  # the storage backend itself: choosing it in settings is the finding
+        if _handed_to_a_storage(module, node):
+            continue  # default_storage.exists(join(MEDIA_ROOT, name)): the storage decides
         yield Finding(
             module.path,
             node.lineno,

@@ -28,6 +28,7 @@ from horizontal.audit.settings_rules import (
     sqlite_by_default,
 )
 from horizontal.audit.settings_values import (
+    apply_env_schema,
     has_star_import,
     replacement_check,
     star_importers,
@@ -56,6 +57,8 @@ def find_settings_problems(
     the project's own ``FileSystemStorage`` subclasses. ``unused``: settings (as findings
     name them) whose feature the project's code never uses: not reported.
     """
+    for module in modules:
+        apply_env_schema(module)
     assigned = [(m, top_level_settings(m)) for m in modules]
     assigned = [(m, a) for m, a in assigned if a]
     if not any(k in a for _, a in assigned for k in KNOWN_SETTINGS):

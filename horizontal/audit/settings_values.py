@@ -12,6 +12,7 @@ it was not left there as production's default. Nothing here judges a value: the 
 from __future__ import annotations
 
 import ast
+import copy
 import posixpath
 from collections.abc import Callable, Iterator
 
@@ -21,6 +22,7 @@ from horizontal.audit.source import PythonModule, dotted, last_part, string_valu
 __all__ = [
     "KeyPath",
     "address_text",
+    "apply_env_schema",
     "explicitly_chosen",
     "has_star_import",
     "module_strings",
@@ -193,6 +195,45 @@ def strings_with_paths(module: PythonModule) -> Iterator[tuple[ast.AST, KeyPath]
 
 
 # -- environment fallbacks: the value production gets when nothing is set ------------------
+
+
+def apply_env_schema(module: PythonModule) -> None:
+    """django-environ: ``env = environ.Env(DB_HOST=(str, "localhost"))`` and later
+    ``env("DB_HOST")`` or ``env.str("DB_HOST")``: the schema's default becomes the call's
+    ``default=`` (placed at the call, whose setting decides), and everything below judges
+    it as written there. Idempotent: a call that names its own default keeps it."""
+    schemas: dict[str, dict[str, ast.expr]] = {}
+    for statement in module.tree.body:
+        if not (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and isinstance(statement.value, ast.Call)
+            and last_part(dotted(statement.value.func)) == "Env"
+        ):
+            continue
+        defaults: dict[str, ast.expr] = {}
+        for keyword_ in statement.value.keywords:
+            value = keyword_.value
+            if isinstance(value, ast.Tuple) and len(value.elts) == 2:
+                value = value.elts[1]  # (cast, default)
+            if keyword_.arg is not None:
+                defaults[keyword_.arg] = value
+        schemas[statement.targets[0].id] = defaults
+    if not schemas:
+        return
+    for node in ast.walk(module.tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        function = node.func
+        if isinstance(function, ast.Attribute):
+            function = function.value  # env.str("X"), env.int("X")
+        defaults = schemas.get(function.id, {}) if isinstance(function, ast.Name) else {}
+        name = string_value(node.args[0])
+        if name in defaults and not any(k.arg == "default" for k in node.keywords):
+            # At the call's place: the setting that reads it decides (and may replace it).
+            default = ast.copy_location(copy.copy(defaults[name]), node)
+            node.keywords.append(ast.keyword(arg="default", value=default))
 
 
 def _env_default(node: ast.AST) -> ast.AST | None:

@@ -124,3 +124,74 @@ def test_a_set_of_warnings_already_printed_is_silent_and_a_set_of_ids_is_found(
     assert scan(tmp_path, {"app/config.py": code}) == []
     ids = code.replace("_WARNED_CONFIGS", "_ACTIVE_IMPORTS")
     assert where(scan(tmp_path / "b", {"app/config.py": ids})) == [("app/config.py", 1)]
+
+
+ENV_SCHEMA = (
+    "import environ\n"
+    "INSTALLED_APPS = []\n"
+    "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+    "env = environ.Env(DB_HOST=(str, 'localhost'), DB_NAME=(str, 'app'))\n"
+    "DATABASES = {\n"
+    "    'default': {\n"
+    "        'ENGINE': 'django.db.backends.postgresql',\n"
+    "        'NAME': env('DB_NAME'),\n"
+    "        'HOST': env('DB_HOST'),\n"
+    "    }\n"
+    "}\n"
+)
+
+
+def test_a_django_environ_schema_default_of_localhost_is_found_where_it_is_read(
+    tmp_path: Path,
+) -> None:
+    [finding] = scan(tmp_path, {"app/settings.py": ENV_SCHEMA})
+    assert finding.line == 9 and "localhost" in finding.message
+    shared = ENV_SCHEMA.replace("(str, 'localhost')", "(str, 'db.internal')")
+    assert scan(tmp_path / "b", {"app/settings.py": shared}) == []
+    # A call that names its own default keeps it.
+    own = ENV_SCHEMA.replace("env('DB_HOST')", "env('DB_HOST', default='db.internal')")
+    assert scan(tmp_path / "c", {"app/settings.py": own}) == []
+
+
+def test_media_root_handed_to_a_storage_is_silent_and_opened_by_path_is_found(
+    tmp_path: Path,
+) -> None:
+    through_storage = (
+        "import os\n"
+        "from django.conf import settings\n"
+        "from django.core.files.storage import default_storage\n"
+        "def has_image(name):\n"
+        "    return default_storage.exists(os.path.join(settings.MEDIA_ROOT, name))\n"
+    )
+    assert scan(tmp_path, {"app/images.py": through_storage}) == []
+    by_path = through_storage.replace(
+        "default_storage.exists(os.path.join(settings.MEDIA_ROOT, name))",
+        "open(os.path.join(settings.MEDIA_ROOT, name)).read()",
+    )
+    assert where(scan(tmp_path / "b", {"app/images.py": by_path})) == [("app/images.py", 5)]
+
+
+FINDER = """\
+import subprocess
+from django.conf import settings
+from django.contrib.staticfiles.finders import FileSystemFinder
+class BundleFinder(FileSystemFinder):
+    def list(self, ignore_patterns):
+        subprocess.run(["npm", "run", "build"], cwd=settings.BUNDLE_DIR)
+        yield from super().list(ignore_patterns)
+"""
+READER = """\
+import os
+from django.conf import settings
+def manifest(request):
+    return {"bundle": os.path.join(settings.BUNDLE_DIR, "manifest.json")}
+"""
+
+
+def test_a_folder_a_static_files_finder_builds_is_a_build_step(tmp_path: Path) -> None:
+    assert scan(tmp_path, {"app/staticfiles.py": FINDER, "app/context.py": READER}) == []
+    task = FINDER.replace("(FileSystemFinder)", "").replace(
+        "from django.contrib.staticfiles.finders import FileSystemFinder\n", ""
+    )
+    found = scan(tmp_path / "b", {"app/tasks.py": task, "app/context.py": READER})
+    assert ("app/context.py", 4) in where(found)
