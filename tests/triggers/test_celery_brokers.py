@@ -36,7 +36,12 @@ from tests.triggers.harness import (
     wait_for,
 )
 
-pytestmark = [pytest.mark.multiprocess, pytest.mark.brokers]
+# The suite's 300 s per test would stop the long run (TRIGGERS_RUN_SECONDS=300) midway.
+pytestmark = [
+    pytest.mark.multiprocess,
+    pytest.mark.brokers,
+    pytest.mark.timeout(max(300, int(RUN_SECONDS) + 240)),
+]
 
 BROKERS = {
     "redis": "redis://127.0.0.1:6379/14",
