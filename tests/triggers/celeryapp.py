@@ -10,6 +10,7 @@ periodic task ``triggers.plain_tick`` made once-per-slot by ``@once_per_slot``.
 from __future__ import annotations
 
 import os
+import time
 
 import django
 
@@ -24,9 +25,10 @@ from horizontal.triggers.celery import (  # noqa: E402
     once_per_slot,
     register_jobs,
 )
-from tests.triggers.workload.jobs import OPTIONS, trace  # noqa: E402
+from tests.triggers.workload.jobs import OPTIONS, SLOW_SECONDS, trace  # noqa: E402
 
 PLAIN_TASK = "triggers.plain_tick"
+PLAIN_SLOW_TASK = "triggers.plain_slow"
 EVERY = float(os.environ.get("CELERY_BEAT_EVERY", "1.0"))
 
 app = Celery("horizontal_triggers_test")
@@ -42,6 +44,7 @@ app.conf.update(
         "celery_fast": {"task": RUN_JOB_TASK, "schedule": EVERY, "args": ("celery_fast",)},
         "celery_slow": {"task": RUN_JOB_TASK, "schedule": EVERY, "args": ("celery_slow",)},
         "plain_tick": {"task": PLAIN_TASK, "schedule": EVERY},
+        "plain_slow": {"task": PLAIN_SLOW_TASK, "schedule": EVERY},
     },
 )
 register_jobs(app)
@@ -55,4 +58,21 @@ def plain_tick() -> str:
     assert run is not None
     trace(run, "started", "plain_tick")
     trace(run, "done", "plain_tick")
+    return run.slot
+
+
+@app.task(name=PLAIN_SLOW_TASK)
+@once_per_slot(every=4, **OPTIONS)  # type: ignore[arg-type]
+def plain_slow() -> str:
+    """A plain periodic task with a 2.5 s body (a checkpoint every 50 ms): the test kills a
+    worker inside it, and the next message after the TTL re-claims the slot."""
+    run = current_run()
+    assert run is not None
+    trace(run, "started", "plain_slow")
+    deadline = time.monotonic() + SLOW_SECONDS
+    while time.monotonic() < deadline:
+        run.check()
+        time.sleep(0.05)
+    run.check()
+    trace(run, "done", "plain_slow")
     return run.slot

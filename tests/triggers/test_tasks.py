@@ -34,7 +34,8 @@ from tests.triggers.harness import (
     wait_for,
 )
 
-pytestmark = pytest.mark.multiprocess
+# The suite's 300 s per test would stop the long run (TRIGGERS_RUN_SECONDS=300) midway.
+pytestmark = [pytest.mark.multiprocess, pytest.mark.timeout(max(300, int(RUN_SECONDS) + 240))]
 
 JOBS = "tasks_fast,tasks_slow"
 
