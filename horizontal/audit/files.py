@@ -3,8 +3,8 @@
 The next request may land on another instance, which has a different disk. A temp file
 created and removed in one function is fine; a temp file created with ``delete=False``
 and left behind is not. ``FileSystemStorage`` and paths under ``MEDIA_ROOT`` put uploads
-on one host. Management commands and scripts write where their operator tells them, so
-only their ``MEDIA_ROOT`` use is reported.
+on one host (``local_storage.py``). Management commands and scripts write where their
+operator tells them, so only their ``MEDIA_ROOT`` use is reported.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 
 from horizontal.audit.findings import Finding
+from horizontal.audit.local_storage import find_local_storage
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import (
     FunctionNode,
@@ -193,7 +194,7 @@ def find_file_writes(module: PythonModule) -> Iterator[Finding]:
     producers = (
         _generated_secrets(module),
         _local_writes(module),
-        _local_storage(module),
+        find_local_storage(module),
         _served_media(module),
     )
     for finding in producers:
@@ -442,168 +443,3 @@ def _harmless(target: ast.AST) -> bool:
         return True
     # A pid file or a log this process appends to: this host's own, read by no request.
     return bool(PID_OR_LOG.search(text) or PID_OR_LOG.search(last_part(name)))
-
-
-PATH_BUILDERS = frozenset(
-    {"join", "Path", "PurePath", "walk", "listdir", "scandir", "glob", "iglob", "open", "exists"}
-)
-
-
-def _builds_local_path(module: PythonModule, media_root: ast.Attribute) -> bool:
-    """Is ``settings.MEDIA_ROOT`` used as a place on disk (joined, walked, opened, bound to a
-    name), rather than reported (``os.statvfs``) or handed to a checker?"""
-    function = module.scope(media_root).function
-    if function is None or _only_measured(function, media_root):
-        return False
-    for node in ast.walk(function):
-        if isinstance(node, ast.Assign) and node.value is media_root:
-            return True
-        if isinstance(node, ast.BinOp) and media_root in (node.left, node.right):
-            return True
-        if isinstance(node, ast.Call) and media_root in node.args:
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else dotted(node.func)
-            return last_part(name) in PATH_BUILDERS or (name or "").startswith("shutil")
-    return False
-
-
-def _handed_to_a_storage(module: PythonModule, media_root: ast.Attribute) -> bool:
-    """``settings.MEDIA_ROOT`` inside the arguments of a storage's method
-    (``default_storage.exists(...)``, ``self.file.storage.open(...)``): no disk access here;
-    where the files live is the storage's choice, judged in settings."""
-    function = module.scope(media_root).function
-    if function is None:
-        return False
-    for node in ast.walk(function):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
-            continue
-        receiver = dotted(node.func.value) or ""
-        if "storage" not in last_part(receiver).lower():
-            continue
-        if any(child is media_root for arg in node.args for child in ast.walk(arg)):
-            return True
-    return False
-
-
-def _only_measured(function: FunctionNode, media_root: ast.Attribute) -> bool:
-    """``full = str(Path(settings.MEDIA_ROOT) / name)`` whose every use is ``len(full)``:
-    a path built to check a length limit, never opened."""
-    for node in ast.walk(function):
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
-            continue
-        target = node.targets[0]
-        if not isinstance(target, ast.Name) or not any(
-            child is media_root for child in ast.walk(node.value)
-        ):
-            continue
-        measured = {
-            id(call.args[0])
-            for call in ast.walk(function)
-            if isinstance(call, ast.Call) and dotted(call.func) == "len" and call.args
-        }
-        uses = [
-            name
-            for name in ast.walk(function)
-            if isinstance(name, ast.Name)
-            and name.id == target.id
-            and isinstance(name.ctx, ast.Load)
-        ]
-        return bool(uses) and all(id(use) in measured for use in uses)
-    return False
-
-
-def _local_storage_path(name: str) -> bool:
-    """``default_storage.path()``: only local storage has paths (static files are in
-    every image, so ``staticfiles_storage.path()`` is fine)."""
-    receiver = last_part(name.rsplit(".", 1)[0]) if "." in name else ""
-    return last_part(name) == "path" and receiver.endswith("storage") and "static" not in receiver
-
-
-def _read_only_storage(module: PythonModule, call: ast.Call) -> bool:
-    """``fixtures = FileSystemStorage(BASE_DIR / "fixtures")``: a storage over files shipped
-    in the image, opened to read them. It has a location that is not MEDIA_ROOT and the
-    function never saves, deletes or opens for writing through the local name it is bound
-    to, nor hands it to a field as its ``storage`` (looked for in the whole module)."""
-    location = call.args[0] if call.args else keyword(call, "location")
-    if location is None or "MEDIA" in (ast.get_source_segment(module.text, location) or ""):
-        return False
-    if module.scope(call).function is None:
-        return False  # a module-level storage: other modules may save through it
-    bound = [
-        node
-        for node in module.nodes(ast.Assign)
-        if isinstance(node, ast.Assign) and node.value is call
-    ]
-    # Only a local name: an attribute (self.storage) may be saved through elsewhere.
-    names = {t.id for node in bound for t in node.targets if isinstance(t, ast.Name)}
-    if not names:
-        return False
-    for name in names:
-        for position in _find_all(module.text, f"{name}."):
-            after = module.text[position + len(name) : position + len(name) + 8]
-            if after.startswith((".save(", ".delete(")):
-                return False
-            if after.startswith(".open(") and WRITE_IN_OPEN.match(
-                module.text, position + len(name) + 6
-            ):
-                return False
-        if f"storage={name}" in module.text:
-            return False
-    return bool(names)
-
-
-WRITE_IN_OPEN = lazy_compile(r"[^)\n]*[\"'][rbt]*[wax+]")
-
-
-def _find_all(text: str, needle: str) -> Iterator[int]:
-    position = text.find(needle)
-    while position != -1:
-        yield position
-        position = text.find(needle, position + 1)
-
-
-def _in_storage_class(module: PythonModule, node: ast.AST) -> bool:
-    """Inside a class that is a storage (``class MediaStorage(FileSystemStorage)``)."""
-    cls = module.scope(node).cls
-    return cls is not None and any((dotted(base) or "").endswith("Storage") for base in cls.bases)
-
-
-def _local_storage(module: PythonModule) -> Iterator[Finding]:
-    for call in module.nodes(ast.Call):
-        assert isinstance(call, ast.Call)
-        name = call_name(module, call) or ""
-        # FileSystemStorage or a subclass named for it (ThumbnailFileSystemStorage).
-        local = last_part(name).endswith("FileSystemStorage")
-        if local and not _read_only_storage(module, call):
-            yield Finding(
-                module.path,
-                call.lineno,
-                "file-write",
-                "FileSystemStorage keeps uploads on this host's disk: other instances "
-                "serve 404 for them",
-                module.line(call.lineno),
-            )
-        elif _local_storage_path(name):
-            yield Finding(
-                module.path,
-                call.lineno,
-                "file-write",
-                "storage.path() only exists for local storage: the file is on one host",
-                module.line(call.lineno),
-            )
-    for node in module.nodes(ast.Attribute):
-        assert isinstance(node, ast.Attribute)
-        if node.attr != "MEDIA_ROOT" or module.scope(node).function is None:
-            continue
-        if dotted(node.value) != "settings" or not _builds_local_path(module, node):
-            continue
-        if _in_storage_class(module, node):
-            continue  # the storage backend itself: choosing it in settings is the finding
-        if _handed_to_a_storage(module, node):
-            continue  # default_storage.exists(join(MEDIA_ROOT, name)): the storage decides
-        yield Finding(
-            module.path,
-            node.lineno,
-            "file-write",
-            "reads or writes files under MEDIA_ROOT directly: uploads on one host's disk",
-            module.line(node.lineno),
-        )
