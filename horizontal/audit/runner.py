@@ -384,10 +384,11 @@ def _scripts_run_by_start_scripts(texts: dict[str, list[str]]) -> Iterator[Findi
     by_name: dict[str, list[str]] = {}
     for path in shells:
         by_name.setdefault(posixpath.basename(path), []).append(path)
+    # Start scripts were judged as such already; the scripts they run are judged here.
+    judged = {path for path, text in shells.items() if deploy.runs_at_start(path, text)}
     callers: list[tuple[str, int, str]] = []  # (caller, line, script name)
-    for path, text in shells.items():
-        if deploy.runs_at_start(path, text):
-            callers += [(path, n, name) for n, name in deploy.scripts_started(text)]
+    for path in sorted(judged):  # the first caller named is the related one: stable
+        callers += [(path, n, name) for n, name in deploy.scripts_started(shells[path])]
     for path, lines in texts.items():
         if text_detector(path) is deploy.find_in_dockerfile:
             for line in deploy.logical_lines("\n".join(lines)):
@@ -395,7 +396,6 @@ def _scripts_run_by_start_scripts(texts: dict[str, list[str]]) -> Iterator[Findi
                     callers += [
                         (path, line.number, n) for _, n in deploy.scripts_started(line.text)
                     ]
-    judged = {path for path, text in shells.items() if deploy.runs_at_start(path, text)}
     for _ in range(3):
         following: list[tuple[str, int, str]] = []
         for caller, number, name in callers:
