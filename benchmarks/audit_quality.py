@@ -13,11 +13,15 @@ Every project of ``benchmarks/audit_labels.json`` is measured, at its pinned com
 - otherwise the commit is fetched from GitHub (``git fetch --depth 1``) into the same
   place. A project that cannot be had is reported as skipped, never silently dropped.
 
-Both tools scan the whole checkout. A hit is true when it lands on a labelled line of the
-same file (whatever category either tool gives it); precision = true hits / hits,
-recall = labels with at least one hit / labels. The splits are reported separately:
-``tuning`` (rules were written while reading them), ``held-out`` (never used for tuning)
-and ``new`` (measured before any change they prompt).
+Both tools scan the whole checkout. A hit is one finding: its place and its related
+locations (SARIF ``relatedLocations``; a grep line is a finding with one place). It is true
+when one of its locations lands on a labelled line of the same file (whatever category
+either tool gives it); precision = true findings / findings, recall = labels with at least
+one location on them / labels. The figures of the older scoring, where every location
+counted as a hit of its own, are printed beside them (``per location``).
+
+The splits are reported separately: ``tuning`` (rules were written while reading them),
+``held-out`` (never used for tuning) and ``new`` (measured before any change they prompt).
 """
 
 from __future__ import annotations
@@ -38,7 +42,8 @@ ROOT = Path(__file__).resolve().parents[1]
 LABELS = Path(__file__).with_name("audit_labels.json")
 SPLITS = ("tuning", "held-out", "new")
 
-Hit = tuple[str, int]  # path relative to the checkout, line (0: a whole file)
+Location = tuple[str, int]  # path relative to the checkout, line (0: a whole file)
+Hit = tuple[Location, ...]  # one finding: its place first, then its related locations
 
 
 @dataclass
@@ -74,11 +79,10 @@ class Score:
 def audit_hits(checkout: Path) -> list[Hit]:
     from horizontal.audit import scan_paths
 
-    hits: list[Hit] = []
-    for finding in scan_paths([checkout], base=checkout).findings:
-        hits.append((finding.path, finding.line))
-        hits.extend((r.path, r.line) for r in getattr(finding, "related", ()))
-    return hits
+    return [
+        ((finding.path, finding.line), *((r.path, r.line) for r in finding.related))
+        for finding in scan_paths([checkout], base=checkout).findings
+    ]
 
 
 def grep_hits(checkout: Path) -> list[Hit]:
@@ -96,21 +100,30 @@ def grep_hits(checkout: Path) -> list[Hit]:
         _, _, location = row.partition("\t")
         path, _, rest = location.removeprefix("./").partition(":")
         line, _, _ = rest.partition(":")
-        hits.append((path, int(line) if line.isdigit() else 0))
+        hits.append(((path, int(line) if line.isdigit() else 0),))
     return hits
 
 
 def score(hits: list[Hit], labels: list[dict[str, object]]) -> Score:
-    """A finding and its related locations are one hit each; duplicates count once."""
-    labelled = {
+    """One finding is one hit, true when any of its locations is labelled."""
+    labelled = _labelled_lines(labels)
+    unique = list(dict.fromkeys(hits))
+    found = {labelled[place] for hit in unique for place in hit if place in labelled}
+    true_hits = sum(1 for hit in unique if any(place in labelled for place in hit))
+    return Score(len(unique), true_hits, len(labels), len(found))
+
+
+def score_per_location(hits: list[Hit], labels: list[dict[str, object]]) -> Score:
+    """The older scoring: a finding and each related location are one hit each."""
+    return score([(place,) for hit in hits for place in hit], labels)
+
+
+def _labelled_lines(labels: list[dict[str, object]]) -> dict[Location, int]:
+    return {
         (str(label["path"]), int(line)): index
         for index, label in enumerate(labels)
         for line in label["lines"]  # type: ignore[attr-defined]
     }
-    unique = list(dict.fromkeys(hits))
-    found = {labelled[hit] for hit in unique if hit in labelled}
-    true_hits = sum(1 for hit in unique if hit in labelled)
-    return Score(len(unique), true_hits, len(labels), len(found))
 
 
 # -- getting a checkout of a pinned commit -------------------------------------------------
@@ -201,16 +214,18 @@ def checkout_of(
 
 def measure(
     projects: dict[str, dict[str, object]], checkouts: dict[str, Path], grep: bool
-) -> Iterator[tuple[str, str, Score, Score | None]]:
+) -> Iterator[tuple[str, str, Score, Score, Score | None]]:
+    """Per project: the audit per finding, the audit per location, grep (or None)."""
     for name, project in projects.items():
         checkout = checkouts.get(name)
         if checkout is None:
             continue
         labels = project["labels"]
         assert isinstance(labels, list)
-        ours = score(audit_hits(checkout), labels)
+        found = audit_hits(checkout)
         theirs = score(grep_hits(checkout), labels) if grep else None
-        yield name, str(project.get("split", "tuning")), ours, theirs
+        split = str(project.get("split", "tuning"))
+        yield name, split, score(found, labels), score_per_location(found, labels), theirs
 
 
 def main(arguments: list[str]) -> None:
@@ -240,13 +255,17 @@ def main(arguments: list[str]) -> None:
                 checkouts[name] = found
     totals: dict[str, dict[str, Score]] = {}
     print(f"{'project':20} {'split':9} {'horizontal.audit':44} grep audit")
-    for name, split, ours, theirs in measure(projects, checkouts, not options.no_grep):
+    measured = measure(projects, checkouts, not options.no_grep)
+    for name, split, ours, per_location, theirs in measured:
         project = projects[name]
         commit = str(project["commit"])[:10]
         print(f"{name:20} {split:9} {ours!s:44} {theirs if theirs else ''}")
-        print(f"{'':20} {'':9} ({project['repository']} @ {commit})")
-        split_totals = totals.setdefault(split, {"audit": Score(), "grep": Score()})
+        print(f"{'':20} {'':9} ({project['repository']} @ {commit}; per location: {per_location})")
+        split_totals = totals.setdefault(
+            split, {"audit": Score(), "per location": Score(), "grep": Score()}
+        )
         split_totals["audit"].add(ours)
+        split_totals["per location"].add(per_location)
         if theirs is not None:
             split_totals["grep"].add(theirs)
     print()
@@ -255,6 +274,7 @@ def main(arguments: list[str]) -> None:
             audit, grep = totals[split]["audit"], totals[split]["grep"]
             shown = grep if grep.hits or grep.labels else ""
             print(f"{'all ' + split:30} {audit!s:44} {shown}")
+            print(f"{'  per location':30} {totals[split]['per location']!s:44}")
 
 
 if __name__ == "__main__":
