@@ -13,7 +13,7 @@ import ast
 import re
 from collections.abc import Iterator
 
-from horizontal.audit.findings import Finding
+from horizontal.audit.findings import Finding, Location
 from horizontal.audit.local_storage import find_local_storage
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import (
@@ -25,6 +25,7 @@ from horizontal.audit.source import (
     last_part,
     string_value,
 )
+from horizontal.audit.suppress import is_suppressed
 
 TEMP_FACTORIES = frozenset(
     {
@@ -188,12 +189,19 @@ def cleans_up(module: PythonModule, function: ast.AST) -> bool:
     return False
 
 
+LOCAL_WRITE = (
+    "writes a file to the local disk: other instances cannot read it, and it is gone when "
+    "this one is replaced"
+)
+
+
 def find_file_writes(module: PythonModule) -> Iterator[Finding]:
     seen: set[int] = set()
     found: list[Finding] = []
+    writers: dict[int, str] = {}  # line of a plain write -> the function that makes it
     producers = (
         _generated_secrets(module),
-        _local_writes(module),
+        _local_writes(module, writers),
         find_local_storage(module),
         _served_media(module),
     )
@@ -204,7 +212,34 @@ def find_file_writes(module: PythonModule) -> Iterator[Finding]:
                 found.append(item)
     # Only a module with a finding pays for the walk that finds guarded branches.
     guarded = _guarded_lines(module) if found and _may_guard(module.text) else set()
-    yield from (item for item in found if item.line not in guarded)
+    kept = [item for item in found if item.line not in guarded]
+    yield from _one_per_function(kept, writers, module.lines)
+
+
+def _one_per_function(
+    findings: list[Finding], writers: dict[int, str], lines: list[str]
+) -> Iterator[Finding]:
+    """The plain writes of one function are one finding: one code path keeps its output on
+    this disk, and one change (writing through a storage) fixes them all. The first write
+    is the finding, the others its related locations; a suppressed write stays on its own
+    (the scan counts it as suppressed)."""
+    groups: dict[str, list[Finding]] = {}
+    for finding in findings:
+        function = writers.get(finding.line)
+        if function is None or is_suppressed(finding, lines):
+            yield finding
+        else:
+            groups.setdefault(function, []).append(finding)
+    for function, group in groups.items():
+        first, *rest = sorted(group)
+        if not rest:
+            yield first
+            continue
+        where = f"{function.partition('@')[0]}()" if function else "this module's top level"
+        yield first._replace(
+            message=f"{LOCAL_WRITE} ({len(group)} writes in {where})",
+            related=tuple(Location(f.path, f.line) for f in rest),
+        )
 
 
 # A branch taken only when the storage is local (``if isinstance(default_storage,
@@ -380,7 +415,9 @@ def _generated_secrets(module: PythonModule) -> Iterator[Finding]:
             )
 
 
-def _local_writes(module: PythonModule) -> Iterator[Finding]:
+def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Finding]:
+    """Writes to the local disk; ``writers`` gets each plain write's function
+    (``name@line``, or "" at module level)."""
     if module.is_script:
         return
     temps: dict[int, set[str]] = {}
@@ -409,14 +446,12 @@ def _local_writes(module: PythonModule) -> Iterator[Finding]:
                 continue
         if _removed_here(module, function, call, target):
             continue
-        yield Finding(
-            module.path,
-            call.lineno,
-            "file-write",
-            "writes a file to the local disk: other instances cannot read it, and it is "
-            "gone when this one is replaced",
-            module.line(call.lineno),
-        )
+        writers.setdefault(call.lineno, _function_name(function))
+        yield Finding(module.path, call.lineno, "file-write", LOCAL_WRITE, module.line(call.lineno))
+
+
+def _function_name(function: FunctionNode | None) -> str:
+    return f"{function.name}@{function.lineno}" if function is not None else ""
 
 
 def _saved_to_temp(

@@ -195,3 +195,34 @@ def test_a_folder_a_static_files_finder_builds_is_a_build_step(tmp_path: Path) -
     )
     found = scan(tmp_path / "b", {"app/tasks.py": task, "app/context.py": READER})
     assert ("app/context.py", 4) in where(found)
+
+
+WRITES = """\
+import json, shutil
+def export(snapshot, folder):
+    with open(folder + '/index.json', 'w') as handle:
+        json.dump(snapshot, handle)
+    shutil.copy2(folder + '/index.json', folder + '/index.bak')
+def archive(folder):
+    shutil.move(folder, '/data/archive/')
+"""
+
+
+def test_the_writes_of_one_function_are_one_finding_and_two_functions_are_two(
+    tmp_path: Path,
+) -> None:
+    found = scan(tmp_path, {"app/export.py": WRITES}, "file-write")
+    assert where(found) == [("app/export.py", 3), ("app/export.py", 7)]
+    first, second = found
+    assert [(r.path, r.line) for r in first.related] == [("app/export.py", 5)]
+    assert "2 writes in export()" in first.message
+    assert second.related == ()
+
+
+def test_a_suppressed_write_stays_apart_from_its_functions_other_writes(tmp_path: Path) -> None:
+    code = WRITES.replace(
+        "    shutil.copy2(", "    # horizontal: ignore[file-write]\n    shutil.copy2("
+    )
+    found = scan(tmp_path, {"app/export.py": code}, "file-write")
+    assert where(found) == [("app/export.py", 3), ("app/export.py", 8)]
+    assert found[0].related == ()
