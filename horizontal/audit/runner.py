@@ -14,7 +14,16 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from horizontal.audit import caches, concurrency, datadirs, deploy, files, services, state
+from horizontal.audit import (
+    caches,
+    concurrency,
+    datadirs,
+    deploy,
+    field_paths,
+    files,
+    services,
+    state,
+)
 from horizontal.audit.findings import CATEGORIES, Finding, Location
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
@@ -225,6 +234,9 @@ class Scan:
     data_writes: list[datadirs.Use] = field(default_factory=list)
     data_reads: list[datadirs.Use] = field(default_factory=list)
     media_folders: set[str] = field(default_factory=set)
+    # Uploads read by local path (x.document.path), kept once a model declares the field.
+    file_fields: set[str] = field(default_factory=set)
+    field_path_uses: list[field_paths.PathUse] = field(default_factory=list)
 
     def file(self, path: Path, name: str) -> None:
         self.result.files += 1
@@ -245,6 +257,8 @@ class Scan:
                 self.data_writes, self.data_reads, self.media_folders
             ):
                 self.keep(_data_folder_finding(read, writer))
+            for finding in field_paths.local_path_reads(self.field_path_uses, self.file_fields):
+                self.keep(finding)
         if "settings" in self.wanted:
             for group in self.settings_groups.values():
                 for finding in find_settings_problems(
@@ -282,6 +296,9 @@ class Scan:
         if text is None:
             return
         self._note_uses(name, text)
+        self.file_fields |= field_paths.file_fields(text)
+        if not _run_by_hand(name, text):
+            self.field_path_uses += field_paths.path_uses(name, text)
         settings = "settings" in self.wanted and (
             is_settings_path(name) or looks_like_settings(text)
         )
@@ -353,6 +370,12 @@ def _one_cron_per_image(findings: list[Finding]) -> list[Finding]:
     else:
         merged.extend(crontabs)
     return others + merged
+
+
+def _run_by_hand(name: str, text: str) -> bool:
+    """A management command or a script, judged from its text (``PythonModule.is_script``
+    without the parse): what it does happens once, where its operator runs it."""
+    return "/management/commands/" in f"/{name}" or text.startswith("#!") or "__main__" in text
 
 
 def _data_folder_finding(read: datadirs.Use, writer: datadirs.Use) -> Finding:

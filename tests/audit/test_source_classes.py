@@ -226,3 +226,38 @@ def test_a_suppressed_write_stays_apart_from_its_functions_other_writes(tmp_path
     found = scan(tmp_path, {"app/export.py": code}, "file-write")
     assert where(found) == [("app/export.py", 3), ("app/export.py", 8)]
     assert found[0].related == ()
+
+
+MODELS = """\
+from django.db import models
+class DataFile(models.Model):
+    file = models.FileField(upload_to='imports')
+    route: str = models.CharField(max_length=100)
+"""
+READS_BY_PATH = """\
+from app.models import DataFile
+def import_rows(pk):
+    data_file = DataFile.objects.get(pk=pk)
+    with open(data_file.file.path) as handle:
+        return handle.read()
+"""
+
+
+def test_an_upload_read_by_its_local_path_is_found_and_opened_through_storage_is_not(
+    tmp_path: Path,
+) -> None:
+    files = {"app/models.py": MODELS, "app/imports.py": READS_BY_PATH}
+    found = scan(tmp_path, files, "file-write")
+    assert where(found) == [("app/imports.py", 4)]
+    assert "file.path" in found[0].message and "file.open()" in found[0].fix
+    through_storage = READS_BY_PATH.replace("open(data_file.file.path)", "data_file.file.open()")
+    files = {"app/models.py": MODELS, "app/imports.py": through_storage}
+    assert scan(tmp_path / "b", files, "file-write") == []
+
+
+def test_a_path_that_is_not_a_file_fields_and_a_commands_read_are_silent(tmp_path: Path) -> None:
+    other_field = READS_BY_PATH.replace("data_file.file.path", "data_file.route.path")
+    files = {"app/models.py": MODELS, "app/imports.py": other_field}
+    assert scan(tmp_path, files, "file-write") == []
+    command = {"app/models.py": MODELS, "app/management/commands/load.py": READS_BY_PATH}
+    assert scan(tmp_path / "b", command, "file-write") == []

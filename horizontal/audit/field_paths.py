@@ -1,0 +1,73 @@
+"""Uploaded files read by their local path: ``document.file.path``.
+
+A ``FieldFile`` has a ``.path`` only on ``FileSystemStorage``; S3 and every other remote
+storage raise ``NotImplementedError``. Code that reads ``instance.<field>.path`` (to open
+it, hand it to a converter, a subprocess or a task) needs the upload on this disk, and
+switching ``STORAGES`` does not fix it: the code must ``open()`` the field instead.
+
+The field names come from the models, the uses from any module, so each module reports
+both and the run pairs them (``Scan.finish``), as ``datadirs`` does for data folders.
+Only text is read (a regex over lines): a ``.path`` use does not make a module worth
+parsing, and the field declaration is one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
+
+from horizontal.audit.findings import Finding
+from horizontal.audit.patterns import lazy_compile
+
+# ``file = models.FileField(...)``, ``photo = ThumbnailerImageField(...)`` in a class body.
+FILE_FIELD = lazy_compile(r"^\s+(\w+)\s*(?::[^=]+)?=\s*(?:[\w.]+\.)?\w*(?:FileField|ImageField)\(")
+# ``<something>.<name>.path`` not followed by more attribute access or a call (``.path.join``).
+PATH_USE = lazy_compile(r"\.(\w+)\.path\b(?![\w.(])")
+# Names that are never model fields' files: ``os.path``, ``request.path``, ``self.path``.
+NOT_FIELDS = frozenset({"os", "request", "self", "url", "parsed", "urlparse", "sys"})
+
+
+class PathUse(NamedTuple):
+    field: str
+    path: str
+    line: int
+    source: str
+
+
+def file_fields(text: str) -> set[str]:
+    """Names of the file and image fields a models module declares."""
+    if "FileField" not in text and "ImageField" not in text:
+        return set()
+    return {m.group(1) for line in text.splitlines() if (m := FILE_FIELD.match(line))}
+
+
+def path_uses(path: str, text: str) -> list[PathUse]:
+    """Each ``x.<name>.path`` of the module, outside comments."""
+    if ".path" not in text:
+        return []
+    uses: list[PathUse] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        code = line.split("#", 1)[0]
+        if ".path" not in code:
+            continue
+        for match in PATH_USE.finditer(code):
+            if match.group(1) not in NOT_FIELDS:
+                uses.append(PathUse(match.group(1), path, number, line.strip()))
+    return uses
+
+
+def local_path_reads(uses: Iterable[PathUse], fields: set[str]) -> Iterator[Finding]:
+    """One finding per use of a declared file field's ``.path``."""
+    for use in uses:
+        if use.field in fields:
+            yield Finding(
+                use.path,
+                use.line,
+                "file-write",
+                f"reads the upload {use.field}.path on the local disk: only "
+                "FileSystemStorage has paths, so the file must be on this host",
+                use.source,
+                fix_text=f"Open the upload through its storage ({use.field}.open() or "
+                "default_storage.open(name)); copy it to a temp file in the same function "
+                "when a tool needs a path.",
+            )
