@@ -77,7 +77,13 @@ EXCLUDED_DIRS = frozenset(
 NGINX_DIR = lazy_compile(r"/nginx[\w.-]*/(.+/)?[^/]+$|/(sites-enabled|sites-available)/[^/]+$")
 MODELS_MODULE = lazy_compile(r"/models(\.py$|/)")
 DOCUMENTATION = lazy_compile(r"/(docs?|documentation)/")
-TEST_FILE = lazy_compile(r"(^test_.*|.*_tests?|^tests|^conftest)\.py$")
+TEST_FILE = lazy_compile(r"(^test_.*|.*_tests?|^tests?|^conftest)\.py$")
+# A start script, image or manifest for tests: entrypoint-unit-tests.sh, Dockerfile.test.
+TEST_START_FILE = lazy_compile(
+    r"(^|[-_.])((unit|integration|e2e|smoke)[-_]?)?tests?([-_.]|$)|(^|[-_.])testing([-_.]|$)"
+)
+# A migration outside a migrations/ folder (MIGRATION_MODULES = {"app": "app.db_migrations"}).
+MIGRATION_MODULE = "(migrations.Migration)"
 PythonDetector = Callable[[PythonModule], Iterable[Finding]]
 PYTHON_DETECTORS: tuple[PythonDetector, ...] = (
     state.find_module_state,
@@ -135,6 +141,8 @@ def text_detector(path: str) -> TextDetector | None:
     name = posixpath.basename(path)
     lower = name.lower()
     parent = posixpath.basename(posixpath.dirname(path))
+    if TEST_START_FILE.search(lower):
+        return None  # what a test run starts, not a replica
     if lower.startswith(("dockerfile", "containerfile")) or lower.endswith(".dockerfile"):
         return deploy.find_in_dockerfile
 
@@ -293,8 +301,8 @@ class Scan:
 
     def python(self, path: Path, name: str) -> Iterator[Finding]:
         text = _read(path)
-        if text is None:
-            return
+        if text is None or MIGRATION_MODULE in text:
+            return  # unreadable, or a migration: it runs once, in migrate
         self._note_uses(name, text)
         self.file_fields |= field_paths.file_fields(text)
         if not _run_by_hand(name, text):

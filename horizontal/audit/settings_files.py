@@ -26,7 +26,7 @@ __all__ = [
 
 SETTINGS_FILE = lazy_compile(r"(^|/)(settings[^/]*|[^/]*_settings|settings/[^/]+)\.py$")
 DEV_FILE = lazy_compile(
-    r"(^|[/_])(dev|develop|development|local|test|tests|testing|ci|debug|demo|example|sample)"
+    r"(^|[/_])(dev|develop|development|local|test|tests|testing|smoke|ci|debug|demo|example|sample)"
     r"\w*\.py$"
 )
 SETTINGS_MARKERS = (

@@ -15,6 +15,7 @@ split by job:
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
 
 from horizontal.audit.findings import Finding, Location
@@ -30,6 +31,7 @@ from horizontal.audit.settings_rules import (
 from horizontal.audit.settings_values import (
     apply_env_schema,
     has_star_import,
+    off_by_default_statements,
     replacement_check,
     star_importers,
     top_level_settings,
@@ -61,6 +63,10 @@ def find_settings_problems(
         apply_env_schema(module)
     assigned = [(m, top_level_settings(m)) for m in modules]
     assigned = [(m, a) for m, a in assigned if a]
+    # A setting assigned only in a branch that is off when nothing is set (``if
+    # env("CACHE_URL"):``) is left at Django's default in production.
+    conditional = {m.path: a for m, a in assigned}  # before the branches are dropped
+    assigned = [(m, _by_default(m, a)) for m, a in assigned]
     if not any(k in a for _, a in assigned for k in KNOWN_SETTINGS):
         return  # a file named *settings* that is not a Django settings module
     children = star_importers(modules)
@@ -86,9 +92,23 @@ def find_settings_problems(
         for statement in settings.get("CRONJOBS", []):
             found.append(crontab_jobs(module, statement))
         if not has_star_import(module):  # the value may well come from the imported module
-            found.extend(implicit_defaults(module, settings, everything, uses_cache))
+            found.extend(
+                implicit_defaults(
+                    module, settings, everything, uses_cache, conditional[module.path]
+                )
+            )
     found = [f for f in found if f.message.split(":", 1)[0].split(" ", 1)[0] not in unused]
     yield from _one_per_cause(found, children)
+
+
+def _by_default(
+    module: PythonModule, settings: dict[str, list[ast.stmt]]
+) -> dict[str, list[ast.stmt]]:
+    off = off_by_default_statements(module.tree)
+    if not off:
+        return settings
+    kept = {name: [s for s in found if id(s) not in off] for name, found in settings.items()}
+    return {name: found for name, found in kept.items() if found}
 
 
 def _one_per_cause(

@@ -279,17 +279,27 @@ def implicit_defaults(
     settings: dict[str, list[ast.stmt]],
     everything: set[str],
     uses_cache: bool,
+    conditional: dict[str, list[ast.stmt]] | None = None,
 ) -> Iterator[Finding]:
     """What Django chooses for a setting no production module sets (``everything``):
-    ``LocMemCache`` for a missing ``CACHES``, local disk for a missing storage."""
+    ``LocMemCache`` for a missing ``CACHES``, local disk for a missing storage.
+    ``conditional``: every assignment, including those in branches that are off when
+    nothing is set; a setting assigned only there is reported at that assignment."""
     if uses_cache and "INSTALLED_APPS" in settings and "CACHES" not in everything:
-        line = settings["INSTALLED_APPS"][0].lineno
-        yield _finding(
-            module,
-            line,
-            "CACHES is not set, so Django uses LocMemCache: a per-process cache on every instance",
-            FIXES["CACHES"],
-        )
+        only_if = (conditional or {}).get("CACHES")
+        if only_if:
+            line = only_if[0].lineno
+            message = (
+                "CACHES is set only when an option is given; otherwise Django uses "
+                "LocMemCache: a per-process cache on every instance"
+            )
+        else:
+            line = settings["INSTALLED_APPS"][0].lineno
+            message = (
+                "CACHES is not set, so Django uses LocMemCache: a per-process cache on "
+                "every instance"
+            )
+        yield _finding(module, line, message, FIXES["CACHES"])
     if "MEDIA_ROOT" in settings and not everything & {"STORAGES", "DEFAULT_FILE_STORAGE"}:
         line = settings["MEDIA_ROOT"][0].lineno
         yield _finding(

@@ -26,6 +26,8 @@ __all__ = [
     "explicitly_chosen",
     "has_star_import",
     "module_strings",
+    "off_by_default",
+    "off_by_default_statements",
     "replacement_check",
     "star_importers",
     "static_or_compared",
@@ -209,7 +211,7 @@ def apply_env_schema(module: PythonModule) -> None:
             and len(statement.targets) == 1
             and isinstance(statement.targets[0], ast.Name)
             and isinstance(statement.value, ast.Call)
-            and last_part(dotted(statement.value.func)) == "Env"
+            and last_part(dotted(statement.value.func)).endswith("Env")  # Env, FileAwareEnv
         ):
             continue
         defaults: dict[str, ast.expr] = {}
@@ -311,15 +313,17 @@ def address_text(node: ast.AST, names: dict[str, tuple[str, int]]) -> tuple[str,
 
 
 def static_or_compared(tree: ast.AST) -> set[int]:
-    """``id()`` of each node that is compared, chosen only under ``DEBUG``, or the static
-    files' storage (never the uploads'): not a value production is left with."""
+    """``id()`` of each node that is compared, chosen only under ``DEBUG`` or in another
+    branch that is off when nothing is set, or the static files' storage (never the
+    uploads'): not a value production is left with."""
     ignored: set[int] = set()
+    unset = unset_names(tree)
     for node in ast.walk(tree):
         parts: list[ast.AST] = []
         if isinstance(node, ast.Compare):
             parts = [node]
-        elif isinstance(node, ast.If | ast.IfExp) and _is_debug(node.test):
-            # Chosen only when DEBUG is on: a development value, not production's.
+        elif isinstance(node, ast.If | ast.IfExp) and off_by_default(node.test, unset):
+            # Chosen only when DEBUG (or an option left unset) is on: not production's.
             parts = list(node.body) if isinstance(node, ast.If) else [node.body]
         elif isinstance(node, ast.Dict):
             parts = [
@@ -336,8 +340,64 @@ def static_or_compared(tree: ast.AST) -> set[int]:
     return ignored
 
 
-def _is_debug(test: ast.AST) -> bool:
-    return isinstance(test, ast.Name) and test.id == "DEBUG"
+def unset_names(tree: ast.AST) -> set[str]:
+    """Top-level names whose value is falsy when nothing is set: ``X = None``,
+    ``X = os.environ.get("X")``, ``X = getattr(configuration, "X", None)``,
+    ``X = env("X", default="")`` (the last top-level assignment decides)."""
+    unset: set[str] = set()
+    for statement in getattr(tree, "body", ()):
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+            continue
+        target = statement.targets[0]
+        if isinstance(target, ast.Name):
+            if _falsy_when_unset(statement.value):
+                unset.add(target.id)
+            else:
+                unset.discard(target.id)
+    return unset
+
+
+def _falsy_when_unset(value: ast.AST) -> bool:
+    if isinstance(value, ast.Constant):
+        return not value.value
+    if not isinstance(value, ast.Call):
+        return False
+    default = _env_default(value)
+    if default is not None:
+        return isinstance(default, ast.Constant) and not default.value
+    # os.environ.get("X") and os.getenv("X") give None; env("X") with no default raises.
+    function = dotted(value.func) or ""
+    return function.endswith(("getenv", "environ.get")) and len(value.args) == 1
+
+
+def off_by_default(test: ast.AST, unset: set[str] = frozenset()) -> bool:  # type: ignore[assignment]
+    """A branch taken only when DEBUG or an option that defaults to nothing is set:
+    ``if DEBUG:``, ``if not SECRET_KEY and DEBUG:``, ``if SESSION_FILE_PATH is not None:``
+    (bound to None above), ``if env("CACHE_URL"):`` (whose default is "")."""
+    if isinstance(test, ast.Name):
+        return test.id == "DEBUG" or test.id in unset
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(off_by_default(value, unset) for value in test.values)
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.IsNot)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    ):
+        return off_by_default(test.left, unset)
+    return isinstance(test, ast.Call) and _falsy_when_unset(test)
+
+
+def off_by_default_statements(tree: ast.AST) -> set[int]:
+    """``id()`` of each statement in a top-level branch that is off when nothing is set
+    (see ``off_by_default``): a setting assigned only there is left at Django's default."""
+    unset = unset_names(tree)
+    found: set[int] = set()
+    for statement in getattr(tree, "body", ()):
+        if isinstance(statement, ast.If) and off_by_default(statement.test, unset):
+            found.update(id(node) for node in ast.walk(statement) if node is not statement)
+    return found
 
 
 def explicitly_chosen(tree: ast.AST) -> dict[int, set[str]]:

@@ -1,0 +1,118 @@
+"""Settings read as production gets them when no option is set, and the files a test run
+or a migration starts: classes found on the third fresh corpus group (issue 14). Each has
+a true case that must be found and a safe twin that must stay silent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.audit.test_outside_measurements import scan, where
+
+APPS = "INSTALLED_APPS = ['app']\nDATABASES = {}\n"
+
+
+def test_a_file_session_chosen_only_when_its_option_is_set_is_silent(tmp_path: Path) -> None:
+    source = APPS + (
+        "import configuration\n"
+        "SESSION_FILE_PATH = getattr(configuration, 'SESSION_FILE_PATH', None)\n"
+        "if SESSION_FILE_PATH is not None:\n"
+        "    SESSION_ENGINE = 'django.contrib.sessions.backends.file'\n"
+    )
+    assert scan(tmp_path, {"app/settings.py": source}, "settings") == []
+    always = source.replace("getattr(configuration, 'SESSION_FILE_PATH', None)", "'/sessions'")
+    found = scan(tmp_path / "b", {"app/settings.py": always}, "settings")
+    assert where(found) == [("app/settings.py", 6)]
+
+
+@pytest.mark.parametrize(
+    "test",
+    ["not SECRET_KEY and DEBUG", "DEBUG", "os.environ.get('DEV_KEY')"],
+)
+def test_a_secret_key_generated_only_in_a_branch_off_in_production_is_silent(
+    tmp_path: Path, test: str
+) -> None:
+    source = APPS + (
+        "import os\n"
+        "from django.core.management.utils import get_random_secret_key\n"
+        "DEBUG = os.environ.get('DEBUG', '') == 'True'\n"
+        "SECRET_KEY = os.environ.get('SECRET_KEY')\n"
+        f"if {test}:\n"
+        "    SECRET_KEY = get_random_secret_key()\n"
+    )
+    assert scan(tmp_path, {"app/settings.py": source}, "settings") == []
+    taken = source.replace(f"if {test}:", "if not SECRET_KEY:")
+    assert where(scan(tmp_path / "b", {"app/settings.py": taken}, "settings")) == [
+        ("app/settings.py", 8)
+    ]
+
+
+CACHE_ONLY_WITH_URL = APPS + (
+    "import environ\n"
+    "env = environ.FileAwareEnv(CACHE_URL=(str, ''))\n"
+    "if env('CACHE_URL'):\n"
+    "    CACHES = {'default': {'BACKEND': 'django.core.cache.backends.redis.RedisCache',\n"
+    "                          'LOCATION': env('CACHE_URL')}}\n"
+)
+USES_CACHE = "from django.core.cache import cache\ndef hits():\n    return cache.get('hits')\n"
+
+
+def test_caches_set_only_when_an_option_is_given_is_found_at_that_assignment(
+    tmp_path: Path,
+) -> None:
+    files = {"app/settings.py": CACHE_ONLY_WITH_URL, "app/views.py": USES_CACHE}
+    [finding] = scan(tmp_path, files, "settings")
+    assert (finding.path, finding.line) == ("app/settings.py", 6)
+    assert "only when an option is given" in finding.message
+
+
+def test_caches_whose_option_defaults_to_a_server_is_silent(tmp_path: Path) -> None:
+    with_default = CACHE_ONLY_WITH_URL.replace("(str, '')", "(str, 'redis://cache:6379')")
+    files = {"app/settings.py": with_default, "app/views.py": USES_CACHE}
+    assert scan(tmp_path, files, "settings") == []
+
+
+def test_a_start_script_for_a_test_run_is_not_a_replicas_start(tmp_path: Path) -> None:
+    script = "#!/bin/sh\npython manage.py migrate --noinput\nexec gunicorn app.wsgi\n"
+    files = {"docker/entrypoint-unit-tests.sh": script, "Dockerfile.test": "CMD ./migrate.sh\n"}
+    assert scan(tmp_path, files) == []
+    found = scan(tmp_path / "b", {"docker/entrypoint-uwsgi.sh": script})
+    assert [(f.path, f.category) for f in found] == [("docker/entrypoint-uwsgi.sh", "boot-migrate")]
+
+
+MODELS = (
+    "from django.db import models\nclass Upload(models.Model):\n    file = models.FileField()\n"
+)
+MIGRATION = (
+    "import os\n"
+    "from django.db import migrations\n"
+    "def clean(apps, schema_editor):\n"
+    "    for upload in apps.get_model('app', 'Upload').objects.all():\n"
+    "        os.remove(upload.file.path)\n"
+    "class Migration(migrations.Migration):\n"
+    "    operations = [migrations.RunPython(clean)]\n"
+)
+
+
+def test_a_migration_outside_a_migrations_folder_is_not_scanned(tmp_path: Path) -> None:
+    files = {"app/models.py": MODELS, "app/db_migrations/0002_clean.py": MIGRATION}
+    assert scan(tmp_path, files, "file-write") == []
+    helper = MIGRATION.split("class Migration")[0]
+    files = {"app/models.py": MODELS, "app/cleanup.py": helper}
+    assert where(scan(tmp_path / "b", files, "file-write")) == [("app/cleanup.py", 5)]
+
+
+def test_a_test_helper_named_test_py_and_smoke_test_settings_are_not_scanned(
+    tmp_path: Path,
+) -> None:
+    registry = "_patches = []\ndef patch(item):\n    _patches.append(item)\n"
+    smoke = "REDIS_URL = 'redis://127.0.0.1:6379'\nINSTALLED_APPS = []\nDATABASES = {}\n"
+    files = {"app/acl/test.py": registry, "scripts/smoketest_configuration.py": smoke}
+    assert scan(tmp_path, files) == []
+    files = {"app/acl/patches.py": registry, "scripts/production_configuration.py": smoke}
+    found = scan(tmp_path / "b", files)
+    assert sorted(f.path for f in found) == [
+        "app/acl/patches.py",
+        "scripts/production_configuration.py",
+    ]
