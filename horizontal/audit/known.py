@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 __all__ = [
     "APSCHEDULER_APPS",
+    "CACHE_URL_CONFIGS",
     "CATALOGUE",
     "CRONTAB_APPS",
     "DJANGO_CRON_CACHE_LOCKS",
@@ -33,6 +34,7 @@ __all__ = [
     "IN_MEMORY_CHANNEL_LAYERS",
     "LOCAL_STORAGES",
     "LOCMEM_CACHES",
+    "LOCMEM_CACHE_URL",
     "ON_DISK_QUEUES",
     "PER_INSTANCE_CALLS",
     "RANDOM_VALUE_CALLS",
@@ -60,6 +62,10 @@ LOCMEM_CACHES = (
         "cross instances",
     ),
 )
+# django-cache-url and django-environ spell LocMemCache as a URL; django_cache_url.config()
+# with no CACHE_URL set and no default gives it too.
+LOCMEM_CACHE_URL = "locmem://"
+CACHE_URL_CONFIGS = ("django_cache_url.config",)
 FILE_CACHES = (
     SingleBox(
         "CACHES",

@@ -15,7 +15,10 @@ from collections.abc import Iterator
 
 from horizontal.audit.findings import Finding
 from horizontal.audit.known import (
+    CACHE_URL_CONFIGS,
     CATALOGUE,
+    LOCMEM_CACHE_URL,
+    LOCMEM_CACHES,
     ON_DISK_QUEUES,
     RANDOM_VALUE_CALLS,
     SingleBox,
@@ -100,6 +103,8 @@ def bad_backends(
         if text is None or id(node) in ignored:
             continue
         match = BACKEND_PROBLEMS.get(text)
+        if match is None and text.startswith(LOCMEM_CACHE_URL):
+            match = LOCMEM_CACHES[0]
         if match is None and (LOCAL_STORAGE_CLASS.search(text) or text in local_storages):
             match = LOCAL_STORAGE_SUBCLASS
         if match is not None and any(word in text for word in chosen.get(id(node), ())):
@@ -118,6 +123,31 @@ def bad_backends(
             )
             continue
         yield _finding(module, line, f"{match.setting}: {match.why}", FIXES.get(match.setting, ""))
+    yield from _cache_url_configs_without_default(module, ignored)
+
+
+def _cache_url_configs_without_default(
+    module: PythonModule, ignored: set[int]
+) -> Iterator[Finding]:
+    """``django_cache_url.config()`` with no ``default=``: ``locmem://`` unless CACHE_URL
+    is set."""
+    if "cache_url" not in module.text:
+        return
+    for node in ast.walk(module.tree):
+        if (
+            isinstance(node, ast.Call)
+            and id(node) not in ignored
+            and module.qualify(node.func) in CACHE_URL_CONFIGS
+            and not any(k.arg == "default" for k in node.keywords)
+            and len(node.args) < 2
+        ):
+            entry = LOCMEM_CACHES[0]
+            yield _finding(
+                module,
+                node.lineno,
+                f"{entry.setting}: with no CACHE_URL set, {entry.why}",
+                FIXES[entry.setting],
+            )
 
 
 def services_on_this_host(module: PythonModule) -> Iterator[Finding]:

@@ -172,12 +172,16 @@ def replacement_check(module: PythonModule, children: list[PythonModule]) -> Cal
 
 
 def strings_with_paths(module: PythonModule) -> Iterator[tuple[ast.AST, KeyPath]]:
-    """Each string constant inside a top-level settings assignment, with its key path."""
+    """Each string constant inside a top-level settings assignment, with its key path
+    (a key may be a name bound to a string above: ``{DEFAULT_DB_ALIAS: …}``)."""
+    constants = {name: text for name, (text, _) in module_strings(module).items()}
 
     def walk(node: ast.AST, path: KeyPath) -> Iterator[tuple[ast.AST, KeyPath]]:
         if isinstance(node, ast.Dict):
             for key, value in zip(node.keys, node.values, strict=True):
                 name = string_value(key)
+                if name is None and isinstance(key, ast.Name):
+                    name = constants.get(key.id)
                 yield from walk(value, (*path, name) if name is not None else path)
             return
         if string_value(node) is not None or isinstance(node, ast.Name):

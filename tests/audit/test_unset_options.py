@@ -116,3 +116,32 @@ def test_a_test_helper_named_test_py_and_smoke_test_settings_are_not_scanned(
         "app/acl/patches.py",
         "scripts/production_configuration.py",
     ]
+
+
+def test_a_cache_url_config_with_nothing_set_is_locmem_and_with_a_default_is_not(
+    tmp_path: Path,
+) -> None:
+    source = APPS + "import django_cache_url\nCACHES = {'default': django_cache_url.config()}\n"
+    files = {"app/settings.py": source, "app/views.py": USES_CACHE}
+    [finding] = scan(tmp_path, files, "settings")
+    assert (finding.line, "LocMemCache" in finding.message) == (4, True)
+    shared = source.replace("config()", "config(default='redis://cache:6379/1')")
+    files = {"app/settings.py": shared, "app/views.py": USES_CACHE}
+    assert scan(tmp_path / "b", files, "settings") == []
+    literal = APPS + "CACHE_URL = 'locmem://'\n"
+    assert where(scan(tmp_path / "c", {"app/settings.py": literal}, "settings")) == [
+        ("app/settings.py", 3)
+    ]
+
+
+def test_a_database_alias_keyed_by_a_name_is_judged_like_a_literal_key(tmp_path: Path) -> None:
+    source = APPS + (
+        "import dj_database_url\n"
+        "DEFAULT_ALIAS = 'default'\n"
+        "DATABASES = {DEFAULT_ALIAS: dj_database_url.config(default='postgres://localhost/db')}\n"
+    )
+    assert where(scan(tmp_path, {"app/settings.py": source}, "settings")) == [
+        ("app/settings.py", 5)
+    ]
+    remote = source.replace("postgres://localhost/db", "postgres://db.internal/db")
+    assert scan(tmp_path / "b", {"app/settings.py": remote}, "settings") == []
