@@ -31,6 +31,7 @@ from horizontal.audit.settings_rules import (
 from horizontal.audit.settings_values import (
     apply_env_schema,
     has_star_import,
+    mutated_in_place,
     off_by_default_statements,
     replacement_check,
     star_importers,
@@ -74,11 +75,12 @@ def find_settings_problems(
     # What production sees: development and test modules do not count as "set".
     everything: set[str] = set().union(*(a.keys() for m, a in assigned if m in production))
     found: list[Finding] = []
+    mutated = mutated_in_place(production)
     for module, settings in assigned:
         if module not in production:
             continue
         replaced = replacement_check(
-            module, [c for c in children.get(module.path, []) if c in production]
+            module, [c for c in children.get(module.path, []) if c in production], mutated
         )
         for finding in bad_backends(module, local_storages):
             if not replaced(finding.line):

@@ -26,6 +26,7 @@ __all__ = [
     "explicitly_chosen",
     "has_star_import",
     "module_strings",
+    "mutated_in_place",
     "off_by_default",
     "off_by_default_statements",
     "replacement_check",
@@ -73,6 +74,25 @@ def star_importers(modules: list[PythonModule]) -> dict[str, list[PythonModule]]
                 if base is not None and base is not module:
                     importers.setdefault(base.path, []).append(module)
     return importers
+
+
+def mutated_in_place(modules: list[PythonModule]) -> list[KeyPath]:
+    """Key paths that a module assigns into a setting it imported by name from the group
+    (``from project.settings import CHANNEL_LAYERS`` then ``CHANNEL_LAYERS["default"]
+    ["CONFIG"] = …``): the imported dict is the base's own object, changed in place."""
+    group = {posixpath.basename(m.path)[: -len(".py")] for m in modules}
+    group |= {posixpath.basename(posixpath.dirname(m.path)) for m in modules}
+    found: list[KeyPath] = []
+    for module in modules:
+        imported = {
+            alias.asname or alias.name
+            for node in module.tree.body
+            if isinstance(node, ast.ImportFrom) and (node.module or "").rsplit(".", 1)[-1] in group
+            for alias in node.names
+            if alias.name.isupper()
+        }
+        found += [p for _, p in _unconditional_paths(module) if len(p) > 1 and p[0] in imported]
+    return found
 
 
 def has_star_import(module: PythonModule) -> bool:
@@ -147,10 +167,15 @@ def value_paths(module: PythonModule) -> dict[int, KeyPath]:
     return lines
 
 
-def replacement_check(module: PythonModule, children: list[PythonModule]) -> Callable[..., bool]:
+def replacement_check(
+    module: PythonModule,
+    children: list[PythonModule],
+    mutated: list[KeyPath] = [],  # noqa: B006 (read only)
+) -> Callable[..., bool]:
     """``replaced(line, path=None)``: whether the setting value on ``line`` of ``module``
     is replaced before production reads it: by a later top-level assignment of it (or of a
-    dict holding it) in the module, or in every production module that star-imports it."""
+    dict holding it) in the module, in every production module that star-imports it, or
+    in place by a production module that imports the setting (``mutated``)."""
     own = _unconditional_paths(module)
     values = value_paths(module)
     by_children = [_unconditional_paths(child) for child in children]
@@ -163,6 +188,8 @@ def replacement_check(module: PythonModule, children: list[PythonModule]) -> Cal
         if not path:
             return False
         if any(later > line and covers(p, path) for later, p in own):
+            return True
+        if any(covers(p, path) for p in mutated):
             return True
         return bool(by_children) and all(
             any(covers(p, path) for _, p in assignments) for assignments in by_children

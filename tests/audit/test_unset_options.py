@@ -145,3 +145,35 @@ def test_a_database_alias_keyed_by_a_name_is_judged_like_a_literal_key(tmp_path:
     ]
     remote = source.replace("postgres://localhost/db", "postgres://db.internal/db")
     assert scan(tmp_path / "b", {"app/settings.py": remote}, "settings") == []
+
+
+BASE_LAYER = APPS + (
+    "CHANNEL_LAYERS = {'default': {'BACKEND': 'channels_redis.core.RedisChannelLayer',\n"
+    "                              'CONFIG': {'hosts': ['redis://127.0.0.1:6379']}}}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("module", "assignment", "found"),
+    [
+        ("production", "CHANNEL_LAYERS['default']['CONFIG'] = {'hosts': [URL]}", []),
+        ("production", "CHANNEL_LAYERS['default']['CAPACITY'] = 100", [4]),
+        ("development", "CHANNEL_LAYERS['default']['CONFIG'] = {'hosts': [URL]}", [4]),
+    ],
+)
+def test_a_setting_changed_in_place_by_a_production_module_that_imports_it_is_replaced(
+    tmp_path: Path, module: str, assignment: str, found: list[int]
+) -> None:
+    importer = (
+        "import os\n"
+        "from project.settings import CHANNEL_LAYERS\n"
+        "URL = os.environ['CHANNELS_REDIS_URL']\n"
+        f"{assignment}\n"
+    )
+    files = {
+        "project/settings/__init__.py": "from .base import *\nfrom .production import *\n",
+        "project/settings/base.py": BASE_LAYER,
+        f"project/settings/{module}.py": importer,
+    }
+    layers = [f for f in scan(tmp_path, files, "settings") if "CHANNEL_LAYERS" in f.message]
+    assert [f.line for f in layers] == found
