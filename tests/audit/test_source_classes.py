@@ -261,3 +261,62 @@ def test_a_path_that_is_not_a_file_fields_and_a_commands_read_are_silent(tmp_pat
     assert scan(tmp_path, files, "file-write") == []
     command = {"app/models.py": MODELS, "app/management/commands/load.py": READS_BY_PATH}
     assert scan(tmp_path / "b", command, "file-write") == []
+
+
+EXPORT = """\
+import os
+from tempfile import TemporaryDirectory
+def export(theme):
+    with TemporaryDirectory() as tmp_dir:
+        export_dir = os.path.join(tmp_dir, theme.name)
+        write_files(export_dir, theme)
+        return zip_up(tmp_dir)
+def write_files(export_dir, theme):
+    for asset in theme.assets:
+        copy_asset(os.path.join(export_dir, 'files'), asset)
+def copy_asset(folder, asset):
+    with open(os.path.join(folder, asset.name), 'wb') as handle:
+        handle.write(asset.read())
+"""
+
+
+def test_a_helper_writing_into_the_temp_directory_its_callers_made_is_silent(
+    tmp_path: Path,
+) -> None:
+    logo = "    copy_asset(export_dir, theme.logo)\n"
+    helper = EXPORT.replace("    for asset", logo + "    for asset")
+    assert scan(tmp_path, {"app/export.py": helper}, "file-write") == []
+    kept = helper.replace(
+        "with TemporaryDirectory() as tmp_dir:", "tmp_dir = '/srv/exports'\n    if True:"
+    )
+    assert where(scan(tmp_path / "b", {"app/export.py": kept}, "file-write")) == [
+        ("app/export.py", 14)
+    ]
+
+
+ARCHIVE = """\
+import os, shutil
+class DataArchive:
+    def __enter__(self):
+        self.tmp_dir_path = os.path.join(self.working_dir, 'archive')
+        os.mkdir(self.tmp_dir_path)
+        self.data_dir_path = os.path.join(self.tmp_dir_path, 'data')
+        return self
+    def __exit__(self, *args):
+        shutil.rmtree(self.tmp_dir_path)
+    def final_path(self, directory):
+        return os.path.join(self.data_dir_path, directory)
+    def add_text(self, name, value, directory):
+        with open(os.path.join(self.final_path(directory), name), 'w') as handle:
+            handle.write(value)
+"""
+
+
+def test_paths_an_object_derives_from_its_own_scratch_directory_are_its_scratch(
+    tmp_path: Path,
+) -> None:
+    assert scan(tmp_path, {"app/archive.py": ARCHIVE}, "file-write") == []
+    elsewhere = ARCHIVE.replace("os.path.join(self.data_dir_path, directory)", "directory")
+    assert where(scan(tmp_path / "b", {"app/archive.py": elsewhere}, "file-write")) == [
+        ("app/archive.py", 13)
+    ]
