@@ -81,6 +81,8 @@ def find_in_process_locks(module: PythonModule) -> Iterator[Finding]:
             outside = reaches_outside(module, body, writes=True)
             if not (host_lock or outside):
                 continue  # guards this process's own memory: correct and harmless
+            if not host_lock and _fills_memo_only(module, node):
+                continue  # a memo's fill, made thread-safe: the memo is the finding
             what = "a file lock on this host's disk" if host_lock else f"{name} (in-process)"
             guarded = "/".join(sorted(outside)) or "work"
             yield Finding(
@@ -102,6 +104,59 @@ def find_in_process_locks(module: PythonModule) -> Iterator[Finding]:
                 "not see the lock",
                 module.line(call.lineno),
             )
+
+
+# Calls that change rows: a lock around one of these is a read-modify-write.
+ROW_CHANGES = frozenset(
+    {
+        "save",
+        "delete",
+        "create",
+        "bulk_create",
+        "get_or_create",
+        "update_or_create",
+        "select_for_update",
+        "bulk_update",
+    }
+)
+
+
+def _fills_memo_only(module: PythonModule, node: ast.With | ast.AsyncWith) -> bool:
+    """``with lock: MEMO[key] = Site.objects.get(...)``: the body stores into a container
+    that outlives the function (a module or class name) and changes no row. The lock makes
+    the memo's fill thread-safe, which is right; the memo is what other instances miss
+    (reported as such)."""
+    function = module.scope(node).function
+    local = _bound_here(function) if function is not None else set()
+    fills = False
+    for child in (c for statement in node.body for c in ast.walk(statement)):
+        if (
+            isinstance(child, ast.Call)
+            and isinstance(child.func, ast.Attribute)
+            and child.func.attr in ROW_CHANGES
+        ):
+            return False
+        targets = child.targets if isinstance(child, ast.Assign) else []
+        for target in targets:
+            if (
+                isinstance(target, ast.Subscript)
+                and isinstance(target.value, ast.Name)
+                and target.value.id not in local
+            ):
+                fills = True
+    return fills
+
+
+def _bound_here(function: ast.AST) -> set[str]:
+    """Names a function binds itself: its parameters and plain assignments."""
+    names: set[str] = set()
+    if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+        arguments = function.args
+        names |= {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    for child in ast.walk(function):
+        if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
+            names.add(child.id)
+    return names
 
 
 def _lock_names(module: PythonModule) -> set[str]:

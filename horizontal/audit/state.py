@@ -99,6 +99,11 @@ def import_time_functions(module: PythonModule) -> set[str]:
         value = getattr(statement, "value", None)
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
             names.add(value.func.id)  # called while the module is imported
+    # A decorator factory (``@federated_entity(key="id")``, used in other modules): the
+    # closure it returns hands back the class it registers, at import time.
+    for functions in module.functions.values():
+        for function in functions:
+            names.update(_registering_closures(function))
     # The closure a registering decorator returns runs at import time too.
     for name in list(names):
         for function in module.functions.get(name, []):
@@ -109,6 +114,28 @@ def import_time_functions(module: PythonModule) -> set[str]:
                 and inner is not function
             )
     return names
+
+
+def _registering_closures(function: FunctionNode) -> Iterator[str]:
+    """Inner functions that ``function`` returns and that return their own first argument
+    (``def factory(key): def register(cls): REGISTRY[key] = cls; return cls; return
+    register``): the shape of a decorator, which runs while modules import."""
+    returned = {
+        node.value.id
+        for node in function.body
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Name)
+    }
+    for inner in function.body:
+        if not isinstance(inner, ast.FunctionDef) or inner.name not in returned:
+            continue
+        parameters = [a.arg for a in (*inner.args.posonlyargs, *inner.args.args)]
+        returns = [n for n in ast.walk(inner) if isinstance(n, ast.Return)]
+        if (
+            parameters
+            and returns
+            and all(isinstance(r.value, ast.Name) and r.value.id == parameters[0] for r in returns)
+        ):
+            yield inner.name
 
 
 def local_names(function: FunctionNode) -> set[str]:

@@ -320,3 +320,49 @@ def test_paths_an_object_derives_from_its_own_scratch_directory_are_its_scratch(
     assert where(scan(tmp_path / "b", {"app/archive.py": elsewhere}, "file-write")) == [
         ("app/archive.py", 13)
     ]
+
+
+FACTORY = """\
+entities = {}
+def federated(key):
+    def federate(graphql_type):
+        entities[graphql_type.__name__] = (key, graphql_type)
+        return graphql_type
+    return federate
+"""
+
+
+def test_a_registry_a_decorator_factory_fills_is_silent_and_a_runtime_store_is_found(
+    tmp_path: Path,
+) -> None:
+    assert scan(tmp_path, {"app/federation.py": FACTORY}, "module-state") == []
+    at_run_time = FACTORY.replace("        return graphql_type\n", "        return key\n")
+    found = scan(tmp_path / "b", {"app/federation.py": at_run_time}, "module-state")
+    assert where(found) == [("app/federation.py", 1)]
+
+
+MEMO_LOCK = """\
+import threading
+from django.contrib.sites.models import Site
+lock = threading.Lock()
+SITES = {}
+def current(site_id):
+    if site_id not in SITES:
+        with lock:
+            SITES[site_id] = Site.objects.get(pk=site_id)
+    return SITES[site_id]
+"""
+
+
+def test_a_lock_that_makes_a_memos_fill_thread_safe_is_not_an_in_process_lock(
+    tmp_path: Path,
+) -> None:
+    found = scan(tmp_path, {"app/sites.py": MEMO_LOCK})
+    assert [f.category for f in found] == ["cache"]
+    counter = MEMO_LOCK.replace(
+        "SITES[site_id] = Site.objects.get(pk=site_id)",
+        "site = Site.objects.get(pk=site_id)\n            site.hits += 1\n"
+        "            site.save()\n            SITES[site_id] = site",
+    )
+    found = scan(tmp_path / "b", {"app/sites.py": counter})
+    assert "in-process-lock" in [f.category for f in found]
