@@ -363,7 +363,48 @@ def find_file_writes(module: PythonModule) -> Iterator[Finding]:
     # Only a module with a finding pays for the walk that finds guarded branches.
     guarded = _guarded_lines(module) if found and _may_guard(module.text) else set()
     kept = [item for item in found if item.line not in guarded]
+    if guarded and any(item.line in writers for item in kept):
+        kept = [
+            item
+            for item in kept
+            if item.line not in writers or not _reached_only_under_guard(module, item, guarded)
+        ]
     yield from _one_per_function(kept, writers, module.lines)
+
+
+def _reached_only_under_guard(module: PythonModule, finding: Finding, guarded: set[int]) -> bool:
+    """The write's function is called only from guarded branches (``if settings.DEBUG:
+    return cls._load_debug_key()``), directly or through up to two more functions."""
+    enclosing = [
+        f
+        for f in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef)
+        if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+        and f.lineno <= finding.line <= (f.end_lineno or f.lineno)
+    ]
+    if not enclosing:
+        return False
+    innermost = max(enclosing, key=lambda f: f.lineno)
+    return _called_only_under_guard(module, innermost, guarded, 0)
+
+
+def _called_only_under_guard(
+    module: PythonModule, function: FunctionNode, guarded: set[int], depth: int
+) -> bool:
+    called = False
+    # Calls are found by walking each function: the prefilter indexed only hot lines.
+    for caller in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
+        assert isinstance(caller, ast.FunctionDef | ast.AsyncFunctionDef)
+        for call in ast.walk(caller):
+            if not (isinstance(call, ast.Call) and last_part(dotted(call.func)) == function.name):
+                continue
+            if caller is function:
+                return False
+            if call.lineno not in guarded and not (
+                depth < 2 and _called_only_under_guard(module, caller, guarded, depth + 1)
+            ):
+                return False
+            called = True
+    return called
 
 
 def _one_per_function(

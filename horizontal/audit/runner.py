@@ -59,6 +59,7 @@ EXCLUDED_DIRS = frozenset(
         "staticfiles",
         "media",
         "locale",
+        "fixtures",  # data for loaddata; code there generates it, run by hand
         # Test and demo support that does not live under tests/, and provisioning run by
         # hand (Vagrant, Ansible): neither is what a replica runs.
         "testing",

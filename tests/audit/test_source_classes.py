@@ -366,3 +366,35 @@ def test_a_lock_that_makes_a_memos_fill_thread_safe_is_not_an_in_process_lock(
     )
     found = scan(tmp_path / "b", {"app/sites.py": counter})
     assert "in-process-lock" in [f.category for f in found]
+
+
+DEBUG_KEY = """\
+from django.conf import settings
+class JWTManager:
+    @classmethod
+    def private_key(cls):
+        if settings.DEBUG:
+            return cls._debug_key()
+        raise RuntimeError('RSA_PRIVATE_KEY is required')
+    @classmethod
+    def _debug_key(cls):
+        return cls._create_key('.jwt_key.pem')
+    @classmethod
+    def _create_key(cls, path):
+        with open(path, 'wb') as handle:
+            handle.write(b'key')
+"""
+
+
+def test_a_write_reached_only_from_a_debug_branch_is_silent(tmp_path: Path) -> None:
+    assert scan(tmp_path, {"app/jwt.py": DEBUG_KEY}, "file-write") == []
+    always = DEBUG_KEY.replace("        if settings.DEBUG:\n            return", "        return")
+    assert where(scan(tmp_path / "b", {"app/jwt.py": always}, "file-write")) == [("app/jwt.py", 12)]
+
+
+def test_code_in_a_fixtures_folder_is_not_scanned(tmp_path: Path) -> None:
+    generator = "import json\nwith open('initial.yaml', 'w') as out:\n    json.dump([], out)\n"
+    assert scan(tmp_path, {"app/emojis/fixtures/generate.py": generator}) == []
+    assert where(scan(tmp_path / "b", {"app/emojis/generate.py": generator})) == [
+        ("app/emojis/generate.py", 2)
+    ]
