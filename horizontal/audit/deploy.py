@@ -36,6 +36,20 @@ SERVER = lazy_compile(
     r"\b(gunicorn|uwsgi|daphne|uvicorn|hypercorn|granian|runserver|supervisord|waitress)\b|"
     r"exec\s+\"?\$@"
 )
+# Django's development server: an image or script that serves with it is for development.
+DEV_SERVER = lazy_compile(r"\brunserver(_plus)?\b")
+PRODUCTION_SERVER = lazy_compile(
+    r"\b(gunicorn|uwsgi|daphne|uvicorn|hypercorn|granian|supervisord|waitress)\b"
+)
+
+
+def serves_with_runserver(texts: list[str]) -> bool:
+    """Starts Django's development server and no production server."""
+    return any(DEV_SERVER.search(t) for t in texts) and not any(
+        PRODUCTION_SERVER.search(t) for t in texts
+    )
+
+
 # A scheduler that only makes sense as one process, started next to the web server.
 IN_PROCESS_BEAT = lazy_compile(r"\bcelery\b.*\bbeat\b|\brunapscheduler\b")
 # celery worker -B embeds beat in every worker: N workers, N beats, wherever they run.
@@ -121,7 +135,10 @@ def _runs_beat(command: str, context: str) -> bool:
 
 
 def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
-    for line in logical_lines(text):
+    lines = logical_lines(text)
+    if serves_with_runserver([ln.text for ln in lines if ln.text.upper().startswith("CMD")]):
+        return  # a development image (runserver is not for production)
+    for line in lines:
         instruction = line.text.split(None, 1)[0].upper() if line.text else ""
         runs_at_start = instruction in {"CMD", "ENTRYPOINT"}
         if runs_at_start and _runs_migrations(line.text):
@@ -172,6 +189,8 @@ def find_in_shell(path: str, text: str, started: bool = False) -> Iterator[Findi
     starts_server = _starts_server(path, lines)
     if not (started or starts_server or ENTRYPOINT_NAME.search(posixpath.basename(path))):
         return  # a deploy or maintenance script someone runs once, by hand
+    if serves_with_runserver([line.text for line in lines]):
+        return  # a development start (runserver is not for production)
     # A script that migrates and starts nothing else is a migration step: a one-off job
     # container, or a per-replica start, as whatever runs it says (judged there).
     migration_step = (

@@ -258,8 +258,9 @@ class Scan:
         for finding in _scripts_run_by_start_scripts(self.texts):
             if finding.category in self.wanted:
                 self.keep(finding)
-        self.result.findings = _without_build_steps(
-            _one_cron_per_image(self.result.findings), self.texts
+        self.result.findings = _without_development_starts(
+            _without_build_steps(_one_cron_per_image(self.result.findings), self.texts),
+            self.texts,
         )
         if "file-write" in self.wanted:
             for read, writer in datadirs.unread_pairs(
@@ -462,6 +463,38 @@ def _without_build_steps(findings: list[Finding], texts: dict[str, list[str]]) -
         for f in findings
         if f.category != "file-write"
         or not any(f.path == s or f.path.endswith("/" + s) for s in scripts)
+    ]
+
+
+START_CATEGORIES = frozenset({"boot-migrate", "image-cron", "scheduler"})
+
+
+def _without_development_starts(
+    findings: list[Finding], texts: dict[str, list[str]]
+) -> list[Finding]:
+    """The entrypoint of an image whose ``CMD`` serves with ``runserver`` starts a
+    development container: what it runs at start is dropped (unless the script itself
+    starts a production server)."""
+    scripts: set[str] = set()
+    for path, lines in texts.items():
+        if text_detector(path) is not deploy.find_in_dockerfile:
+            continue
+        starts = [
+            line.text
+            for line in deploy.logical_lines("\n".join(lines))
+            if line.text.split(None, 1)[0].upper() in {"CMD", "ENTRYPOINT"}
+        ]
+        commands = [t for t in starts if t.split(None, 1)[0].upper() == "CMD"]
+        if deploy.serves_with_runserver(commands):
+            scripts.update(name for t in starts for _, name in deploy.scripts_started(t))
+    if not scripts:
+        return findings
+    return [
+        f
+        for f in findings
+        if f.category not in START_CATEGORIES
+        or posixpath.basename(f.path) not in scripts
+        or deploy.PRODUCTION_SERVER.search("\n".join(texts.get(f.path, [])))
     ]
 
 

@@ -177,3 +177,17 @@ def test_a_setting_changed_in_place_by_a_production_module_that_imports_it_is_re
     }
     layers = [f for f in scan(tmp_path, files, "settings") if "CHANNEL_LAYERS" in f.message]
     assert [f.line for f in layers] == found
+
+
+def test_an_image_served_by_runserver_is_a_development_image(tmp_path: Path) -> None:
+    entrypoint = '#!/bin/sh\npython manage.py migrate\nexec "$@"\n'
+    dockerfile = (
+        'ENTRYPOINT ["/usr/local/bin/entrypoint.sh"]\nCMD ["python3", "manage.py", "runserver"]\n'
+    )
+    files = {"tools/docker/entrypoint.sh": entrypoint, "tools/docker/Dockerfile": dockerfile}
+    assert scan(tmp_path, files) == []
+    served = dockerfile.replace('"python3", "manage.py", "runserver"', '"gunicorn", "app.wsgi"')
+    files = {"tools/docker/entrypoint.sh": entrypoint, "tools/docker/Dockerfile": served}
+    assert where(scan(tmp_path / "b", files)) == [("tools/docker/entrypoint.sh", 2)]
+    script = "#!/bin/sh\npython manage.py migrate\npython manage.py runserver 0.0.0.0:8000\n"
+    assert scan(tmp_path / "c", {"docker/start.sh": script}) == []
