@@ -28,6 +28,7 @@ from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.settings_values import (
     KeyPath,
     address_text,
+    env_default,
     explicitly_chosen,
     module_strings,
     static_or_compared,
@@ -181,6 +182,19 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
             # a default the environment was meant to replace is judged here.
             continue
         text, line = address_text(node, names)
+        if setting == "DATABASES" and path[2:] == ("HOST",) and _empty_default(node):
+            # In a branch an option chose (``if os.getenv("DB") == "postgres":``) the
+            # operator configures the server; left to the default, it is this host's.
+            if line not in seen and id(node) not in chosen:
+                seen.add(line)
+                yield _finding(
+                    module,
+                    line,
+                    "DATABASES: HOST defaults to empty, which is the database server on this "
+                    "host (its local socket): each instance talks to its own server",
+                    FIXES["this host"],
+                )
+            continue
         if setting in BROKER_SETTINGS and text.lower().startswith(FILE_TRANSPORTS):
             if line not in seen:
                 seen.add(line)
@@ -201,6 +215,11 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
                 f"{setting}: {address} is this host: each instance talks to its own server",
                 FIXES["this host"],
             )
+
+
+def _empty_default(node: ast.AST) -> bool:
+    default = env_default(node)
+    return isinstance(default, ast.Constant) and default.value == ""
 
 
 def sqlite_by_default(module: PythonModule) -> Iterator[Finding]:

@@ -14,15 +14,18 @@ from __future__ import annotations
 import ast
 import copy
 import posixpath
+import re
 from collections.abc import Callable, Iterator
 
 from horizontal.audit.known import this_host_addresses
+from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import PythonModule, dotted, last_part, string_value
 
 __all__ = [
     "KeyPath",
     "address_text",
     "apply_env_schema",
+    "env_default",
     "explicitly_chosen",
     "has_star_import",
     "module_strings",
@@ -214,7 +217,7 @@ def strings_with_paths(module: PythonModule) -> Iterator[tuple[ast.AST, KeyPath]
         if string_value(node) is not None or isinstance(node, ast.Name):
             yield node, path
             return
-        if _env_default(node) is not None:
+        if env_default(node) is not None:
             yield node, path  # os.getenv("X", default): judged by its default
             return
         if isinstance(node, ast.JoinedStr | ast.BinOp):
@@ -269,7 +272,7 @@ def apply_env_schema(module: PythonModule) -> None:
             node.keywords.append(ast.keyword(arg="default", value=default))
 
 
-def _env_default(node: ast.AST) -> ast.AST | None:
+def env_default(node: ast.AST) -> ast.AST | None:
     """The default of ``os.getenv("X", d)``/``env("X", default=d)``/``config(...)``."""
     if not isinstance(node, ast.Call):
         return None
@@ -285,7 +288,18 @@ def _env_default(node: ast.AST) -> ast.AST | None:
         return node.args[2]
     if positional and len(node.args) >= 2 and string_value(node.args[0]) is not None:
         return node.args[1]
+    # A project's own wrapper: get_secret("DB_HOST", ""), env_or("REDIS_URL", "redis://…").
+    if (
+        len(node.args) == 2
+        and ENV_WRAPPER.search(last_part(function))
+        and ENV_NAME.match(string_value(node.args[0]) or "")
+    ):
+        return node.args[1]
     return None
+
+
+ENV_WRAPPER = lazy_compile(r"(^|_)(env|environ|secret|secrets|config|setting|var)(_|$)", re.I)
+ENV_NAME = lazy_compile(r"^[A-Z][A-Z0-9_]*$")
 
 
 def module_strings(module: PythonModule) -> dict[str, tuple[str, int]]:
@@ -314,7 +328,7 @@ def address_text(node: ast.AST, names: dict[str, tuple[str, int]]) -> tuple[str,
         return text, line
     if isinstance(node, ast.Name) and node.id in names:
         return names[node.id]
-    default = _env_default(node)
+    default = env_default(node)
     if default is not None:
         return address_text(default, names)
     if isinstance(node, ast.FormattedValue):
@@ -393,7 +407,7 @@ def _falsy_when_unset(value: ast.AST) -> bool:
         return not value.value
     if not isinstance(value, ast.Call):
         return False
-    default = _env_default(value)
+    default = env_default(value)
     if default is not None:
         return isinstance(default, ast.Constant) and not default.value
     # os.environ.get("X") and os.getenv("X") give None; env("X") with no default raises.

@@ -191,3 +191,28 @@ def test_an_image_served_by_runserver_is_a_development_image(tmp_path: Path) -> 
     assert where(scan(tmp_path / "b", files)) == [("tools/docker/entrypoint.sh", 2)]
     script = "#!/bin/sh\npython manage.py migrate\npython manage.py runserver 0.0.0.0:8000\n"
     assert scan(tmp_path / "c", {"docker/start.sh": script}) == []
+
+
+KIWI_LIKE = """\
+INSTALLED_APPS = []
+from app.secrets import get_secret
+DATABASES = {
+    "default": {
+        "ENGINE": get_secret("APP_DB_ENGINE", "django.db.backends.mysql"),
+        "HOST": get_secret("APP_DB_HOST", ""),
+    },
+}
+"""
+
+
+def test_an_empty_database_host_default_through_a_projects_own_wrapper_is_this_host(
+    tmp_path: Path,
+) -> None:
+    [finding] = scan(tmp_path, {"app/settings.py": KIWI_LIKE}, "settings")
+    assert (finding.line, "HOST defaults to empty" in finding.message) == (6, True)
+    remote = KIWI_LIKE.replace('get_secret("APP_DB_HOST", "")', 'get_secret("APP_DB_HOST", "db")')
+    assert scan(tmp_path / "b", {"app/settings.py": remote}, "settings") == []
+    chosen = KIWI_LIKE.replace(
+        "DATABASES = {", "import os\nif os.getenv('DB') == 'mysql':\n  DATABASES = {"
+    )
+    assert scan(tmp_path / "c", {"app/settings.py": chosen}, "settings") == []
