@@ -57,6 +57,7 @@ HOT_NEEDLES = (
     "periodic_task",
     "localhost",
     "127.0.0.1",
+    "SECRET_KEY",
 )
 # Methods that mutate a container in place; state.py judges the same calls on the AST.
 CONTAINER_MUTATORS = (

@@ -29,6 +29,7 @@ from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
 from horizontal.audit.settings_files import is_settings_path, looks_like_settings
 from horizontal.audit.settings_modules import find_settings_problems
+from horizontal.audit.settings_rules import find_config_secret_keys
 from horizontal.audit.source import PythonModule
 from horizontal.audit.suppress import is_suppressed
 
@@ -95,6 +96,7 @@ PYTHON_DETECTORS: tuple[PythonDetector, ...] = (
     concurrency.find_schedulers,
     concurrency.find_startup_migrate,
     services.find_local_services,
+    find_config_secret_keys,
 )
 TextDetector = Callable[[str, str], Iterable[Finding]]
 

@@ -41,6 +41,7 @@ __all__ = [
     "FIXES",
     "bad_backends",
     "crontab_jobs",
+    "find_config_secret_keys",
     "generated_secret_key",
     "implicit_defaults",
     "random_value_line",
@@ -311,6 +312,30 @@ def generated_secret_key(module: PythonModule, statement: ast.stmt) -> Iterator[
             "reset tokens with a different key",
             FIXES["SECRET_KEY"],
         )
+
+
+def find_config_secret_keys(module: PythonModule) -> Iterator[Finding]:
+    """A configuration class whose ``SECRET_KEY`` field defaults to a fresh random value
+    (``SECRET_KEY: str = Field(default_factory=lambda: get_random_string(50))`` in a
+    pydantic settings model, a dataclass field): each instance that does not set it makes
+    its own. Top-level assignments in settings modules are judged with the settings."""
+    for node in module.nodes(ast.AnnAssign, ast.Assign):
+        assert isinstance(node, ast.AnnAssign | ast.Assign)
+        scope = module.scope(node)
+        if scope.cls is None or scope.function is not None or node.value is None:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if not any(isinstance(t, ast.Name) and t.id == "SECRET_KEY" for t in targets):
+            continue
+        line = random_value_line(module, node.value)
+        if line is not None:
+            yield _finding(
+                module,
+                line,
+                f"SECRET_KEY of {scope.cls.name} defaults to a value generated at start-up: "
+                "each instance that does not set it signs with its own key",
+                FIXES["SECRET_KEY"],
+            )
 
 
 def crontab_jobs(module: PythonModule, statement: ast.stmt) -> Finding:

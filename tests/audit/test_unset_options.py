@@ -216,3 +216,24 @@ def test_an_empty_database_host_default_through_a_projects_own_wrapper_is_this_h
         "DATABASES = {", "import os\nif os.getenv('DB') == 'mysql':\n  DATABASES = {"
     )
     assert scan(tmp_path / "c", {"app/settings.py": chosen}, "settings") == []
+
+
+CONFIG_CLASS = """\
+import secrets
+from pydantic import Field
+from pydantic_settings import BaseSettings
+class ServerConfig(BaseSettings):
+    SECRET_KEY: str = Field(default_factory=lambda: secrets.token_urlsafe(50))
+    BIND_ADDR: str = Field(default="0.0.0.0:8000")
+"""
+
+
+def test_a_config_class_whose_secret_key_defaults_to_a_random_value_is_found(
+    tmp_path: Path,
+) -> None:
+    [finding] = scan(tmp_path, {"app/config/common.py": CONFIG_CLASS}, "settings")
+    assert (finding.line, "ServerConfig" in finding.message) == (5, True)
+    required = CONFIG_CLASS.replace(
+        "Field(default_factory=lambda: secrets.token_urlsafe(50))", "Field()"
+    )
+    assert scan(tmp_path / "b", {"app/config/common.py": required}, "settings") == []
