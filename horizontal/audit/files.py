@@ -461,7 +461,7 @@ def _served_media(module: PythonModule) -> Iterator[Finding]:
     """``serve(…, document_root=settings.MEDIA_ROOT)`` or a URL pattern's
     ``{"document_root": settings.MEDIA_ROOT}``: uploads served from this host's disk.
     Django's ``static()`` helper is left alone: it returns nothing unless DEBUG."""
-    if "document_root" not in module.text or "settings." not in module.text:
+    if "document_root" not in module.text:
         return
     for node in ast.walk(module.tree):
         value: ast.AST | None = None
@@ -469,9 +469,21 @@ def _served_media(module: PythonModule) -> Iterator[Finding]:
             for key, item in zip(node.keys, node.values, strict=True):
                 if string_value(key) == "document_root":
                     value = item
-        elif isinstance(node, ast.Call) and last_part(call_name(module, node)) == "serve":
+        elif isinstance(node, ast.Call) and "serve" in last_part(call_name(module, node)):
             value = keyword(node, "document_root")
         root = _served_root(value)
+        folder = _served_folder(value) if root is None else None
+        if folder is not None:
+            line = getattr(node, "lineno", 1)
+            yield Finding(
+                module.path,
+                line,
+                "file-write",
+                f"serves files from {folder} on this host's disk: files written there on "
+                "another instance are a 404 here",
+                module.line(line),
+            )
+            continue
         if root == "MEDIA_ROOT":
             line = getattr(node, "lineno", 1)
             yield Finding(
@@ -506,6 +518,19 @@ def _served_root(value: ast.AST | None) -> str | None:
             if is_data_setting(child.attr):
                 return child.attr
     return None
+
+
+# ``snapshot.output_dir``, ``self.export_path``: an object's folder on the local disk.
+FOLDER_ATTRIBUTE = lazy_compile(r"(^|_)(dir|path|root|folder|directory)$")
+
+
+def _served_folder(value: ast.AST | None) -> str | None:
+    """A ``document_root`` that is an object's folder (``snapshot.output_dir``), not the
+    static files' (those are in every image)."""
+    name = dotted(value) if isinstance(value, ast.Attribute) else None
+    if name is None or "static" in name.lower() or name.startswith("settings."):
+        return None
+    return name if FOLDER_ATTRIBUTE.search(last_part(name)) else None
 
 
 def _removed_here(

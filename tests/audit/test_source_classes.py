@@ -398,3 +398,16 @@ def test_code_in_a_fixtures_folder_is_not_scanned(tmp_path: Path) -> None:
     assert where(scan(tmp_path / "b", {"app/emojis/generate.py": generator})) == [
         ("app/emojis/generate.py", 2)
     ]
+
+
+def test_a_view_serving_an_objects_folder_is_found_and_static_files_are_not(
+    tmp_path: Path,
+) -> None:
+    view = (
+        "from archive.serve import serve_with_ranges\n"
+        "def snapshot_files(request, snapshot, path):\n"
+        "    return serve_with_ranges(request, path, document_root=snapshot.output_dir)\n"
+    )
+    assert where(scan(tmp_path, {"app/views.py": view}, "file-write")) == [("app/views.py", 3)]
+    static = view.replace("snapshot.output_dir", "finder.static_root")
+    assert scan(tmp_path / "b", {"app/views.py": static}, "file-write") == []
