@@ -471,39 +471,32 @@ def _served_media(module: PythonModule) -> Iterator[Finding]:
                     value = item
         elif isinstance(node, ast.Call) and "serve" in last_part(call_name(module, node)):
             value = keyword(node, "document_root")
-        root = _served_root(value)
-        folder = _served_folder(value) if root is None else None
-        if folder is not None:
+        message = _serving_message(value)
+        if message is not None:
             line = getattr(node, "lineno", 1)
-            yield Finding(
-                module.path,
-                line,
-                "file-write",
-                f"serves files from {folder} on this host's disk: files written there on "
-                "another instance are a 404 here",
-                module.line(line),
-            )
-            continue
-        if root == "MEDIA_ROOT":
-            line = getattr(node, "lineno", 1)
-            yield Finding(
-                module.path,
-                line,
-                "file-write",
-                "serves MEDIA_ROOT from this host's disk: an upload received by another "
-                "instance is a 404 here",
-                module.line(line),
-            )
-        elif root is not None:
-            line = getattr(node, "lineno", 1)
-            yield Finding(
-                module.path,
-                line,
-                "file-write",
-                f"serves settings.{root} from this host's disk: files generated there on "
-                "another instance are a 404 here",
-                module.line(line),
-            )
+            yield Finding(module.path, line, "file-write", message, module.line(line))
+
+
+def _serving_message(document_root: ast.AST | None) -> str | None:
+    """What serving files from ``document_root`` breaks, or None for a safe root."""
+    root = _served_root(document_root)
+    if root == "MEDIA_ROOT":
+        return (
+            "serves MEDIA_ROOT from this host's disk: an upload received by another "
+            "instance is a 404 here"
+        )
+    if root is not None:
+        return (
+            f"serves settings.{root} from this host's disk: files generated there on "
+            "another instance are a 404 here"
+        )
+    folder = _served_folder(document_root)
+    if folder is not None:
+        return (
+            f"serves files from {folder} on this host's disk: files written there on "
+            "another instance are a 404 here"
+        )
+    return None
 
 
 def _served_root(value: ast.AST | None) -> str | None:
