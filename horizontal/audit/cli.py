@@ -93,6 +93,13 @@ def run(options: dict[str, Any], stdout: Stream, stderr: Stream) -> None:
         f"{plural(len(findings), 'finding')} in {plural(result.files, 'file')} "
         f"({result.suppressed} suppressed inline, {known} in the baseline).\n"
     )
+    if result.unparsed:
+        shown = ", ".join(result.unparsed[:3]) + (", …" if len(result.unparsed) > 3 else "")
+        version = ".".join(map(str, sys.version_info[:2]))
+        stderr.write(
+            f"{plural(len(result.unparsed), 'file')} not audited: Python {version} cannot "
+            f"parse them ({shown}); run the audit on the Python the project uses.\n"
+        )
     if options["fail_on"] != "never":
         floor = level_rank(options["fail_on"])
         failing = [f for f in findings if level_rank(f.level) >= floor]

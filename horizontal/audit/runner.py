@@ -137,6 +137,9 @@ class AuditResult:
     uses_cache: bool = False
     uses_channel_layer: bool = False
     read_models: bool = False  # whether the facts above describe a project's code
+    # Python files that needed a parse and that this interpreter cannot parse (newer
+    # syntax, or broken): nothing in them was audited, and the summary says so.
+    unparsed: list[str] = field(default_factory=list)
 
 
 def text_detector(path: str) -> TextDetector | None:
@@ -319,6 +322,7 @@ class Scan:
             return
         module = PythonModule.parse(name, text, lines or ())
         if module is None:
+            self.result.unparsed.append(name)
             return
         self.texts[name] = module.lines
         if "FileSystemStorage" in text:

@@ -84,3 +84,16 @@ def test_the_pre_commit_hook_runs_the_console_script() -> None:
     assert "id: horizontal-audit" in hooks
     assert "entry: horizontal-audit" in hooks
     assert "pass_filenames: false" in hooks
+
+
+def test_a_file_this_python_cannot_parse_is_named_as_not_audited(tmp_path: Path) -> None:
+    # A write the audit would report, in a file with a syntax error (as newer syntax
+    # looks to an older interpreter): the summary names it instead of passing in silence.
+    (tmp_path / "views.py").write_text("def export(:\n    open('/data/x', 'w')\n")
+    (tmp_path / "ok.py").write_text("def add(a, b):\n    return a + b\n")
+    done = horizontal_audit(".", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "1 file not audited: Python 3." in done.stderr
+    assert "(views.py)" in done.stderr
+    (tmp_path / "views.py").write_text("def export():\n    return 1\n")
+    assert "not audited" not in horizontal_audit(".", cwd=tmp_path).stderr
