@@ -96,9 +96,10 @@ def run(options: dict[str, Any], stdout: Stream, stderr: Stream) -> None:
     if result.unparsed:
         shown = ", ".join(result.unparsed[:3]) + (", …" if len(result.unparsed) > 3 else "")
         version = ".".join(map(str, sys.version_info[:2]))
+        them = "them" if len(result.unparsed) > 1 else "it"
         stderr.write(
             f"{plural(len(result.unparsed), 'file')} not audited: Python {version} cannot "
-            f"parse them ({shown}); run the audit on the Python the project uses.\n"
+            f"parse {them} ({shown}); run the audit on the Python the project uses.\n"
         )
     if options["fail_on"] != "never":
         floor = level_rank(options["fail_on"])
