@@ -19,6 +19,7 @@ from horizontal.audit.source import (
     dotted,
     keyword,
     last_part,
+    local_names,
     string_value,
 )
 
@@ -127,7 +128,7 @@ def _fills_memo_only(module: PythonModule, node: ast.With | ast.AsyncWith) -> bo
     the memo's fill thread-safe, which is right; the memo is what other instances miss
     (reported as such)."""
     function = module.scope(node).function
-    local = _bound_here(function) if function is not None else set()
+    local = local_names(function) if function is not None else set()
     fills = False
     for child in (c for statement in node.body for c in ast.walk(statement)):
         if (
@@ -145,18 +146,6 @@ def _fills_memo_only(module: PythonModule, node: ast.With | ast.AsyncWith) -> bo
             ):
                 fills = True
     return fills
-
-
-def _bound_here(function: ast.AST) -> set[str]:
-    """Names a function binds itself: its parameters and plain assignments."""
-    names: set[str] = set()
-    if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-        arguments = function.args
-        names |= {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
-    for child in ast.walk(function):
-        if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
-            names.add(child.id)
-    return names
 
 
 def _lock_names(module: PythonModule) -> set[str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
-from typing import NamedTuple
 
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.local_storage import find_local_storage
@@ -21,34 +20,32 @@ from horizontal.audit.source import (
     FunctionNode,
     PythonModule,
     call_name,
+    calls_to,
     dotted,
     keyword,
     last_part,
     string_value,
 )
 from horizontal.audit.suppress import is_suppressed
-
-TEMP_FACTORIES = frozenset(
-    {
-        "mkstemp",
-        "mkdtemp",
-        "NamedTemporaryFile",
-        "TemporaryFile",
-        "TemporaryDirectory",
-        "SpooledTemporaryFile",
-        "gettempdir",
-    }
+from horizontal.audit.temp_paths import (
+    CLEANUP_FUNCTIONS,
+    CLEANUP_METHODS,
+    NO_SCRATCH,
+    Scratch,
+    caller_cleans_up,
+    callers_pass_temp,
+    class_scratch,
+    cleans_up,
+    mentions_temp,
+    temp_names,
 )
-CLEANUP_FUNCTIONS = frozenset({"os.remove", "os.unlink", "os.rmdir", "shutil.rmtree"})
-CLEANUP_METHODS = frozenset({"unlink", "rmtree", "cleanup"})  # Path, TemporaryDirectory
+
 COPIES = frozenset(
     {"shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.move", "os.rename", "os.replace"}
 )
 FRAME_WRITERS = frozenset({"to_csv", "to_excel", "to_parquet", "savefig"})
 HARMLESS_TARGETS = ("/dev/", "/proc/", "/sys/")
 PID_OR_LOG = lazy_compile(r"((^|_)(pid|log)s?(_?(file|path))?$|\.(pid|log)$)", re.I)
-# self.tempdir, self._temp_dir, self.scratch_dir: a scratch directory the object owns.
-OWNED_SCRATCH = lazy_compile(r"^_*(te?mp|scratch)[a-z_]*$|dir_?te?mp$", re.IGNORECASE)
 
 
 # A setting that names a directory or file of data.
@@ -100,243 +97,6 @@ def _looks_like_path(node: ast.AST) -> bool:
     if isinstance(node, ast.Constant | ast.JoinedStr | ast.BinOp):
         return True
     return isinstance(node, ast.Call) and last_part(dotted(node.func)) in {"join", "Path"}
-
-
-class Scratch(NamedTuple):
-    """What a class derives from its own scratch directory: attributes assigned from it
-    (``self.data_dir = join(self.tmp_dir, …)``) and methods that return a path in it."""
-
-    attributes: frozenset[str] = frozenset()
-    methods: frozenset[str] = frozenset()
-
-
-NO_SCRATCH = Scratch()
-
-
-def class_scratch(module: PythonModule, cls: ast.ClassDef | None) -> Scratch:
-    """The attributes and methods of ``cls`` that hold or return a path inside the
-    object's own scratch directory (followed three steps)."""
-    if cls is None:
-        return NO_SCRATCH
-    scratch = NO_SCRATCH
-    methods = [n for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
-    for _ in range(3):
-        attributes, returning = set(scratch.attributes), set(scratch.methods)
-        for method in methods:
-            names = temp_names(module, method, owned=True, scratch=scratch)
-            for node in ast.walk(method):
-                if isinstance(node, ast.Assign) and _mentions_temp(
-                    module, node.value, names, owned=True, scratch=scratch
-                ):
-                    attributes.update(
-                        t.attr
-                        for t in node.targets
-                        if isinstance(t, ast.Attribute) and dotted(t.value) == "self"
-                    )
-                elif (
-                    isinstance(node, ast.Return)
-                    and node.value is not None
-                    and _mentions_temp(module, node.value, names, owned=True, scratch=scratch)
-                ):
-                    returning.add(method.name)
-        found = Scratch(frozenset(attributes), frozenset(returning))
-        if found == scratch:
-            break
-        scratch = found
-    return scratch
-
-
-def temp_names(
-    module: PythonModule,
-    function: FunctionNode,
-    *,
-    owned: bool = False,
-    scratch: Scratch = NO_SCRATCH,
-) -> set[str]:
-    """Names in a function that hold a temp file or directory, or a path inside one.
-
-    ``owned``: only those derived from an object's own scratch directory
-    (``self.tempdir``), which the object creates and removes (``__exit__``, ``cleanup``),
-    or from what ``scratch`` says the class derives from it.
-    """
-    names: set[str] = set()
-    for node in sorted(ast.walk(function), key=lambda n: getattr(n, "lineno", 0)):
-        if isinstance(node, ast.withitem) and node.optional_vars is not None:
-            if _mentions_temp(module, node.context_expr, names, owned=owned, scratch=scratch):
-                names |= _bound_names(node.optional_vars)
-        elif (
-            isinstance(node, ast.Assign | ast.AnnAssign)
-            and node.value is not None
-            and _mentions_temp(module, node.value, names, owned=owned, scratch=scratch)
-        ):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                names |= _bound_names(target)
-    return names
-
-
-def _bound_names(target: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
-
-
-def _mentions_temp(
-    module: PythonModule,
-    node: ast.AST,
-    names: set[str],
-    *,
-    owned: bool = False,
-    scratch: Scratch = NO_SCRATCH,
-) -> bool:
-    for child in ast.walk(node):
-        if isinstance(child, ast.Name) and child.id in names:
-            return True
-        if owned:
-            if (
-                isinstance(child, ast.Attribute)
-                and dotted(child.value) == "self"
-                and (OWNED_SCRATCH.match(child.attr) or child.attr in scratch.attributes)
-            ):
-                return True
-            if (
-                isinstance(child, ast.Call)
-                and isinstance(child.func, ast.Attribute)
-                and dotted(child.func.value) == "self"
-                and child.func.attr in scratch.methods
-            ):
-                return True
-        elif isinstance(child, ast.Call) and last_part(call_name(module, child)) in TEMP_FACTORIES:
-            return True
-    return False
-
-
-def _caller_cleans_up(module: PythonModule, function: FunctionNode, names: set[str]) -> bool:
-    """The function hands its temp path back (``return path``) to a caller in this module
-    that removes it in a ``finally:`` block: the file does not outlive the request."""
-    returned = any(
-        isinstance(node, ast.Return)
-        and node.value is not None
-        and _mentions_temp(module, node.value, names)
-        for node in ast.walk(function)
-    )
-    if not returned:
-        return False
-    for caller in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
-        assert isinstance(caller, ast.FunctionDef | ast.AsyncFunctionDef)
-        calls_it = any(
-            isinstance(node, ast.Call) and last_part(dotted(node.func)) == function.name
-            for node in ast.walk(caller)
-        )
-        if calls_it and any(
-            isinstance(node, ast.Try)
-            and node.finalbody
-            and any(cleans_up(module, statement) for statement in node.finalbody)
-            for node in ast.walk(caller)
-        ):
-            return True
-    return False
-
-
-def _callers_pass_temp(module: PythonModule, function: FunctionNode, target: ast.AST) -> bool:
-    """``copy_asset(export_dir, …)`` writing into ``export_dir``, where every call in this
-    module passes a path inside a temp directory of the caller (``with
-    TemporaryDirectory() as tmp``), directly or through two more helpers: the helper's
-    files go when the caller's directory does."""
-    root = _path_root(target)
-    used = [
-        name
-        for name in _parameters(function)
-        if name not in {"self", "cls"} and root in _derived_from(function, name)
-    ]
-    return bool(used) and all(_given_temp(module, function, name, 0) for name in used)
-
-
-def _parameters(function: FunctionNode) -> list[str]:
-    return [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
-
-
-def _given_temp(module: PythonModule, function: FunctionNode, parameter: str, depth: int) -> bool:
-    """Whether every call of ``function`` in this module passes, for ``parameter``, a path
-    rooted in the caller's temp directory (or in a parameter of the caller that is)."""
-    parameters = _parameters(function)
-    offset = 1 if parameters[:1] in (["self"], ["cls"]) else 0
-    position = parameters.index(parameter) - offset
-    called = False
-    # Calls are found by walking each function: the prefilter indexed only hot lines.
-    for caller in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
-        assert isinstance(caller, ast.FunctionDef | ast.AsyncFunctionDef)
-        calls = [
-            c
-            for c in ast.walk(caller)
-            if isinstance(c, ast.Call) and last_part(dotted(c.func)) == function.name
-        ]
-        if not calls:
-            continue
-        if caller is function:
-            return False  # recursion: the path may come from anywhere
-        names = temp_names(module, caller)
-        for call in calls:
-            given = (
-                call.args[position] if 0 <= position < len(call.args) else keyword(call, parameter)
-            )
-            root = _path_root(given)
-            if root is None:
-                return False
-            if root not in names and not (
-                depth < 2
-                and any(
-                    root in _derived_from(caller, outer)
-                    and _given_temp(module, caller, outer, depth + 1)
-                    for outer in _parameters(caller)
-                    if outer not in {"self", "cls"}
-                )
-            ):
-                return False
-            called = True
-    return called
-
-
-def _path_root(path: ast.AST | None) -> str | None:
-    """The name a path expression is built on: ``tmp``, ``join(tmp, "a")``,
-    ``Path(tmp) / "a"`` (not ``document.source_path``, an attribute of some object)."""
-    while path is not None:
-        if isinstance(path, ast.Name):
-            return path.id
-        if isinstance(path, ast.BinOp) and isinstance(path.op, ast.Div):
-            path = path.left
-        elif isinstance(path, ast.Call) and path.args:
-            path = path.args[0]
-        else:
-            return None
-    return None
-
-
-def _derived_from(function: FunctionNode, parameter: str) -> set[str]:
-    """``parameter`` and the local names built from it, in order of assignment."""
-    names = {parameter}
-    for node in sorted(ast.walk(function), key=lambda n: getattr(n, "lineno", 0)):
-        if isinstance(node, ast.Assign) and any(
-            isinstance(child, ast.Name) and child.id in names for child in ast.walk(node.value)
-        ):
-            for target in node.targets:
-                names |= _bound_names(target)
-    return names
-
-
-def cleans_up(module: PythonModule, function: ast.AST) -> bool:
-    """Whether ``function`` (or any statement) removes a temp file or uses a self-deleting one."""
-    for node in ast.walk(function):
-        if isinstance(node, ast.Call):
-            name = call_name(module, node) or ""
-            method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
-            if name in CLEANUP_FUNCTIONS or method in CLEANUP_METHODS:
-                return True
-        if isinstance(node, ast.withitem) and isinstance(node.context_expr, ast.Call):
-            factory = last_part(call_name(module, node.context_expr))
-            delete = keyword(node.context_expr, "delete")
-            kept = isinstance(delete, ast.Constant) and delete.value is False
-            if factory in TEMP_FACTORIES and not kept:
-                return True
-    return False
 
 
 LOCAL_WRITE = (
@@ -391,19 +151,14 @@ def _called_only_under_guard(
     module: PythonModule, function: FunctionNode, guarded: set[int], depth: int
 ) -> bool:
     called = False
-    # Calls are found by walking each function: the prefilter indexed only hot lines.
-    for caller in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
-        assert isinstance(caller, ast.FunctionDef | ast.AsyncFunctionDef)
-        for call in ast.walk(caller):
-            if not (isinstance(call, ast.Call) and last_part(dotted(call.func)) == function.name):
-                continue
-            if caller is function:
-                return False
-            if call.lineno not in guarded and not (
-                depth < 2 and _called_only_under_guard(module, caller, guarded, depth + 1)
-            ):
-                return False
-            called = True
+    for caller, call in calls_to(module, function.name):
+        if caller is function:
+            return False
+        if call.lineno not in guarded and not (
+            depth < 2 and _called_only_under_guard(module, caller, guarded, depth + 1)
+        ):
+            return False
+        called = True
     return called
 
 
@@ -646,13 +401,13 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
             owned = owned_temps.setdefault(
                 id(function), temp_names(module, function, owned=True, scratch=scratch)
             )
-            if _mentions_temp(module, target, owned, owned=True, scratch=scratch):
+            if mentions_temp(module, target, owned, owned=True, scratch=scratch):
                 continue  # the object's own scratch directory, removed with the object
-            if _callers_pass_temp(module, function, target):
+            if callers_pass_temp(module, function, target):
                 continue  # a helper writing into the temp directory its callers made
             names = temps.setdefault(id(function), temp_names(module, function))
-            if _mentions_temp(module, target, names):
-                if cleans_up(module, function) or _caller_cleans_up(module, function, names):
+            if mentions_temp(module, target, names):
+                if cleans_up(module, function) or caller_cleans_up(module, function, names):
                     continue
                 message = (
                     "temp file is written and left behind: a later request on another "
@@ -686,7 +441,7 @@ def _saved_to_temp(
     if not is_save or function is None or not call.args:
         return None
     names = temps.setdefault(id(function), temp_names(module, function))
-    return call.args[0] if _mentions_temp(module, call.args[0], names) else None
+    return call.args[0] if mentions_temp(module, call.args[0], names) else None
 
 
 def _harmless(target: ast.AST) -> bool:

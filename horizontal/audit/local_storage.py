@@ -14,7 +14,7 @@ import ast
 from collections.abc import Iterator
 
 from horizontal.audit.findings import Finding
-from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.patterns import find_all, lazy_compile
 from horizontal.audit.source import (
     FunctionNode,
     PythonModule,
@@ -120,7 +120,7 @@ def _read_only_storage(module: PythonModule, call: ast.Call) -> bool:
     if not names:
         return False
     for name in names:
-        for position in _find_all(module.text, f"{name}."):
+        for position in find_all(module.text, f"{name}."):
             after = module.text[position + len(name) : position + len(name) + 8]
             if after.startswith((".save(", ".delete(")):
                 return False
@@ -136,13 +136,6 @@ def _read_only_storage(module: PythonModule, call: ast.Call) -> bool:
 WRITE_IN_OPEN = lazy_compile(r"[^)\n]*[\"'][rbt]*[wax+]")
 
 
-def _find_all(text: str, needle: str) -> Iterator[int]:
-    position = text.find(needle)
-    while position != -1:
-        yield position
-        position = text.find(needle, position + 1)
-
-
 def _in_storage_class(module: PythonModule, node: ast.AST) -> bool:
     """Inside a class that is a storage (``class MediaStorage(FileSystemStorage)``)."""
     cls = module.scope(node).cls
@@ -156,21 +149,17 @@ def find_local_storage(module: PythonModule) -> Iterator[Finding]:
         # FileSystemStorage or a subclass named for it (ThumbnailFileSystemStorage).
         local = last_part(name).endswith("FileSystemStorage")
         if local and not _read_only_storage(module, call):
-            yield Finding(
-                module.path,
+            yield _file_write(
+                module,
                 call.lineno,
-                "file-write",
                 "FileSystemStorage keeps uploads on this host's disk: other instances "
                 "serve 404 for them",
-                module.line(call.lineno),
             )
         elif _local_storage_path(name):
-            yield Finding(
-                module.path,
+            yield _file_write(
+                module,
                 call.lineno,
-                "file-write",
                 "storage.path() only exists for local storage: the file is on one host",
-                module.line(call.lineno),
             )
     for node in module.nodes(ast.Attribute):
         assert isinstance(node, ast.Attribute)
@@ -182,10 +171,12 @@ def find_local_storage(module: PythonModule) -> Iterator[Finding]:
             continue  # the storage backend itself: choosing it in settings is the finding
         if _handed_to_a_storage(module, node):
             continue  # default_storage.exists(join(MEDIA_ROOT, name)): the storage decides
-        yield Finding(
-            module.path,
+        yield _file_write(
+            module,
             node.lineno,
-            "file-write",
             "reads or writes files under MEDIA_ROOT directly: uploads on one host's disk",
-            module.line(node.lineno),
         )
+
+
+def _file_write(module: PythonModule, line: int, message: str) -> Finding:
+    return Finding(module.path, line, "file-write", message, module.line(line))

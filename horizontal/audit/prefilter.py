@@ -12,9 +12,9 @@ alternation at every character of a file, which costs more than the parse it sav
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
-from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.patterns import find_all, lazy_compile
 
 
 def is_data_setting(name: str) -> bool:
@@ -105,13 +105,6 @@ WRITE_MODE = lazy_compile(r"[\"'](?:[rbt]*[wax]|[rwabt]*\+)")
 THREAD_CLASS = lazy_compile(r"[ \t]*class[ \t]+(\w+)\([^)]*Thread\b")
 # settings.DOCS_ROOT, settings.DATA_DIR: a data folder (datadirs.py judges the name).
 DATA_FOLDER = lazy_compile(r"settings\.([A-Z][A-Z0-9_]*_(?:ROOT|DIRS?|DIRECTORY|FOLDER|PATH))\b")
-
-
-def find_all(text: str, needle: str) -> Iterator[int]:
-    position = text.find(needle)
-    while position != -1:
-        yield position
-        position = text.find(needle, position + 1)
 
 
 def line_of(text: str, position: int) -> str:

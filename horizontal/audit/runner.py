@@ -18,13 +18,14 @@ from horizontal.audit import (
     caches,
     concurrency,
     datadirs,
-    deploy,
     field_paths,
     files,
     services,
+    starts,
     state,
 )
-from horizontal.audit.findings import CATEGORIES, Finding, Location
+from horizontal.audit.file_kinds import text_detector
+from horizontal.audit.findings import CATEGORIES, Finding
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
 from horizontal.audit.settings_files import is_settings_path, looks_like_settings
@@ -75,15 +76,8 @@ EXCLUDED_DIRS = frozenset(
         "ansible",
     }
 )
-# nginx's own folders: site files there often have no extension (sites-enabled/default).
-NGINX_DIR = lazy_compile(r"/nginx[\w.-]*/(.+/)?[^/]+$|/(sites-enabled|sites-available)/[^/]+$")
 MODELS_MODULE = lazy_compile(r"/models(\.py$|/)")
-DOCUMENTATION = lazy_compile(r"/(docs?|documentation)/")
 TEST_FILE = lazy_compile(r"(^test_.*|.*_tests?|^tests?|^conftest)\.py$")
-# A start script, image or manifest for tests: entrypoint-unit-tests.sh, Dockerfile.test.
-TEST_START_FILE = lazy_compile(
-    r"(^|[-_.])((unit|integration|e2e|smoke)[-_]?)?tests?([-_.]|$)|(^|[-_.])testing([-_.]|$)"
-)
 # A migration outside a migrations/ folder (MIGRATION_MODULES = {"app": "app.db_migrations"}).
 MIGRATION_MODULE = "(migrations.Migration)"
 PythonDetector = Callable[[PythonModule], Iterable[Finding]]
@@ -98,7 +92,6 @@ PYTHON_DETECTORS: tuple[PythonDetector, ...] = (
     services.find_local_services,
     find_config_secret_keys,
 )
-TextDetector = Callable[[str, str], Iterable[Finding]]
 
 
 # Code that uses Django's cache API: only then is the implicit LocMemCache a problem.
@@ -140,46 +133,6 @@ class AuditResult:
     # Python files that needed a parse and that this interpreter cannot parse (newer
     # syntax, or broken): nothing in them was audited, and the summary says so.
     unparsed: list[str] = field(default_factory=list)
-
-
-def text_detector(path: str) -> TextDetector | None:
-    """The scanner for a non-Python file, chosen by its name, or None."""
-    name = posixpath.basename(path)
-    lower = name.lower()
-    parent = posixpath.basename(posixpath.dirname(path))
-    if TEST_START_FILE.search(lower):
-        return None  # what a test run starts, not a replica
-    if lower.startswith(("dockerfile", "containerfile")) or lower.endswith(".dockerfile"):
-        return deploy.find_in_dockerfile
-
-    if lower.startswith("crontab") or lower.endswith((".crontab", ".cron")):
-        return deploy.find_in_crontab
-    if parent in {"cron.d", "crontabs"} and "." not in name:
-        return deploy.find_in_crontab
-    if lower.endswith((".sh", ".bash")):
-        return deploy.find_in_shell
-    if lower.startswith("procfile"):
-        return deploy.find_in_procfile
-    if lower.endswith((".ini", ".conf")) and ("uwsgi" in lower or "supervisor" in lower):
-        return deploy.find_in_server_config
-    if DOCUMENTATION.search(f"/{path}"):
-        return None  # below: examples a reader adapts, not what this project deploys
-    if (lower.endswith(".conf") and "nginx" in lower) or NGINX_DIR.search(f"/{path}"):
-        return deploy.find_in_nginx
-    if lower.startswith("caddyfile"):
-        return deploy.find_in_caddyfile
-    if lower.endswith((".yaml", ".yml")) and not lower.startswith(("docker-compose", "compose")):
-        return deploy.find_in_manifest
-    if "." not in name and deploy.ENTRYPOINT_NAME.search(name):
-        return _shell_if_shebang
-    return None
-
-
-def _shell_if_shebang(path: str, text: str) -> Iterable[Finding]:
-    first = text.split("\n", 1)[0]
-    if first.startswith("#!") and ("sh" in first or "bash" in first):
-        return deploy.find_in_shell(path, text)
-    return ()
 
 
 def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
@@ -260,11 +213,11 @@ class Scan:
 
     def finish(self) -> AuditResult:
         # Settings are judged per package, after every module of it has been read.
-        for finding in _scripts_run_by_start_scripts(self.texts):
+        for finding in starts.scripts_run_by_start_scripts(self.texts):
             if finding.category in self.wanted:
                 self.keep(finding)
-        self.result.findings = _without_development_starts(
-            _without_build_steps(_one_cron_per_image(self.result.findings), self.texts),
+        self.result.findings = starts.without_development_starts(
+            starts.without_build_steps(starts.one_cron_per_image(self.result.findings), self.texts),
             self.texts,
         )
         if "file-write" in self.wanted:
@@ -354,40 +307,6 @@ class Scan:
                     yield finding
 
 
-def _one_cron_per_image(findings: list[Finding]) -> list[Finding]:
-    """An image's cron is one finding: a crontab's lines become related locations of its
-    first, and every crontab of the tree becomes related to the Dockerfile line that
-    installs cron, when there is one (the place that decides it)."""
-    crons = [f for f in findings if f.category == "image-cron"]
-    if len(crons) < 2:
-        return findings
-    others = [f for f in findings if f.category != "image-cron"]
-    by_file: dict[str, list[Finding]] = {}
-    for finding in sorted(crons):
-        by_file.setdefault(finding.path, []).append(finding)
-    is_crontab = {path: text_detector(path) is deploy.find_in_crontab for path in by_file}
-    merged: list[Finding] = []
-    crontabs: list[Finding] = []
-    for path, group in by_file.items():
-        if is_crontab[path]:
-            first, rest = group[0], group[1:]
-            crontabs.append(first._replace(related=tuple(Location(f.path, f.line) for f in rest)))
-        else:
-            merged.extend(group)
-    dockerfiles = [f for f in merged if text_detector(f.path) is deploy.find_in_dockerfile]
-    if dockerfiles and crontabs:
-        decider = dockerfiles[0]
-        related = tuple(
-            Location(loc.path, loc.line)
-            for crontab in crontabs
-            for loc in (Location(crontab.path, crontab.line), *crontab.related)
-        )
-        merged[merged.index(decider)] = decider._replace(related=decider.related + related)
-    else:
-        merged.extend(crontabs)
-    return others + merged
-
-
 def _run_by_hand(name: str, text: str) -> bool:
     """A management command or a script, judged from its text (``PythonModule.is_script``
     without the parse): what it does happens once, where its operator runs it."""
@@ -405,103 +324,6 @@ def _data_folder_finding(read: datadirs.Use, writer: datadirs.Use) -> Finding:
         fix_text="Build the files into default_storage (S3Storage) and read them from "
         "there, or build them into the image at release time.",
     )
-
-
-# RUN python build_step.py in a Dockerfile: the script runs at image build, once.
-BUILD_RUN = lazy_compile(r"\bpython[\d.]*\s+(?:-\S+\s+)*([\w./-]+\.py)\b")
-
-
-def _scripts_run_by_start_scripts(texts: dict[str, list[str]]) -> Iterator[Finding]:
-    """A script a start script (or a Dockerfile's ``CMD``/``ENTRYPOINT``) runs is part of
-    every replica's start, whatever its name: judged so, with the calling line related.
-    Followed three calls deep; scripts that are start scripts themselves were judged."""
-    shells = {
-        path: "\n".join(lines)
-        for path, lines in texts.items()
-        if text_detector(path) in (deploy.find_in_shell, _shell_if_shebang)
-    }
-    by_name: dict[str, list[str]] = {}
-    for path in shells:
-        by_name.setdefault(posixpath.basename(path), []).append(path)
-    # Start scripts were judged as such already; the scripts they run are judged here.
-    judged = {path for path, text in shells.items() if deploy.runs_at_start(path, text)}
-    callers: list[tuple[str, int, str]] = []  # (caller, line, script name)
-    for path in sorted(judged):  # the first caller named is the related one: stable
-        callers += [(path, n, name) for n, name in deploy.scripts_started(shells[path])]
-    for path, lines in texts.items():
-        if text_detector(path) is deploy.find_in_dockerfile:
-            for line in deploy.logical_lines("\n".join(lines)):
-                if line.text.split(None, 1)[0].upper() in {"CMD", "ENTRYPOINT"}:
-                    callers += [
-                        (path, line.number, n) for _, n in deploy.scripts_started(line.text)
-                    ]
-    for _ in range(3):
-        following: list[tuple[str, int, str]] = []
-        for caller, number, name in callers:
-            for script in by_name.get(name, []):
-                if script in judged:
-                    continue
-                judged.add(script)
-                related = (Location(caller, number),)
-                for finding in deploy.find_in_shell(script, shells[script], started=True):
-                    yield finding._replace(related=related)
-                following += [(script, n, s) for n, s in deploy.scripts_started(shells[script])]
-        callers = following
-
-
-def _without_build_steps(findings: list[Finding], texts: dict[str, list[str]]) -> list[Finding]:
-    """File writes of scripts a Dockerfile ``RUN`` line runs are build steps: dropped."""
-    scripts: set[str] = set()
-    for path, lines in texts.items():
-        if text_detector(path) is not deploy.find_in_dockerfile:
-            continue
-        for line in deploy.logical_lines("\n".join(lines)):
-            if line.text.split(None, 1)[0].upper() == "RUN":
-                for script in BUILD_RUN.findall(line.text):
-                    # An absolute path is inside the image: its name is what we can match.
-                    absolute = script.startswith("/")
-                    name = posixpath.basename(script) if absolute else script.removeprefix("./")
-                    scripts.add(name)
-    if not scripts:
-        return findings
-    return [
-        f
-        for f in findings
-        if f.category != "file-write"
-        or not any(f.path == s or f.path.endswith("/" + s) for s in scripts)
-    ]
-
-
-START_CATEGORIES = frozenset({"boot-migrate", "image-cron", "scheduler"})
-
-
-def _without_development_starts(
-    findings: list[Finding], texts: dict[str, list[str]]
-) -> list[Finding]:
-    """The entrypoint of an image whose ``CMD`` serves with ``runserver`` starts a
-    development container: what it runs at start is dropped (unless the script itself
-    starts a production server)."""
-    scripts: set[str] = set()
-    for path, lines in texts.items():
-        if text_detector(path) is not deploy.find_in_dockerfile:
-            continue
-        starts = [
-            line.text
-            for line in deploy.logical_lines("\n".join(lines))
-            if line.text.split(None, 1)[0].upper() in {"CMD", "ENTRYPOINT"}
-        ]
-        commands = [t for t in starts if t.split(None, 1)[0].upper() == "CMD"]
-        if deploy.serves_with_runserver(commands):
-            scripts.update(name for t in starts for _, name in deploy.scripts_started(t))
-    if not scripts:
-        return findings
-    return [
-        f
-        for f in findings
-        if f.category not in START_CATEGORIES
-        or posixpath.basename(f.path) not in scripts
-        or deploy.PRODUCTION_SERVER.search("\n".join(texts.get(f.path, [])))
-    ]
 
 
 def _storage_subclasses(module: PythonModule, name: str) -> Iterator[str]:

@@ -178,6 +178,31 @@ def dotted(node: ast.AST) -> str | None:
     return None
 
 
+def calls_to(module: PythonModule, name: str) -> Iterator[tuple[FunctionNode, ast.Call]]:
+    """Each call of the function ``name`` (``f(…)``, ``self.f(…)``) in the module, with each
+    function that contains it. The bodies are walked whole: the prefilter indexed the
+    expressions of hot lines only, and a call is rarely on one."""
+    for caller in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
+        assert isinstance(caller, ast.FunctionDef | ast.AsyncFunctionDef)
+        for node in ast.walk(caller):
+            if isinstance(node, ast.Call) and last_part(dotted(node.func)) == name:
+                yield caller, node
+
+
+def local_names(function: FunctionNode) -> set[str]:
+    """Names bound in a function (its parameters and assignments), minus ``global`` ones."""
+    args = function.args
+    names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    names |= {a.arg for a in (args.vararg, args.kwarg) if a}
+    declared: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            declared.update(node.names)
+    return names - declared
+
+
 def call_name(module: PythonModule, node: ast.AST) -> str | None:
     """Qualified name of what a call calls (``threading.Thread``), if it is a name."""
     return module.qualify(node.func) if isinstance(node, ast.Call) else None

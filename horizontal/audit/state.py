@@ -18,7 +18,7 @@ from horizontal.audit.effects import reaches_outside
 from horizontal.audit.findings import Finding
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import CONTAINER_MUTATORS
-from horizontal.audit.source import FunctionNode, PythonModule, dotted, last_part
+from horizontal.audit.source import FunctionNode, PythonModule, dotted, last_part, local_names
 
 CONTAINER_CALLS = frozenset(
     {
@@ -136,20 +136,6 @@ def _registering_closures(function: FunctionNode) -> Iterator[str]:
             and all(isinstance(r.value, ast.Name) and r.value.id == parameters[0] for r in returns)
         ):
             yield inner.name
-
-
-def local_names(function: FunctionNode) -> set[str]:
-    """Names bound in a function (its parameters and assignments), minus ``global`` ones."""
-    args = function.args
-    names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
-    names |= {a.arg for a in (args.vararg, args.kwarg) if a}
-    declared: set[str] = set()
-    for node in ast.walk(function):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            declared.update(node.names)
-    return names - declared
 
 
 def mutated_key(module: PythonModule, target: ast.AST, function: FunctionNode) -> str | None:

@@ -1,0 +1,70 @@
+"""Which scanner reads a non-Python file, chosen by its name and place.
+
+Dockerfiles, crontabs, shell start scripts, Procfiles, uWSGI and supervisor files,
+nginx and Caddy sites, Kubernetes manifests; files named for a test run and examples
+under ``docs/`` are read by none. Paths only (``shell_if_shebang`` also reads the first
+line).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Iterable
+
+from horizontal.audit import deploy
+from horizontal.audit.findings import Finding
+from horizontal.audit.patterns import lazy_compile
+
+TextDetector = Callable[[str, str], Iterable[Finding]]
+
+# nginx's own folders: site files there often have no extension (sites-enabled/default).
+NGINX_DIR = lazy_compile(r"/nginx[\w.-]*/(.+/)?[^/]+$|/(sites-enabled|sites-available)/[^/]+$")
+DOCUMENTATION = lazy_compile(r"/(docs?|documentation)/")
+# A start script, image or manifest for tests: entrypoint-unit-tests.sh, Dockerfile.test.
+TEST_START_FILE = lazy_compile(
+    r"(^|[-_.])((unit|integration|e2e|smoke)[-_]?)?tests?([-_.]|$)|(^|[-_.])testing([-_.]|$)"
+)
+
+
+def text_detector(path: str) -> TextDetector | None:
+    """The scanner for a non-Python file, chosen by its name, or None."""
+    name = posixpath.basename(path)
+    lower = name.lower()
+    parent = posixpath.basename(posixpath.dirname(path))
+    if TEST_START_FILE.search(lower):
+        return None  # what a test run starts, not a replica
+    if lower.startswith(("dockerfile", "containerfile")) or lower.endswith(".dockerfile"):
+        return deploy.find_in_dockerfile
+
+    if lower.startswith("crontab") or lower.endswith((".crontab", ".cron")):
+        return deploy.find_in_crontab
+    if parent in {"cron.d", "crontabs"} and "." not in name:
+        return deploy.find_in_crontab
+    if lower.endswith((".sh", ".bash")):
+        return deploy.find_in_shell
+    if lower.startswith("procfile"):
+        return deploy.find_in_procfile
+    if lower.endswith((".ini", ".conf")) and ("uwsgi" in lower or "supervisor" in lower):
+        return deploy.find_in_server_config
+    if DOCUMENTATION.search(f"/{path}"):
+        return None  # below: examples a reader adapts, not what this project deploys
+    if (lower.endswith(".conf") and "nginx" in lower) or NGINX_DIR.search(f"/{path}"):
+        return deploy.find_in_nginx
+    if lower.startswith("caddyfile"):
+        return deploy.find_in_caddyfile
+    if lower.endswith((".yaml", ".yml")) and not lower.startswith(("docker-compose", "compose")):
+        return deploy.find_in_manifest
+    if "." not in name and deploy.ENTRYPOINT_NAME.search(name):
+        return shell_if_shebang
+    return None
+
+
+def shell_if_shebang(path: str, text: str) -> Iterable[Finding]:
+    first = text.split("\n", 1)[0]
+    if first.startswith("#!") and ("sh" in first or "bash" in first):
+        return deploy.find_in_shell(path, text)
+    return ()
+
+
+def is_dockerfile(path: str) -> bool:
+    return text_detector(path) is deploy.find_in_dockerfile

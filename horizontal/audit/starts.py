@@ -1,0 +1,155 @@
+"""Judgements across start files, made once every file of the tree is read.
+
+One finding per image's cron (at the Dockerfile line, crontab lines related); a script
+that a start script or a ``CMD`` runs is part of every replica's start; a script a
+Dockerfile ``RUN`` line runs is a build step; an image served by ``runserver`` is a
+development container. ``Scan.finish`` calls these with the findings and the texts read.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterator
+
+from horizontal.audit import deploy
+from horizontal.audit.file_kinds import is_dockerfile, shell_if_shebang, text_detector
+from horizontal.audit.findings import Finding, Location
+from horizontal.audit.patterns import lazy_compile
+
+__all__ = [
+    "one_cron_per_image",
+    "scripts_run_by_start_scripts",
+    "without_build_steps",
+    "without_development_starts",
+]
+
+
+def one_cron_per_image(findings: list[Finding]) -> list[Finding]:
+    """An image's cron is one finding: a crontab's lines become related locations of its
+    first, and every crontab of the tree becomes related to the Dockerfile line that
+    installs cron, when there is one (the place that decides it)."""
+    crons = [f for f in findings if f.category == "image-cron"]
+    if len(crons) < 2:
+        return findings
+    others = [f for f in findings if f.category != "image-cron"]
+    by_file: dict[str, list[Finding]] = {}
+    for finding in sorted(crons):
+        by_file.setdefault(finding.path, []).append(finding)
+    is_crontab = {path: text_detector(path) is deploy.find_in_crontab for path in by_file}
+    merged: list[Finding] = []
+    crontabs: list[Finding] = []
+    for path, group in by_file.items():
+        if is_crontab[path]:
+            first, rest = group[0], group[1:]
+            crontabs.append(first._replace(related=tuple(Location(f.path, f.line) for f in rest)))
+        else:
+            merged.extend(group)
+    dockerfiles = [f for f in merged if is_dockerfile(f.path)]
+    if dockerfiles and crontabs:
+        decider = dockerfiles[0]
+        related = tuple(
+            Location(loc.path, loc.line)
+            for crontab in crontabs
+            for loc in (Location(crontab.path, crontab.line), *crontab.related)
+        )
+        merged[merged.index(decider)] = decider._replace(related=decider.related + related)
+    else:
+        merged.extend(crontabs)
+    return others + merged
+
+
+# RUN python build_step.py in a Dockerfile: the script runs at image build, once.
+BUILD_RUN = lazy_compile(r"\bpython[\d.]*\s+(?:-\S+\s+)*([\w./-]+\.py)\b")
+
+
+def scripts_run_by_start_scripts(texts: dict[str, list[str]]) -> Iterator[Finding]:
+    """A script a start script (or a Dockerfile's ``CMD``/``ENTRYPOINT``) runs is part of
+    every replica's start, whatever its name: judged so, with the calling line related.
+    Followed three calls deep; scripts that are start scripts themselves were judged."""
+    shells = {
+        path: "\n".join(lines)
+        for path, lines in texts.items()
+        if text_detector(path) in (deploy.find_in_shell, shell_if_shebang)
+    }
+    by_name: dict[str, list[str]] = {}
+    for path in shells:
+        by_name.setdefault(posixpath.basename(path), []).append(path)
+    # Start scripts were judged as such already; the scripts they run are judged here.
+    judged = {path for path, text in shells.items() if deploy.runs_at_start(path, text)}
+    callers: list[tuple[str, int, str]] = []  # (caller, line, script name)
+    for path in sorted(judged):  # the first caller named is the related one: stable
+        callers += [(path, n, name) for n, name in deploy.scripts_started(shells[path])]
+    for path, lines in texts.items():
+        if is_dockerfile(path):
+            for line in deploy.logical_lines("\n".join(lines)):
+                if line.text.split(None, 1)[0].upper() in {"CMD", "ENTRYPOINT"}:
+                    callers += [
+                        (path, line.number, n) for _, n in deploy.scripts_started(line.text)
+                    ]
+    for _ in range(3):
+        following: list[tuple[str, int, str]] = []
+        for caller, number, name in callers:
+            for script in by_name.get(name, []):
+                if script in judged:
+                    continue
+                judged.add(script)
+                related = (Location(caller, number),)
+                for finding in deploy.find_in_shell(script, shells[script], started=True):
+                    yield finding._replace(related=related)
+                following += [(script, n, s) for n, s in deploy.scripts_started(shells[script])]
+        callers = following
+
+
+def without_build_steps(findings: list[Finding], texts: dict[str, list[str]]) -> list[Finding]:
+    """File writes of scripts a Dockerfile ``RUN`` line runs are build steps: dropped."""
+    scripts: set[str] = set()
+    for path, lines in texts.items():
+        if not is_dockerfile(path):
+            continue
+        for line in deploy.logical_lines("\n".join(lines)):
+            if line.text.split(None, 1)[0].upper() == "RUN":
+                for script in BUILD_RUN.findall(line.text):
+                    # An absolute path is inside the image: its name is what we can match.
+                    absolute = script.startswith("/")
+                    name = posixpath.basename(script) if absolute else script.removeprefix("./")
+                    scripts.add(name)
+    if not scripts:
+        return findings
+    return [
+        f
+        for f in findings
+        if f.category != "file-write"
+        or not any(f.path == s or f.path.endswith("/" + s) for s in scripts)
+    ]
+
+
+START_CATEGORIES = frozenset({"boot-migrate", "image-cron", "scheduler"})
+
+
+def without_development_starts(
+    findings: list[Finding], texts: dict[str, list[str]]
+) -> list[Finding]:
+    """The entrypoint of an image whose ``CMD`` serves with ``runserver`` starts a
+    development container: what it runs at start is dropped (unless the script itself
+    starts a production server)."""
+    scripts: set[str] = set()
+    for path, lines in texts.items():
+        if not is_dockerfile(path):
+            continue
+        starts = [
+            line.text
+            for line in deploy.logical_lines("\n".join(lines))
+            if line.text.split(None, 1)[0].upper() in {"CMD", "ENTRYPOINT"}
+        ]
+        commands = [t for t in starts if t.split(None, 1)[0].upper() == "CMD"]
+        if deploy.serves_with_runserver(commands):
+            scripts.update(name for t in starts for _, name in deploy.scripts_started(t))
+    if not scripts:
+        return findings
+    return [
+        f
+        for f in findings
+        if f.category not in START_CATEGORIES
+        or posixpath.basename(f.path) not in scripts
+        or deploy.PRODUCTION_SERVER.search("\n".join(texts.get(f.path, [])))
+    ]

@@ -1,0 +1,262 @@
+"""Temp files and scratch directories: whether a path a function writes is gone before
+the request ends.
+
+A path is temp when it comes from a temp factory (``TemporaryDirectory``, ``mkstemp``) in
+the function, from an object's own scratch directory (``self.tmp_dir`` and what the class
+derives from it), or from a directory every caller in the module passes from its own temp
+directory. ``files.py`` asks here before it reports a write. Parsed source only.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import NamedTuple
+
+from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.source import (
+    FunctionNode,
+    PythonModule,
+    call_name,
+    calls_to,
+    dotted,
+    keyword,
+    last_part,
+)
+
+TEMP_FACTORIES = frozenset(
+    {
+        "mkstemp",
+        "mkdtemp",
+        "NamedTemporaryFile",
+        "TemporaryFile",
+        "TemporaryDirectory",
+        "SpooledTemporaryFile",
+        "gettempdir",
+    }
+)
+CLEANUP_FUNCTIONS = frozenset({"os.remove", "os.unlink", "os.rmdir", "shutil.rmtree"})
+CLEANUP_METHODS = frozenset({"unlink", "rmtree", "cleanup"})  # Path, TemporaryDirectory
+# self.tempdir, self._temp_dir, self.scratch_dir: a scratch directory the object owns.
+OWNED_SCRATCH = lazy_compile(r"^_*(te?mp|scratch)[a-z_]*$|dir_?te?mp$", re.IGNORECASE)
+
+
+class Scratch(NamedTuple):
+    """What a class derives from its own scratch directory: attributes assigned from it
+    (``self.data_dir = join(self.tmp_dir, …)``) and methods that return a path in it."""
+
+    attributes: frozenset[str] = frozenset()
+    methods: frozenset[str] = frozenset()
+
+
+NO_SCRATCH = Scratch()
+
+
+def class_scratch(module: PythonModule, cls: ast.ClassDef | None) -> Scratch:
+    """The attributes and methods of ``cls`` that hold or return a path inside the
+    object's own scratch directory (followed three steps)."""
+    if cls is None:
+        return NO_SCRATCH
+    scratch = NO_SCRATCH
+    methods = [n for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    for _ in range(3):
+        attributes, returning = set(scratch.attributes), set(scratch.methods)
+        for method in methods:
+            names = temp_names(module, method, owned=True, scratch=scratch)
+            for node in ast.walk(method):
+                if isinstance(node, ast.Assign) and mentions_temp(
+                    module, node.value, names, owned=True, scratch=scratch
+                ):
+                    attributes.update(
+                        t.attr
+                        for t in node.targets
+                        if isinstance(t, ast.Attribute) and dotted(t.value) == "self"
+                    )
+                elif (
+                    isinstance(node, ast.Return)
+                    and node.value is not None
+                    and mentions_temp(module, node.value, names, owned=True, scratch=scratch)
+                ):
+                    returning.add(method.name)
+        found = Scratch(frozenset(attributes), frozenset(returning))
+        if found == scratch:
+            break
+        scratch = found
+    return scratch
+
+
+def temp_names(
+    module: PythonModule,
+    function: FunctionNode,
+    *,
+    owned: bool = False,
+    scratch: Scratch = NO_SCRATCH,
+) -> set[str]:
+    """Names in a function that hold a temp file or directory, or a path inside one.
+
+    ``owned``: only those derived from an object's own scratch directory
+    (``self.tempdir``), which the object creates and removes (``__exit__``, ``cleanup``),
+    or from what ``scratch`` says the class derives from it.
+    """
+    names: set[str] = set()
+    for node in sorted(ast.walk(function), key=lambda n: getattr(n, "lineno", 0)):
+        if isinstance(node, ast.withitem) and node.optional_vars is not None:
+            if mentions_temp(module, node.context_expr, names, owned=owned, scratch=scratch):
+                names |= _bound_names(node.optional_vars)
+        elif (
+            isinstance(node, ast.Assign | ast.AnnAssign)
+            and node.value is not None
+            and mentions_temp(module, node.value, names, owned=owned, scratch=scratch)
+        ):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                names |= _bound_names(target)
+    return names
+
+
+def _bound_names(target: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def mentions_temp(
+    module: PythonModule,
+    node: ast.AST,
+    names: set[str],
+    *,
+    owned: bool = False,
+    scratch: Scratch = NO_SCRATCH,
+) -> bool:
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name) and child.id in names:
+            return True
+        if owned:
+            if (
+                isinstance(child, ast.Attribute)
+                and dotted(child.value) == "self"
+                and (OWNED_SCRATCH.match(child.attr) or child.attr in scratch.attributes)
+            ):
+                return True
+            if (
+                isinstance(child, ast.Call)
+                and isinstance(child.func, ast.Attribute)
+                and dotted(child.func.value) == "self"
+                and child.func.attr in scratch.methods
+            ):
+                return True
+        elif isinstance(child, ast.Call) and last_part(call_name(module, child)) in TEMP_FACTORIES:
+            return True
+    return False
+
+
+def caller_cleans_up(module: PythonModule, function: FunctionNode, names: set[str]) -> bool:
+    """The function hands its temp path back (``return path``) to a caller in this module
+    that removes it in a ``finally:`` block: the file does not outlive the request."""
+    returned = any(
+        isinstance(node, ast.Return)
+        and node.value is not None
+        and mentions_temp(module, node.value, names)
+        for node in ast.walk(function)
+    )
+    if not returned:
+        return False
+    callers = {id(caller): caller for caller, _ in calls_to(module, function.name)}
+    return any(
+        isinstance(node, ast.Try)
+        and node.finalbody
+        and any(cleans_up(module, statement) for statement in node.finalbody)
+        for caller in callers.values()
+        for node in ast.walk(caller)
+    )
+
+
+def callers_pass_temp(module: PythonModule, function: FunctionNode, target: ast.AST) -> bool:
+    """``copy_asset(export_dir, …)`` writing into ``export_dir``, where every call in this
+    module passes a path inside a temp directory of the caller (``with
+    TemporaryDirectory() as tmp``), directly or through two more helpers: the helper's
+    files go when the caller's directory does."""
+    root = path_root(target)
+    used = [
+        name
+        for name in parameter_names(function)
+        if name not in {"self", "cls"} and root in _derived_from(function, name)
+    ]
+    return bool(used) and all(_given_temp(module, function, name, 0) for name in used)
+
+
+def parameter_names(function: FunctionNode) -> list[str]:
+    return [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+
+
+def _given_temp(module: PythonModule, function: FunctionNode, parameter: str, depth: int) -> bool:
+    """Whether every call of ``function`` in this module passes, for ``parameter``, a path
+    rooted in the caller's temp directory (or in a parameter of the caller that is)."""
+    parameters = parameter_names(function)
+    offset = 1 if parameters[:1] in (["self"], ["cls"]) else 0
+    position = parameters.index(parameter) - offset
+    called = False
+    names: dict[int, set[str]] = {}  # each caller's temp names
+    for caller, call in calls_to(module, function.name):
+        if caller is function:
+            return False  # recursion: the path may come from anywhere
+        if id(caller) not in names:
+            names[id(caller)] = temp_names(module, caller)
+        given = call.args[position] if 0 <= position < len(call.args) else keyword(call, parameter)
+        root = path_root(given)
+        if root is None:
+            return False
+        if root not in names[id(caller)] and not (
+            depth < 2
+            and any(
+                root in _derived_from(caller, outer)
+                and _given_temp(module, caller, outer, depth + 1)
+                for outer in parameter_names(caller)
+                if outer not in {"self", "cls"}
+            )
+        ):
+            return False
+        called = True
+    return called
+
+
+def path_root(path: ast.AST | None) -> str | None:
+    """The name a path expression is built on: ``tmp``, ``join(tmp, "a")``,
+    ``Path(tmp) / "a"`` (not ``document.source_path``, an attribute of some object)."""
+    while path is not None:
+        if isinstance(path, ast.Name):
+            return path.id
+        if isinstance(path, ast.BinOp) and isinstance(path.op, ast.Div):
+            path = path.left
+        elif isinstance(path, ast.Call) and path.args:
+            path = path.args[0]
+        else:
+            return None
+    return None
+
+
+def _derived_from(function: FunctionNode, parameter: str) -> set[str]:
+    """``parameter`` and the local names built from it, in order of assignment."""
+    names = {parameter}
+    for node in sorted(ast.walk(function), key=lambda n: getattr(n, "lineno", 0)):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(child, ast.Name) and child.id in names for child in ast.walk(node.value)
+        ):
+            for target in node.targets:
+                names |= _bound_names(target)
+    return names
+
+
+def cleans_up(module: PythonModule, function: ast.AST) -> bool:
+    """Whether ``function`` (or any statement) removes a temp file or uses a self-deleting one."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call):
+            name = call_name(module, node) or ""
+            method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+            if name in CLEANUP_FUNCTIONS or method in CLEANUP_METHODS:
+                return True
+        if isinstance(node, ast.withitem) and isinstance(node.context_expr, ast.Call):
+            factory = last_part(call_name(module, node.context_expr))
+            delete = keyword(node.context_expr, "delete")
+            kept = isinstance(delete, ast.Constant) and delete.value is False
+            if factory in TEMP_FACTORIES and not kept:
+                return True
+    return False
