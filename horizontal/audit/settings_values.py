@@ -15,7 +15,8 @@ import ast
 import copy
 import posixpath
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 
 from horizontal.audit.known import this_host_addresses
 from horizontal.audit.patterns import lazy_compile
@@ -173,7 +174,7 @@ def value_paths(module: PythonModule) -> dict[int, KeyPath]:
 def replacement_check(
     module: PythonModule,
     children: list[PythonModule],
-    mutated: list[KeyPath] = [],  # noqa: B006 (read only)
+    mutated: Sequence[KeyPath] = (),
 ) -> Callable[..., bool]:
     """``replaced(line, path=None)``: whether the setting value on ``line`` of ``module``
     is replaced before production reads it: by a later top-level assignment of it (or of a
@@ -415,7 +416,7 @@ def _falsy_when_unset(value: ast.AST) -> bool:
     return function.endswith(("getenv", "environ.get")) and len(value.args) == 1
 
 
-def off_by_default(test: ast.AST, unset: set[str] = frozenset()) -> bool:  # type: ignore[assignment]
+def off_by_default(test: ast.AST, unset: AbstractSet[str] = frozenset()) -> bool:
     """A branch taken only when DEBUG or an option that defaults to nothing is set:
     ``if DEBUG:``, ``if not SECRET_KEY and DEBUG:``, ``if SESSION_FILE_PATH is not None:``
     (bound to None above), ``if env("CACHE_URL"):`` (whose default is "")."""
