@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from horizontal.audit.findings import Finding
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.shell_branches import process_arms
 
 # migrate as the subcommand (options may come first), not an argument of another command
 # ("manage.py document_index migrate" migrates something else).
@@ -196,13 +197,18 @@ def find_in_shell(path: str, text: str, started: bool = False) -> Iterator[Findi
     migration_step = (
         not started and not starts_server and MIGRATION_SCRIPT.search(posixpath.basename(path))
     )
+    # An entrypoint dispatching on its argument starts one process type per container:
+    # migrate or beat in an arm that starts no server is that type's whole job.
+    arms = process_arms([line.text for line in lines])
+    serving_arms = {arm for arm, line in zip(arms, lines, strict=True) if SERVER.search(line.text)}
     secrets: set[str] = set()  # variables assigned a generated secret so far
-    for line in lines:
+    for arm, line in zip(arms, lines, strict=True):
+        serves = starts_server if arm is None else bool({None, arm} & serving_arms)
         assigned = SECRET_VARIABLE.match(line.text)
         if assigned and SECRET_GENERATOR.search(line.text):
             secrets.add(assigned.group(1))
         if _migrates(line.text):
-            if not migration_step:
+            if not migration_step and (arm is None or serves):
                 yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
         elif INTO_FILE.search(line.text) and (
             SECRET_GENERATOR.search(line.text) or _mentions(line.text, secrets)
@@ -210,7 +216,7 @@ def find_in_shell(path: str, text: str, started: bool = False) -> Iterator[Findi
             yield _finding(path, line, "file-write", SECRET_AT_START)
         elif _starts_cron(line.text):
             yield _finding(path, line, "image-cron", IMAGE_CRON)
-        elif _runs_beat(line.text, "gunicorn" if starts_server else ""):
+        elif _runs_beat(line.text, "gunicorn" if serves else ""):
             yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
 
 

@@ -66,5 +66,12 @@ def shell_if_shebang(path: str, text: str) -> Iterable[Finding]:
     return ()
 
 
+def is_compose_file(path: str) -> bool:
+    """``docker-compose.yml``, ``compose.override.yaml``: not scanned (what a compose
+    file starts is a development stack as often as not), but read for what it starts."""
+    lower = posixpath.basename(path).lower()
+    return lower.endswith((".yaml", ".yml")) and lower.startswith(("docker-compose", "compose"))
+
+
 def is_dockerfile(path: str) -> bool:
     return text_detector(path) is deploy.find_in_dockerfile

@@ -24,7 +24,7 @@ from horizontal.audit import (
     starts,
     state,
 )
-from horizontal.audit.file_kinds import text_detector
+from horizontal.audit.file_kinds import is_compose_file, text_detector
 from horizontal.audit.findings import CATEGORIES, Finding
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
@@ -253,6 +253,11 @@ class Scan:
 
     def other(self, path: Path, name: str) -> Iterator[Finding]:
         detector = text_detector(name)
+        if detector is None and is_compose_file(name):
+            compose = _read(path)
+            if compose is not None:  # read for the scripts it starts (starts.py)
+                self.texts[name] = compose.splitlines()
+            return
         text = _read(path) if detector else None
         if detector is None or text is None:
             return

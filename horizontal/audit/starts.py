@@ -12,7 +12,12 @@ import posixpath
 from collections.abc import Iterator
 
 from horizontal.audit import deploy
-from horizontal.audit.file_kinds import is_dockerfile, shell_if_shebang, text_detector
+from horizontal.audit.file_kinds import (
+    is_compose_file,
+    is_dockerfile,
+    shell_if_shebang,
+    text_detector,
+)
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
 
@@ -124,16 +129,25 @@ def without_build_steps(findings: list[Finding], texts: dict[str, list[str]]) ->
 
 
 START_CATEGORIES = frozenset({"boot-migrate", "image-cron", "scheduler"})
+# A compose service's start: ``command: ./init.sh ./manage.py runserver 0.0.0.0:8000``.
+COMPOSE_START = lazy_compile(r"^\s*(command|entrypoint)\s*:")
 
 
 def without_development_starts(
     findings: list[Finding], texts: dict[str, list[str]]
 ) -> list[Finding]:
-    """The entrypoint of an image whose ``CMD`` serves with ``runserver`` starts a
-    development container: what it runs at start is dropped (unless the script itself
-    starts a production server)."""
-    scripts: set[str] = set()
+    """The entrypoint of an image whose ``CMD`` serves with ``runserver``, and a script a
+    compose service's ``command:`` runs before ``runserver``, start a development
+    container: what they run at start is dropped (unless the script itself starts a
+    production server, or a production image starts it too)."""
+    development: set[str] = set()
+    production: set[str] = set()
     for path, lines in texts.items():
+        if is_compose_file(path):
+            for line in lines:
+                if COMPOSE_START.match(line) and deploy.serves_with_runserver([line]):
+                    development.update(name for _, name in deploy.scripts_started(line))
+            continue
         if not is_dockerfile(path):
             continue
         starts = [
@@ -142,8 +156,9 @@ def without_development_starts(
             if line.text.split(None, 1)[0].upper() in {"CMD", "ENTRYPOINT"}
         ]
         commands = [t for t in starts if t.split(None, 1)[0].upper() == "CMD"]
-        if deploy.serves_with_runserver(commands):
-            scripts.update(name for t in starts for _, name in deploy.scripts_started(t))
+        named = {name for t in starts for _, name in deploy.scripts_started(t)}
+        (development if deploy.serves_with_runserver(commands) else production).update(named)
+    scripts = development - production
     if not scripts:
         return findings
     return [

@@ -184,15 +184,19 @@ def callers_pass_temp(module: PythonModule, function: FunctionNode, target: ast.
 
 
 def parameter_names(function: FunctionNode) -> list[str]:
-    return [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    """Positional parameters in order, then keyword-only ones (``def f(*, dir)``)."""
+    arguments = function.args
+    return [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
 
 
 def _given_temp(module: PythonModule, function: FunctionNode, parameter: str, depth: int) -> bool:
     """Whether every call of ``function`` in this module passes, for ``parameter``, a path
     rooted in the caller's temp directory (or in a parameter of the caller that is)."""
-    parameters = parameter_names(function)
-    offset = 1 if parameters[:1] in (["self"], ["cls"]) else 0
-    position = parameters.index(parameter) - offset
+    arguments = function.args
+    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+    offset = 1 if positional[:1] in (["self"], ["cls"]) else 0
+    # A keyword-only parameter is never given by position.
+    position = positional.index(parameter) - offset if parameter in positional else -1
     called = False
     names: dict[int, set[str]] = {}  # each caller's temp names
     for caller, call in calls_to(module, function.name):
@@ -220,12 +224,16 @@ def _given_temp(module: PythonModule, function: FunctionNode, parameter: str, de
 
 def path_root(path: ast.AST | None) -> str | None:
     """The name a path expression is built on: ``tmp``, ``join(tmp, "a")``,
-    ``Path(tmp) / "a"`` (not ``document.source_path``, an attribute of some object)."""
+    ``Path(tmp) / "a"``, ``f"{tmp}/a"`` (not ``document.source_path``, an attribute of
+    some object)."""
     while path is not None:
         if isinstance(path, ast.Name):
             return path.id
         if isinstance(path, ast.BinOp) and isinstance(path.op, ast.Div):
             path = path.left
+        elif isinstance(path, ast.JoinedStr) and path.values:
+            first = path.values[0]
+            path = first.value if isinstance(first, ast.FormattedValue) else None
         elif isinstance(path, ast.Call) and path.args:
             path = path.args[0]
         else:

@@ -411,3 +411,29 @@ def test_a_view_serving_an_objects_folder_is_found_and_static_files_are_not(
     assert where(scan(tmp_path, {"app/views.py": view}, "file-write")) == [("app/views.py", 3)]
     static = view.replace("snapshot.output_dir", "finder.static_root")
     assert scan(tmp_path / "b", {"app/views.py": static}, "file-write") == []
+
+
+KEYWORD_ONLY = """\
+from tempfile import TemporaryDirectory
+def convert(images):
+    with TemporaryDirectory() as output_directory:
+        download(files=images, into=output_directory)
+        return build(output_directory)
+def download(*, files, into):
+    for item in files:
+        with open(f"{into}/{item.name}", "wb") as handle:
+            handle.write(item.read())
+"""
+
+
+def test_a_keyword_only_helper_given_the_callers_temp_directory_is_silent(
+    tmp_path: Path,
+) -> None:
+    assert scan(tmp_path, {"app/convert.py": KEYWORD_ONLY}, "file-write") == []
+    kept = KEYWORD_ONLY.replace("with TemporaryDirectory() as output_directory:", "if True:")
+    kept = kept.replace("into=output_directory", "into='/srv/images'").replace(
+        "build(output_directory)", "build('/srv/images')"
+    )
+    assert where(scan(tmp_path / "b", {"app/convert.py": kept}, "file-write")) == [
+        ("app/convert.py", 8)
+    ]
