@@ -12,7 +12,13 @@ import sys
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from horizontal.audit.findings import CATEGORIES, LEVELS, level_rank
+from horizontal.audit.findings import (
+    CATEGORIES,
+    DEFAULT_CATEGORIES,
+    LEVELS,
+    OPT_IN_CATEGORIES,
+    level_rank,
+)
 from horizontal.audit.formats import FORMATS, render
 from horizontal.audit.runner import scan_paths
 from horizontal.audit.suppress import new_findings, read_baseline, write_baseline
@@ -42,11 +48,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--category",
         action="append",
         choices=sorted(CATEGORIES),
-        help="Only these categories (repeatable).",
+        help="Only these categories (repeatable; default: all but the opt-in ones).",
+    )
+    parser.add_argument(
+        "--extend-category",
+        action="append",
+        default=[],
+        choices=sorted(OPT_IN_CATEGORIES),
+        help="Add an opt-in category to the default ones (repeatable).",
     )
     parser.add_argument(
         "--exclude", action="append", default=[], help="Directory name to skip (repeatable)."
     )
+
+
+def chosen_categories(options: dict[str, Any]) -> list[str]:
+    """``--category`` as given, else the default ones, plus any ``--extend-category``."""
+    chosen = list(options.get("category") or DEFAULT_CATEGORIES)
+    return chosen + [c for c in options.get("extend_category") or () if c not in chosen]
 
 
 def plural(count: int, noun: str) -> str:
@@ -71,7 +90,7 @@ class Failed(Exception):
 def run(options: dict[str, Any], stdout: Stream, stderr: Stream) -> None:
     """One audit run with parsed ``options``; raises ``Failed`` for a non-zero status."""
     result = scan_paths(
-        options["paths"], categories=options["category"], exclude=options["exclude"]
+        options["paths"], categories=chosen_categories(options), exclude=options["exclude"]
     )
     if options["write_baseline"]:
         count = write_baseline(options["write_baseline"], result.findings)

@@ -98,6 +98,13 @@ CATEGORIES: dict[str, Category] = {
 }
 
 
+# Reported only when asked for (``--category``/``--extend-category``): on the labelled
+# corpus, module state mutated at run time was a registry, a per-process id or a counter
+# meant to be per process in every case read, never a label (docs/audit.md, "Opt-in").
+OPT_IN_CATEGORIES = frozenset({"module-state"})
+DEFAULT_CATEGORIES = tuple(name for name in CATEGORIES if name not in OPT_IN_CATEGORIES)
+
+
 class Location(NamedTuple):
     """Another place one finding's root cause shows (SARIF ``relatedLocations``)."""
 

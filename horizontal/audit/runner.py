@@ -25,7 +25,7 @@ from horizontal.audit import (
     state,
 )
 from horizontal.audit.file_kinds import is_compose_file, text_detector
-from horizontal.audit.findings import CATEGORIES, Finding
+from horizontal.audit.findings import DEFAULT_CATEGORIES, Finding
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
 from horizontal.audit.settings_files import is_settings_path, looks_like_settings
@@ -173,8 +173,9 @@ def scan_paths(
     base: str | Path | None = None,
     exclude: Collection[str] = (),
 ) -> AuditResult:
-    """Audit files and trees; finding paths are relative to ``base`` (default: cwd)."""
-    wanted = set(categories) if categories is not None else set(CATEGORIES)
+    """Audit files and trees; finding paths are relative to ``base`` (default: cwd).
+    ``categories`` None: every category but the opt-in ones (``DEFAULT_CATEGORIES``)."""
+    wanted = set(categories) if categories is not None else set(DEFAULT_CATEGORIES)
     scan = Scan(os.path.abspath(base or os.getcwd()), wanted)
     seen: set[str] = set()
     for root in paths:

@@ -70,8 +70,9 @@ def check_code(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) ->
         return []
     # Imported here, not at module level: every web worker imports the checks, and only
     # `check --deploy` runs the scanner.
-    from horizontal.audit import CATEGORIES, scan_paths
+    from horizontal.audit import scan_paths
+    from horizontal.audit.findings import DEFAULT_CATEGORIES
 
-    categories = [name for name in CATEGORIES if name != SETTINGS_CATEGORY]
+    categories = [name for name in DEFAULT_CATEGORIES if name != SETTINGS_CATEGORY]
     result = scan_paths(paths, categories=categories, base=os.getcwd())
     return [warning(f) for f in result.findings]

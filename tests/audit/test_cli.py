@@ -97,3 +97,18 @@ def test_a_file_this_python_cannot_parse_is_named_as_not_audited(tmp_path: Path)
     assert "(views.py)" in done.stderr
     (tmp_path / "views.py").write_text("def export():\n    return 1\n")
     assert "not audited" not in horizontal_audit(".", cwd=tmp_path).stderr
+
+
+REGISTRY = "_ACTIVE = {}\ndef remember(key, value):\n    _ACTIVE[key] = value\n"
+
+
+def test_module_state_is_opt_in(tmp_path: Path) -> None:
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "registry.py").write_text(REGISTRY)
+    default = horizontal_audit("app", cwd=tmp_path)
+    assert default.returncode == 0, default.stdout
+    extended = horizontal_audit("app", "--extend-category", "module-state", cwd=tmp_path)
+    assert extended.returncode == 1
+    assert extended.stdout.startswith("app/registry.py:1: module-state:")
+    only = horizontal_audit("app", "--category", "module-state", cwd=tmp_path)
+    assert only.stdout == extended.stdout

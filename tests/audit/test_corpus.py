@@ -32,7 +32,7 @@ def expected_findings() -> set[tuple[str, int, str]]:
 def found() -> set[tuple[str, int, str]]:
     """Every place reported: each finding's own, and its related locations (the other
     places one root cause shows, such as the other lines of one crontab)."""
-    result = scan_paths([CORPUS], base=CORPUS)
+    result = scan_paths([CORPUS], base=CORPUS, categories=list(CATEGORIES))
     places = {(f.path, f.line, f.category) for f in result.findings}
     places |= {(r.path, r.line, f.category) for f in result.findings for r in f.related}
     return places

@@ -21,7 +21,9 @@ def scan(tmp_path: Path, files: dict[str, str], category: str | None = None) -> 
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(dedent(text))
-    found = scan_paths([tmp_path], base=tmp_path).findings
+    # A category asked for by name is scanned for even when it is opt-in (module-state).
+    chosen = None if category is None else [category]
+    found = scan_paths([tmp_path], base=tmp_path, categories=chosen).findings
     return [f for f in found if category is None or f.category == category]
 
 

@@ -36,11 +36,11 @@ class Edit(UpdateView):
 
 
 def test_a_views_class_level_scratch_is_silent_and_a_registry_is_found(tmp_path: Path) -> None:
-    assert scan(tmp_path, {"app/views.py": VIEW}) == []
+    assert scan(tmp_path, {"app/views.py": VIEW}, "module-state") == []
     registry = VIEW.replace("from django.views.generic import UpdateView\n", "").replace(
         "class Edit(UpdateView):", "class ChangeLog:"
     )
-    found = scan(tmp_path / "b", {"app/changes.py": registry})
+    found = scan(tmp_path / "b", {"app/changes.py": registry}, "module-state")
     assert [(f.line, f.category) for f in found] == [(2, "module-state")]
 
 
@@ -121,9 +121,10 @@ def test_a_set_of_warnings_already_printed_is_silent_and_a_set_of_ids_is_found(
         "        print('deprecated', name)\n"
         "        _WARNED_CONFIGS.add(name)\n"
     )
-    assert scan(tmp_path, {"app/config.py": code}) == []
+    assert scan(tmp_path, {"app/config.py": code}, "module-state") == []
     ids = code.replace("_WARNED_CONFIGS", "_ACTIVE_IMPORTS")
-    assert where(scan(tmp_path / "b", {"app/config.py": ids})) == [("app/config.py", 1)]
+    found = scan(tmp_path / "b", {"app/config.py": ids}, "module-state")
+    assert where(found) == [("app/config.py", 1)]
 
 
 ENV_SCHEMA = (

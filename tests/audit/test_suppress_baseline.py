@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from horizontal.audit import scan_paths
+from horizontal.audit import CATEGORIES, scan_paths
 from horizontal.audit.suppress import (
     ignored_categories,
     new_findings,
@@ -18,6 +18,7 @@ from horizontal.audit.suppress import (
 
 CORPUS = Path(__file__).parent / "corpus"
 SUPPRESSED = CORPUS / "project" / "shop" / "suppressed.py"
+ALL = list(CATEGORIES)  # module-state, opt-in, is what these modules hold
 
 
 def test_ignore_comment_parsing():
@@ -31,7 +32,7 @@ def test_ignore_comment_parsing():
 
 
 def test_matching_ignores_hide_findings_and_a_wrong_category_does_not():
-    result = scan_paths([SUPPRESSED], base=CORPUS)
+    result = scan_paths([SUPPRESSED], base=CORPUS, categories=ALL)
     assert [(f.line, f.category) for f in result.findings] == [(8, "module-state")]
     assert result.suppressed == 2  # line 5 (same line) and line 7 (comment above)
 
@@ -44,14 +45,14 @@ def copy_module(tmp_path: Path) -> Path:
 
 def test_baseline_absorbs_known_findings_even_after_lines_move(tmp_path):
     module = copy_module(tmp_path)
-    before = scan_paths([module], base=tmp_path).findings
+    before = scan_paths([module], base=tmp_path, categories=ALL).findings
     assert len(before) == 4
     baseline = tmp_path / "baseline.json"
     assert write_baseline(baseline, before) == 4
 
     # Unrelated lines inserted at the top shift every finding down.
     module.write_text("import os\nimport sys\n\n" + module.read_text())
-    after = scan_paths([module], base=tmp_path).findings
+    after = scan_paths([module], base=tmp_path, categories=ALL).findings
     assert [f.line for f in after] == [f.line + 3 for f in before]
     assert new_findings(after, read_baseline(baseline)) == []
 
@@ -59,11 +60,13 @@ def test_baseline_absorbs_known_findings_even_after_lines_move(tmp_path):
 def test_new_finding_is_reported_against_the_baseline(tmp_path):
     module = copy_module(tmp_path)
     baseline = tmp_path / "baseline.json"
-    write_baseline(baseline, scan_paths([module], base=tmp_path).findings)
+    write_baseline(baseline, scan_paths([module], base=tmp_path, categories=ALL).findings)
     module.write_text(
         module.read_text() + "\n_QUEUE = []\n\n\ndef enqueue(job):\n    _QUEUE.append(job)\n"
     )
-    fresh = new_findings(scan_paths([module], base=tmp_path).findings, read_baseline(baseline))
+    fresh = new_findings(
+        scan_paths([module], base=tmp_path, categories=ALL).findings, read_baseline(baseline)
+    )
     assert [(f.category, module.read_text().splitlines()[f.line - 1]) for f in fresh] == [
         ("module-state", "_QUEUE = []")
     ]
@@ -72,7 +75,7 @@ def test_new_finding_is_reported_against_the_baseline(tmp_path):
 def test_baseline_file_shape_and_version_check(tmp_path):
     module = copy_module(tmp_path)
     baseline = tmp_path / "baseline.json"
-    write_baseline(baseline, scan_paths([module], base=tmp_path).findings)
+    write_baseline(baseline, scan_paths([module], base=tmp_path, categories=ALL).findings)
     document = json.loads(baseline.read_text())
     assert document["version"] == 1
     assert {e["category"] for e in document["findings"]} == {"module-state"}

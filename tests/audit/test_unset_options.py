@@ -109,13 +109,12 @@ def test_a_test_helper_named_test_py_and_smoke_test_settings_are_not_scanned(
     registry = "_patches = []\ndef patch(item):\n    _patches.append(item)\n"
     smoke = "REDIS_URL = 'redis://127.0.0.1:6379'\nINSTALLED_APPS = []\nDATABASES = {}\n"
     files = {"app/acl/test.py": registry, "scripts/smoketest_configuration.py": smoke}
+    assert scan(tmp_path, files, "module-state") == []
     assert scan(tmp_path, files) == []
     files = {"app/acl/patches.py": registry, "scripts/production_configuration.py": smoke}
-    found = scan(tmp_path / "b", files)
-    assert sorted(f.path for f in found) == [
-        "app/acl/patches.py",
-        "scripts/production_configuration.py",
-    ]
+    assert where(scan(tmp_path / "b", files, "module-state")) == [("app/acl/patches.py", 1)]
+    found = scan(tmp_path / "c", files, "settings")
+    assert [f.path for f in found] == ["scripts/production_configuration.py"]
 
 
 def test_a_cache_url_config_with_nothing_set_is_locmem_and_with_a_default_is_not(
