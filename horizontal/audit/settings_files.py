@@ -26,7 +26,9 @@ __all__ = [
 
 SETTINGS_FILE = lazy_compile(r"(^|/)(settings[^/]*|[^/]*_settings|settings/[^/]+)\.py$")
 DEV_FILE = lazy_compile(
-    r"(^|[/_])(dev|develop|development|local|test|tests|testing|smoke|ci|debug|demo|example|sample)"
+    r"(^|[/_])(dev|develop|development|local|test|tests|testing|smoke|ci|debug|demo|example|sample"
+    # CI settings named for the CI service that runs the tests (settings/github.py).
+    r"|github|gitlab|travis|circleci|jenkins|tox)"
     r"\w*\.py$"
 )
 SETTINGS_MARKERS = (

@@ -178,9 +178,9 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
                     FIXES["DATABASES"],
                 )
                 continue
-        if setting == "DATABASES" and string_value(node) is not None:
-            # A literal HOST is read as it stands elsewhere (W030 judges the engine); only
-            # a default the environment was meant to replace is judged here.
+        if setting == "DATABASES" and string_value(node) is not None and path[2:] != ("HOST",):
+            # Other literal parts of an alias are no address (W030 judges the engine); a
+            # literal HOST is what production gets, as much as an environment default.
             continue
         text, line = address_text(node, names)
         if setting == "DATABASES" and path[2:] == ("HOST",) and _empty_default(node):

@@ -1,0 +1,40 @@
+"""Settings written as literals in the module production runs: a database on this host is
+found whether it is an environment default or written out; CI settings named for the CI
+service are not what a deployment runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.audit.test_outside_measurements import SETTINGS_HEAD, scan, where
+
+PRODUCTION = SETTINGS_HEAD + (
+    "DATABASES = {\n"
+    "    'default': {\n"
+    "        'ENGINE': 'django.db.backends.mysql',\n"
+    "        'NAME': 'site',\n"
+    "        'HOST': 'localhost',\n"
+    "    },\n"
+    "}\n"
+)
+
+
+def test_a_literal_database_host_on_this_host_is_found(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"site/settings/prod.py": PRODUCTION}, "settings")
+    assert where(found) == [("site/settings/prod.py", 7)]
+    assert "localhost is this host" in found[0].message
+
+
+def test_a_literal_database_host_that_names_a_server_is_silent(tmp_path: Path) -> None:
+    server = PRODUCTION.replace("'HOST': 'localhost'", "'HOST': 'db.internal'")
+    assert scan(tmp_path, {"site/settings/prod.py": server}, "settings") == []
+
+
+def test_ci_settings_named_for_the_ci_service_are_silent(tmp_path: Path) -> None:
+    from_env = "import os\n" + PRODUCTION.replace(
+        "'localhost'", "os.getenv('DB_HOST', 'localhost')"
+    )
+    for name in ("github.py", "gitlab_ci.py", "travis.py"):
+        assert scan(tmp_path / name, {f"site/settings/{name}": from_env}, "settings") == []
+    found = scan(tmp_path / "prod", {"site/settings/prod.py": from_env}, "settings")
+    assert where(found) == [("site/settings/prod.py", 8)]
