@@ -29,7 +29,7 @@ from horizontal.audit.findings import DEFAULT_CATEGORIES, Finding
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
 from horizontal.audit.settings_files import is_settings_path, looks_like_settings
-from horizontal.audit.settings_modules import find_settings_problems
+from horizontal.audit.settings_modules import find_settings_problems, settings_packages
 from horizontal.audit.settings_rules import find_config_secret_keys
 from horizontal.audit.source import PythonModule
 from horizontal.audit.suppress import is_suppressed
@@ -229,7 +229,7 @@ class Scan:
             for finding in field_paths.local_path_reads(self.field_path_uses, self.file_fields):
                 self.keep(finding)
         if "settings" in self.wanted:
-            for group in self.settings_groups.values():
+            for group in settings_packages(self.settings_groups):
                 for finding in find_settings_problems(
                     group,
                     uses_cache=self.result.uses_cache,

@@ -16,7 +16,8 @@ split by job:
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import posixpath
+from collections.abc import Callable, Iterator
 
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.settings_files import KNOWN_SETTINGS, is_dev_module
@@ -39,7 +40,7 @@ from horizontal.audit.settings_values import (
 )
 from horizontal.audit.source import PythonModule
 
-__all__ = ["find_settings_problems"]
+__all__ = ["find_settings_problems", "settings_packages"]
 
 
 def find_settings_problems(
@@ -79,9 +80,7 @@ def find_settings_problems(
     for module, settings in assigned:
         if module not in production:
             continue
-        replaced = replacement_check(
-            module, [c for c in children.get(module.path, []) if c in production], mutated
-        )
+        replaced = replacement_check(module, _nearest(module, children, production), mutated)
         for finding in bad_backends(module, local_storages):
             if not replaced(finding.line):
                 found.append(finding)
@@ -94,13 +93,83 @@ def find_settings_problems(
         for statement in settings.get("CRONJOBS", []):
             found.append(crontab_jobs(module, statement))
         if not has_star_import(module):  # the value may well come from the imported module
+            nearest = _nearest(module, children, production)
             found.extend(
-                implicit_defaults(
+                _at_decider(finding, replaced, nearest)
+                for finding in implicit_defaults(
                     module, settings, everything, uses_cache, conditional[module.path]
                 )
             )
     found = [f for f in found if f.message.split(":", 1)[0].split(" ", 1)[0] not in unused]
     yield from _one_per_cause(found, children)
+
+
+def _at_decider(
+    finding: Finding, replaced: Callable[..., bool], importers: list[PythonModule]
+) -> Finding:
+    """A base's ``MEDIA_ROOT`` that the production modules importing it assign again: the
+    problem is decided there (``prod.py``'s ``MEDIA_ROOT``), the base's line related."""
+    setting = finding.message.split(None, 1)[0].rstrip(":")
+    if not setting.isupper() or not replaced(finding.line, setting):
+        return finding
+    places = [
+        (child, top_level_settings(child)[setting][-1].lineno)
+        for child in importers
+        if setting in top_level_settings(child)
+    ]
+    if not places:
+        return finding
+    (child, line), others = places[0], places[1:]
+    related = (Location(finding.path, finding.line), *(Location(m.path, n) for m, n in others))
+    return finding._replace(
+        path=child.path, line=line, source=child.lines[line - 1].strip(), related=related
+    )
+
+
+def _nearest(
+    module: PythonModule, children: dict[str, list[PythonModule]], production: list[PythonModule]
+) -> list[PythonModule]:
+    """The production modules that import ``module`` first on each import path: ``beta.py``
+    importing ``prod.py`` gets what ``prod.py`` replaced, so only ``prod.py`` must."""
+    importers = [c for c in children.get(module.path, []) if c in production]
+    return [
+        child
+        for child in importers
+        if not any(child in children.get(other.path, []) for other in importers)
+    ]
+
+
+def settings_packages(folders: dict[str, list[PythonModule]]) -> list[list[PythonModule]]:
+    """The groups read together: each folder of settings modules, with a subfolder folded
+    into its parent's group when a module there star-imports it (``prod.py``: ``from
+    .abstract_base import *``): the subfolder's values are the parent's bases."""
+    parent_of: dict[str, str] = {}
+    for folder in folders:
+        parent = posixpath.dirname(folder)
+        name = posixpath.basename(folder)
+        if (
+            folder
+            and parent != folder
+            and parent in folders
+            and any(_star_imports(module, name) for module in folders[parent])
+        ):
+            parent_of[folder] = parent
+    groups: dict[str, list[PythonModule]] = {}
+    for folder, modules in folders.items():
+        root = folder
+        while root in parent_of:
+            root = parent_of[root]
+        groups.setdefault(root, []).extend(modules)
+    return list(groups.values())
+
+
+def _star_imports(module: PythonModule, name: str) -> bool:
+    return any(
+        isinstance(node, ast.ImportFrom)
+        and (node.module or "").rsplit(".", 1)[-1] == name
+        and any(alias.name == "*" for alias in node.names)
+        for node in module.tree.body
+    )
 
 
 def _by_default(

@@ -67,17 +67,52 @@ def top_level_settings(module: PythonModule) -> dict[str, list[ast.stmt]]:
 
 
 def star_importers(modules: list[PythonModule]) -> dict[str, list[PythonModule]]:
-    """For each module's path, the modules of the group that ``from … import *`` it."""
-    by_name = {posixpath.basename(m.path)[: -len(".py")]: m for m in modules}
-    importers: dict[str, list[PythonModule]] = {}
+    """For each module's path, the modules of the group that ``from … import *`` it,
+    directly or through others (``prod.py``: ``from .base import *``, a package whose
+    ``__init__.py`` star-imports ``django.py``: ``prod.py`` imports ``django.py`` too)."""
+    by_name = {_module_name(m.path): m for m in modules}
+    # A package whose ``__init__.py`` holds only imports is no settings module: read as
+    # the settings modules of its folder.
+    by_folder: dict[str, list[PythonModule]] = {}
+    for m in modules:
+        by_folder.setdefault(posixpath.basename(posixpath.dirname(m.path)), []).append(m)
+    direct: dict[str, list[PythonModule]] = {}
     for module in modules:
         for node in module.tree.body:
             if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
-                name = (node.module or "__init__").rsplit(".", 1)[-1]
+                name = _imported_name(module.path, node)
                 base = by_name.get(name)
-                if base is not None and base is not module:
-                    importers.setdefault(base.path, []).append(module)
+                bases = [base] if base is not None else by_folder.get(name, [])
+                for imported in bases:
+                    if imported is not module:
+                        direct.setdefault(imported.path, []).append(module)
+    importers: dict[str, list[PythonModule]] = {}
+    for path, first in direct.items():
+        found: list[PythonModule] = []
+        pending = list(first)
+        while pending:
+            child = pending.pop(0)
+            if child not in found and child.path != path:
+                found.append(child)
+                pending += direct.get(child.path, [])
+        importers[path] = found
     return importers
+
+
+def _module_name(path: str) -> str:
+    """``settings/base.py``: ``base``; a package's ``abstract_base/__init__.py``: its name."""
+    name = posixpath.basename(path)[: -len(".py")]
+    return posixpath.basename(posixpath.dirname(path)) if name == "__init__" else name
+
+
+def _imported_name(importer: str, node: ast.ImportFrom) -> str:
+    """The last part of what ``from X import *`` names (``from . import *``: the package)."""
+    if node.module:
+        return node.module.rsplit(".", 1)[-1]
+    package = posixpath.dirname(importer)
+    for _ in range(node.level - 1):
+        package = posixpath.dirname(package)
+    return posixpath.basename(package)
 
 
 def mutated_in_place(modules: list[PythonModule]) -> list[KeyPath]:

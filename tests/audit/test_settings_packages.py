@@ -1,0 +1,45 @@
+"""Settings split over a package (``horizontal/audit/settings_modules.settings_packages``):
+a production module that star-imports a subpackage of bases, a module that imports the
+production one, and a base value the production module sets again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.audit.test_outside_measurements import scan, where
+
+BASE = (
+    "INSTALLED_APPS = []\nMIDDLEWARE = []\nALLOWED_HOSTS = []\n"
+    "DATABASES = {'default': {'ENGINE': 'django.db.backends.sqlite3', 'NAME': 'db.sqlite3'}}\n"
+    "MEDIA_ROOT = 'media'\n"
+)
+PROD = (
+    "from .abstract_base import *\n"
+    "DATABASES = {'default': {'ENGINE': 'django.db.backends.postgresql', 'HOST': 'db'}}\n"
+    "MEDIA_ROOT = '/srv/media'\n"
+)
+PACKAGE = {
+    "site/settings/abstract_base/__init__.py": "from .django import *\n",
+    "site/settings/abstract_base/django.py": BASE,
+    "site/settings/prod.py": PROD,
+    "site/settings/beta.py": "from .prod import *\nSITE_URL = 'https://beta.example'\n",
+}
+
+
+def test_a_base_in_a_subpackage_is_replaced_by_the_production_module(tmp_path: Path) -> None:
+    found = scan(tmp_path, PACKAGE, "settings")
+    # SQLite is replaced in prod.py (and so for beta.py, which imports prod.py); MEDIA_ROOT
+    # without a storage is decided where production sets it, the base's line related.
+    assert where(found) == [("site/settings/prod.py", 3)]
+    assert found[0].message.startswith("MEDIA_ROOT with no STORAGES")
+    assert [(r.path, r.line) for r in found[0].related] == [
+        ("site/settings/abstract_base/django.py", 5)
+    ]
+
+
+def test_a_base_the_production_module_does_not_replace_is_found_in_the_base(
+    tmp_path: Path,
+) -> None:
+    files = dict(PACKAGE, **{"site/settings/prod.py": PROD.replace("DATABASES", "OTHER")})
+    found = scan(tmp_path, files, "settings")
+    assert ("site/settings/abstract_base/django.py", 4) in where(found)
