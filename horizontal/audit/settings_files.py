@@ -24,7 +24,9 @@ __all__ = [
     "looks_like_settings",
 ]
 
-SETTINGS_FILE = lazy_compile(r"(^|/)(settings[^/]*|[^/]*_settings|settings/[^/]+)\.py$")
+# settings.py, prod_settings.py, settings/prod.py and the modules of a settings package's
+# subfolders (settings/abstract_base/django.py, settings/components/database.py).
+SETTINGS_FILE = lazy_compile(r"(^|/)(settings[^/]*|[^/]*_settings|settings/([^/]+/)*[^/]+)\.py$")
 DEV_FILE = lazy_compile(
     r"(^|[/_])(dev|develop|development|local|test|tests|testing|smoke|ci|debug|demo|example|sample"
     # CI settings named for the CI service that runs the tests (settings/github.py).

@@ -38,3 +38,18 @@ def test_ci_settings_named_for_the_ci_service_are_silent(tmp_path: Path) -> None
         assert scan(tmp_path / name, {f"site/settings/{name}": from_env}, "settings") == []
     found = scan(tmp_path / "prod", {"site/settings/prod.py": from_env}, "settings")
     assert where(found) == [("site/settings/prod.py", 8)]
+
+
+SEARCH = SETTINGS_HEAD + (
+    "SEARCH_CONNECTION = {\n"
+    "    'nodes': [{'host': 'localhost', 'port': '8108', 'protocol': 'http'}],\n"
+    "}\n"
+    "HAYSTACK_CONNECTIONS = {'default': {'URL': 'http://127.0.0.1:9200/'}}\n"
+)
+
+
+def test_a_search_engine_on_this_host_is_found_and_a_named_one_is_not(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"site/settings.py": SEARCH}, "settings")
+    assert where(found) == [("site/settings.py", 4), ("site/settings.py", 6)]
+    named = SEARCH.replace("'localhost'", "'typesense'").replace("127.0.0.1", "search")
+    assert scan(tmp_path / "b", {"site/settings.py": named}, "settings") == []

@@ -43,3 +43,14 @@ def test_a_base_the_production_module_does_not_replace_is_found_in_the_base(
     files = dict(PACKAGE, **{"site/settings/prod.py": PROD.replace("DATABASES", "OTHER")})
     found = scan(tmp_path, files, "settings")
     assert ("site/settings/abstract_base/django.py", 4) in where(found)
+
+
+def test_a_module_of_a_settings_subfolder_is_read_whatever_it_assigns(tmp_path: Path) -> None:
+    # No core Django setting in it: read because it lives in the settings package.
+    search = "SEARCH_CONNECTION = {'nodes': [{'host': 'localhost', 'port': '8108'}]}\n"
+    files = dict(PACKAGE, **{"site/settings/abstract_base/search.py": search})
+    files["site/settings/abstract_base/__init__.py"] += "from .search import *\n"
+    found = scan(tmp_path, files, "settings")
+    assert ("site/settings/abstract_base/search.py", 1) in where(found)
+    elsewhere = {"site/search/search.py": search}
+    assert scan(tmp_path / "b", elsewhere, "settings") == []
