@@ -129,7 +129,7 @@ def find_file_writes(module: PythonModule) -> Iterator[Finding]:
             for item in kept
             if item.line not in writers or not _reached_only_under_guard(module, item, guarded)
         ]
-    yield from _one_per_function(kept, writers, module.lines)
+    yield from _one_per_module(kept, writers, module.lines)
 
 
 def _reached_only_under_guard(module: PythonModule, finding: Finding, guarded: set[int]) -> bool:
@@ -162,30 +162,44 @@ def _called_only_under_guard(
     return called
 
 
-def _one_per_function(
+def _one_per_module(
     findings: list[Finding], writers: dict[int, str], lines: list[str]
 ) -> Iterator[Finding]:
-    """The plain writes of one function are one finding: one code path keeps its output on
-    this disk, and one change (writing through a storage) fixes them all. The first write
-    is the finding, the others its related locations; a suppressed write stays on its own
-    (the scan counts it as suppressed)."""
-    groups: dict[str, list[Finding]] = {}
+    """The plain writes of one module are one finding: the module keeps its output on this
+    disk, and one change (writing through a storage) fixes them all. The first write is
+    the finding, the others its related locations, the functions named in the message; a
+    suppressed write stays on its own (the scan counts it as suppressed)."""
+    group: list[Finding] = []
     for finding in findings:
-        function = writers.get(finding.line)
-        if function is None or is_suppressed(finding, lines):
+        if finding.line not in writers or is_suppressed(finding, lines):
             yield finding
         else:
-            groups.setdefault(function, []).append(finding)
-    for function, group in groups.items():
-        first, *rest = sorted(group)
-        if not rest:
-            yield first
-            continue
-        where = f"{function.partition('@')[0]}()" if function else "this module's top level"
-        yield first._replace(
-            message=f"{LOCAL_WRITE} ({len(group)} writes in {where})",
-            related=tuple(Location(f.path, f.line) for f in rest),
+            group.append(finding)
+    if not group:
+        return
+    first, *rest = sorted(group)
+    if not rest:
+        yield first
+        return
+    yield first._replace(
+        message=f"{LOCAL_WRITE} ({len(group)} writes in {_functions(group, writers)})",
+        related=tuple(Location(f.path, f.line, f.source) for f in rest),
+    )
+
+
+def _functions(group: list[Finding], writers: dict[int, str]) -> str:
+    """``export()``, ``export() and archive()``, ``a(), b(), c() and 2 more``."""
+    names = list(
+        dict.fromkeys(
+            f"{key.partition('@')[0]}()" if key else "the module's top level"
+            for key in (writers[f.line] for f in sorted(group))
         )
+    )
+    if len(names) == 1:
+        return names[0]
+    if len(names) <= 3:
+        return f"{', '.join(names[:-1])} and {names[-1]}"
+    return f"{', '.join(names[:3])} and {len(names) - 3} more"
 
 
 # A branch taken only when the storage is local (``if isinstance(default_storage,

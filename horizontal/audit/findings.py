@@ -110,6 +110,15 @@ class Location(NamedTuple):
 
     path: str
     line: int
+    # The stripped line, where the location is a place of its own that the baseline must
+    # know (one write of a module's several): empty for places that only explain.
+    source: str = ""
+
+
+def _fingerprint(category: str, path: str, source: str) -> str:
+    text = " ".join(source.split())
+    key = f"{category}\0{path}\0{text}".encode()
+    return hashlib.sha1(key, usedforsecurity=False).hexdigest()[:16]
 
 
 class Finding(NamedTuple):
@@ -138,9 +147,13 @@ class Finding(NamedTuple):
 
     def fingerprint(self) -> str:
         """Stable across line shifts: the category, the file and the text of the line."""
-        text = " ".join(self.source.split())
-        key = f"{self.category}\0{self.path}\0{text}".encode()
-        return hashlib.sha1(key, usedforsecurity=False).hexdigest()[:16]
+        return _fingerprint(self.category, self.path, self.source)
+
+    def related_fingerprints(self) -> list[str]:
+        """The fingerprints of the related places that are places of their own (a
+        module's other writes): a baseline must hold them too, so that a write added to
+        a baselined module is new."""
+        return [_fingerprint(self.category, r.path, r.source) for r in self.related if r.source]
 
     def as_dict(self) -> dict[str, object]:
         return {

@@ -49,7 +49,12 @@ def is_suppressed(finding: Finding, lines: list[str]) -> bool:
 def write_baseline(path: str | Path, findings: Iterable[Finding]) -> int:
     entries = sorted(
         (
-            {"category": f.category, "path": f.path, "fingerprint": f.fingerprint()}
+            {
+                "category": f.category,
+                "path": f.path,
+                "fingerprint": f.fingerprint(),
+                **({"related": f.related_fingerprints()} if f.related_fingerprints() else {}),
+            }
             for f in findings
         ),
         key=lambda e: (e["path"], e["category"], e["fingerprint"]),
@@ -66,17 +71,23 @@ def read_baseline(path: str | Path) -> Counter[str]:
     document = json.loads(Path(path).read_text(encoding="utf-8"))
     if document.get("version") != BASELINE_VERSION:
         raise ValueError(f"{path}: not a horizontal audit baseline (version 1)")
-    return Counter(entry["fingerprint"] for entry in document["findings"])
+    return Counter(
+        key
+        for entry in document["findings"]
+        for key in (entry["fingerprint"], *entry.get("related", ()))
+    )
 
 
 def new_findings(findings: Iterable[Finding], baseline: Counter[str]) -> list[Finding]:
-    """Findings not in the baseline; N identical lines in the baseline absorb N findings."""
+    """Findings not in the baseline; N identical lines in the baseline absorb N findings.
+    A finding whose related places include one the baseline lacks (a write added to a
+    module whose writes are one finding) is new; one whose places shrank is not."""
     remaining = Counter(baseline)
     fresh: list[Finding] = []
     for finding in findings:
-        key = finding.fingerprint()
-        if remaining[key] > 0:
-            remaining[key] -= 1
+        keys = Counter([finding.fingerprint(), *finding.related_fingerprints()])
+        if all(remaining[key] >= count for key, count in keys.items()):
+            remaining -= keys
         else:
             fresh.append(finding)
     return fresh

@@ -209,24 +209,27 @@ def archive(folder):
 """
 
 
-def test_the_writes_of_one_function_are_one_finding_and_two_functions_are_two(
-    tmp_path: Path,
-) -> None:
+def test_the_writes_of_one_module_are_one_finding_naming_its_functions(tmp_path: Path) -> None:
     found = scan(tmp_path, {"app/export.py": WRITES}, "file-write")
-    assert where(found) == [("app/export.py", 3), ("app/export.py", 7)]
-    first, second = found
-    assert [(r.path, r.line) for r in first.related] == [("app/export.py", 5)]
-    assert "2 writes in export()" in first.message
-    assert second.related == ()
+    assert where(found) == [("app/export.py", 3)]
+    assert [(r.path, r.line) for r in found[0].related] == [
+        ("app/export.py", 5),
+        ("app/export.py", 7),
+    ]
+    assert "3 writes in export() and archive()" in found[0].message
+    one = WRITES.split("def archive")[0]
+    alone = scan(tmp_path / "b", {"app/export.py": one, "app/archive.py": WRITES}, "file-write")
+    assert where(alone) == [("app/archive.py", 3), ("app/export.py", 3)]
+    assert "2 writes in export()" in alone[1].message
 
 
-def test_a_suppressed_write_stays_apart_from_its_functions_other_writes(tmp_path: Path) -> None:
+def test_a_suppressed_write_stays_apart_from_its_modules_other_writes(tmp_path: Path) -> None:
     code = WRITES.replace(
         "    shutil.copy2(", "    # horizontal: ignore[file-write]\n    shutil.copy2("
     )
     found = scan(tmp_path, {"app/export.py": code}, "file-write")
-    assert where(found) == [("app/export.py", 3), ("app/export.py", 8)]
-    assert found[0].related == ()
+    assert where(found) == [("app/export.py", 3)]
+    assert [(r.path, r.line) for r in found[0].related] == [("app/export.py", 8)]
 
 
 MODELS = """\

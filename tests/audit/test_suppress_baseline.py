@@ -83,3 +83,27 @@ def test_baseline_file_shape_and_version_check(tmp_path):
     baseline.write_text(json.dumps({"version": 99, "findings": []}))
     with pytest.raises(ValueError, match="not a horizontal audit baseline"):
         read_baseline(baseline)
+
+
+WRITES = (
+    "import shutil\n"
+    "def export(folder):\n"
+    "    with open(folder + '/index.json', 'w') as handle:\n"
+    "        handle.write('{}')\n"
+    "def archive(folder):\n"
+    "    shutil.move(folder, '/data/archive/')\n"
+)
+
+
+def test_a_write_added_to_a_baselined_module_is_new_and_a_removed_one_is_not(tmp_path):
+    module = tmp_path / "export.py"
+    module.write_text(WRITES)
+    baseline = tmp_path / "baseline.json"
+    write_baseline(baseline, scan_paths([module], base=tmp_path).findings)
+    known = read_baseline(baseline)
+    added = WRITES + "def backup(folder):\n    shutil.copy2(folder, '/data/backup/')\n"
+    module.write_text(added)
+    fresh = new_findings(scan_paths([module], base=tmp_path).findings, known)
+    assert [(f.line, len(f.related)) for f in fresh] == [(3, 2)]
+    module.write_text(WRITES.split("def archive")[0])
+    assert new_findings(scan_paths([module], base=tmp_path).findings, known) == []
