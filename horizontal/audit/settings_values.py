@@ -20,7 +20,7 @@ from collections.abc import Set as AbstractSet
 
 from horizontal.audit.known import this_host_addresses
 from horizontal.audit.patterns import lazy_compile
-from horizontal.audit.source import PythonModule, dotted, last_part, string_value
+from horizontal.audit.source import PythonModule, dotted, keyword, last_part, string_value
 
 __all__ = [
     "KeyPath",
@@ -369,6 +369,14 @@ def address_text(node: ast.AST, names: dict[str, tuple[str, int]]) -> tuple[str,
         return address_text(default, names)
     if isinstance(node, ast.FormattedValue):
         return address_text(node.value, names)
+    if isinstance(node, ast.IfExp):
+        # Either branch may be production's: this host only when both are.
+        body, orelse = address_text(node.body, names), address_text(node.orelse, names)
+        both = all(next(this_host_addresses(t), None) for t, _ in (body, orelse))
+        return body if both else ("x", line)
+    formatted = _str_format(node, names)
+    if formatted is not None:
+        return formatted
     parts: list[ast.AST] = []
     separator = ""
     if isinstance(node, ast.JoinedStr):
@@ -388,6 +396,45 @@ def address_text(node: ast.AST, names: dict[str, tuple[str, int]]) -> tuple[str,
         if next(this_host_addresses(piece), None) is not None:
             return joined, piece_line
     return joined, line
+
+
+FORMAT_FIELD = lazy_compile(r"\{([^{}]*)\}")
+
+
+def _str_format(node: ast.AST, names: dict[str, tuple[str, int]]) -> tuple[str, int] | None:
+    """``"psql://u@{}:5432/db".format(host)``: the template with each field's address."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+    ):
+        return None
+    template = string_value(node.func.value)
+    if template is None:
+        return None
+    line = node.lineno
+    position = 0
+    pieces: list[str] = []
+    decided = line
+    end = 0
+    for field in FORMAT_FIELD.finditer(template):
+        pieces.append(template[end : field.start()])
+        key = field.group(1).split(":", 1)[0].split("!", 1)[0]
+        argument: ast.AST | None
+        if not key:
+            argument = node.args[position] if position < len(node.args) else None
+            position += 1
+        elif key.isdigit():
+            argument = node.args[int(key)] if int(key) < len(node.args) else None
+        else:
+            argument = keyword(node, key)
+        text, text_line = address_text(argument, names) if argument is not None else ("x", line)
+        if next(this_host_addresses(text), None) is not None:
+            decided = text_line
+        pieces.append(text)
+        end = field.end()
+    pieces.append(template[end:])
+    return "".join(pieces), decided
 
 
 # -- strings that are not production's default ----------------------------------------------

@@ -53,3 +53,25 @@ def test_a_search_engine_on_this_host_is_found_and_a_named_one_is_not(tmp_path: 
     assert where(found) == [("site/settings.py", 4), ("site/settings.py", 6)]
     named = SEARCH.replace("'localhost'", "'typesense'").replace("127.0.0.1", "search")
     assert scan(tmp_path / "b", {"site/settings.py": named}, "settings") == []
+
+
+FORMATTED = (
+    "import environ, sys\n"
+    "env = environ.Env()\n"
+    "INSTALLED_APPS = []\nMIDDLEWARE = []\n"
+    "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+    'LOCAL_DB = "psql://app:secret@{}:5432/app".format(\n'
+    '    "localhost" if sys.platform == "win32" else "127.0.0.1"\n'
+    ")\n"
+    'DATABASES = {"default": env.db_url("DATABASE_URL", default=LOCAL_DB)}\n'
+)
+
+
+def test_a_database_default_built_with_str_format_on_this_host_is_found(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"site/settings.py": FORMATTED}, "settings")
+    assert len(found) == 1 and "is this host" in found[0].message
+    assert found[0].line in (6, 7)
+    served = FORMATTED.replace('"localhost" if sys.platform == "win32" else "127.0.0.1"', '"db"')
+    assert scan(tmp_path / "b", {"site/settings.py": served}, "settings") == []
+    one_branch = FORMATTED.replace('else "127.0.0.1"', 'else "db"')
+    assert scan(tmp_path / "c", {"site/settings.py": one_branch}, "settings") == []
