@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 
 from horizontal.audit.findings import Finding, Location
-from horizontal.audit.local_storage import find_local_storage
+from horizontal.audit.local_storage import MEDIA_ROOT_BY_PATH, find_local_storage
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import (
     FunctionNode,
@@ -165,25 +165,35 @@ def _called_only_under_guard(
 def _one_per_module(
     findings: list[Finding], writers: dict[int, str], lines: list[str]
 ) -> Iterator[Finding]:
-    """The plain writes of one module are one finding: the module keeps its output on this
-    disk, and one change (writing through a storage) fixes them all. The first write is
-    the finding, the others its related locations, the functions named in the message; a
-    suppressed write stays on its own (the scan counts it as suppressed)."""
-    group: list[Finding] = []
+    """The plain writes of one module are one finding, and so are its paths under
+    ``MEDIA_ROOT``: the module keeps its files on this disk, and one change (going through
+    a storage) fixes them all. The first place is the finding, the others its related
+    locations (the writing functions named in the message); a suppressed place stays on
+    its own (the scan counts it as suppressed)."""
+    writes: list[Finding] = []
+    media: list[Finding] = []
     for finding in findings:
-        if finding.line not in writers or is_suppressed(finding, lines):
+        if is_suppressed(finding, lines):
             yield finding
+        elif finding.line in writers and finding.message == LOCAL_WRITE:
+            writes.append(finding)
+        elif finding.message == MEDIA_ROOT_BY_PATH:
+            media.append(finding)
         else:
-            group.append(finding)
-    if not group:
-        return
+            yield finding
+    if writes:
+        where = f" ({len(writes)} writes in {_functions(writes, writers)})"
+        yield _grouped(writes, LOCAL_WRITE + where if len(writes) > 1 else LOCAL_WRITE)
+    if media:
+        yield _grouped(media, MEDIA_ROOT_BY_PATH + (f" ({len(media)} places)" if media[1:] else ""))
+
+
+def _grouped(group: list[Finding], message: str) -> Finding:
     first, *rest = sorted(group)
     if not rest:
-        yield first
-        return
-    yield first._replace(
-        message=f"{LOCAL_WRITE} ({len(group)} writes in {_functions(group, writers)})",
-        related=tuple(Location(f.path, f.line, f.source) for f in rest),
+        return first
+    return first._replace(
+        message=message, related=tuple(Location(f.path, f.line, f.source) for f in rest)
     )
 
 

@@ -171,11 +171,10 @@ def find_local_storage(module: PythonModule) -> Iterator[Finding]:
             continue  # the storage backend itself: choosing it in settings is the finding
         if _handed_to_a_storage(module, node):
             continue  # default_storage.exists(join(MEDIA_ROOT, name)): the storage decides
-        yield _file_write(
-            module,
-            node.lineno,
-            "reads or writes files under MEDIA_ROOT directly: uploads on one host's disk",
-        )
+        yield _file_write(module, node.lineno, MEDIA_ROOT_BY_PATH)
+
+
+MEDIA_ROOT_BY_PATH = "reads or writes files under MEDIA_ROOT directly: uploads on one host's disk"
 
 
 def _file_write(module: PythonModule, line: int, message: str) -> Finding:

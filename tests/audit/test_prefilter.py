@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from horizontal.audit import runner, scan_paths
+from horizontal.audit import CATEGORIES, runner, scan_paths
 from horizontal.audit.prefilter import container_names, hot_lines
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -15,9 +15,10 @@ def every_line(text: str) -> list[int]:
 
 
 def test_prefiltered_scan_finds_exactly_what_a_full_parse_finds(monkeypatch):
-    fast = scan_paths([CORPUS], base=CORPUS).findings
+    every = list(CATEGORIES)  # the opt-in ones too: each detector's prefilter is checked
+    fast = scan_paths([CORPUS], base=CORPUS, categories=every).findings
     monkeypatch.setattr(runner, "hot_lines", every_line)
-    full = scan_paths([CORPUS], base=CORPUS).findings
+    full = scan_paths([CORPUS], base=CORPUS, categories=every).findings
     assert fast == full
     assert len(full) > 50
 

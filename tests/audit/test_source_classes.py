@@ -441,3 +441,23 @@ def test_a_keyword_only_helper_given_the_callers_temp_directory_is_silent(
     assert where(scan(tmp_path / "b", {"app/convert.py": kept}, "file-write")) == [
         ("app/convert.py", 8)
     ]
+
+
+MEDIA_PATHS = """\
+import os
+from django.conf import settings
+def thumbnail(name):
+    return open(os.path.join(settings.MEDIA_ROOT, 'thumbs', name), 'rb').read()
+def report(name):
+    return open(os.path.join(settings.MEDIA_ROOT, 'reports', name), 'rb').read()
+"""
+
+
+def test_the_media_root_paths_of_one_module_are_one_finding(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"app/files.py": MEDIA_PATHS}, "file-write")
+    assert where(found) == [("app/files.py", 4)]
+    assert [(r.path, r.line) for r in found[0].related] == [("app/files.py", 6)]
+    assert found[0].message.endswith("(2 places)")
+    one = MEDIA_PATHS.split("def report")[0]
+    found = scan(tmp_path / "b", {"app/files.py": one}, "file-write")
+    assert where(found) == [("app/files.py", 4)] and found[0].related == ()
