@@ -31,7 +31,7 @@ from horizontal.audit.prefilter import hot_lines
 from horizontal.audit.settings_files import is_settings_path, looks_like_settings
 from horizontal.audit.settings_modules import find_settings_problems, settings_packages
 from horizontal.audit.settings_rules import find_config_secret_keys
-from horizontal.audit.source import PythonModule
+from horizontal.audit.source import PythonModule, is_runscript
 from horizontal.audit.suppress import is_suppressed
 
 # Never ours to audit: dependencies, build output, VCS, caches; migrations run once.
@@ -316,7 +316,12 @@ class Scan:
 def _run_by_hand(name: str, text: str) -> bool:
     """A management command or a script, judged from its text (``PythonModule.is_script``
     without the parse): what it does happens once, where its operator runs it."""
-    return "/management/commands/" in f"/{name}" or text.startswith("#!") or "__main__" in text
+    return (
+        "/management/commands/" in f"/{name}"
+        or is_runscript(name, text)
+        or text.startswith("#!")
+        or "__main__" in text
+    )
 
 
 def _data_folder_finding(read: datadirs.Use, writer: datadirs.Use) -> Finding:

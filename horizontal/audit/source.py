@@ -126,6 +126,7 @@ class PythonModule:
         path = f"/{self.path}"
         return (
             "/management/commands/" in path
+            or is_runscript(path, self.text)
             or "__main__" in self.text
             or self.text.startswith("#!")
             or path.rsplit("/", 1)[-1] in BUILD_SCRIPTS
@@ -221,3 +222,9 @@ def keyword(call: ast.Call, name: str) -> ast.expr | None:
         if kw.arg == name:
             return kw.value
     return None
+
+
+def is_runscript(path: str, text: str) -> bool:
+    """A django-extensions ``runscript`` script: a module of a ``scripts/`` package with a
+    top-level ``def run(``, run by hand (``manage.py runscript development_fixtures``)."""
+    return "/scripts/" in f"/{path}" and ("\ndef run(" in text or text.startswith("def run("))

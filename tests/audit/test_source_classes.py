@@ -461,3 +461,26 @@ def test_the_media_root_paths_of_one_module_are_one_finding(tmp_path: Path) -> N
     one = MEDIA_PATHS.split("def report")[0]
     found = scan(tmp_path / "b", {"app/files.py": one}, "file-write")
     assert where(found) == [("app/files.py", 4)] and found[0].related == ()
+
+
+RUNSCRIPT = """\
+from app.models import Image
+image_counter = None
+def next_image():
+    global image_counter
+    if image_counter is None:
+        image_counter = Image.objects.count()
+    image_counter += 1
+    return image_counter
+def run():
+    for _ in range(10):
+        next_image()
+"""
+
+
+def test_a_runscript_script_is_run_by_hand_and_the_same_module_in_the_app_is_not(
+    tmp_path: Path,
+) -> None:
+    assert scan(tmp_path, {"scripts/image_fixtures.py": RUNSCRIPT}) == []
+    found = scan(tmp_path / "b", {"app/images.py": RUNSCRIPT})
+    assert [f.category for f in found] == ["cache"]
