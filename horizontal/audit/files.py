@@ -443,8 +443,37 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
                 continue
         if _removed_here(module, function, call, target):
             continue
+        if function is not None and _refreshes_a_remote_copy(module, function):
+            continue
         writers.setdefault(call.lineno, _function_name(function))
         yield Finding(module.path, call.lineno, "file-write", LOCAL_WRITE, module.line(call.lineno))
+
+
+# ``update()`` of a threat feed: downloads a dataset and keeps a local copy of it.
+REFRESHER_NAME = lazy_compile(r"update|download|refresh|fetch|sync|pull", re.I)
+HTTP_GETS = frozenset(
+    {
+        "requests.get",
+        "httpx.get",
+        "urllib.request.urlopen",
+        "urllib.request.urlretrieve",
+        "urlopen",
+        "urlretrieve",
+    }
+)
+
+
+def _refreshes_a_remote_copy(module: PythonModule, function: FunctionNode) -> bool:
+    """A function named for refreshing (``update``, ``download_dataset``) that fetches
+    over HTTP and writes what it got: a copy of a remote dataset, which every instance
+    can fetch for itself (and refreshes on its own schedule), not a file only this host
+    has. A view saving an upload or a generated report is not such a function."""
+    if not REFRESHER_NAME.search(function.name):
+        return False
+    return any(
+        isinstance(node, ast.Call) and call_name(module, node) in HTTP_GETS
+        for node in ast.walk(function)
+    )
 
 
 def _function_name(function: FunctionNode | None) -> str:

@@ -185,14 +185,20 @@ def _by_default(
 def _one_per_cause(
     found: list[Finding], children: dict[str, list[PythonModule]]
 ) -> Iterator[Finding]:
-    """One finding per message: the importing module's (which decides), others related."""
+    """One finding per message: the importing module's (which decides), others related;
+    within one module, the first line (fourteen file handlers of one ``LOGGING`` are one
+    choice: logging to files)."""
     importers = {path: {c.path for c in kids} for path, kids in children.items()}
     groups: dict[str, list[Finding]] = {}
     for finding in found:
         groups.setdefault(finding.message, []).append(finding)
     for group in groups.values():
-        if len(group) == 1 or len({f.path for f in group}) == 1:
+        if len(group) == 1:
             yield from group
+            continue
+        if len({f.path for f in group}) == 1:
+            first, *rest = sorted(group)
+            yield first._replace(related=tuple(Location(f.path, f.line) for f in rest))
             continue
         # The finding in a module that no other module of the group imports decides.
         paths = {g.path for g in group}

@@ -75,3 +75,26 @@ def test_a_database_default_built_with_str_format_on_this_host_is_found(tmp_path
     assert scan(tmp_path / "b", {"site/settings.py": served}, "settings") == []
     one_branch = FORMATTED.replace('else "127.0.0.1"', 'else "db"')
     assert scan(tmp_path / "c", {"site/settings.py": one_branch}, "settings") == []
+
+
+LOGS = SETTINGS_HEAD + (
+    "LOGGING = {\n"
+    "    'version': 1,\n"
+    "    'handlers': {\n"
+    "        'api': {'class': 'logging.FileHandler', 'filename': '/var/log/app/api.log'},\n"
+    "        'jobs': {'class': 'logging.FileHandler', 'filename': '/var/log/app/jobs.log'},\n"
+    "        'web': {'class': 'logging.FileHandler', 'filename': '/var/log/app/web.log'},\n"
+    "    },\n"
+    "}\n"
+)
+
+
+def test_the_file_handlers_of_one_logging_setting_are_one_finding(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"site/settings.py": LOGS}, "settings")
+    assert where(found) == [("site/settings.py", 6)]
+    assert [(r.path, r.line) for r in found[0].related] == [
+        ("site/settings.py", 7),
+        ("site/settings.py", 8),
+    ]
+    streams = LOGS.replace("logging.FileHandler", "logging.StreamHandler")
+    assert scan(tmp_path / "b", {"site/settings.py": streams}, "settings") == []

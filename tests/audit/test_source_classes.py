@@ -484,3 +484,33 @@ def test_a_runscript_script_is_run_by_hand_and_the_same_module_in_the_app_is_not
     assert scan(tmp_path, {"scripts/image_fixtures.py": RUNSCRIPT}) == []
     found = scan(tmp_path / "b", {"app/images.py": RUNSCRIPT})
     assert [f.category for f in found] == ["cache"]
+
+
+FEED = """\
+import requests
+DATABASE = '/opt/feeds/tor_exit_nodes.txt'
+class TorExitNodes:
+    @classmethod
+    def update(cls):
+        response = requests.get('https://check.torproject.org/exit-addresses')
+        with open(DATABASE, 'w') as handle:
+            handle.write(response.text)
+"""
+
+
+def test_a_refresh_that_downloads_a_dataset_is_silent_and_a_saved_upload_is_not(
+    tmp_path: Path,
+) -> None:
+    assert scan(tmp_path, {"app/feeds.py": FEED}, "file-write") == []
+    upload = FEED.replace("def update(cls)", "def save_upload(cls, request)").replace(
+        "requests.get('https://check.torproject.org/exit-addresses')", "request.FILES['f']"
+    )
+    assert where(scan(tmp_path / "b", {"app/feeds.py": upload}, "file-write")) == [
+        ("app/feeds.py", 7)
+    ]
+    not_fetched = FEED.replace(
+        "requests.get('https://check.torproject.org/exit-addresses')", "cls.build()"
+    )
+    assert where(scan(tmp_path / "c", {"app/feeds.py": not_fetched}, "file-write")) == [
+        ("app/feeds.py", 7)
+    ]
