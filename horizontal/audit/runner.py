@@ -28,7 +28,7 @@ from horizontal.audit.file_kinds import is_compose_file, text_detector
 from horizontal.audit.findings import DEFAULT_CATEGORIES, Finding
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
-from horizontal.audit.settings_files import is_settings_path, looks_like_settings
+from horizontal.audit.settings_files import is_settings_path, looks_like_settings, served_settings
 from horizontal.audit.settings_modules import find_settings_problems, settings_packages
 from horizontal.audit.settings_rules import find_config_secret_keys
 from horizontal.audit.source import PythonModule, is_runscript
@@ -205,6 +205,8 @@ class Scan:
     # Uploads read by local path (x.document.path), kept once a model declares the field.
     file_fields: set[str] = field(default_factory=set)
     field_path_uses: list[field_paths.PathUse] = field(default_factory=list)
+    # Settings modules wsgi.py/asgi.py default to (DJANGO_SETTINGS_MODULE's setdefault).
+    served_settings: set[str] = field(default_factory=set)
 
     def file(self, path: Path, name: str) -> None:
         self.result.files += 1
@@ -235,6 +237,7 @@ class Scan:
                     uses_cache=self.result.uses_cache,
                     local_storages=frozenset(self.local_storages),
                     unused=self._unused_features(),
+                    served=frozenset(self.served_settings),
                 ):
                     self.keep(finding)
         self.result.findings.sort()
@@ -270,6 +273,7 @@ class Scan:
         if text is None or MIGRATION_MODULE in text:
             return  # unreadable, or a migration: it runs once, in migrate
         self._note_uses(name, text)
+        self.served_settings |= served_settings(name, text)
         self.file_fields |= field_paths.file_fields(text)
         if not _run_by_hand(name, text):
             self.field_path_uses += field_paths.path_uses(name, text)

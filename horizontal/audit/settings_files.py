@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
+from collections.abc import Set as AbstractSet
 
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import PythonModule
@@ -22,6 +23,7 @@ __all__ = [
     "is_dev_settings",
     "is_settings_path",
     "looks_like_settings",
+    "served_settings",
 ]
 
 # settings.py, prod_settings.py, settings/prod.py and the modules of a settings package's
@@ -58,16 +60,48 @@ def looks_like_settings(text: str) -> bool:
     return found >= 2
 
 
+# A project folder named for development (devproject/settings.py, demo_site/settings.py).
+DEV_PROJECT = lazy_compile(
+    r"(^|/)(dev|development|demo|example|sample|test)[-_]?(project|site|app)?/"
+)
+
+
 def is_dev_settings(path: str) -> bool:
-    return bool(DEV_FILE.search(posixpath.basename(path)))
+    return bool(DEV_FILE.search(posixpath.basename(path)) or DEV_PROJECT.search(path))
 
 
-def is_dev_module(module: PythonModule, children: dict[str, list[PythonModule]]) -> bool:
+# os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evap.settings") in wsgi.py / asgi.py.
+SERVED_SETTINGS = lazy_compile(
+    r"""setdefault\(\s*["']DJANGO_SETTINGS_MODULE["']\s*,\s*["']([\w.]+)["']\s*\)"""
+)
+
+
+def served_settings(name: str, text: str) -> set[str]:
+    """The settings modules a ``wsgi.py`` or ``asgi.py`` serves when nothing is set."""
+    if posixpath.basename(name) not in {"wsgi.py", "asgi.py"}:
+        return set()
+    return set(SERVED_SETTINGS.findall(text))
+
+
+def _is_served(path: str, served: AbstractSet[str]) -> bool:
+    dotted = path[: -len(".py")].removesuffix("/__init__").replace("/", ".")
+    return any(dotted == s or dotted.endswith("." + s) for s in served)
+
+
+def is_dev_module(
+    module: PythonModule,
+    children: dict[str, list[PythonModule]],
+    served: AbstractSet[str] = frozenset(),
+) -> bool:
     """A development, test or demo module: named so, or setting ``DEBUG = True`` literally
-    (unless a production module star-imports it: then it is a base, overridden there).
-    ``children``: for each module's path, the modules that star-import it."""
+    (unless a production module star-imports it: then it is a base, overridden there; or
+    ``wsgi.py`` serves it when nothing is set: then it is what a deployment gets, its
+    overrides kept outside the repository). ``children``: for each module's path, the
+    modules that star-import it; ``served``: the dotted modules the wsgi files default to."""
     if is_dev_settings(module.path):
         return True
+    if _is_served(module.path, served):
+        return False
     debug = [
         s
         for s in module.tree.body

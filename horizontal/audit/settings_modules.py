@@ -49,6 +49,7 @@ def find_settings_problems(
     uses_cache: bool = True,
     local_storages: frozenset[str] = frozenset(),
     unused: frozenset[str] = frozenset(),
+    served: frozenset[str] = frozenset(),
 ) -> Iterator[Finding]:
     """Findings for one settings package (or one settings file) read together, the way
     Python runs it: a value a later statement of the same module replaces, or that every
@@ -59,7 +60,8 @@ def find_settings_problems(
     ``uses_cache``: whether the project's code calls Django's cache at all; without it
     the implicit ``LocMemCache`` default harms nobody. ``local_storages``: dotted paths of
     the project's own ``FileSystemStorage`` subclasses. ``unused``: settings (as findings
-    name them) whose feature the project's code never uses: not reported.
+    name them) whose feature the project's code never uses: not reported. ``served``:
+    the settings modules the project's ``wsgi.py``/``asgi.py`` default to.
     """
     for module in modules:
         apply_env_schema(module)
@@ -72,7 +74,7 @@ def find_settings_problems(
     if not any(k in a for _, a in assigned for k in KNOWN_SETTINGS):
         return  # a file named *settings* that is not a Django settings module
     children = star_importers(modules)
-    production = [m for m, _ in assigned if not is_dev_module(m, children)]
+    production = [m for m, _ in assigned if not is_dev_module(m, children, served)]
     # What production sees: development and test modules do not count as "set".
     everything: set[str] = set().union(*(a.keys() for m, a in assigned if m in production))
     found: list[Finding] = []

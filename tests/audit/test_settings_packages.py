@@ -54,3 +54,35 @@ def test_a_module_of_a_settings_subfolder_is_read_whatever_it_assigns(tmp_path: 
     assert ("site/settings/abstract_base/search.py", 1) in where(found)
     elsewhere = {"site/search/search.py": search}
     assert scan(tmp_path / "b", elsewhere, "settings") == []
+
+
+SERVED = (
+    "DEBUG = True\nINSTALLED_APPS = []\nMIDDLEWARE = []\n"
+    "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache', "
+    "'LOCATION': 'redis://127.0.0.1:6379/0'}}\n"
+    "try:\n    from site.localsettings import *\nexcept ImportError:\n    pass\n"
+)
+WSGI = (
+    "import os\nfrom django.core.wsgi import get_wsgi_application\n"
+    'os.environ.setdefault("DJANGO_SETTINGS_MODULE", "site.settings")\n'
+    "application = get_wsgi_application()\n"
+)
+
+
+def test_a_debug_module_that_wsgi_serves_by_default_is_production(tmp_path: Path) -> None:
+    # Its overrides live in a localsettings.py outside the repository: what is here is
+    # what a deployment gets.
+    found = scan(tmp_path, {"site/settings.py": SERVED, "site/wsgi.py": WSGI}, "settings")
+    assert where(found) == [("site/settings.py", 4)]
+    other = WSGI.replace("site.settings", "site.production")
+    assert (
+        scan(tmp_path / "b", {"site/settings.py": SERVED, "site/wsgi.py": other}, "settings") == []
+    )
+
+
+def test_settings_in_a_project_folder_named_for_development_are_silent(tmp_path: Path) -> None:
+    production = SERVED.replace("DEBUG = True\n", "")
+    assert scan(tmp_path, {"devproject/settings.py": production}, "settings") == []
+    assert where(scan(tmp_path / "b", {"devices/settings.py": production}, "settings")) == [
+        ("devices/settings.py", 3)
+    ]
