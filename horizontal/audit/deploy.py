@@ -95,8 +95,13 @@ def logical_lines(text: str) -> list[Line]:
     return lines
 
 
+# docker exec app python manage.py migrate: an operator's command into a running
+# container, from outside it (not what the container runs when it starts).
+EXEC_INTO = lazy_compile(r"\b(docker(-compose|\s+compose)?\s+exec|kubectl\s+exec)\b")
+
+
 def _migrates(text: str) -> bool:
-    return bool(MIGRATE.search(text)) and not DRY_RUN.search(text)
+    return bool(MIGRATE.search(text)) and not DRY_RUN.search(text) and not EXEC_INTO.search(text)
 
 
 def _mentions(text: str, names: set[str]) -> bool:

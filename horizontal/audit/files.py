@@ -454,7 +454,10 @@ REFRESHER_NAME = lazy_compile(r"update|download|refresh|fetch|sync|pull", re.I)
 HTTP_GETS = frozenset(
     {
         "requests.get",
+        "requests.post",  # a query API (GraphQL) answers a POST
+        "requests.request",
         "httpx.get",
+        "httpx.post",
         "urllib.request.urlopen",
         "urllib.request.urlretrieve",
         "urlopen",

@@ -90,3 +90,17 @@ def test_a_script_only_a_runserver_compose_service_starts_is_silent(tmp_path: Pa
     assert where(scan(tmp_path / "c", dict(files, **{"docker-compose.yml": served}))) == [
         ("initialize_data.sh", 2)
     ]
+
+
+def test_migrate_run_into_a_container_from_outside_is_an_operators_command(
+    tmp_path: Path,
+) -> None:
+    by_hand = (
+        "#!/bin/bash\ndocker exec app_uwsgi python3 manage.py migrate\n"
+        "docker compose exec web python manage.py createsuperuser\n"
+    )
+    assert scan(tmp_path, {"docker/scripts/initdb.sh": by_hand}) == []
+    inside = by_hand.replace("docker exec app_uwsgi ", "")
+    assert where(scan(tmp_path / "b", {"docker/scripts/initdb.sh": inside})) == [
+        ("docker/scripts/initdb.sh", 2)
+    ]

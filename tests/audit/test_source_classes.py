@@ -492,7 +492,7 @@ DATABASE = '/opt/feeds/tor_exit_nodes.txt'
 class TorExitNodes:
     @classmethod
     def update(cls):
-        response = requests.get('https://check.torproject.org/exit-addresses')
+        response = requests.get("https://check.torproject.org/exit-addresses")
         with open(DATABASE, 'w') as handle:
             handle.write(response.text)
 """
