@@ -180,6 +180,11 @@ SCRIPT_CALL = lazy_compile(r"(?<![\w.-])([\w.-]*[\w-]\.(?:ba)?sh)\b")
 SECRET_VARIABLE = lazy_compile(r"^(?:export\s+|local\s+)?([A-Za-z_]\w*)=")
 
 
+def starts_a_server(text: str) -> bool:
+    """Some line of ``text`` (a start script, a ``CMD``) starts a server."""
+    return any(SERVER.search(line.text) for line in logical_lines(text))
+
+
 def scripts_started(text: str) -> Iterator[tuple[int, str]]:
     """(line, script name) for each script a start script (or ``CMD``) runs."""
     for line in logical_lines(text):
@@ -187,8 +192,12 @@ def scripts_started(text: str) -> Iterator[tuple[int, str]]:
             yield line.number, posixpath.basename(script)
 
 
-def find_in_shell(path: str, text: str, started: bool = False) -> Iterator[Finding]:
-    """``started``: another start script runs this one (judged as part of the start)."""
+def find_in_shell(
+    path: str, text: str, started: bool = False, beside_server: bool = False
+) -> Iterator[Finding]:
+    """``started``: another start script runs this one (judged as part of the start);
+    ``beside_server``: and that script starts the web server too (a scheduler this one
+    starts runs beside it)."""
     if BY_HAND.match(posixpath.basename(path)) and not started:
         return
     lines = logical_lines(text)
@@ -208,7 +217,9 @@ def find_in_shell(path: str, text: str, started: bool = False) -> Iterator[Findi
     serving_arms = {arm for arm, line in zip(arms, lines, strict=True) if SERVER.search(line.text)}
     secrets: set[str] = set()  # variables assigned a generated secret so far
     for arm, line in zip(arms, lines, strict=True):
-        serves = starts_server if arm is None else bool({None, arm} & serving_arms)
+        serves = beside_server or (
+            starts_server if arm is None else bool({None, arm} & serving_arms)
+        )
         assigned = SECRET_VARIABLE.match(line.text)
         if assigned and SECRET_GENERATOR.search(line.text):
             secrets.add(assigned.group(1))

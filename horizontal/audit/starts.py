@@ -81,27 +81,36 @@ def scripts_run_by_start_scripts(texts: dict[str, list[str]]) -> Iterator[Findin
         by_name.setdefault(posixpath.basename(path), []).append(path)
     # Start scripts were judged as such already; the scripts they run are judged here.
     judged = {path for path, text in shells.items() if deploy.runs_at_start(path, text)}
-    callers: list[tuple[str, int, str]] = []  # (caller, line, script name)
+    # (caller, line, script name, whether the caller starts a server beside it)
+    callers: list[tuple[str, int, str, bool]] = []
     for path in sorted(judged):  # the first caller named is the related one: stable
-        callers += [(path, n, name) for n, name in deploy.scripts_started(shells[path])]
+        serving = deploy.starts_a_server(shells[path])
+        callers += [(path, n, name, serving) for n, name in deploy.scripts_started(shells[path])]
     for path, lines in texts.items():
         if is_dockerfile(path):
             for line in deploy.logical_lines("\n".join(lines)):
                 if line.text.split(None, 1)[0].upper() in {"CMD", "ENTRYPOINT"}:
+                    serving = deploy.starts_a_server(line.text)
                     callers += [
-                        (path, line.number, n) for _, n in deploy.scripts_started(line.text)
+                        (path, line.number, n, serving)
+                        for _, n in deploy.scripts_started(line.text)
                     ]
     for _ in range(3):
-        following: list[tuple[str, int, str]] = []
-        for caller, number, name in callers:
+        following: list[tuple[str, int, str, bool]] = []
+        for caller, number, name, serving in callers:
             for script in by_name.get(name, []):
                 if script in judged:
                     continue
                 judged.add(script)
                 related = (Location(caller, number),)
-                for finding in deploy.find_in_shell(script, shells[script], started=True):
+                for finding in deploy.find_in_shell(
+                    script, shells[script], started=True, beside_server=serving
+                ):
                     yield finding._replace(related=related)
-                following += [(script, n, s) for n, s in deploy.scripts_started(shells[script])]
+                own = serving or deploy.starts_a_server(shells[script])
+                following += [
+                    (script, n, s, own) for n, s in deploy.scripts_started(shells[script])
+                ]
         callers = following
 
 

@@ -104,3 +104,25 @@ def test_migrate_run_into_a_container_from_outside_is_an_operators_command(
     assert where(scan(tmp_path / "b", {"docker/scripts/initdb.sh": inside})) == [
         ("docker/scripts/initdb.sh", 2)
     ]
+
+
+WORKER = """\
+#!/bin/bash
+start_scheduler(){
+    celery -A worker beat &
+}
+if [ "$1" = "scheduler" ]; then
+    start_scheduler
+fi
+"""
+
+
+def test_beat_a_helper_starts_for_a_start_script_that_serves_is_found(tmp_path: Path) -> None:
+    start = (
+        "#!/bin/bash\npython manage.py check\n./worker.sh scheduler start\nexec gunicorn app.wsgi\n"
+    )
+    found = scan(tmp_path, {"start.sh": start, "worker.sh": WORKER})
+    assert [(f.path, f.line, f.category) for f in found] == [("worker.sh", 3, "scheduler")]
+    assert [(r.path, r.line) for r in found[0].related] == [("start.sh", 3)]
+    alone = start.replace("exec gunicorn app.wsgi\n", "")
+    assert scan(tmp_path / "b", {"start.sh": alone, "worker.sh": WORKER}) == []

@@ -503,13 +503,13 @@ def test_a_refresh_that_downloads_a_dataset_is_silent_and_a_saved_upload_is_not(
 ) -> None:
     assert scan(tmp_path, {"app/feeds.py": FEED}, "file-write") == []
     upload = FEED.replace("def update(cls)", "def save_upload(cls, request)").replace(
-        "requests.get('https://check.torproject.org/exit-addresses')", "request.FILES['f']"
+        'requests.get("https://check.torproject.org/exit-addresses")', "request.FILES['f']"
     )
     assert where(scan(tmp_path / "b", {"app/feeds.py": upload}, "file-write")) == [
         ("app/feeds.py", 7)
     ]
     not_fetched = FEED.replace(
-        "requests.get('https://check.torproject.org/exit-addresses')", "cls.build()"
+        'requests.get("https://check.torproject.org/exit-addresses")', "cls.build()"
     )
     assert where(scan(tmp_path / "c", {"app/feeds.py": not_fetched}, "file-write")) == [
         ("app/feeds.py", 7)
