@@ -498,12 +498,30 @@ def _falsy_when_unset(value: ast.AST) -> bool:
     return function.endswith(("getenv", "environ.get")) and len(value.args) == 1
 
 
+# A flag that says the process is a test run (``if TESTING:``): off in production.
+TEST_RUN_FLAG = lazy_compile(r"^(IS_)?(RUNNING_)?(UNIT_)?TEST(S|ING)?(_MODE|_RUN)?$")
+
+
+def _is_test_run(test: ast.AST) -> bool:
+    """``"test" in sys.argv``, ``"pytest" in sys.modules``: true only under a test run."""
+    return (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.In)
+        and "test" in (string_value(test.left) or "")
+        and dotted(test.comparators[0]) in {"sys.argv", "sys.modules"}
+    )
+
+
 def off_by_default(test: ast.AST, unset: AbstractSet[str] = frozenset()) -> bool:
-    """A branch taken only when DEBUG or an option that defaults to nothing is set:
-    ``if DEBUG:``, ``if not SECRET_KEY and DEBUG:``, ``if SESSION_FILE_PATH is not None:``
-    (bound to None above), ``if env("CACHE_URL"):`` (whose default is "")."""
+    """A branch taken only when DEBUG, a test run (``if TESTING:``) or an option that
+    defaults to nothing is set: ``if DEBUG:``, ``if not SECRET_KEY and DEBUG:``,
+    ``if SESSION_FILE_PATH is not None:`` (bound to None above), ``if env("CACHE_URL"):``
+    (whose default is "")."""
     if isinstance(test, ast.Name):
-        return test.id == "DEBUG" or test.id in unset
+        return test.id == "DEBUG" or test.id in unset or bool(TEST_RUN_FLAG.match(test.id))
+    if _is_test_run(test):
+        return True
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(off_by_default(value, unset) for value in test.values)
     if (

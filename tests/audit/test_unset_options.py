@@ -236,3 +236,26 @@ def test_a_config_class_whose_secret_key_defaults_to_a_random_value_is_found(
         "Field(default_factory=lambda: secrets.token_urlsafe(50))", "Field()"
     )
     assert scan(tmp_path / "b", {"app/config/common.py": required}, "settings") == []
+
+
+TEST_RUN = (
+    "import os, sys\nINSTALLED_APPS = []\nMIDDLEWARE = []\n"
+    "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+    "TESTING = sys.argv[1:2] == ['test']\n"
+    "MEDIA_ROOT = os.path.join(BASE_DIR, 'media')\n"
+    "if TESTING:\n"
+    "    MEDIA_ROOT = os.path.join(BASE_DIR, 'media_test')\n"
+)
+
+
+def test_a_value_set_only_under_a_test_run_is_not_productions(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"site/settings.py": TEST_RUN}, "settings")
+    assert where(found) == [("site/settings.py", 6)]
+    argv = TEST_RUN.replace("if TESTING:", "if 'test' in sys.argv:")
+    assert where(scan(tmp_path / "b", {"site/settings.py": argv}, "settings")) == [
+        ("site/settings.py", 6)
+    ]
+    other = TEST_RUN.replace("if TESTING:", "if os.environ.get('MEDIA_LOCAL', 'yes'):")
+    assert where(scan(tmp_path / "c", {"site/settings.py": other}, "settings")) == [
+        ("site/settings.py", 8)
+    ]
