@@ -140,12 +140,38 @@ def _runs_beat(command: str, context: str) -> bool:
     return bool(IN_PROCESS_BEAT.search(command) and SERVER.search(context))
 
 
+# ENV DATABASE_URL="sqlite:////data/app.db": the image points every replica at its own file.
+DATABASE_URL_NAME = lazy_compile(r"^([A-Z0-9]+_)*(DATABASE|DB)_(URL|URI)$|^(CELERY_)?BROKER_URL$")
+SQLITE_URL = lazy_compile(r"^[\"']?(sqlite|spatialite|sqla\+sqlite|db\+sqlite):", re.I)
+ENV_PAIR = lazy_compile(r"([A-Za-z_]\w*)=(\"[^\"]*\"|'[^']*'|\S+)")
+SQLITE_IN_IMAGE = (
+    "the image sets {name} to SQLite: each replica has its own database file on its own disk"
+)
+
+
+def _sqlite_in_env(line: Line) -> str | None:
+    """The variable an ``ENV`` line sets to a SQLite URL (``ENV DATABASE_URL=sqlite:…``,
+    or the older ``ENV DATABASE_URL sqlite:…``), or None."""
+    rest = line.text.split(None, 1)[1] if " " in line.text else ""
+    pairs = ENV_PAIR.findall(rest) or ([tuple(rest.split(None, 1))] if " " in rest else [])
+    for name, value in pairs:
+        if DATABASE_URL_NAME.match(name) and SQLITE_URL.match(value):
+            return str(name)
+    return None
+
+
 def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
     lines = logical_lines(text)
     if serves_with_runserver([ln.text for ln in lines if ln.text.upper().startswith("CMD")]):
         return  # a development image (runserver is not for production)
     for line in lines:
         instruction = line.text.split(None, 1)[0].upper() if line.text else ""
+        if instruction == "ENV" and (name := _sqlite_in_env(line)) is not None:
+            finding = _finding(path, line, "settings", SQLITE_IN_IMAGE.format(name=name))
+            yield finding._replace(
+                fix_text=f"Leave {name} out of the image and set it at deploy time to the "
+                "PostgreSQL or MySQL server every replica shares (horizontal.W030)."
+            )
         runs_at_start = instruction in {"CMD", "ENTRYPOINT"}
         if runs_at_start and _runs_migrations(line.text):
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)

@@ -207,3 +207,22 @@ def test_a_secret_printed_from_a_variable_is_not_written_to_a_file(tmp_path: Pat
     assert where(scan(tmp_path / "b", {"docker/entrypoint.sh": KEY_SCRIPT})) == [
         ("docker/entrypoint.sh", 4)
     ]
+
+
+def test_an_image_that_sets_a_sqlite_database_url_is_found(tmp_path: Path) -> None:
+    image = (
+        "FROM python:3.12\nVOLUME /data\n"
+        'ENV DATABASE_URL="sqlite:////data/app.db"\nENV DEBUG="False"\n'
+        'CMD ["gunicorn", "app.wsgi"]\n'
+    )
+    found = scan(tmp_path, {"docker/Dockerfile": image})
+    assert [(f.line, f.category) for f in found] == [(3, "settings")]
+    assert "DATABASE_URL" in found[0].fix
+    server = image.replace("sqlite:////data/app.db", "postgres://db/app")
+    assert scan(tmp_path / "b", {"docker/Dockerfile": server}) == []
+    old_form = image.replace(
+        'ENV DATABASE_URL="sqlite:////data/app.db"', "ENV DATABASE_URL sqlite:////data/app.db"
+    )
+    assert where(scan(tmp_path / "c", {"docker/Dockerfile": old_form})) == [
+        ("docker/Dockerfile", 3)
+    ]
