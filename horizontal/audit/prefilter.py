@@ -58,6 +58,9 @@ HOT_NEEDLES = (
     "localhost",
     "127.0.0.1",
     "SECRET_KEY",
+    "mktemp(",
+    "mkdtemp(",
+    "mkstemp(",
 )
 # Methods that mutate a container in place; state.py judges the same calls on the AST.
 CONTAINER_MUTATORS = (

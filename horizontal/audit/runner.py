@@ -23,6 +23,7 @@ from horizontal.audit import (
     services,
     starts,
     state,
+    task_results,
 )
 from horizontal.audit.file_kinds import is_compose_file, text_detector
 from horizontal.audit.findings import DEFAULT_CATEGORIES, Finding
@@ -90,6 +91,7 @@ PYTHON_DETECTORS: tuple[PythonDetector, ...] = (
     concurrency.find_schedulers,
     concurrency.find_startup_migrate,
     services.find_local_services,
+    task_results.find_task_returned_paths,
     find_config_secret_keys,
 )
 
