@@ -181,10 +181,17 @@ def _one_per_module(
             media.append(finding)
         else:
             yield finding
-    if writes:
+    if writes and media:  # one module keeping its files on this disk, both ways
+        where = (
+            f" ({len(writes)} write{'s' if writes[1:] else ''} in "
+            f"{_functions(writes, writers)}, and {len(media)} path"
+            f"{'s' if media[1:] else ''} under MEDIA_ROOT)"
+        )
+        yield _grouped(writes + media, LOCAL_WRITE + where)
+    elif writes:
         where = f" ({len(writes)} writes in {_functions(writes, writers)})"
         yield _grouped(writes, LOCAL_WRITE + where if len(writes) > 1 else LOCAL_WRITE)
-    if media:
+    elif media:
         yield _grouped(media, MEDIA_ROOT_BY_PATH + (f" ({len(media)} places)" if media[1:] else ""))
 
 

@@ -514,3 +514,11 @@ def test_a_refresh_that_downloads_a_dataset_is_silent_and_a_saved_upload_is_not(
     assert where(scan(tmp_path / "c", {"app/feeds.py": not_fetched}, "file-write")) == [
         ("app/feeds.py", 7)
     ]
+
+
+def test_a_modules_writes_and_media_root_paths_are_one_finding(tmp_path: Path) -> None:
+    both = WRITES + MEDIA_PATHS.replace("import os\n", "")
+    found = scan(tmp_path, {"app/files.py": "import os\n" + both}, "file-write")
+    assert len(found) == 1
+    assert "3 writes in export() and archive(), and 2 paths under MEDIA_ROOT" in found[0].message
+    assert len(found[0].related) == 4
