@@ -30,9 +30,9 @@ __all__ = [
 
 
 def one_cron_per_image(findings: list[Finding]) -> list[Finding]:
-    """An image's cron is one finding: a crontab's lines become related locations of its
-    first, and every crontab of the tree becomes related to the Dockerfile line that
-    installs cron, when there is one (the place that decides it)."""
+    """An image's cron is one finding: the cron lines of one file become related
+    locations of its first, and every crontab of the tree becomes related to the
+    Dockerfile line that installs cron, when there is one (the place that decides it)."""
     crons = [f for f in findings if f.category == "image-cron"]
     if len(crons) < 2:
         return findings
@@ -44,11 +44,11 @@ def one_cron_per_image(findings: list[Finding]) -> list[Finding]:
     merged: list[Finding] = []
     crontabs: list[Finding] = []
     for path, group in by_file.items():
-        if is_crontab[path]:
-            first, rest = group[0], group[1:]
-            crontabs.append(first._replace(related=tuple(Location(f.path, f.line) for f in rest)))
-        else:
-            merged.extend(group)
+        # The cron lines of one file (a crontab's entries, a Dockerfile's install and
+        # start) are one image's cron: one finding at the first, the others related.
+        first, rest = group[0], group[1:]
+        one = first._replace(related=(*first.related, *(Location(f.path, f.line) for f in rest)))
+        (crontabs if is_crontab[path] else merged).append(one)
     dockerfiles = [f for f in merged if is_dockerfile(f.path)]
     if dockerfiles and crontabs:
         decider = dockerfiles[0]

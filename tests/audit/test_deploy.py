@@ -226,3 +226,14 @@ def test_an_image_that_sets_a_sqlite_database_url_is_found(tmp_path: Path) -> No
     assert where(scan(tmp_path / "c", {"docker/Dockerfile": old_form})) == [
         ("docker/Dockerfile", 3)
     ]
+
+
+def test_the_cron_lines_of_one_dockerfile_are_one_finding(tmp_path: Path) -> None:
+    image = (
+        "FROM python:3.12\nRUN apt-get update && apt-get install -y cron\n"
+        "COPY crontab /etc/cron.d/app\nRUN crontab /etc/cron.d/app\n"
+        'CMD ["sh", "-c", "cron && gunicorn app.wsgi"]\n'
+    )
+    found = scan(tmp_path, {"Dockerfile": image}, "image-cron")
+    assert where(found) == [("Dockerfile", 3)]
+    assert [(r.path, r.line) for r in found[0].related] == [("Dockerfile", 4), ("Dockerfile", 5)]
