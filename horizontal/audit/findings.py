@@ -94,14 +94,25 @@ CATEGORIES: dict[str, Category] = {
             "See the horizontal.W0xx deploy checks: shared cache, horizontal.sessions, "
             "horizontal.storage.S3Storage, a server database, @job + runjob.",
         ),
+        Category(
+            "log-file",
+            "horizontal.W110",
+            "warning",
+            "LOGGING handler that writes a file on this host",
+            "Log to stdout/stderr (logging.StreamHandler) and let the platform collect the "
+            "logs of every instance in one place (horizontal.W051).",
+        ),
     )
 }
 
 
 # Reported only when asked for (``--category``/``--extend-category``): on the labelled
 # corpus, module state mutated at run time was a registry, a per-process id or a counter
-# meant to be per process in every case read, never a label (docs/audit.md, "Opt-in").
-OPT_IN_CATEGORIES = frozenset({"module-state"})
+# meant to be per process in every case read, and a log file is split logs, not broken
+# behaviour; labellers labelled neither (docs/audit.md, "Opt-in").
+OPT_IN_CATEGORIES = frozenset({"module-state", "log-file"})
+# Judged by the settings scan (settings modules read as Python runs them).
+SETTINGS_CATEGORIES = frozenset({"settings", "log-file"})
 DEFAULT_CATEGORIES = tuple(name for name in CATEGORIES if name not in OPT_IN_CATEGORIES)
 
 

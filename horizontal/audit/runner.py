@@ -26,7 +26,7 @@ from horizontal.audit import (
     task_results,
 )
 from horizontal.audit.file_kinds import is_compose_file, text_detector
-from horizontal.audit.findings import DEFAULT_CATEGORIES, Finding
+from horizontal.audit.findings import DEFAULT_CATEGORIES, SETTINGS_CATEGORIES, Finding
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
 from horizontal.audit.settings_files import is_settings_path, looks_like_settings, served_settings
@@ -232,7 +232,7 @@ class Scan:
                 self.keep(_data_folder_finding(read, writer))
             for finding in field_paths.local_path_reads(self.field_path_uses, self.file_fields):
                 self.keep(finding)
-        if "settings" in self.wanted:
+        if self.wanted & SETTINGS_CATEGORIES:
             for group in settings_packages(self.settings_groups):
                 for finding in find_settings_problems(
                     group,
@@ -241,7 +241,8 @@ class Scan:
                     unused=self._unused_features(),
                     served=frozenset(self.served_settings),
                 ):
-                    self.keep(finding)
+                    if finding.category in self.wanted:
+                        self.keep(finding)
         self.result.findings.sort()
         return self.result
 
@@ -279,7 +280,7 @@ class Scan:
         self.file_fields |= field_paths.file_fields(text)
         if not _run_by_hand(name, text):
             self.field_path_uses += field_paths.path_uses(name, text)
-        settings = "settings" in self.wanted and (
+        settings = bool(self.wanted & SETTINGS_CATEGORIES) and (
             is_settings_path(name) or looks_like_settings(text)
         )
         lines = hot_lines(text)

@@ -103,7 +103,10 @@ def find_settings_problems(
                 )
             )
     found = [f for f in found if f.message.split(":", 1)[0].split(" ", 1)[0] not in unused]
-    yield from _one_per_cause(found, children)
+    for finding in _one_per_cause(found, children):
+        # A file log handler is its own (opt-in) category: split logs, not broken state.
+        log_file = finding.message.startswith("LOGGING:")
+        yield finding._replace(category="log-file") if log_file else finding
 
 
 def _at_decider(

@@ -112,3 +112,20 @@ def test_module_state_is_opt_in(tmp_path: Path) -> None:
     assert extended.stdout.startswith("app/registry.py:1: module-state:")
     only = horizontal_audit("app", "--category", "module-state", cwd=tmp_path)
     assert only.stdout == extended.stdout
+
+
+LOG_SETTINGS = (
+    "INSTALLED_APPS = []\nMIDDLEWARE = []\n"
+    "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+    "LOGGING = {'version': 1, 'handlers': {'file': {'class': 'logging.FileHandler', "
+    "'filename': '/var/log/app.log'}}}\n"
+)
+
+
+def test_file_logging_is_opt_in(tmp_path: Path) -> None:
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "settings.py").write_text(LOG_SETTINGS)
+    default = horizontal_audit("site", cwd=tmp_path)
+    assert default.returncode == 0, default.stdout
+    extended = horizontal_audit("site", "--extend-category", "log-file", cwd=tmp_path)
+    assert extended.stdout.startswith("site/settings.py:4: log-file: LOGGING:")

@@ -72,7 +72,8 @@ def settings_source(changes: dict[str, Any], extra: str = "") -> str:
 
 def audit_findings(tmp_path: Path, source: str) -> list[str]:
     (tmp_path / "settings.py").write_text(source)
-    result = scan_paths([tmp_path], categories=["settings"], base=tmp_path)
+    # log-file (opt-in) is the settings scan too: the catalogue covers both.
+    result = scan_paths([tmp_path], categories=["settings", "log-file"], base=tmp_path)
     return [finding.message for finding in result.findings]
 
 

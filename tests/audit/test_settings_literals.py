@@ -90,11 +90,11 @@ LOGS = SETTINGS_HEAD + (
 
 
 def test_the_file_handlers_of_one_logging_setting_are_one_finding(tmp_path: Path) -> None:
-    found = scan(tmp_path, {"site/settings.py": LOGS}, "settings")
+    found = scan(tmp_path, {"site/settings.py": LOGS}, "log-file")
     assert where(found) == [("site/settings.py", 6)]
     assert [(r.path, r.line) for r in found[0].related] == [
         ("site/settings.py", 7),
         ("site/settings.py", 8),
     ]
     streams = LOGS.replace("logging.FileHandler", "logging.StreamHandler")
-    assert scan(tmp_path / "b", {"site/settings.py": streams}, "settings") == []
+    assert scan(tmp_path / "b", {"site/settings.py": streams}, "log-file") == []

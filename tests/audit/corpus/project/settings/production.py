@@ -15,7 +15,7 @@ LOGGING = {
     "version": 1,
     "handlers": {
         "file": {
-            "class": "logging.handlers.RotatingFileHandler",  # expect: settings
+            "class": "logging.handlers.RotatingFileHandler",  # expect: log-file
             "filename": "/var/log/shop/app.log",
         },
         "console": {"class": "logging.StreamHandler"},  # ok: stdout
