@@ -161,6 +161,11 @@ def find_local_storage(module: PythonModule) -> Iterator[Finding]:
                 call.lineno,
                 "storage.path() only exists for local storage: the file is on one host",
             )
+    if module.is_script:
+        # A command's MEDIA_ROOT paths are its operator's (a cleanup, an import, test
+        # data); a command filling a folder that requests read is judged at the read
+        # (datadirs.py).
+        return
     for node in module.nodes(ast.Attribute):
         assert isinstance(node, ast.Attribute)
         if node.attr != "MEDIA_ROOT" or module.scope(node).function is None:

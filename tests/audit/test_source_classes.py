@@ -522,3 +522,11 @@ def test_a_modules_writes_and_media_root_paths_are_one_finding(tmp_path: Path) -
     assert len(found) == 1
     assert "3 writes in export() and archive(), and 2 paths under MEDIA_ROOT" in found[0].message
     assert len(found[0].related) == 4
+
+
+def test_media_root_paths_of_a_management_command_are_its_operators(tmp_path: Path) -> None:
+    command = {"app/management/commands/cleanup_media.py": MEDIA_PATHS}
+    assert scan(tmp_path, command, "file-write") == []
+    assert where(scan(tmp_path / "b", {"app/media.py": MEDIA_PATHS}, "file-write")) == [
+        ("app/media.py", 4)
+    ]
