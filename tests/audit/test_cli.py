@@ -10,6 +10,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -100,20 +102,6 @@ def test_a_file_this_python_cannot_parse_is_named_as_not_audited(tmp_path: Path)
 
 
 REGISTRY = "_ACTIVE = {}\ndef remember(key, value):\n    _ACTIVE[key] = value\n"
-
-
-def test_module_state_is_opt_in(tmp_path: Path) -> None:
-    (tmp_path / "app").mkdir()
-    (tmp_path / "app" / "registry.py").write_text(REGISTRY)
-    default = horizontal_audit("app", cwd=tmp_path)
-    assert default.returncode == 0, default.stdout
-    extended = horizontal_audit("app", "--extend-category", "module-state", cwd=tmp_path)
-    assert extended.returncode == 1
-    assert extended.stdout.startswith("app/registry.py:1: module-state:")
-    only = horizontal_audit("app", "--category", "module-state", cwd=tmp_path)
-    assert only.stdout == extended.stdout
-
-
 LOG_SETTINGS = (
     "INSTALLED_APPS = []\nMIDDLEWARE = []\n"
     "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
@@ -122,10 +110,23 @@ LOG_SETTINGS = (
 )
 
 
-def test_file_logging_is_opt_in(tmp_path: Path) -> None:
-    (tmp_path / "site").mkdir()
-    (tmp_path / "site" / "settings.py").write_text(LOG_SETTINGS)
-    default = horizontal_audit("site", cwd=tmp_path)
+@pytest.mark.parametrize(
+    ("category", "path", "source", "first_line"),
+    [
+        ("module-state", "app/registry.py", REGISTRY, "app/registry.py:1: module-state:"),
+        ("log-file", "site/settings.py", LOG_SETTINGS, "site/settings.py:4: log-file: LOGGING:"),
+    ],
+)
+def test_an_opt_in_category_is_reported_only_when_asked_for(
+    tmp_path: Path, category: str, path: str, source: str, first_line: str
+) -> None:
+    folder = path.split("/", 1)[0]
+    (tmp_path / folder).mkdir()
+    (tmp_path / path).write_text(source)
+    default = horizontal_audit(folder, cwd=tmp_path)
     assert default.returncode == 0, default.stdout
-    extended = horizontal_audit("site", "--extend-category", "log-file", cwd=tmp_path)
-    assert extended.stdout.startswith("site/settings.py:4: log-file: LOGGING:")
+    extended = horizontal_audit(folder, "--extend-category", category, cwd=tmp_path)
+    assert extended.returncode == 1
+    assert extended.stdout.startswith(first_line)
+    only = horizontal_audit(folder, "--category", category, cwd=tmp_path)
+    assert only.stdout == extended.stdout
