@@ -127,6 +127,22 @@ class Dialect:
         """Take the lease if it is free or expired; return the new token, else None."""
         # Bounded: a locked row (a holder inside a fenced transaction, another acquire in
         # flight) answers "held" at once (ACQUIRE_LOCK_WAIT).
+        try:
+            self._upsert_lease(cursor, name, owner, ttl_ms)
+        except Exception as exc:
+            if self.lost_first_insert(exc):
+                # Another acquire created the lease's first row (token 1) in the same
+                # instant and committed: it holds the lease.
+                return None
+            raise
+        row = cursor.fetchone()
+        return None if row is None else int(row[0])
+
+    def lost_first_insert(self, exc: BaseException) -> bool:
+        """The acquire's insert of a new lease's first row lost a race with another's."""
+        return False
+
+    def _upsert_lease(self, cursor: Cursor, name: str, owner: str, ttl_ms: int) -> None:
         self.execute_bounded(
             cursor,
             f"""
@@ -144,8 +160,6 @@ class Dialect:
             [name, owner, ttl_ms, ttl_ms],
             wait=ACQUIRE_LOCK_WAIT,
         )
-        row = cursor.fetchone()
-        return None if row is None else int(row[0])
 
     def renew_lease(self, cursor: Cursor, name: str, owner: str, token: int, ttl_ms: int) -> bool:
         cursor.execute(

@@ -37,7 +37,7 @@ connect = time.perf_counter() - began
 start_at = {start_at}
 while time.time() < start_at:
     time.sleep(0.01)
-grants, latencies, outcomes, errors = [], [], [], 0
+grants, latencies, outcomes, errors, raised = [], [], [], 0, []
 deadline = time.monotonic() + {seconds}
 while time.monotonic() < deadline:
     began = time.perf_counter()
@@ -45,6 +45,9 @@ while time.monotonic() < deadline:
         lease = leases.acquire("contended", ttl=5)
     except Exception as exc:
         errors += 1
+        raised.append(f"{{type(exc).__module__}}.{{type(exc).__name__}}: {{exc}} "
+                      f"(cause {{type(exc.__cause__).__name__}}: "
+                      f"{{getattr(exc.__cause__, 'sqlstate', None)}})")
         lease = None
     latencies.append(time.perf_counter() - began)
     outcomes.append(lease is not None)
@@ -52,7 +55,8 @@ while time.monotonic() < deadline:
         grants.append(lease.token)
         lease.release()
     time.sleep(0.1)
-report = {{"grants": grants, "latencies": latencies, "outcomes": outcomes, "errors": errors}}
+report = {{"grants": grants, "latencies": latencies, "outcomes": outcomes, "errors": errors,
+          "raised": raised}}
 print(json.dumps({{**report, "connect": connect}}))
 """
 
@@ -106,7 +110,8 @@ def test_f18_thirty_two_processes_contend_for_one_lease(project_db: ScratchDatab
     print("  slowest later (ms, granted):", [(round(a * 1000, 1), b) for a, b in slowest])
     if retries:
         print("  e.g. " + retries[0][-160:])
-    assert sum(r["errors"] for r in reports) == 0, "a contended acquire raised"
+    raised = [text for r in reports for text in r["raised"]]
+    assert sum(r["errors"] for r in reports) == 0, f"a contended acquire raised: {raised[:3]}"
     assert len(grants) == len(set(grants)), "a token was granted twice"
     for report in reports:
         assert report["grants"] == sorted(report["grants"]), "a process saw a token go down"

@@ -141,3 +141,29 @@ def test_hardening_11_a_connection_lost_inside_an_atomic_statement_is_retried(
         return len(calls)
 
     assert run_statement(alias, dropped_once, atomic=atomic) == 2
+
+
+@pytest.mark.parametrize("db_alias", ["postgresql"], indirect=True)
+def test_a_lost_race_for_a_new_leases_first_row_is_read_as_held(db_alias: str) -> None:
+    # The race itself is F18's (tests/chaos/test_contention.py): two inserts of a new
+    # lease pass ON CONFLICT (name) together, and the second hits the (name, token)
+    # index. Here the server raises the same error, on a scratch table whose index has
+    # that name, and the dialect must read it as "another acquire won", and no other.
+    dialect = db.dialect_for(connections[db_alias])
+    errors = {}
+    with connections[db_alias].cursor() as cursor:
+        cursor.execute("CREATE TEMP TABLE race (name text, token int, other int)")
+        cursor.execute("CREATE UNIQUE INDEX horizontal_lease_name_token ON race (name, token)")
+        cursor.execute("CREATE UNIQUE INDEX race_other ON race (other)")
+        cursor.execute("INSERT INTO race VALUES ('contended', 1, 1)")
+        for label, row in {"name_token": "('contended', 1, 2)", "other": "('x', 1, 1)"}.items():
+            try:
+                with transaction.atomic(using=db_alias):
+                    cursor.execute(f"INSERT INTO race VALUES {row}")
+            except Exception as exc:  # Django's IntegrityError around psycopg's
+                errors[label] = exc
+        cursor.execute("DROP TABLE race")
+    assert dialect.lost_first_insert(errors["name_token"])
+    assert dialect.lost_first_insert(errors["name_token"].__cause__)
+    assert not dialect.lost_first_insert(errors["other"])
+    assert not dialect.lost_first_insert(OperationalError("server closed the connection"))
