@@ -13,7 +13,8 @@ import ast
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from horizontal.audit.files import is_data_setting, written_path
+from horizontal.audit.files import written_path
+from horizontal.audit.served_folders import is_data_setting
 from horizontal.audit.source import FunctionNode, PythonModule, call_name, dotted, last_part
 
 # Calls that create files or directories under a path they are given.

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.local_storage import MEDIA_ROOT_BY_PATH, find_local_storage
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.served_folders import find_served_folders
 from horizontal.audit.source import (
     FunctionNode,
     PythonModule,
@@ -46,18 +47,6 @@ COPIES = frozenset(
 FRAME_WRITERS = frozenset({"to_csv", "to_excel", "to_parquet", "savefig"})
 HARMLESS_TARGETS = ("/dev/", "/proc/", "/sys/")
 PID_OR_LOG = lazy_compile(r"((^|_)(pid|log)s?(_?(file|path))?$|\.(pid|log)$)", re.I)
-
-
-# A setting that names a directory or file of data.
-DATA_SETTING = lazy_compile(r"^[A-Z][A-Z0-9_]*_(ROOT|DIR|DIRS|DIRECTORY|FOLDER|PATH)$")
-# Shipped with the code (the same in every image), scratch space, or handled elsewhere.
-NOT_DATA = lazy_compile(
-    r"STATIC|TEMPLATE|LOCALE|FIXTURE|^BASE_|^PROJECT_|^APP_|^MEDIA_ROOT$|TEMP|TMP|SCRATCH"
-)
-
-
-def is_data_setting(name: str) -> bool:
-    return bool(DATA_SETTING.match(name)) and not NOT_DATA.search(name)
 
 
 def write_mode(call: ast.Call, position: int) -> bool:
@@ -113,7 +102,7 @@ def find_file_writes(module: PythonModule) -> Iterator[Finding]:
         _generated_secrets(module),
         _local_writes(module, writers),
         find_local_storage(module),
-        _served_media(module),
+        find_served_folders(module),
     )
     for finding in producers:
         for item in finding:
@@ -241,75 +230,6 @@ def _guarded_lines(module: PythonModule) -> set[int]:
         last = max(getattr(n, "end_lineno", None) or n.lineno for n in node.body)
         lines.update(range(first, last + 1))
     return lines
-
-
-def _served_media(module: PythonModule) -> Iterator[Finding]:
-    """``serve(…, document_root=settings.MEDIA_ROOT)`` or a URL pattern's
-    ``{"document_root": settings.MEDIA_ROOT}``: uploads served from this host's disk.
-    Django's ``static()`` helper is left alone: it returns nothing unless DEBUG."""
-    if "document_root" not in module.text:
-        return
-    for node in ast.walk(module.tree):
-        value: ast.AST | None = None
-        if isinstance(node, ast.Dict):
-            for key, item in zip(node.keys, node.values, strict=True):
-                if string_value(key) == "document_root":
-                    value = item
-        elif isinstance(node, ast.Call) and "serve" in last_part(call_name(module, node)):
-            value = keyword(node, "document_root")
-        message = _serving_message(value)
-        if message is not None:
-            line = getattr(node, "lineno", 1)
-            yield Finding(module.path, line, "file-write", message, module.line(line))
-
-
-def _serving_message(document_root: ast.AST | None) -> str | None:
-    """What serving files from ``document_root`` breaks, or None for a safe root."""
-    root = _served_root(document_root)
-    if root == "MEDIA_ROOT":
-        return (
-            "serves MEDIA_ROOT from this host's disk: an upload received by another "
-            "instance is a 404 here"
-        )
-    if root is not None:
-        return (
-            f"serves settings.{root} from this host's disk: files generated there on "
-            "another instance are a 404 here"
-        )
-    folder = _served_folder(document_root)
-    if folder is not None:
-        return (
-            f"serves files from {folder} on this host's disk: files written there on "
-            "another instance are a 404 here"
-        )
-    return None
-
-
-def _served_root(value: ast.AST | None) -> str | None:
-    """The setting a ``document_root`` names: ``MEDIA_ROOT`` or a data folder
-    (``settings.EXPORT_DIR``, joined or not); None for static files or anything else."""
-    if value is None:
-        return None
-    for child in ast.walk(value):
-        if isinstance(child, ast.Attribute) and dotted(child.value) == "settings":
-            if child.attr == "MEDIA_ROOT":
-                return child.attr
-            if is_data_setting(child.attr):
-                return child.attr
-    return None
-
-
-# ``snapshot.output_dir``, ``self.export_path``: an object's folder on the local disk.
-FOLDER_ATTRIBUTE = lazy_compile(r"(^|_)(dir|path|root|folder|directory)$")
-
-
-def _served_folder(value: ast.AST | None) -> str | None:
-    """A ``document_root`` that is an object's folder (``snapshot.output_dir``), not the
-    static files' (those are in every image)."""
-    name = dotted(value) if isinstance(value, ast.Attribute) else None
-    if name is None or "static" in name.lower() or name.startswith("settings."):
-        return None
-    return name if FOLDER_ATTRIBUTE.search(last_part(name)) else None
 
 
 def _removed_here(

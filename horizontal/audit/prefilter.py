@@ -18,7 +18,7 @@ from horizontal.audit.patterns import find_all, lazy_compile
 
 
 def is_data_setting(name: str) -> bool:
-    from horizontal.audit.files import is_data_setting as judged
+    from horizontal.audit.served_folders import is_data_setting as judged
 
     return judged(name)
 

@@ -9,6 +9,7 @@ split by job:
 
 - ``settings_files``: which files are settings modules, which are development or tests;
 - ``settings_values``: what a module gives production, read as Python runs it;
+- ``settings_branches``: the branches production does not take when nothing is set;
 - ``settings_rules``: the per-setting rules and their fix texts;
 - ``settings_imported``: the same rules over the imported settings, for ``check --deploy``.
 """
@@ -20,6 +21,7 @@ import posixpath
 from collections.abc import Callable, Iterator
 
 from horizontal.audit.findings import Finding, Location
+from horizontal.audit.settings_branches import off_by_default_statements
 from horizontal.audit.settings_files import KNOWN_SETTINGS, is_dev_module
 from horizontal.audit.settings_rules import (
     bad_backends,
@@ -33,7 +35,6 @@ from horizontal.audit.settings_values import (
     apply_env_schema,
     has_star_import,
     mutated_in_place,
-    off_by_default_statements,
     replacement_check,
     star_importers,
     top_level_settings,

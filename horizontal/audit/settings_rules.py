@@ -25,13 +25,12 @@ from horizontal.audit.known import (
     this_host_addresses,
 )
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.settings_branches import explicitly_chosen, static_or_compared
 from horizontal.audit.settings_values import (
     KeyPath,
     address_text,
     env_default,
-    explicitly_chosen,
     module_strings,
-    static_or_compared,
     strings_with_paths,
     value_paths,
 )

@@ -1,0 +1,105 @@
+"""Folders of data on the local disk, and code that serves them from it.
+
+A data folder is a setting that names a directory of files the application makes
+(``settings.EXPORT_DIR``), not one shipped in the image. A view or URL pattern that serves
+``MEDIA_ROOT``, a data folder or an object's folder from this host's disk answers 404 for
+a file another instance wrote.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from horizontal.audit.findings import Finding
+from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.source import (
+    PythonModule,
+    call_name,
+    dotted,
+    keyword,
+    last_part,
+    string_value,
+)
+
+__all__ = ["find_served_folders", "is_data_setting"]
+
+# A setting that names a directory or file of data.
+DATA_SETTING = lazy_compile(r"^[A-Z][A-Z0-9_]*_(ROOT|DIR|DIRS|DIRECTORY|FOLDER|PATH)$")
+# Shipped with the code (the same in every image), scratch space, or handled elsewhere.
+NOT_DATA = lazy_compile(
+    r"STATIC|TEMPLATE|LOCALE|FIXTURE|^BASE_|^PROJECT_|^APP_|^MEDIA_ROOT$|TEMP|TMP|SCRATCH"
+)
+
+
+def is_data_setting(name: str) -> bool:
+    return bool(DATA_SETTING.match(name)) and not NOT_DATA.search(name)
+
+
+def find_served_folders(module: PythonModule) -> Iterator[Finding]:
+    """``serve(…, document_root=settings.MEDIA_ROOT)`` or a URL pattern's
+    ``{"document_root": settings.MEDIA_ROOT}``: uploads served from this host's disk.
+    Django's ``static()`` helper is left alone: it returns nothing unless DEBUG."""
+    if "document_root" not in module.text:
+        return
+    for node in ast.walk(module.tree):
+        value: ast.AST | None = None
+        if isinstance(node, ast.Dict):
+            for key, item in zip(node.keys, node.values, strict=True):
+                if string_value(key) == "document_root":
+                    value = item
+        elif isinstance(node, ast.Call) and "serve" in last_part(call_name(module, node)):
+            value = keyword(node, "document_root")
+        message = _serving_message(value)
+        if message is not None:
+            line = getattr(node, "lineno", 1)
+            yield Finding(module.path, line, "file-write", message, module.line(line))
+
+
+def _serving_message(document_root: ast.AST | None) -> str | None:
+    """What serving files from ``document_root`` breaks, or None for a safe root."""
+    root = _served_root(document_root)
+    if root == "MEDIA_ROOT":
+        return (
+            "serves MEDIA_ROOT from this host's disk: an upload received by another "
+            "instance is a 404 here"
+        )
+    if root is not None:
+        return (
+            f"serves settings.{root} from this host's disk: files generated there on "
+            "another instance are a 404 here"
+        )
+    folder = _served_folder(document_root)
+    if folder is not None:
+        return (
+            f"serves files from {folder} on this host's disk: files written there on "
+            "another instance are a 404 here"
+        )
+    return None
+
+
+def _served_root(value: ast.AST | None) -> str | None:
+    """The setting a ``document_root`` names: ``MEDIA_ROOT`` or a data folder
+    (``settings.EXPORT_DIR``, joined or not); None for static files or anything else."""
+    if value is None:
+        return None
+    for child in ast.walk(value):
+        if isinstance(child, ast.Attribute) and dotted(child.value) == "settings":
+            if child.attr == "MEDIA_ROOT":
+                return child.attr
+            if is_data_setting(child.attr):
+                return child.attr
+    return None
+
+
+# ``snapshot.output_dir``, ``self.export_path``: an object's folder on the local disk.
+FOLDER_ATTRIBUTE = lazy_compile(r"(^|_)(dir|path|root|folder|directory)$")
+
+
+def _served_folder(value: ast.AST | None) -> str | None:
+    """A ``document_root`` that is an object's folder (``snapshot.output_dir``), not the
+    static files' (those are in every image)."""
+    name = dotted(value) if isinstance(value, ast.Attribute) else None
+    if name is None or "static" in name.lower() or name.startswith("settings."):
+        return None
+    return name if FOLDER_ATTRIBUTE.search(last_part(name)) else None
