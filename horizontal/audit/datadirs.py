@@ -156,17 +156,33 @@ def media_folders(module: PythonModule) -> set[str]:
     return found
 
 
-def unread_pairs(
+class DataFolder(NamedTuple):
+    """One data folder that a command fills and request code reads: one root cause."""
+
+    setting: str
+    writer: Use
+    reads: list[Use]  # the first is where it is reported; those in other modules first
+
+
+def unread_folders(
     writes: list[Use],
     reads: list[Use],
     media: set[str] = frozenset(),  # type: ignore[assignment]
-) -> Iterator[tuple[Use, Use]]:
-    """Each read of a data folder that a command fills, with one such write."""
+) -> Iterator[DataFolder]:
+    """Each data folder that one module fills and another module reads, with every read
+    of it (the writer's own module's included, once another module reads it too)."""
     written: dict[str, Use] = {}
     for use in writes:
         if use.setting not in media:
             written.setdefault(use.setting, use)
+    by_setting: dict[str, list[Use]] = {}
     for read in reads:
-        writer = written.get(read.setting)
-        if writer is not None and writer.path != read.path:
-            yield read, writer
+        if read.setting in written:
+            by_setting.setdefault(read.setting, []).append(read)
+    for setting, found in by_setting.items():
+        writer = written[setting]
+        elsewhere = [r for r in found if r.path != writer.path]
+        if elsewhere:
+            yield DataFolder(
+                setting, writer, elsewhere + [r for r in found if r.path == writer.path]
+            )

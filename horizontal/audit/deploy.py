@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from horizontal.audit.findings import Finding
+from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.shell_branches import process_arms
 
@@ -51,6 +51,10 @@ def serves_with_runserver(texts: list[str]) -> bool:
     )
 
 
+# pip install -e . at start: the project's source is mounted in, not built into the image.
+EDITABLE_INSTALL = lazy_compile(
+    r"\b(pip3?|python3?\s+-m\s+pip|uv\s+pip)\s+install\b.*\s(-e|--editable)(\s|=|$)"
+)
 # A scheduler that only makes sense as one process, started next to the web server.
 IN_PROCESS_BEAT = lazy_compile(r"\bcelery\b.*\bbeat\b|\brunapscheduler\b")
 # celery worker -B embeds beat in every worker: N workers, N beats, wherever they run.
@@ -95,9 +99,12 @@ def logical_lines(text: str) -> list[Line]:
     return lines
 
 
-# docker exec app python manage.py migrate: an operator's command into a running
-# container, from outside it (not what the container runs when it starts).
-EXEC_INTO = lazy_compile(r"\b(docker(-compose|\s+compose)?\s+exec|kubectl\s+exec)\b")
+# docker exec app python manage.py migrate, docker compose run --rm web migrate: an
+# operator's command into a running container or a one-off one, from outside it (not
+# what a replica runs when it starts).
+EXEC_INTO = lazy_compile(
+    r"\b(docker(-compose|\s+compose)?\s+(exec|run)|kubectl\s+(exec|run)|podman\s+(exec|run))\b"
+)
 
 
 def _migrates(text: str) -> bool:
@@ -230,8 +237,12 @@ def find_in_shell(
     starts_server = _starts_server(path, lines)
     if not (started or starts_server or ENTRYPOINT_NAME.search(posixpath.basename(path))):
         return  # a deploy or maintenance script someone runs once, by hand
-    if serves_with_runserver([line.text for line in lines]):
-        return  # a development start (runserver is not for production)
+    if serves_with_runserver([line.text for line in lines]) or any(
+        EDITABLE_INSTALL.search(line.text) for line in lines
+    ):
+        # A development start: runserver is not for production, and a start that
+        # installs the project editable runs a source tree mounted from the host.
+        return
     # A script that migrates and starts nothing else is a migration step: a one-off job
     # container, or a per-replica start, as whatever runs it says (judged there).
     migration_step = (
@@ -368,9 +379,53 @@ ONE_OFF = lazy_compile(r"^kind:\s*(Job|CronJob)\b|helm\.sh/hook", re.M)
 LIST_SYNTAX = lazy_compile(r"[\[\]\"',]")
 
 
+# An Ansible task's cron module (``cron:``, ``ansible.builtin.cron:``), its job, and a
+# removal (``state: absent``), which installs nothing.
+ANSIBLE_CRON = lazy_compile(r"^(?P<indent>\s*)(-\s+)?(ansible\.builtin\.)?cron:\s*$")
+ANSIBLE_JOB = lazy_compile(r"^\s+job:\s*(?P<job>.+)$")
+ANSIBLE_ABSENT = lazy_compile(r"^\s+state:\s*[\"']?absent\b")
+DJANGO_COMMAND = lazy_compile(r"\bmanage\.py\b|\bdjango-admin\b")
+ANSIBLE_CRON_JOB = (
+    "cron job installed by provisioning: every host the role provisions runs it "
+    "(a second web host runs it twice)"
+)
+
+
+def find_provisioned_crons(path: str, text: str) -> Iterator[Finding]:
+    """A provisioning role's ``cron:`` task that runs a Django command: installed on every
+    host the role is applied to."""
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        module = ANSIBLE_CRON.match(line)
+        if module is None:
+            continue
+        indent = len(module.group("indent"))
+        block: list[tuple[int, str]] = []
+        for number, following in enumerate(lines[index + 1 :], index + 2):
+            if following.strip() and len(following) - len(following.lstrip()) <= indent:
+                break
+            block.append((number, following))
+        jobs = [(n, m.group("job")) for n, t in block if (m := ANSIBLE_JOB.match(t))]
+        if any(ANSIBLE_ABSENT.match(t) for _, t in block):
+            continue
+        for number, job in jobs:
+            if DJANGO_COMMAND.search(job):
+                yield Finding(
+                    path,
+                    index + 1,
+                    "image-cron",
+                    ANSIBLE_CRON_JOB,
+                    line.strip(),
+                    related=(Location(path, number),),
+                )
+
+
 def find_in_manifest(path: str, text: str) -> Iterator[Finding]:
     """A Deployment's (or StatefulSet's) container or initContainer that migrates: every
-    pod runs it. A Job, or a Helm hook, runs once per release: the right place."""
+    pod runs it. A Job, or a Helm hook, runs once per release: the right place. An
+    Ansible task's cron that runs a Django command runs on every host it provisions."""
+    if "cron:" in text:
+        yield from find_provisioned_crons(path, text)
     offset = 0
     for document in text.split("\n---"):
         if REPLICATED_KIND.search(document) and not ONE_OFF.search(document):

@@ -20,6 +20,7 @@ TextDetector = Callable[[str, str], Iterable[Finding]]
 # nginx's own folders: site files there often have no extension (sites-enabled/default).
 NGINX_DIR = lazy_compile(r"/nginx[\w.-]*/(.+/)?[^/]+$|/(sites-enabled|sites-available)/[^/]+$")
 DOCUMENTATION = lazy_compile(r"/(docs?|documentation)/")
+PROVISIONING = lazy_compile(r"/ansible/")
 # A start script, image or manifest for tests: entrypoint-unit-tests.sh, Dockerfile.test.
 TEST_START_FILE = lazy_compile(
     r"(^|[-_.])((unit|integration|e2e|smoke)[-_]?)?tests?([-_.]|$)|(^|[-_.])testing([-_.]|$)"
@@ -33,6 +34,10 @@ def text_detector(path: str) -> TextDetector | None:
     parent = posixpath.basename(posixpath.dirname(path))
     if TEST_START_FILE.search(lower):
         return None  # what a test run starts, not a replica
+    if is_provisioning(path):
+        # A role is applied by hand; only the cron jobs it installs keep running, on
+        # every host it provisions.
+        return deploy.find_provisioned_crons if lower.endswith((".yaml", ".yml")) else None
     if lower.startswith(("dockerfile", "containerfile")) or lower.endswith(".dockerfile"):
         return deploy.find_in_dockerfile
 
@@ -57,6 +62,11 @@ def text_detector(path: str) -> TextDetector | None:
     if "." not in name and deploy.ENTRYPOINT_NAME.search(name):
         return shell_if_shebang
     return None
+
+
+def is_provisioning(path: str) -> bool:
+    """A file of an Ansible tree: provisioning an operator applies."""
+    return bool(PROVISIONING.search(f"/{path}"))
 
 
 def shell_if_shebang(path: str, text: str) -> Iterable[Finding]:

@@ -25,13 +25,19 @@ from horizontal.audit import (
     state,
     task_results,
 )
-from horizontal.audit.file_kinds import is_compose_file, text_detector
-from horizontal.audit.findings import DEFAULT_CATEGORIES, SETTINGS_CATEGORIES, Finding
+from horizontal.audit.file_kinds import is_compose_file, is_provisioning, text_detector
+from horizontal.audit.findings import (
+    DEFAULT_CATEGORIES,
+    SETTINGS_CATEGORIES,
+    Finding,
+    Location,
+)
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
 from horizontal.audit.settings_files import is_settings_path, looks_like_settings, served_settings
 from horizontal.audit.settings_modules import find_settings_problems, settings_packages
 from horizontal.audit.settings_rules import find_config_secret_keys
+from horizontal.audit.settings_values import top_level_settings
 from horizontal.audit.source import PythonModule, is_runscript
 from horizontal.audit.suppress import is_suppressed
 
@@ -64,7 +70,8 @@ EXCLUDED_DIRS = frozenset(
         "locale",
         "fixtures",  # data for loaddata; code there generates it, run by hand
         # Test and demo support that does not live under tests/, and provisioning run by
-        # hand (Vagrant, Ansible): neither is what a replica runs.
+        # hand (Vagrant; Ansible trees are read for their cron tasks alone, file_kinds):
+        # neither is what a replica runs.
         "testing",
         "test_utils",
         "testutils",
@@ -74,7 +81,6 @@ EXCLUDED_DIRS = frozenset(
         "examples",
         "vagrant",
         "provisioning",
-        "ansible",
     }
 )
 MODELS_MODULE = lazy_compile(r"/models(\.py$|/)")
@@ -98,6 +104,12 @@ PYTHON_DETECTORS: tuple[PythonDetector, ...] = (
 
 # Code that uses Django's cache API: only then is the implicit LocMemCache a problem.
 CACHE_USE = ("django.core.cache", "cache_page", "cache_control", "django_ratelimit")
+# A write of shared state through the cache (a throttle flag, a counter, a lock): where a
+# per-process cache shows. Related locations of the CACHES finding, the first few.
+CACHE_WRITE = lazy_compile(
+    r"\bcache(s\[[^\]]+\])?\.(set|add|incr|decr|get_or_set|set_many|delete|delete_many|touch)\("
+)
+CACHE_WRITES_SHOWN = 10
 # A channel layer's API: without it an in-memory channel layer harms nobody. Judged only
 # once the scan has read the project's models (a settings file scanned alone is reported).
 # (Stored files are not judged this way: the FileFields are often a library's.)
@@ -209,10 +221,15 @@ class Scan:
     field_path_uses: list[field_paths.PathUse] = field(default_factory=list)
     # Settings modules wsgi.py/asgi.py default to (DJANGO_SETTINGS_MODULE's setdefault).
     served_settings: set[str] = field(default_factory=set)
+    # Lines of project code that write through Django's cache (CACHE_WRITE).
+    cache_writes: list[Location] = field(default_factory=list)
 
     def file(self, path: Path, name: str) -> None:
         self.result.files += 1
-        findings = self.python(path, name) if name.endswith(".py") else self.other(path, name)
+        if name.endswith(".py"):
+            findings = () if is_provisioning(name) else self.python(path, name)
+        else:
+            findings = self.other(path, name)
         for finding in findings:
             self.keep(finding)
 
@@ -226,10 +243,10 @@ class Scan:
             self.texts,
         )
         if "file-write" in self.wanted:
-            for read, writer in datadirs.unread_pairs(
+            for folder in datadirs.unread_folders(
                 self.data_writes, self.data_reads, self.media_folders
             ):
-                self.keep(_data_folder_finding(read, writer))
+                self.keep(_data_folder_finding(folder, self._setting_lines(folder.setting)))
             for finding in field_paths.local_path_reads(self.field_path_uses, self.file_fields):
                 self.keep(finding)
         if self.wanted & SETTINGS_CATEGORIES:
@@ -242,9 +259,18 @@ class Scan:
                     served=frozenset(self.served_settings),
                 ):
                     if finding.category in self.wanted:
-                        self.keep(finding)
+                        self.keep(_with_cache_writes(finding, self.cache_writes))
         self.result.findings.sort()
         return self.result
+
+    def _setting_lines(self, setting: str) -> list[Location]:
+        """Where the settings modules assign ``setting`` (the last assignment of each)."""
+        return [
+            Location(module.path, statements[-1].lineno)
+            for group in self.settings_groups.values()
+            for module in group
+            if (statements := top_level_settings(module).get(setting))
+        ]
 
     def _unused_features(self) -> frozenset[str]:
         """Settings whose feature the project's code never touches (``CHANNEL_LAYER_USE``)."""
@@ -280,7 +306,9 @@ class Scan:
         self.file_fields |= field_paths.file_fields(text)
         if not _run_by_hand(name, text):
             self.field_path_uses += field_paths.path_uses(name, text)
-        settings = bool(self.wanted & SETTINGS_CATEGORIES) and (
+        # Settings modules are read for the file-write category too: a data folder's
+        # finding names where its setting is assigned.
+        settings = bool(self.wanted & (SETTINGS_CATEGORIES | {"file-write"})) and (
             is_settings_path(name) or looks_like_settings(text)
         )
         lines = hot_lines(text)
@@ -305,6 +333,17 @@ class Scan:
         result = self.result
         if not result.uses_cache and any(marker in text for marker in CACHE_USE):
             result.uses_cache = True
+        if (
+            len(self.cache_writes) < CACHE_WRITES_SHOWN
+            and "cache" in text
+            and not _run_by_hand(name, text)
+            and not is_settings_path(name)
+        ):
+            self.cache_writes += [
+                Location(name, number)
+                for number, line in enumerate(text.splitlines(), 1)
+                if CACHE_WRITE.search(line)
+            ][: CACHE_WRITES_SHOWN - len(self.cache_writes)]
         if not result.uses_channel_layer and any(m in text for m in CHANNEL_LAYER_USE):
             result.uses_channel_layer = True
         if not result.read_models and MODELS_MODULE.search(f"/{name}"):
@@ -331,14 +370,29 @@ def _run_by_hand(name: str, text: str) -> bool:
     )
 
 
-def _data_folder_finding(read: datadirs.Use, writer: datadirs.Use) -> Finding:
+def _with_cache_writes(finding: Finding, writes: list[Location]) -> Finding:
+    """A per-process or per-host ``CACHES``, with the code whose shared state it splits."""
+    if finding.category != "settings" or not finding.message.startswith("CACHES") or not writes:
+        return finding
+    return finding._replace(related=(*finding.related, *writes))
+
+
+def _data_folder_finding(folder: datadirs.DataFolder, defined: list[Location]) -> Finding:
+    read, *other_reads = folder.reads
+    writer = folder.writer
+    related = (
+        Location(writer.path, writer.line),
+        *(Location(r.path, r.line) for r in other_reads),
+        *defined,
+    )
     return Finding(
         read.path,
         read.line,
         "file-write",
-        f"reads settings.{read.setting}, which {writer.path}:{writer.line} fills on the "
+        f"reads settings.{folder.setting}, which {writer.path}:{writer.line} fills on the "
         "local disk: only the host that built the files has them",
         read.source,
+        related=related,
         fix_text="Build the files into default_storage (S3Storage) and read them from "
         "there, or build them into the image at release time.",
     )

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from horizontal.audit.findings import Finding
 from horizontal.audit.known import this_host_addresses
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.settings_branches import required_defaults
 from horizontal.audit.settings_files import is_settings_path, looks_like_settings
 from horizontal.audit.source import PythonModule, call_name, last_part, string_value
 
@@ -45,8 +46,11 @@ def find_local_services(module: PythonModule) -> Iterator[Finding]:
     default to this host (outside settings modules, whose lookups the settings scan
     judges as Python runs them)."""
     settings = is_settings_path(module.path) or looks_like_settings(module.text)
+    required = required_defaults(module.tree) if "required" in module.text else set()
     for call in module.nodes(ast.Call):
         assert isinstance(call, ast.Call)
+        if id(call) in required:
+            continue  # start-up stops without the variable: the default is never used
         name = last_part(call_name(module, call) or getattr(call.func, "attr", ""))
         if name in LOCAL_QUEUES:
             yield Finding(

@@ -19,6 +19,7 @@ __all__ = [
     "explicitly_chosen",
     "off_by_default",
     "off_by_default_statements",
+    "required_defaults",
     "static_or_compared",
     "unset_names",
 ]
@@ -26,8 +27,9 @@ __all__ = [
 
 def static_or_compared(tree: ast.AST) -> set[int]:
     """``id()`` of each node that is compared, chosen only under ``DEBUG`` or in another
-    branch that is off when nothing is set, or the static files' storage (never the
-    uploads'): not a value production is left with."""
+    branch that is off when nothing is set, listed in a table of backends to pick from by
+    name, the default of an option declared ``required=True``, or the static files'
+    storage (never the uploads'): not a value production is left with."""
     ignored: set[int] = set()
     unset = unset_names(tree)
     for node in ast.walk(tree):
@@ -37,6 +39,12 @@ def static_or_compared(tree: ast.AST) -> set[int]:
         elif isinstance(node, ast.If | ast.IfExp) and off_by_default(node.test, unset):
             # Chosen only when DEBUG (or an option left unset) is on: not production's.
             parts = list(node.body) if isinstance(node, ast.If) else [node.body]
+        elif isinstance(node, ast.Dict) and _is_choice_table(node):
+            parts = [node]
+        elif isinstance(node, ast.Call) and _is_required(node):
+            # define_setting("DATABASE_URL", default=..., required=True): start-up stops
+            # without the variable, so the default never reaches production.
+            parts = [k.value for k in node.keywords if k.arg == "default"]
         elif isinstance(node, ast.Dict):
             parts = [
                 v
@@ -50,6 +58,49 @@ def static_or_compared(tree: ast.AST) -> set[int]:
         for part in parts:
             ignored.update(id(child) for child in ast.walk(part))
     return ignored
+
+
+# Keys of a backend's own configuration, never of a table of choices.
+CONFIG_KEYS = frozenset({"ENGINE", "BACKEND", "default", "LOCATION", "NAME", "OPTIONS"})
+
+
+def _is_choice_table(node: ast.Dict) -> bool:
+    """``{"mysql": "django.db.backends.mysql", "sqlite": "django.db.backends.sqlite3"}``:
+    backends an option picks from by name; listing SQLite there does not choose it."""
+    keys = [string_value(k) if k is not None else None for k in node.keys]
+    if not keys or any(k is None or k in CONFIG_KEYS for k in keys):
+        return False
+    modules = [
+        text.rsplit(".", 1)[0] for v in node.values if (text := string_value(v)) and "." in text
+    ]
+    return len(modules) >= 2 and len(set(modules)) == 1 and len(modules) == len(node.values)
+
+
+def _is_required(call: ast.Call) -> bool:
+    """``required=True``, or ``required=not TESTING`` (true outside a test run)."""
+    for keyword in call.keywords:
+        if keyword.arg != "required":
+            continue
+        value = keyword.value
+        if isinstance(value, ast.Constant) and value.value is True:
+            return True
+        if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+            return isinstance(value.operand, ast.Name) and bool(
+                TEST_RUN_FLAG.match(value.operand.id)
+            )
+    return False
+
+
+def required_defaults(tree: ast.AST) -> set[int]:
+    """``id()`` of each node in the ``default=`` of an option declared ``required=True``."""
+    return {
+        id(child)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and _is_required(node)
+        for keyword in node.keywords
+        if keyword.arg == "default"
+        for child in ast.walk(keyword.value)
+    }
 
 
 def unset_names(tree: ast.AST) -> set[str]:
@@ -83,7 +134,7 @@ def _falsy_when_unset(value: ast.AST) -> bool:
 
 
 # A flag that says the process is a test run (``if TESTING:``): off in production.
-TEST_RUN_FLAG = lazy_compile(r"^(IS_)?(RUNNING_)?(UNIT_)?TEST(S|ING)?(_MODE|_RUN)?$")
+TEST_RUN_FLAG = lazy_compile(r"^(IS_)?(RUNNING_)?(UNIT_)?(PY)?TEST(S|ING)?(_MODE|_RUN)?$")
 
 
 def _is_test_run(test: ast.AST) -> bool:
@@ -97,14 +148,25 @@ def _is_test_run(test: ast.AST) -> bool:
     )
 
 
+def _is_set_in_environment(test: ast.AST) -> bool:
+    """``"CACHE_URL" in os.environ``: true only where the deployment sets the variable."""
+    return (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.In)
+        and string_value(test.left) is not None
+        and (dotted(test.comparators[0]) or "").endswith("environ")
+    )
+
+
 def off_by_default(test: ast.AST, unset: AbstractSet[str] = frozenset()) -> bool:
     """A branch taken only when DEBUG, a test run (``if TESTING:``) or an option that
     defaults to nothing is set: ``if DEBUG:``, ``if not SECRET_KEY and DEBUG:``,
     ``if SESSION_FILE_PATH is not None:`` (bound to None above), ``if env("CACHE_URL"):``
-    (whose default is "")."""
+    (whose default is ""), ``if "CACHE_URL" in os.environ:``."""
     if isinstance(test, ast.Name):
         return test.id == "DEBUG" or test.id in unset or bool(TEST_RUN_FLAG.match(test.id))
-    if _is_test_run(test):
+    if _is_test_run(test) or _is_set_in_environment(test):
         return True
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(off_by_default(value, unset) for value in test.values)
@@ -126,7 +188,8 @@ def off_by_default_statements(tree: ast.AST) -> set[int]:
     found: set[int] = set()
     for statement in getattr(tree, "body", ()):
         if isinstance(statement, ast.If) and off_by_default(statement.test, unset):
-            found.update(id(node) for node in ast.walk(statement) if node is not statement)
+            # The body only: the ``else:`` is what production gets.
+            found.update(id(node) for part in statement.body for node in ast.walk(part))
     return found
 
 

@@ -21,8 +21,11 @@ FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 # Run when a package or image is built, never by a replica.
 BUILD_SCRIPTS = frozenset({"setup.py", "_build.py", "build.py", "build_backend.py"})
-# Code that runs inside a developer tool's process (a lint plugin, a docs extension).
-TOOL_PACKAGES = frozenset({"pylint", "astroid", "flake8", "sphinx", "docutils", "setuptools"})
+# Code that runs inside a developer tool's process (a lint plugin, a docs extension, an
+# operator's invoke/fabric tasks file).
+TOOL_PACKAGES = frozenset(
+    {"pylint", "astroid", "flake8", "sphinx", "docutils", "setuptools", "invoke", "fabric"}
+)
 
 
 class Scope(NamedTuple):

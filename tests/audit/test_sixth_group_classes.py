@@ -1,0 +1,221 @@
+"""Classes found on the sixth fresh corpus group (issue 14): settings that production's
+environment decides, start scripts for development or run from the host, tooling run by
+hand, and one finding per data folder and per cache. Each has a true case that must be
+found and a safe twin that must stay silent (or be one finding, not two)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.audit.test_outside_measurements import scan, where
+
+APPS = "INSTALLED_APPS = ['app']\n"
+USES_CACHE = (
+    "from django.core.cache import cache\n"
+    "def throttle(key):\n"
+    "    if cache.get(key):\n"
+    "        return True\n"
+    "    cache.set(key, True, timeout=3600)\n"
+)
+
+
+def test_caches_set_only_when_a_variable_is_in_the_environment_is_found(
+    tmp_path: Path,
+) -> None:
+    source = APPS + (
+        "import os\n"
+        "if 'CACHE_URL' in os.environ:\n"
+        "    CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache',\n"
+        "                          'LOCATION': os.environ['CACHE_URL']}}\n"
+    )
+    files = {"proj/settings.py": source, "app/throttle.py": USES_CACHE}
+    found = scan(tmp_path, files, "settings")
+    assert where(found) == [("proj/settings.py", 4)]
+    always = source.replace("if 'CACHE_URL' in os.environ:", "if True:")
+    assert scan(tmp_path / "b", {**files, "proj/settings.py": always}, "settings") == []
+
+
+def test_the_else_of_a_branch_off_by_default_is_what_production_gets(tmp_path: Path) -> None:
+    source = APPS + (
+        "import os, random, string\n"
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+        "if 'DJANGO_SECRET_KEY' in os.environ:\n"
+        "    SECRET_KEY = os.environ['DJANGO_SECRET_KEY']\n"
+        "else:\n"
+        "    SECRET_KEY = ''.join(random.SystemRandom().choice(string.printable)"
+        " for _ in range(50))\n"
+    )
+    assert where(scan(tmp_path, {"proj/settings.py": source}, "settings")) == [
+        ("proj/settings.py", 7)
+    ]
+    required = source.replace(
+        "else:\n    SECRET_KEY = ''.join(random.SystemRandom().choice(string.printable)"
+        " for _ in range(50))\n",
+        "else:\n    raise RuntimeError('DJANGO_SECRET_KEY is required')\n",
+    )
+    assert scan(tmp_path / "b", {"proj/settings.py": required}, "settings") == []
+
+
+def test_a_table_of_database_engines_to_pick_from_is_not_a_choice_of_sqlite(
+    tmp_path: Path,
+) -> None:
+    source = APPS + (
+        "import os\n"
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+        "ENGINES = {'mysql': 'django.db.backends.mysql',\n"
+        "           'sqlite': 'django.db.backends.sqlite3'}\n"
+        "DATABASES = {'default': {'ENGINE': ENGINES[os.environ.get('DB', 'mysql')],\n"
+        "                         'HOST': os.environ['DB_HOST']}}\n"
+    )
+    assert scan(tmp_path, {"proj/settings.py": source}, "settings") == []
+    chosen = source.replace(
+        "ENGINES[os.environ.get('DB', 'mysql')]", "'django.db.backends.sqlite3'"
+    )
+    assert where(scan(tmp_path / "b", {"proj/settings.py": chosen}, "settings")) == [
+        ("proj/settings.py", 6)
+    ]
+
+
+def test_a_localhost_default_of_an_option_declared_required_is_never_used(
+    tmp_path: Path,
+) -> None:
+    source = (
+        "import os\n"
+        "def define_setting(name, *, default, required):\n"
+        "    pass\n"
+        "define_setting('REDIS_URL', default=os.getenv('REDIS_URL', 'redis://localhost:6379/0'),"
+        " required=True)\n"
+    )
+    assert scan(tmp_path, {"app/config.py": source}, "settings") == []
+    optional = source.replace("required=True", "required=False")
+    assert where(scan(tmp_path / "b", {"app/config.py": optional}, "settings")) == [
+        ("app/config.py", 4)
+    ]
+    outside_tests = source.replace("required=True", "required=not IS_RUNNING_PYTEST")
+    assert scan(tmp_path / "c", {"app/config.py": outside_tests}, "settings") == []
+
+
+def test_migrate_in_a_one_off_container_run_from_the_host_is_not_a_replicas_start(
+    tmp_path: Path,
+) -> None:
+    script = (
+        "#!/bin/sh\n"
+        "set -ex\n"
+        "docker compose run --rm --entrypoint 'poetry run ./manage.py migrate' django\n"
+    )
+    assert scan(tmp_path, {"docker/init-db.sh": script}, "boot-migrate") == []
+    inside = script.replace(
+        "docker compose run --rm --entrypoint 'poetry run ./manage.py migrate' django",
+        "poetry run ./manage.py migrate",
+    )
+    assert where(scan(tmp_path / "b", {"docker/init-db.sh": inside}, "boot-migrate")) == [
+        ("docker/init-db.sh", 3)
+    ]
+
+
+def test_a_start_script_that_installs_the_project_editable_is_a_development_start(
+    tmp_path: Path,
+) -> None:
+    script = (
+        "#!/bin/bash -xe\n"
+        "cd /app\n"
+        "python3 -m pip install -e .\n"
+        "python3 manage.py migrate --noinput\n"
+        "exec gunicorn -b 0.0.0.0 app.wsgi:application\n"
+    )
+    assert scan(tmp_path, {"docker-entrypoint-app.sh": script}, "boot-migrate") == []
+    built = script.replace("python3 -m pip install -e .\n", "")
+    found = scan(tmp_path / "b", {"docker-entrypoint-app.sh": built}, "boot-migrate")
+    assert where(found) == [("docker-entrypoint-app.sh", 3)]
+
+
+def test_an_invoke_tasks_file_is_run_by_hand(tmp_path: Path) -> None:
+    source = (
+        "import json, os\n"
+        "from invoke import task\n"
+        "@task\n"
+        "def deploy(ctx, branch):\n"
+        "    with open('.cfmeta', 'w') as fp:\n"
+        "        json.dump({'user': os.getenv('USER'), 'branch': branch}, fp)\n"
+    )
+    assert scan(tmp_path, {"tasks.py": source}, "file-write") == []
+    in_a_view = source.replace("from invoke import task\n@task\n", "")
+    assert where(scan(tmp_path / "b", {"app/views.py": in_a_view}, "file-write")) == [
+        ("app/views.py", 3)
+    ]
+
+
+DATA_SETTINGS = APPS + (
+    "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+    "STORAGES = {'default': {'BACKEND': 'storages.backends.s3.S3Storage'}}\n"
+    "FILE_UPLOAD_DIR = '/var/app/uploads'\n"
+)
+DATA_WRITER = (
+    "import os\n"
+    "from django.conf import settings\n"
+    "def upload(name, data):\n"
+    "    os.makedirs(settings.FILE_UPLOAD_DIR, exist_ok=True)\n"
+    "def download(name):\n"
+    "    path = os.path.join(settings.FILE_UPLOAD_DIR, name)\n"
+    "    return path\n"
+)
+DATA_READER = (
+    "import os\n"
+    "from django.conf import settings\n"
+    "def stored_name(name):\n"
+    "    return os.path.join(settings.FILE_UPLOAD_DIR, name)\n"
+)
+
+
+def test_a_data_folder_is_one_finding_with_its_reads_writer_and_setting(
+    tmp_path: Path,
+) -> None:
+    files = {
+        "proj/settings.py": DATA_SETTINGS,
+        "app/files.py": DATA_WRITER,
+        "app/models.py": DATA_READER,
+    }
+    found = [f for f in scan(tmp_path, files, "file-write") if "reads settings" in f.message]
+    assert where(found) == [("app/models.py", 4)]
+    related = {(r.path, r.line) for r in found[0].related}
+    assert {("app/files.py", 4), ("app/files.py", 6), ("proj/settings.py", 4)} <= related
+    # Read only by the module that fills it: no second module depends on this host's disk.
+    alone = {k: v for k, v in files.items() if k != "app/models.py"}
+    assert not [
+        f for f in scan(tmp_path / "b", alone, "file-write") if "reads settings" in f.message
+    ]
+
+
+def test_a_per_process_cache_names_the_code_that_writes_shared_state_through_it(
+    tmp_path: Path,
+) -> None:
+    files = {"proj/settings.py": APPS + "DATABASES = {}\n", "app/throttle.py": USES_CACHE}
+    (found,) = scan(tmp_path, files, "settings")
+    assert found.message.startswith("CACHES is not set")
+    assert [(r.path, r.line) for r in found.related] == [("app/throttle.py", 5)]
+    shared = APPS + "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+    assert scan(tmp_path / "b", {**files, "proj/settings.py": shared}, "settings") == []
+
+
+ROLE = """\
+- name: renew certificates
+  cron:
+    job: "letsencrypt renew"
+    special_time: daily
+- name: send the daily digest
+  ansible.builtin.cron:
+    job: "/srv/venv/bin/python /srv/app/manage.py send_digest"
+    hour: "12"
+- name: migrate
+  command: /srv/venv/bin/python /srv/app/manage.py migrate
+"""
+
+
+def test_a_django_command_an_ansible_role_installs_into_cron_runs_on_every_host(
+    tmp_path: Path,
+) -> None:
+    found = scan(tmp_path, {"ansible/app/tasks/main.yml": ROLE})
+    assert where(found) == [("ansible/app/tasks/main.yml", 6)]
+    assert [(r.path, r.line) for r in found[0].related] == [("ansible/app/tasks/main.yml", 7)]
+    removed = ROLE.replace('    hour: "12"\n', "    state: absent\n")
+    assert scan(tmp_path / "b", {"ansible/app/tasks/main.yml": removed}) == []
