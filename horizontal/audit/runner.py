@@ -20,6 +20,7 @@ from horizontal.audit import (
     datadirs,
     field_paths,
     files,
+    importers,
     services,
     starts,
     state,
@@ -110,6 +111,9 @@ CACHE_WRITE = lazy_compile(
     r"\bcache(s\[[^\]]+\])?\.(set|add|incr|decr|get_or_set|set_many|delete|delete_many|touch)\("
 )
 CACHE_WRITES_SHOWN = 10
+# What a command's process keeps ends with its run: not reported in commands and scripts,
+# nor in the modules only they import (their locks are).
+RUN_BY_HAND_SPARES = frozenset({"file-write", "cache", "module-state", "timer-thread", "scheduler"})
 # A channel layer's API: without it an in-memory channel layer harms nobody. Judged only
 # once the scan has read the project's models (a settings file scanned alone is reported).
 # (Stored files are not judged this way: the FileFields are often a library's.)
@@ -221,6 +225,9 @@ class Scan:
     field_path_uses: list[field_paths.PathUse] = field(default_factory=list)
     # Settings modules wsgi.py/asgi.py default to (DJANGO_SETTINGS_MODULE's setdefault).
     served_settings: set[str] = field(default_factory=set)
+    # Project modules each file imports, and the commands and scripts (importers.py).
+    imports: dict[str, set[str]] = field(default_factory=dict)
+    by_hand: set[str] = field(default_factory=set)
     # Lines of project code that write through Django's cache (CACHE_WRITE).
     cache_writes: list[Location] = field(default_factory=list)
 
@@ -238,6 +245,7 @@ class Scan:
         for finding in starts.scripts_run_by_start_scripts(self.texts):
             if finding.category in self.wanted:
                 self.keep(finding)
+        self.result.findings = self._without_command_only_code(self.result.findings)
         self.result.findings = starts.without_development_starts(
             starts.without_build_steps(starts.one_cron_per_image(self.result.findings), self.texts),
             self.texts,
@@ -262,6 +270,12 @@ class Scan:
                         self.keep(_with_cache_writes(finding, self.cache_writes))
         self.result.findings.sort()
         return self.result
+
+    def _without_command_only_code(self, findings: list[Finding]) -> list[Finding]:
+        """What commands and scripts are spared (their writes, memos, state, threads and
+        schedulers), spared in the modules only they import too."""
+        only = importers.command_only_modules(self.imports, self.by_hand)
+        return [f for f in findings if f.category not in RUN_BY_HAND_SPARES or f.path not in only]
 
     def _setting_lines(self, setting: str) -> list[Location]:
         """Where the settings modules assign ``setting`` (the last assignment of each)."""
@@ -302,6 +316,10 @@ class Scan:
         if text is None or MIGRATION_MODULE in text:
             return  # unreadable, or a migration: it runs once, in migrate
         self._note_uses(name, text)
+        if "import" in text:
+            self.imports[name] = importers.imported_names(name, text)
+        if _run_by_hand(name, text):
+            self.by_hand.add(name)
         self.served_settings |= served_settings(name, text)
         self.file_fields |= field_paths.file_fields(text)
         if not _run_by_hand(name, text):

@@ -219,3 +219,39 @@ def test_a_django_command_an_ansible_role_installs_into_cron_runs_on_every_host(
     assert [(r.path, r.line) for r in found[0].related] == [("ansible/app/tasks/main.yml", 7)]
     removed = ROLE.replace('    hour: "12"\n', "    state: absent\n")
     assert scan(tmp_path / "b", {"ansible/app/tasks/main.yml": removed}) == []
+
+
+GENERATOR = (
+    "from pathlib import Path\n"
+    "def generate_config(output_dir: Path) -> None:\n"
+    "    (output_dir / 'tailwind.css').write_text('...')\n"
+)
+COMMAND = (
+    "from django.core.management.base import BaseCommand\n"
+    "from app.theme.cssconfig import generate_config\n"
+    "class Command(BaseCommand):\n"
+    "    def handle(self, *args, **options):\n"
+    "        generate_config(options['output'])\n"
+)
+SCRIPT = "#!/usr/bin/env python\nfrom .cssconfig import generate_config\n"
+
+
+def test_a_module_only_commands_import_runs_where_its_operator_runs_them(
+    tmp_path: Path,
+) -> None:
+    files = {
+        "src/app/theme/cssconfig.py": GENERATOR,
+        "src/app/management/commands/tailwind_config.py": COMMAND,
+        "src/app/theme/generate.py": SCRIPT,
+    }
+    assert scan(tmp_path, files, "file-write") == []
+    view = "from app.theme import cssconfig\ndef page(request):\n    cssconfig.generate_config(1)\n"
+    found = scan(tmp_path / "b", {**files, "src/app/pages.py": view}, "file-write")
+    assert where(found) == [("src/app/theme/cssconfig.py", 3)]
+    # A module Django finds by its name runs in request code without any import.
+    by_name = {**files, "src/app/theme/views.py": GENERATOR}
+    by_name["src/app/management/commands/tailwind_config.py"] = COMMAND.replace(
+        "app.theme.cssconfig", "app.theme.views"
+    )
+    found = scan(tmp_path / "c", by_name, "file-write")
+    assert ("src/app/theme/views.py", 3) in where(found)
