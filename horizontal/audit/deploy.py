@@ -204,7 +204,16 @@ def runs_at_start(path: str, text: str) -> bool:
     if BY_HAND.match(posixpath.basename(path)):
         return False
     lines = logical_lines(text)
-    return _starts_server(path, lines) or bool(ENTRYPOINT_NAME.search(posixpath.basename(path)))
+    return _starts_server(path, lines) or _named_like_a_start(posixpath.basename(path))
+
+
+# bootstrap.sh, setup_dev.sh: a developer's set-up script (it starts no server), although
+# "boot" and "dev" are in entrypoint names too.
+SETUP_NAME = lazy_compile(r"^(bootstrap|setup)[\w.-]*\.(sh|bash)$", re.I)
+
+
+def _named_like_a_start(name: str) -> bool:
+    return bool(ENTRYPOINT_NAME.search(name)) and not SETUP_NAME.match(name)
 
 
 # ``./bin/bootstrap.sh``, ``sh ${ROOT}/gen_key.sh``: another script this one runs (its name).
@@ -235,7 +244,7 @@ def find_in_shell(
         return
     lines = logical_lines(text)
     starts_server = _starts_server(path, lines)
-    if not (started or starts_server or ENTRYPOINT_NAME.search(posixpath.basename(path))):
+    if not (started or starts_server or _named_like_a_start(posixpath.basename(path))):
         return  # a deploy or maintenance script someone runs once, by hand
     if serves_with_runserver([line.text for line in lines]) or any(
         EDITABLE_INSTALL.search(line.text) for line in lines
@@ -273,11 +282,16 @@ def find_in_shell(
             yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
 
 
+# Procfile process types a platform runs once per deploy (Heroku's release phase,
+# Scalingo's postdeploy hook, Dokku's predeploy/postdeploy), not in each container.
+RELEASE_PHASES = frozenset({"release", "postdeploy", "predeploy"})
+
+
 def find_in_procfile(path: str, text: str) -> Iterator[Finding]:
     for line in logical_lines(text):
         process, colon, command = line.text.partition(":")
-        if not colon or process.strip() == "release":
-            continue  # Heroku-style release phase: once per deploy, the right place
+        if not colon or process.strip() in RELEASE_PHASES:
+            continue  # a release phase: once per deploy, the right place
         if _runs_migrations(command):
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
         if _starts_cron(command):

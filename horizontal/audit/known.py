@@ -273,6 +273,9 @@ def is_this_host(host: str) -> bool:
     return address.is_loopback or address.is_unspecified
 
 
+DATABASE_SCHEMES = ("postgres", "postgis", "pgsql", "mysql", "mariadb")
+
+
 def _address_host(text: str) -> str | None:
     """The host a service address names, ``""`` for a unix socket, None if unparsable."""
     text = text.strip()
@@ -289,8 +292,12 @@ def _address_host(text: str) -> str | None:
         if parts.scheme.lower() in SOCKET_SCHEMES:
             return ""
         if host is None:
-            # redis:///0 or amqp:// with no host: the client's default, localhost.
-            return "localhost" if parts.scheme.lower().startswith(("redis", "amqp")) else None
+            # redis:///0 or amqp:// with no host: the client's default, localhost;
+            # postgres:///app or mysql:///app: the server's socket on this host.
+            scheme = parts.scheme.lower()
+            if scheme.startswith(("redis", "amqp")):
+                return "localhost"
+            return "" if scheme.startswith(DATABASE_SCHEMES) and text.count("/") >= 3 else None
         return host
     # host:port, [v6]:port, bare v6, or a host name (Memcached's LOCATION).
     if text.startswith("["):

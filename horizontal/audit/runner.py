@@ -35,6 +35,7 @@ from horizontal.audit.findings import (
 )
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
+from horizontal.audit.settings_classes import production_configuration
 from horizontal.audit.settings_files import is_settings_path, looks_like_settings, served_settings
 from horizontal.audit.settings_modules import find_settings_problems, settings_packages
 from horizontal.audit.settings_rules import find_config_secret_keys
@@ -340,7 +341,9 @@ class Scan:
         if "FileSystemStorage" in text:
             self.local_storages.update(_storage_subclasses(module, name))
         if settings:
-            self.settings_groups.setdefault(posixpath.dirname(name), []).append(module)
+            self.settings_groups.setdefault(posixpath.dirname(name), []).append(
+                production_configuration(module) if "Configuration" in text else module
+            )
             self.media_folders |= datadirs.media_folders(module)
         writes, reads = datadirs.data_folder_uses(module)
         self.data_writes += writes

@@ -79,7 +79,7 @@ def _is_choice_table(node: ast.Dict) -> bool:
 def _is_required(call: ast.Call) -> bool:
     """``required=True``, or ``required=not TESTING`` (true outside a test run)."""
     for keyword in call.keywords:
-        if keyword.arg != "required":
+        if keyword.arg not in {"required", "environ_required"}:  # environs; configurations
             continue
         value = keyword.value
         if isinstance(value, ast.Constant) and value.value is True:

@@ -79,7 +79,7 @@ SERVICE_SETTING = lazy_compile(
     r"^(?!EMAIL_)([A-Z0-9]+_)*(REDIS|VALKEY|BROKER|AMQP|RABBIT\w*|MEMCACHED?|CELERY|HUEY|"
     r"CACHE|DATABASE|DB|POSTGRES\w*|PG|MYSQL|MARIADB|ELASTICSEARCH|OPENSEARCH|MONGO\w*|"
     r"TYPESENSE|MEILI\w*|SOLR|HAYSTACK|SEARCH)"
-    r"(_\w+)?_(HOST|URL|URI|LOCATION|ADDRESS|SERVER|CONNECTION)S?$|^SESSION_REDIS$"
+    r"(_\w+)?_(HOST|URL|URI|LOCATION|ADDRESS|SERVER|CONNECTION|CONFIG)S?$|^SESSION_REDIS$"
 )
 # Celery brokers and result stores kept in files on this host.
 FILE_TRANSPORTS = ("filesystem://", "sqla+sqlite:", "db+sqlite:", "sqlite:")
@@ -254,7 +254,9 @@ def sqlite_by_default(module: PythonModule) -> Iterator[Finding]:
 
 
 def _database_setting(setting: str) -> bool:
-    return setting == "DATABASES" or setting.startswith(("DATABASE", "DB_"))
+    return (
+        setting == "DATABASES" or setting.startswith(("DATABASE", "DB_")) or "_DATABASE_" in setting
+    )
 
 
 def _service_setting(path: KeyPath) -> str | None:
@@ -368,7 +370,7 @@ def implicit_defaults(
                 "LocMemCache: a per-process cache on every instance"
             )
         else:
-            line = settings["INSTALLED_APPS"][0].lineno
+            line = module.decided_at or settings["INSTALLED_APPS"][0].lineno
             message = (
                 "CACHES is not set, so Django uses LocMemCache: a per-process cache on "
                 "every instance"

@@ -318,6 +318,18 @@ def env_default(node: ast.AST) -> ast.AST | None:
         return node.args[2]
     if positional and len(node.args) >= 2 and string_value(node.args[0]) is not None:
         return node.args[1]
+    # django-configurations: values.Value("localhost", environ_name="DB_HOST") and its
+    # kinds (DatabaseURLValue, SecretValue, a project's SecretFileValue) default to the
+    # first argument.
+    if (
+        last_part(function).endswith("Value")
+        and node.args
+        and (
+            function.startswith("values.")
+            or any(k.arg in {"environ_name", "environ_prefix", "environ"} for k in node.keywords)
+        )
+    ):
+        return node.args[0]
     # A project's own wrapper: get_secret("DB_HOST", ""), env_or("REDIS_URL", "redis://…").
     if (
         len(node.args) == 2
@@ -328,7 +340,10 @@ def env_default(node: ast.AST) -> ast.AST | None:
     return None
 
 
-ENV_WRAPPER = lazy_compile(r"(^|_)(env|environ|secret|secrets|config|setting|var)(_|$)", re.I)
+ENV_WRAPPER = lazy_compile(
+    r"(^|_)(env|environ|secret|secrets|config|setting|var)(_|$)|^get_(str|string|int|bool|list)$",
+    re.I,
+)
 ENV_NAME = lazy_compile(r"^[A-Z][A-Z0-9_]*$")
 
 

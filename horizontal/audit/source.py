@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import ast
 import bisect
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
+
+from horizontal.audit.patterns import lazy_compile
 
 # Scopes are defs: a lambda's body is an expression of the statement around it.
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -48,14 +51,23 @@ class PythonModule:
     decorator_names: set[str] = field(default_factory=set)
 
     hot_lines: list[int] = field(default_factory=list)
+    # Class-based settings: the line of the class production runs (settings_classes.py),
+    # where a setting it leaves unset is decided.
+    decided_at: int = 0
 
     @classmethod
     def parse(cls, path: str, text: str, hot_lines: Iterable[int] = ()) -> PythonModule | None:
         """Parse ``text``; expressions are indexed only on ``hot_lines`` (see ``_index``)."""
-        try:
-            tree = ast.parse(text, filename=path)
-        except (SyntaxError, ValueError):
+        tree = _parse(text, path)
+        if tree is None:
             return None  # not our job to report broken files; the compiler will
+        return cls.of_tree(path, text, tree, hot_lines)
+
+    @classmethod
+    def of_tree(
+        cls, path: str, text: str, tree: ast.Module, hot_lines: Iterable[int] = ()
+    ) -> PythonModule:
+        """A module of an already parsed (or rearranged) tree of ``text``."""
         module = cls(path=path, text=text, tree=tree, lines=text.splitlines())
         module.hot_lines = sorted(set(hot_lines))
         module._index()
@@ -225,6 +237,28 @@ def keyword(call: ast.Call, name: str) -> ast.expr | None:
         if kw.arg == name:
             return kw.value
     return None
+
+
+# Python 3.14's unparenthesized ``except A, B:`` (PEP 758), which older parsers reject.
+BARE_EXCEPT_TUPLE = lazy_compile(
+    r"^([ \t]*except\*?[ \t]+)([\w.]+(?:[ \t]*,[ \t]*[\w.]+)+)[ \t]*:", re.M
+)
+
+
+def _parse(text: str, path: str) -> ast.Module | None:
+    """The tree of ``text``; newer syntax this interpreter lacks is rewritten in place
+    (same lines) where that is a pure spelling change."""
+    try:
+        return ast.parse(text, filename=path)
+    except (SyntaxError, ValueError):
+        pass
+    rewritten = BARE_EXCEPT_TUPLE.sub(r"\1(\2):", text)
+    if rewritten == text:
+        return None
+    try:
+        return ast.parse(rewritten, filename=path)
+    except (SyntaxError, ValueError):
+        return None
 
 
 def is_runscript(path: str, text: str) -> bool:

@@ -1,12 +1,14 @@
-"""Classes found on the sixth fresh corpus group (issue 14): settings that production's
-environment decides, start scripts for development or run from the host, tooling run by
-hand, and one finding per data folder and per cache. Each has a true case that must be
-found and a safe twin that must stay silent (or be one finding, not two)."""
+"""Classes found on the eighth and ninth fresh corpus groups (issue 14, the sixth round):
+settings that production's environment decides, class-based settings, start scripts for
+development, run from the host or by a platform once per deploy, tooling run by hand,
+and one finding per data folder and per cache. Each has a true case that must be found
+and a safe twin that must stay silent (or be one finding, not two)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from horizontal.audit import scan_paths
 from tests.audit.test_outside_measurements import scan, where
 
 APPS = "INSTALLED_APPS = ['app']\n"
@@ -255,3 +257,124 @@ def test_a_module_only_commands_import_runs_where_its_operator_runs_them(
     )
     found = scan(tmp_path / "c", by_name, "file-write")
     assert ("src/app/theme/views.py", 3) in where(found)
+
+
+CONFIGURATIONS = """\
+import os
+from configurations import Configuration, values
+
+class Base(Configuration):
+    INSTALLED_APPS = ["app"]
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.postgresql",
+            "HOST": values.Value("localhost", environ_name="DB_HOST", environ_prefix=None),
+        }
+    }
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+class Development(Base):
+    STORAGES = {"default": {"BACKEND": "django.core.files.storage.FileSystemStorage"}}
+
+class Production(Base):
+    CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache",
+                          "LOCATION": values.Value("redis://redis:6379/1")}}
+"""
+
+
+def test_class_based_settings_are_read_as_the_production_class_runs_them(
+    tmp_path: Path,
+) -> None:
+    found = scan(tmp_path, {"proj/settings.py": CONFIGURATIONS}, "settings")
+    # The base's HOST default is production's; the base's LocMem cache is replaced by
+    # Production's, and Development's local storage is not production's.
+    assert where(found) == [("proj/settings.py", 9)]
+    remote = CONFIGURATIONS.replace('values.Value("localhost"', 'values.Value("db"')
+    assert scan(tmp_path / "b", {"proj/settings.py": remote}, "settings") == []
+
+
+def test_a_cache_no_configuration_class_sets_is_reported_at_the_production_class(
+    tmp_path: Path,
+) -> None:
+    source = CONFIGURATIONS.replace('values.Value("localhost"', 'values.Value("db"')
+    source = source.replace(
+        '    CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache",\n'
+        '                          "LOCATION": values.Value("redis://redis:6379/1")}}\n',
+        "    DEBUG = False\n",
+    ).replace(
+        '    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}\n',
+        "",
+    )
+    files = {"proj/settings.py": source, "app/throttle.py": USES_CACHE}
+    (found,) = scan(tmp_path, files, "settings")
+    production = source.splitlines().index("class Production(Base):") + 1
+    assert found.message.startswith("CACHES is not set") and found.line == production
+
+
+def test_python_3_14_except_without_parentheses_is_audited(tmp_path: Path) -> None:
+    source = APPS + (
+        "import os\n"
+        "try:\n"
+        "    SECRET = os.environ['SECRET']\n"
+        "except KeyError, ValueError:\n"
+        "    SECRET = ''\n"
+        "CACHES = {'default': {'BACKEND': 'django.core.cache.backends.locmem.LocMemCache'}}\n"
+    )
+    found = scan_paths([_written(tmp_path, "proj/settings.py", source)], base=tmp_path)
+    assert found.unparsed == []
+    assert [(f.path, f.line) for f in found.findings] == [("proj/settings.py", 7)]
+
+
+def _written(root: Path, name: str, text: str) -> Path:
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return root
+
+
+def test_a_platforms_postdeploy_hook_migrates_once_per_deploy(tmp_path: Path) -> None:
+    procfile = "web: bin/start.sh\npostdeploy: python manage.py migrate\n"
+    assert scan(tmp_path, {"Procfile": procfile}, "boot-migrate") == []
+    web = "web: python manage.py migrate && gunicorn app.wsgi\n"
+    assert where(scan(tmp_path / "b", {"Procfile": web}, "boot-migrate")) == [("Procfile", 1)]
+
+
+def test_a_developers_bootstrap_script_is_not_a_start(tmp_path: Path) -> None:
+    script = "#!/bin/bash\ndropdb --if-exists app\ncreatedb app\npython manage.py migrate\n"
+    assert scan(tmp_path, {"scripts/bootstrap.sh": script}, "boot-migrate") == []
+    boot = script + "exec gunicorn app.wsgi\n"
+    found = scan(tmp_path / "b", {"scripts/bootstrap.sh": boot}, "boot-migrate")
+    assert where(found) == [("scripts/bootstrap.sh", 4)]
+
+
+def test_a_database_url_with_no_host_is_the_local_socket(tmp_path: Path) -> None:
+    source = APPS + (
+        "import environ\n"
+        "env = environ.Env()\n"
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+        "DATABASES = {'default': env.db('DATABASE_URL', default='postgres:///app')}\n"
+    )
+    assert where(scan(tmp_path, {"proj/settings.py": source}, "settings")) == [
+        ("proj/settings.py", 5)
+    ]
+    remote = source.replace("postgres:///app", "postgres://db/app")
+    assert scan(tmp_path / "b", {"proj/settings.py": remote}, "settings") == []
+
+
+def test_a_database_config_built_through_a_get_string_wrapper_defaults_to_sqlite(
+    tmp_path: Path,
+) -> None:
+    source = APPS + (
+        "import dj_database_url\n"
+        "from app.envs import get_string\n"
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+        "DEFAULT_DATABASE_CONFIG = dj_database_url.parse(\n"
+        "    get_string('DATABASE_URL', 'sqlite:///db.sqlite3')\n"
+        ")\n"
+        "DATABASES = {'default': DEFAULT_DATABASE_CONFIG}\n"
+    )
+    assert where(scan(tmp_path, {"proj/settings.py": source}, "settings")) == [
+        ("proj/settings.py", 6)
+    ]
+    remote = source.replace("sqlite:///db.sqlite3", "postgres://db/app")
+    assert scan(tmp_path / "b", {"proj/settings.py": remote}, "settings") == []
