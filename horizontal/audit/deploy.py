@@ -88,7 +88,11 @@ def logical_lines(text: str) -> list[Line]:
         stripped = raw.strip()
         if not pending:
             start = number
-            if not stripped or stripped.startswith(("#", ";")):
+            # "#" and ";" start comments (shell; ini); ";;" ends a shell case arm.
+            comment = stripped.startswith("#") or (
+                stripped.startswith(";") and not stripped.startswith(";;")
+            )
+            if not stripped or comment:
                 continue
         pending.append(stripped.rstrip("\\"))
         if not stripped.endswith("\\"):
@@ -261,8 +265,16 @@ def find_in_shell(
     # migrate or beat in an arm that starts no server is that type's whole job.
     arms = process_arms([line.text for line in lines])
     serving_arms = {arm for arm, line in zip(arms, lines, strict=True) if SERVER.search(line.text)}
+    # An arm that serves with runserver is the development process type ('web-dev').
+    development_arms = {
+        arm
+        for arm in serving_arms - {None}
+        if serves_with_runserver([t.text for a, t in zip(arms, lines, strict=True) if a == arm])
+    }
     secrets: set[str] = set()  # variables assigned a generated secret so far
     for arm, line in zip(arms, lines, strict=True):
+        if arm in development_arms:
+            continue
         serves = beside_server or (
             starts_server if arm is None else bool({None, arm} & serving_arms)
         )
@@ -309,10 +321,14 @@ PROGRAM_KEYS = frozenset({"command", "attach-daemon", "smart-attach-daemon"})
 
 
 def find_in_server_config(path: str, text: str) -> Iterator[Finding]:
-    """uWSGI ini and supervisor conf: hooks, attached daemons and programs per replica."""
+    """uWSGI ini and supervisor conf: hooks, attached daemons and programs per replica.
+    uWSGI's environment form (``UWSGI_STATIC_MAP=/media=/srv/media`` in a ``uwsgi.env``)
+    is read as the option it sets."""
     for line in logical_lines(text):
         key, _, value = (part.strip() for part in line.text.partition("="))
-        key = key.lower()
+        key = key.lower().removeprefix("export ").strip()
+        if key.startswith("uwsgi_"):
+            key = key.removeprefix("uwsgi_").replace("_", "-")
         if key in {"static-map", "static-map2"} and MEDIA_MAP.search(value):
             yield _finding(
                 path,

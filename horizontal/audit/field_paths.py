@@ -34,11 +34,41 @@ class PathUse(NamedTuple):
     source: str
 
 
+# ``storage=AWSMediaStorage()``: a field that names a remote storage of its own has no
+# local path whatever STORAGES says (``.path`` on it is a dead or failing branch).
+REMOTE_STORAGE = lazy_compile(
+    r"\bstorage\s*=\s*[\w.]*(S3|AWS|Aws|GoogleCloud|GCS|Gcs|Azure|Cloud)\w*"
+)
+
+
 def file_fields(text: str) -> set[str]:
-    """Names of the file and image fields a models module declares."""
+    """Names of the file and image fields a models module declares, but for those
+    declared with a remote storage of their own."""
     if "FileField" not in text and "ImageField" not in text:
         return set()
-    return {m.group(1) for line in text.splitlines() if (m := FILE_FIELD.match(line))}
+    lines = text.splitlines()
+    found: set[str] = set()
+    for index, line in enumerate(lines):
+        match = FILE_FIELD.match(line)
+        if match is None:
+            continue
+        # The declaration's arguments, up to its closing parenthesis (a few lines).
+        declaration = _declaration(lines, index)
+        if not REMOTE_STORAGE.search(declaration):
+            found.add(match.group(1))
+    return found
+
+
+def _declaration(lines: list[str], start: int, most: int = 15) -> str:
+    depth = 0
+    taken: list[str] = []
+    for line in lines[start : start + most]:
+        code = line.split("#", 1)[0]
+        taken.append(code)
+        depth += code.count("(") - code.count(")")
+        if depth <= 0:
+            break
+    return "\n".join(taken)
 
 
 def path_uses(path: str, text: str) -> list[PathUse]:

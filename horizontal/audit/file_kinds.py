@@ -51,6 +51,8 @@ def text_detector(path: str) -> TextDetector | None:
         return deploy.find_in_procfile
     if lower.endswith((".ini", ".conf")) and ("uwsgi" in lower or "supervisor" in lower):
         return deploy.find_in_server_config
+    if lower.endswith(".env") and "uwsgi" in lower:  # UWSGI_STATIC_MAP=…: uWSGI's env form
+        return deploy.find_in_server_config
     if DOCUMENTATION.search(f"/{path}"):
         return None  # below: examples a reader adapts, not what this project deploys
     if (lower.endswith(".conf") and "nginx" in lower) or NGINX_DIR.search(f"/{path}"):

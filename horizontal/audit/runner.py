@@ -85,6 +85,11 @@ EXCLUDED_DIRS = frozenset(
         "provisioning",
     }
 )
+# Hidden folders that hold what production runs (``.prod/uwsgi.ini``, Elastic
+# Beanstalk's ``.platform/`` and ``.ebextensions/``); other dot folders are tools' own.
+DEPLOYMENT_DOT_DIRS = frozenset(
+    {".prod", ".production", ".deploy", ".docker", ".platform", ".ebextensions", ".k8s", ".helm"}
+)
 MODELS_MODULE = lazy_compile(r"/models(\.py$|/)")
 TEST_FILE = lazy_compile(r"(^test_.*|.*_tests?|^tests?|^conftest)\.py$")
 # A migration outside a migrations/ folder (MIGRATION_MODULES = {"app": "app.db_migrations"}).
@@ -163,7 +168,9 @@ def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
         subdirs[:] = sorted(
             d
             for d in subdirs
-            if d not in EXCLUDED_DIRS and d not in exclude and not d.startswith(".")
+            if d not in EXCLUDED_DIRS
+            and d not in exclude
+            and (not d.startswith(".") or d in DEPLOYMENT_DOT_DIRS)
         )
         for name in sorted(names):
             if name.endswith(".py") and TEST_FILE.match(name):

@@ -186,11 +186,44 @@ def off_by_default_statements(tree: ast.AST) -> set[int]:
     (see ``off_by_default``): a setting assigned only there is left at Django's default."""
     unset = unset_names(tree)
     found: set[int] = set()
+    required: set[str] = set()  # names production must set: a guard above raises
     for statement in getattr(tree, "body", ()):
-        if isinstance(statement, ast.If) and off_by_default(statement.test, unset):
+        if isinstance(statement, ast.If):
+            required |= _required_by_guard(statement)
+        if isinstance(statement, ast.If) and (
+            off_by_default(statement.test, unset) or _tests_unset(statement.test, required)
+        ):
             # The body only: the ``else:`` is what production gets.
             found.update(id(node) for part in statement.body for node in ast.walk(part))
     return found
+
+
+def _required_by_guard(statement: ast.If) -> set[str]:
+    """``if not DEBUG and not SECRET_KEY: raise …`` (or ``if not SECRET_KEY: raise``):
+    production cannot start without ``SECRET_KEY``."""
+    if not (len(statement.body) == 1 and isinstance(statement.body[0], ast.Raise)):
+        return set()
+    parts = statement.test.values if isinstance(statement.test, ast.BoolOp) else [statement.test]
+    if isinstance(statement.test, ast.BoolOp) and not isinstance(statement.test.op, ast.And):
+        return set()
+    names = {
+        part.operand.id
+        for part in parts
+        if isinstance(part, ast.UnaryOp)
+        and isinstance(part.op, ast.Not)
+        and isinstance(part.operand, ast.Name)
+    }
+    return names - {"DEBUG"} if len(names) == len(parts) else set()
+
+
+def _tests_unset(test: ast.AST, required: set[str]) -> bool:
+    """``if not SECRET_KEY:`` after a guard that stops production without it."""
+    return (
+        isinstance(test, ast.UnaryOp)
+        and isinstance(test.op, ast.Not)
+        and isinstance(test.operand, ast.Name)
+        and test.operand.id in required
+    )
 
 
 def explicitly_chosen(tree: ast.AST) -> dict[int, set[str]]:

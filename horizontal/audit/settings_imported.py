@@ -20,6 +20,7 @@ from functools import cache
 from pathlib import Path
 
 from horizontal.audit.known import PER_INSTANCE_CALLS
+from horizontal.audit.settings_branches import off_by_default_statements
 from horizontal.audit.settings_rules import random_value_line
 from horizontal.audit.settings_values import top_level_settings
 from horizontal.audit.source import PythonModule, string_value
@@ -54,7 +55,13 @@ def random_secret_key_sites(module_name: str) -> list[str]:
     names = ("*", "SECRET_KEY")
     for module, _name in _imported_settings(module_name, names, depth_first=True):
         statements = top_level_settings(module).get("SECRET_KEY", [])
+        # As the audit reads it: a key generated only in a branch production does not
+        # take (under DEBUG, after a guard that stops production without a key) is not
+        # production's.
+        off = off_by_default_statements(module.tree)
         for statement in sorted(statements, key=lambda node: node.lineno):
+            if id(statement) in off:
+                continue
             line = random_value_line(module, statement)
             if line is not None:
                 sites.append(f"{module.path}:{line}")

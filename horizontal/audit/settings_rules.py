@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from horizontal.audit.findings import Finding
+from horizontal.audit.findings import Finding, Location
 from horizontal.audit.known import (
     CACHE_URL_CONFIGS,
     CATALOGUE,
@@ -77,7 +77,7 @@ SERVICE_ADDRESSES: tuple[tuple[KeyPathPattern, str], ...] = (
 # CELERY_BROKER, DB_HOST, MEMCACHED_LOCATION); not EMAIL_HOST, not this site's URL.
 SERVICE_SETTING = lazy_compile(
     r"^(?!EMAIL_)([A-Z0-9]+_)*(REDIS|VALKEY|BROKER|AMQP|RABBIT\w*|MEMCACHED?|CELERY|HUEY|"
-    r"CACHE|DATABASE|DB|POSTGRES\w*|PG|MYSQL|MARIADB|ELASTICSEARCH|OPENSEARCH|MONGO\w*|"
+    r"CACHE|DATABASE|DB|POSTGRES\w*|PG|MYSQL|MARIADB|ELASTICSEARCH|ES|OPENSEARCH|MONGO\w*|"
     r"TYPESENSE|MEILI\w*|SOLR|HAYSTACK|SEARCH)"
     r"(_\w+)?_(HOST|URL|URI|LOCATION|ADDRESS|SERVER|CONNECTION|CONFIG)S?$|^SESSION_REDIS$"
 )
@@ -363,11 +363,18 @@ def implicit_defaults(
     nothing is set; a setting assigned only there is reported at that assignment."""
     if uses_cache and "INSTALLED_APPS" in settings and "CACHES" not in everything:
         only_if = (conditional or {}).get("CACHES")
+        related: tuple[Location, ...] = ()
         if only_if:
             line = only_if[0].lineno
             message = (
                 "CACHES is set only when an option is given; otherwise Django uses "
                 "LocMemCache: a per-process cache on every instance"
+            )
+            # The branch's test is where the option is asked for.
+            related = tuple(
+                Location(module.path, branch.lineno)
+                for branch in module.tree.body
+                if isinstance(branch, ast.If) and branch.lineno < line <= (branch.end_lineno or 0)
             )
         else:
             line = module.decided_at or settings["INSTALLED_APPS"][0].lineno
@@ -375,7 +382,7 @@ def implicit_defaults(
                 "CACHES is not set, so Django uses LocMemCache: a per-process cache on "
                 "every instance"
             )
-        yield _finding(module, line, message, FIXES["CACHES"])
+        yield _finding(module, line, message, FIXES["CACHES"])._replace(related=related)
     if "MEDIA_ROOT" in settings and not everything & {"STORAGES", "DEFAULT_FILE_STORAGE"}:
         line = settings["MEDIA_ROOT"][0].lineno
         yield _finding(

@@ -289,17 +289,29 @@ def apply_env_schema(module: PythonModule) -> None:
     if not schemas:
         return
     for node in ast.walk(module.tree):
-        if not isinstance(node, ast.Call) or not node.args:
+        if not isinstance(node, ast.Call):
             continue
         function = node.func
+        method = function.attr if isinstance(function, ast.Attribute) else ""
         if isinstance(function, ast.Attribute):
             function = function.value  # env.str("X"), env.int("X")
         defaults = schemas.get(function.id, {}) if isinstance(function, ast.Name) else {}
-        name = string_value(node.args[0])
+        # env.db() reads DATABASE_URL, env.cache() CACHE_URL: the variable django-environ
+        # names for them when the call names none.
+        name = string_value(node.args[0]) if node.args else IMPLIED_VARIABLES.get(method)
         if name in defaults and not any(k.arg == "default" for k in node.keywords):
             # At the call's place: the setting that reads it decides (and may replace it).
             default = ast.copy_location(copy.copy(defaults[name]), node)
             node.keywords.append(ast.keyword(arg="default", value=default))
+
+
+IMPLIED_VARIABLES = {
+    "db": "DATABASE_URL",
+    "db_url": "DATABASE_URL",
+    "cache": "CACHE_URL",
+    "cache_url": "CACHE_URL",
+    "search_url": "SEARCH_URL",
+}
 
 
 def env_default(node: ast.AST) -> ast.AST | None:

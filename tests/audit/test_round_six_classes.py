@@ -6,7 +6,11 @@ and a safe twin that must stay silent (or be one finding, not two)."""
 
 from __future__ import annotations
 
+import sys
+import types
 from pathlib import Path
+
+import pytest
 
 from horizontal.audit import scan_paths
 from tests.audit.test_outside_measurements import scan, where
@@ -378,3 +382,157 @@ def test_a_database_config_built_through_a_get_string_wrapper_defaults_to_sqlite
     ]
     remote = source.replace("sqlite:///db.sqlite3", "postgres://db/app")
     assert scan(tmp_path / "b", {"proj/settings.py": remote}, "settings") == []
+
+
+def test_env_db_with_no_name_reads_database_url_from_the_schema(tmp_path: Path) -> None:
+    source = APPS + (
+        "import environ\n"
+        "env = environ.Env(DATABASE_URL=(str, 'postgis:///events'))\n"
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+        "DATABASES = {'default': env.db()}\n"
+    )
+    assert where(scan(tmp_path, {"proj/settings.py": source}, "settings")) == [
+        ("proj/settings.py", 5)
+    ]
+    remote = source.replace("postgis:///events", "postgis://db/events")
+    assert scan(tmp_path / "b", {"proj/settings.py": remote}, "settings") == []
+
+
+def test_a_cache_set_only_under_an_option_names_the_branch_that_asks_for_it(
+    tmp_path: Path,
+) -> None:
+    source = APPS + (
+        "import environ\n"
+        "env = environ.Env(REDIS_URL=(str, None))\n"
+        "if env('REDIS_URL'):\n"
+        "    OPTIONS = {}\n"
+        "    CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+    )
+    files = {"proj/settings.py": source, "app/throttle.py": USES_CACHE}
+    (found,) = scan(tmp_path, files, "settings")
+    assert (found.line, [r.line for r in found.related if r.path == "proj/settings.py"]) == (
+        6,
+        [4],
+    )
+
+
+def test_deployment_config_in_a_hidden_prod_folder_is_read(tmp_path: Path) -> None:
+    ini = "[uwsgi]\nstatic-map = /media=$(MEDIA_ROOT)\n"
+    assert where(scan(tmp_path, {".prod/uwsgi.ini": ini}, "file-write")) == [(".prod/uwsgi.ini", 2)]
+    assert scan(tmp_path / "b", {".idea/uwsgi.ini": ini}, "file-write") == []
+
+
+def test_uwsgis_environment_form_of_a_media_static_map_is_read(tmp_path: Path) -> None:
+    env = "UWSGI_MODULE=app.wsgi\nUWSGI_STATIC_MAP=/media=/srv/app/www/media\n"
+    assert where(scan(tmp_path, {"deploy/uwsgi.env": env}, "file-write")) == [
+        ("deploy/uwsgi.env", 2)
+    ]
+    static = env.replace("/media=/srv/app/www/media", "/static=/srv/app/www/static")
+    assert scan(tmp_path / "b", {"deploy/uwsgi.env": static}, "file-write") == []
+
+
+def test_an_elasticsearch_address_named_es_urls_on_this_host_is_found(tmp_path: Path) -> None:
+    source = APPS + (
+        "import os\n"
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+        "ES_URLS = [os.environ.get('ES_URLS', '127.0.0.1:9200')]\n"
+    )
+    assert where(scan(tmp_path, {"proj/settings.py": source}, "settings")) == [
+        ("proj/settings.py", 4)
+    ]
+    remote = source.replace("127.0.0.1:9200", "search:9200")
+    assert scan(tmp_path / "b", {"proj/settings.py": remote}, "settings") == []
+
+
+GUARD = "if not DEBUG and not SECRET_KEY:\n    raise Exception('SECRET_KEY is required')\n"
+
+
+def test_a_key_generated_after_a_guard_that_stops_production_without_one_is_silent(
+    tmp_path: Path,
+) -> None:
+    source = APPS + (
+        "import os, random\n"
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+        "DEBUG = os.environ.get('DEBUG') == '1'\n"
+        "SECRET_KEY = os.environ.get('SECRET_KEY', '')\n"
+        "if not DEBUG and not SECRET_KEY:\n"
+        "    raise Exception('SECRET_KEY is required')\n"
+        "if not SECRET_KEY:\n"
+        "    SECRET_KEY = ''.join(random.SystemRandom().choice('abc') for _ in range(50))\n"
+    )
+    assert scan(tmp_path, {"proj/settings.py": source}, "settings") == []
+    unguarded = source.replace(GUARD, "")
+    assert where(scan(tmp_path / "b", {"proj/settings.py": unguarded}, "settings")) == [
+        ("proj/settings.py", 7)
+    ]
+
+
+def test_w050_leaves_out_a_key_production_never_generates_as_the_audit_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from horizontal.audit.settings_imported import random_secret_key_sites
+
+    guarded = (
+        "import os, random\n"
+        "DEBUG = False\n"
+        "SECRET_KEY = os.environ.get('SECRET_KEY', '')\n" + GUARD + "if not SECRET_KEY:\n"
+        "    SECRET_KEY = ''.join(random.SystemRandom().choice('abc') for _ in range(50))\n"
+    )
+    cases = [
+        ("guarded_settings", guarded, []),
+        ("fallback_settings", guarded.replace(GUARD, ""), ["5"]),
+    ]
+    for name, text, expected in cases:
+        path = tmp_path / f"{name}.py"
+        path.write_text(text)
+        module = types.ModuleType(name)
+        module.__file__ = str(path)
+        monkeypatch.setitem(sys.modules, name, module)
+        assert [site.rsplit(":", 1)[1] for site in random_secret_key_sites(name)] == expected
+
+
+ENTRYPOINT = """\
+#!/bin/sh
+set -e
+case "$1" in
+'web-dev')
+    ./manage.py migrate
+    exec ./manage.py runserver 0.0.0.0:8000
+    ;;
+'web-prod')
+    exec gunicorn app.asgi:application
+    ;;
+esac
+"""
+
+
+def test_the_development_arm_of_a_dispatching_entrypoint_is_not_a_replicas_start(
+    tmp_path: Path,
+) -> None:
+    assert scan(tmp_path, {"docker/entrypoint.sh": ENTRYPOINT}, "boot-migrate") == []
+    production = ENTRYPOINT.replace(
+        "    exec gunicorn app.asgi:application\n",
+        "    ./manage.py migrate\n    exec gunicorn app.asgi:application\n",
+    )
+    found = scan(tmp_path / "b", {"docker/entrypoint.sh": production}, "boot-migrate")
+    assert where(found) == [("docker/entrypoint.sh", 9)]
+
+
+def test_the_path_of_a_file_field_with_a_remote_storage_of_its_own_is_not_a_local_read(
+    tmp_path: Path,
+) -> None:
+    models = (
+        "from django.db import models\n"
+        "from app.storage import AWSMediaStorage\n"
+        "class Document(models.Model):\n"
+        "    filepath = models.FileField(\n"
+        "        upload_to='docs/',\n"
+        "        storage=AWSMediaStorage(),\n"
+        "    )\n"
+    )
+    reader = "def contents(doc):\n    with open(doc.filepath.path) as f:\n        return f.read()\n"
+    files = {"app/models.py": models, "app/reading.py": reader}
+    assert scan(tmp_path, files, "file-write") == []
+    local = models.replace("        storage=AWSMediaStorage(),\n", "")
+    found = scan(tmp_path / "b", {**files, "app/models.py": local}, "file-write")
+    assert where(found) == [("app/reading.py", 2)]
