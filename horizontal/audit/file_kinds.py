@@ -68,7 +68,7 @@ def text_detector(path: str) -> TextDetector | None:
 
 def is_provisioning(path: str) -> bool:
     """A file of an Ansible tree: provisioning an operator applies."""
-    return bool(PROVISIONING.search(f"/{path}"))
+    return "ansible" in path and bool(PROVISIONING.search(f"/{path}"))
 
 
 def shell_if_shebang(path: str, text: str) -> Iterable[Finding]:

@@ -364,6 +364,7 @@ class Scan:
         if (
             len(self.cache_writes) < CACHE_WRITES_SHOWN
             and "cache" in text
+            and CACHE_WRITE.search(text)  # one pass over the text before any line split
             and not _run_by_hand(name, text)
             and not is_settings_path(name)
         ):

@@ -46,7 +46,7 @@ def find_local_services(module: PythonModule) -> Iterator[Finding]:
     default to this host (outside settings modules, whose lookups the settings scan
     judges as Python runs them)."""
     settings = is_settings_path(module.path) or looks_like_settings(module.text)
-    required = required_defaults(module.tree) if "required" in module.text else set()
+    required = required_defaults(module.tree) if "required=" in module.text else set()
     for call in module.nodes(ast.Call):
         assert isinstance(call, ast.Call)
         if id(call) in required:
