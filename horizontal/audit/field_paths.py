@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
-from horizontal.audit.findings import Finding
+from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
 
 # ``file = models.FileField(...)``, ``photo = ThumbnailerImageField(...)`` in a class body.
@@ -87,17 +87,25 @@ def path_uses(path: str, text: str) -> list[PathUse]:
 
 
 def local_path_reads(uses: Iterable[PathUse], fields: set[str]) -> Iterator[Finding]:
-    """One finding per use of a declared file field's ``.path``."""
+    """One finding per module that reads declared file fields' ``.path``: its first use,
+    the others related (one module that needs uploads on this disk is one root cause,
+    fixed by opening them through the storage)."""
+    by_module: dict[str, list[PathUse]] = {}
     for use in uses:
         if use.field in fields:
-            yield Finding(
-                use.path,
-                use.line,
-                "file-write",
-                f"reads the upload {use.field}.path on the local disk: only "
-                "FileSystemStorage has paths, so the file must be on this host",
-                use.source,
-                fix_text=f"Open the upload through its storage ({use.field}.open() or "
-                "default_storage.open(name)); copy it to a temp file in the same function "
-                "when a tool needs a path.",
-            )
+            by_module.setdefault(use.path, []).append(use)
+    for found in by_module.values():
+        first, *others = found
+        names = ", ".join(dict.fromkeys(f"{u.field}.path" for u in found))
+        yield Finding(
+            first.path,
+            first.line,
+            "file-write",
+            f"reads the upload {names} on the local disk: only FileSystemStorage has paths, "
+            "so the file must be on this host",
+            first.source,
+            related=tuple(Location(u.path, u.line, u.source) for u in others),
+            fix_text=f"Open the upload through its storage ({first.field}.open() or "
+            "default_storage.open(name)); copy it to a temp file in the same function "
+            "when a tool needs a path.",
+        )

@@ -28,8 +28,9 @@ __all__ = [
 def static_or_compared(tree: ast.AST) -> set[int]:
     """``id()`` of each node that is compared, chosen only under ``DEBUG`` or in another
     branch that is off when nothing is set, listed in a table of backends to pick from by
-    name, the default of an option declared ``required=True``, or the static files'
-    storage (never the uploads'): not a value production is left with."""
+    name, a database alias whose engine is an unfinished placeholder, the default of an
+    option declared ``required=True``, or the static files' storage (never the
+    uploads'): not a value production is left with."""
     ignored: set[int] = set()
     unset = unset_names(tree)
     for node in ast.walk(tree):
@@ -39,7 +40,7 @@ def static_or_compared(tree: ast.AST) -> set[int]:
         elif isinstance(node, ast.If | ast.IfExp) and off_by_default(node.test, unset):
             # Chosen only when DEBUG (or an option left unset) is on: not production's.
             parts = list(node.body) if isinstance(node, ast.If) else [node.body]
-        elif isinstance(node, ast.Dict) and _is_choice_table(node):
+        elif isinstance(node, ast.Dict) and (_is_choice_table(node) or _is_placeholder(node)):
             parts = [node]
         elif isinstance(node, ast.Call) and _is_required(node):
             # define_setting("DATABASE_URL", default=..., required=True): start-up stops
@@ -74,6 +75,16 @@ def _is_choice_table(node: ast.Dict) -> bool:
         text.rsplit(".", 1)[0] for v in node.values if (text := string_value(v)) and "." in text
     ]
     return len(modules) >= 2 and len(set(modules)) == 1 and len(modules) == len(node.values)
+
+
+def _is_placeholder(node: ast.Dict) -> bool:
+    """A database alias whose engine is left unfinished (``"ENGINE": "django.db.backends."``,
+    or empty): a template that another file must replace whole, not a value to judge."""
+    for key, value in zip(node.keys, node.values, strict=True):
+        if key is not None and string_value(key) == "ENGINE":
+            engine = string_value(value)
+            return engine is not None and (engine == "" or engine.endswith("."))
+    return False
 
 
 def _is_required(call: ast.Call) -> bool:

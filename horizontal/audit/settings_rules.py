@@ -84,6 +84,9 @@ SERVICE_SETTING = lazy_compile(
 # Celery brokers and result stores kept in files on this host.
 FILE_TRANSPORTS = ("filesystem://", "sqla+sqlite:", "db+sqlite:", "sqlite:")
 BROKER_SETTINGS = ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND")
+# An empty broker URL is Celery's default broker (on this host); an empty result backend
+# is no result backend.
+DEFAULTING_BROKERS = ("CELERY_BROKER_URL", "BROKER_URL")
 SQLITE_FILE = (".sqlite3", ".sqlite", ".db")
 SQLITE_URLS = ("sqlite:", "spatialite:")
 
@@ -196,6 +199,24 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
                     FIXES["this host"],
                 )
             continue
+        if (
+            setting in DEFAULTING_BROKERS
+            and text == ""
+            and _empty_directly(node)
+            and id(node) in _assigned_whole(module)
+            and not _eager_without_broker(module, setting)
+            and line not in seen
+        ):
+            # Celery given no broker connects to its default, amqp://guest@localhost//.
+            seen.add(line)
+            yield _finding(
+                module,
+                line,
+                f"{setting}: empty, so Celery uses its default broker amqp://guest@localhost//"
+                " on this host: each instance talks to its own server",
+                FIXES["this host"],
+            )
+            continue
         if setting in BROKER_SETTINGS and text.lower().startswith(FILE_TRANSPORTS):
             if line not in seen:
                 seen.add(line)
@@ -216,6 +237,33 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
                 f"{setting}: {address} is this host: each instance talks to its own server",
                 FIXES["this host"],
             )
+
+
+def _empty_directly(node: ast.AST) -> bool:
+    """``""`` itself or an environment lookup defaulting to it: not a fallback chain
+    (``os.getenv(...) or ""``, ``x if x else build_url(...)``) whose other arm decides."""
+    return string_value(node) == "" or _empty_default(node)
+
+
+def _eager_without_broker(module: PythonModule, setting: str) -> bool:
+    """``CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL``: with no broker, tasks run in
+    the request's process, and no broker is asked for."""
+    for statement in module.tree.body:
+        if not isinstance(statement, ast.Assign):
+            continue
+        eager = any(
+            isinstance(t, ast.Name) and t.id.endswith("ALWAYS_EAGER") for t in statement.targets
+        )
+        if eager and any(
+            isinstance(n, ast.Name) and n.id == setting for n in ast.walk(statement.value)
+        ):
+            return True
+    return False
+
+
+def _assigned_whole(module: PythonModule) -> set[int]:
+    """``id()`` of each top-level assignment's whole value (not a part of an expression)."""
+    return {id(s.value) for s in module.tree.body if isinstance(s, ast.Assign)}
 
 
 def _empty_default(node: ast.AST) -> bool:

@@ -4,7 +4,8 @@ An entrypoint that dispatches on its argument (``if [ "$1" = "web" ] … elif [ 
 "beat" ]``, or ``case "$1" in web) … ;; beat) … ;; esac``) starts one process type per
 container: a scheduler in the ``beat`` arm runs once, where the operator starts that type,
 not beside the web server of the ``web`` arm. A single ``if [ "$X" = "true" ]`` is a toggle,
-not a dispatch: two arms on the same variable at least.
+not a dispatch: two arms on the same variable at least, unless it switches between
+``runserver`` and another start (a development/production switch).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ IF_END = lazy_compile(r"(^|;\s*)fi\s*(;|$)")
 CASE_START = lazy_compile(r"^case\s+\"?\$\{?(\w+)\}?\"?\s+in\b")
 CASE_ARM = lazy_compile(r"^\(?\s*[\w\"'.|*-]+(\s*\|\s*[\w\"'.*-]+)*\s*\)")
 CASE_END = lazy_compile(r"(^|;\s*)esac\b")
+RUNSERVER = lazy_compile(r"\brunserver(_plus)?\b")
 
 
 def process_arms(lines: list[str]) -> list[str | None]:
@@ -68,8 +70,16 @@ def _if_chains(lines: list[str], arms: list[str | None]) -> None:
             arms[index] = current
             members[chain[2]].append(index)
     for start, count in arm_count.items():
-        if count < 2:  # a toggle, not a dispatch
-            for index in members[start]:
+        if count >= 2:
+            continue
+        # A toggle, not a dispatch; but a development/production switch (``if [
+        # "$LOCAL_DEV" == "true" ]; then … runserver; else … gunicorn``) keeps its arms.
+        inside = members[start]
+        switch = any(arms[i] == f"if{start}:else" for i in inside) and any(
+            RUNSERVER.search(lines[i]) for i in inside
+        )
+        if not switch:
+            for index in inside:
                 arms[index] = None
 
 

@@ -536,3 +536,75 @@ def test_the_path_of_a_file_field_with_a_remote_storage_of_its_own_is_not_a_loca
     local = models.replace("        storage=AWSMediaStorage(),\n", "")
     found = scan(tmp_path / "b", {**files, "app/models.py": local}, "file-write")
     assert where(found) == [("app/reading.py", 2)]
+
+
+SWITCH = """\
+#!/bin/bash
+if [ "$LOCAL_DEV_ENV" == "true" ]; then
+    python manage.py migrate --noinput
+    python manage.py runserver 0.0.0.0:8000
+else
+    exec gunicorn --bind 0.0.0.0:8000 app.wsgi
+fi
+"""
+
+
+def test_the_runserver_side_of_a_development_switch_is_not_a_replicas_start(
+    tmp_path: Path,
+) -> None:
+    assert scan(tmp_path, {"bin/run_web.sh": SWITCH}, "boot-migrate") == []
+    both = SWITCH.replace("else\n", "else\n    python manage.py migrate --noinput\n")
+    assert where(scan(tmp_path / "b", {"bin/run_web.sh": both}, "boot-migrate")) == [
+        ("bin/run_web.sh", 6)
+    ]
+
+
+def test_system_test_helpers_outside_tests_are_not_scanned(tmp_path: Path) -> None:
+    writer = "def fake(path):\n    with open(path, 'w') as f:\n        f.write('x')\n"
+    assert scan(tmp_path, {"systemtests/lib/fake_data.py": writer}, "file-write") == []
+    assert where(scan(tmp_path / "b", {"app/fake_data.py": writer}, "file-write")) == [
+        ("app/fake_data.py", 2)
+    ]
+
+
+def test_a_database_alias_with_an_unfinished_engine_is_a_template(tmp_path: Path) -> None:
+    source = APPS + (
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+        "DATABASES = {'default': {'ENGINE': 'django.db.backends.', 'HOST': 'localhost'}}\n"
+    )
+    assert scan(tmp_path, {"proj/settings.py": source}, "settings") == []
+    finished = source.replace("'django.db.backends.'", "'django.db.backends.postgresql'")
+    assert where(scan(tmp_path / "b", {"proj/settings.py": finished}, "settings")) == [
+        ("proj/settings.py", 3)
+    ]
+
+
+def test_an_empty_celery_broker_is_celerys_default_broker_on_this_host(tmp_path: Path) -> None:
+    source = APPS + (
+        "import os\n"
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+        "CELERY_BROKER_URL = os.environ.get('CELERY_BROKER_URL', '')\n"
+    )
+    assert where(scan(tmp_path, {"proj/settings.py": source}, "settings")) == [
+        ("proj/settings.py", 4)
+    ]
+    eager = source + "CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL\n"
+    assert scan(tmp_path / "b", {"proj/settings.py": eager}, "settings") == []
+
+
+def test_one_module_reading_several_uploads_by_path_is_one_finding(tmp_path: Path) -> None:
+    models = (
+        "from django.db import models\n"
+        "class Badge(models.Model):\n"
+        "    photo = models.ImageField(upload_to='photos/')\n"
+        "    background = models.ImageField(upload_to='backgrounds/')\n"
+    )
+    creator = (
+        "def build(badge):\n"
+        "    photo = badge.photo.path\n"
+        "    back = badge.background.path\n"
+        "    return photo, back\n"
+    )
+    (found,) = scan(tmp_path, {"app/models.py": models, "app/creator.py": creator}, "file-write")
+    assert (found.line, [r.line for r in found.related]) == (2, [3])
+    assert "photo.path, background.path" in found.message
