@@ -131,7 +131,12 @@ def _labelled_lines(labels: list[dict[str, object]]) -> dict[Location, int]:
 
 def _mirror_git_dir(mirror: Path, repository: str) -> Path | None:
     owner_name = repository.replace("/", "+")
-    for candidate in (mirror / owner_name / "repo", mirror / f"{owner_name}.git"):
+    # A bare mirror, or a clone's .git (the fetch tool brings either).
+    for candidate in (
+        mirror / owner_name / "repo" / ".git",
+        mirror / owner_name / "repo",
+        mirror / f"{owner_name}.git",
+    ):
         if candidate.is_dir():
             return candidate
     return None

@@ -35,6 +35,8 @@ __all__ = [
     "LOCAL_STORAGES",
     "LOCMEM_CACHES",
     "LOCMEM_CACHE_URL",
+    "MAINTENANCE_APP",
+    "MAINTENANCE_STATE_FILES",
     "ON_DISK_QUEUES",
     "PER_INSTANCE_CALLS",
     "RANDOM_VALUE_CALLS",
@@ -181,6 +183,17 @@ FILE_EMAIL_BACKENDS = (
     ),
 )
 
+# django-maintenance-mode's on/off switch kept in a file (its default state backend).
+MAINTENANCE_STATE_FILES = (
+    SingleBox(
+        "MAINTENANCE_MODE_STATE_BACKEND",
+        "maintenance_mode.backends.LocalFileBackend",
+        "django-maintenance-mode keeps its on/off state in a file on one host: maintenance "
+        "switched on through one instance shows only there",
+    ),
+)
+MAINTENANCE_APP = "maintenance_mode"
+
 # Task queues kept on one host (audit only: the deploy checks read HUEY's live object).
 ON_DISK_QUEUES = tuple(
     SingleBox("HUEY", f"huey.{module}{name}", why)
@@ -208,6 +221,7 @@ CATALOGUE: tuple[SingleBox, ...] = (
     *DJANGO_CRON_CACHE_LOCKS,
     *FILE_LOG_HANDLERS,
     *FILE_EMAIL_BACKENDS,
+    *MAINTENANCE_STATE_FILES,
 )
 
 # Calls (by their last name: ``secrets.token_hex`` is ``token_hex``) that return a fresh

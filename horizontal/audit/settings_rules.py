@@ -19,6 +19,8 @@ from horizontal.audit.known import (
     CATALOGUE,
     LOCMEM_CACHE_URL,
     LOCMEM_CACHES,
+    MAINTENANCE_APP,
+    MAINTENANCE_STATE_FILES,
     ON_DISK_QUEUES,
     RANDOM_VALUE_CALLS,
     SingleBox,
@@ -431,6 +433,16 @@ def implicit_defaults(
                 "every instance"
             )
         yield _finding(module, line, message, FIXES["CACHES"])._replace(related=related)
+    maintenance = MAINTENANCE_STATE_FILES[0]
+    installed_at = _installed_at(settings, MAINTENANCE_APP)
+    if maintenance.setting not in everything and installed_at:
+        line = installed_at
+        yield _finding(
+            module,
+            line,
+            f"{maintenance.setting} is not set, so {maintenance.why}",
+            FIXES[maintenance.setting],
+        )
     if "MEDIA_ROOT" in settings and not everything & {"STORAGES", "DEFAULT_FILE_STORAGE"}:
         line = settings["MEDIA_ROOT"][0].lineno
         yield _finding(
@@ -440,6 +452,15 @@ def implicit_defaults(
             "host's disk",
             FIXES["STORAGES['default']"],
         )
+
+
+def _installed_at(settings: dict[str, list[ast.stmt]], app: str) -> int:
+    """The line where this module's ``INSTALLED_APPS`` names ``app``, or 0."""
+    for statement in settings.get("INSTALLED_APPS", []):
+        for node in ast.walk(statement):
+            if string_value(node) == app:
+                return int(getattr(node, "lineno", statement.lineno))
+    return 0
 
 
 def _finding(module: PythonModule, line: int, message: str, fix: str = "") -> Finding:
@@ -466,6 +487,9 @@ FIXES: dict[str, str] = {
     "scheduler, or run the scheduler in exactly one process (horizontal.W043/W044).",
     "DJANGO_CRON_LOCK_BACKEND": "Have cron call 'manage.py runjob NAME' (one run per slot) "
     "instead of runcrons (horizontal.W045/W046).",
+    "MAINTENANCE_MODE_STATE_BACKEND": "MAINTENANCE_MODE_STATE_BACKEND = 'maintenance_mode."
+    "backends.CacheBackend' (on the shared cache) or '…DefaultStorageBackend' (on S3) "
+    "(horizontal.W053).",
     "LOGGING": "Log to stdout/stderr (logging.StreamHandler) and let the platform collect "
     "every instance's logs (horizontal.W051).",
     "EMAIL_BACKEND": "Use the SMTP backend or your provider's (horizontal.W052).",

@@ -10,7 +10,8 @@ Id ranges, one module each (docs/checks.md has every id):
 - ``horizontal.W040``–``W049``: background work: channel layers, tasks, schedulers
   (``background.py``)
 - ``horizontal.W050``: a random ``SECRET_KEY`` (``secret_key.py``)
-- ``horizontal.W051``–``W059``: logging and email to local files (``logging_email.py``)
+- ``horizontal.W051``–``W052``: logging and email to local files (``logging_email.py``)
+- ``horizontal.W053``: django-maintenance-mode's state in a local file (``maintenance.py``)
 - ``horizontal.W060``–``W069``: file storage (``storage.py``)
 - ``horizontal.W070``–``W079``: migrations that break a rolling deploy (``migrations.py``)
 - ``horizontal.W080``–``W089``: triggers: the HTTP trigger (``W080``–``W084``), Celery and
@@ -33,6 +34,7 @@ from horizontal.checks import (
     databases,
     jobs,
     logging_email,
+    maintenance,
     migrations,
     secret_key,
     sessions,
@@ -50,6 +52,7 @@ __all__ = [
     "databases",
     "jobs",
     "logging_email",
+    "maintenance",
     "migrations",
     "register",
     "secret_key",

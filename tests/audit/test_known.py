@@ -8,8 +8,9 @@ temporary directory and scanned with ``scan_paths``). SHARED, the configuration 
 start from, is clean in both, so a finding is the entry's.
 
 No entry differs by design. Two need context to be judged at all, and get it in both
-tools alike: django_cron's lock backends are read by the check only when ``django_cron``
-is installed, so those entries come with it in ``INSTALLED_APPS``; a log handler is a
+tools alike: django_cron's lock backends (and django-maintenance-mode's state backend) are
+read by the check only when ``django_cron`` (``maintenance_mode``) is installed, so those
+entries come with it in ``INSTALLED_APPS``; a log handler is a
 ``LOGGING`` handler's ``class``.
 """
 
@@ -59,6 +60,8 @@ def changes_for(entry: SingleBox) -> dict[str, Any]:
         return {"LOGGING": {**CONSOLE_LOGGING, "handlers": handlers}}
     if setting == "EMAIL_BACKEND":
         return {"EMAIL_BACKEND": path}
+    if setting == "MAINTENANCE_MODE_STATE_BACKEND":
+        return {"INSTALLED_APPS": with_app("maintenance_mode"), setting: path}
     raise AssertionError(f"no way to configure {setting}: teach changes_for()")
 
 

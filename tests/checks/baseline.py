@@ -32,6 +32,7 @@ from horizontal.checks import (
     caches,
     databases,
     logging_email,
+    maintenance,
     secret_key,
     sessions,
     storage,
@@ -49,6 +50,7 @@ SETTINGS_CHECK_MODULES: tuple[ModuleType, ...] = (
     background,
     secret_key,
     logging_email,
+    maintenance,
 )
 ALL_SETTINGS_CHECK_MODULES = (*SETTINGS_CHECK_MODULES, storage)
 
