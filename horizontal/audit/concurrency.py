@@ -240,6 +240,13 @@ def _sleeping_loop(module: PythonModule, body: ast.AST) -> bool:
     return False
 
 
+def _parses_an_expression(call: ast.Call) -> bool:
+    """``CronTab("*/5 * * * *").next()``: parse-crontab (also imported as ``crontab``)
+    computes the next time of an expression; python-crontab's ``CronTab(user=True)`` is the
+    one that installs jobs into this host's crontab."""
+    return bool(call.args) and not any(k.arg in {"user", "tab", "tabfile"} for k in call.keywords)
+
+
 def find_schedulers(module: PythonModule) -> Iterator[Finding]:
     if module.is_script:
         return  # a dedicated scheduler command is one process by construction
@@ -249,7 +256,7 @@ def find_schedulers(module: PythonModule) -> Iterator[Finding]:
         scheduler = (
             last_part(name) in SCHEDULER_CLASSES
             or name.startswith(("schedule.every", "sched.scheduler"))
-            or name == "crontab.CronTab"
+            or (name == "crontab.CronTab" and not _parses_an_expression(call))
         )
         if scheduler:
             yield Finding(

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
-from horizontal.audit.shell_branches import process_arms
+from horizontal.audit.shell_branches import leader_only, process_arms
 
 # migrate as the subcommand (options may come first), not an argument of another command
 # ("manage.py document_index migrate" migrates something else).
@@ -272,8 +272,9 @@ def find_in_shell(
         if serves_with_runserver([t.text for a, t in zip(arms, lines, strict=True) if a == arm])
     }
     secrets: set[str] = set()  # variables assigned a generated secret so far
-    for arm, line in zip(arms, lines, strict=True):
-        if arm in development_arms:
+    first_instance_only = leader_only([line.text for line in lines])
+    for index, (arm, line) in enumerate(zip(arms, lines, strict=True)):
+        if arm in development_arms or index in first_instance_only:
             continue
         serves = beside_server or (
             starts_server if arm is None else bool({None, arm} & serving_arms)

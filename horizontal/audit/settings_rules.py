@@ -72,6 +72,9 @@ SERVICE_ADDRESSES: tuple[tuple[KeyPathPattern, str], ...] = (
     (("HUEY", "connection"), "HUEY"),
     (("RQ_QUEUES", "*"), "RQ_QUEUES"),
     (("Q_CLUSTER", "redis"), "Q_CLUSTER"),
+    # django-elasticsearch-dsl's connections: {"default": {"hosts": "localhost:9200"}}.
+    (("ELASTICSEARCH_DSL", "*", "hosts"), "ELASTICSEARCH_DSL"),
+    (("OPENSEARCH_DSL", "*", "hosts"), "OPENSEARCH_DSL"),
     # A whole alias built from a URL: env.cache("CACHE_URL", default=…).
     (("CACHES", "*"), "CACHES"),
 )

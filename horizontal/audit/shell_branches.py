@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from horizontal.audit.patterns import lazy_compile
 
-__all__ = ["process_arms"]
+__all__ = ["leader_only", "process_arms"]
 
 # if [ "$1" == "web" ]; / elif [[ ${ROLE} = worker ]]: a test of one variable against a word.
 ARM_TEST = lazy_compile(
@@ -24,6 +24,12 @@ CASE_START = lazy_compile(r"^case\s+\"?\$\{?(\w+)\}?\"?\s+in\b")
 CASE_ARM = lazy_compile(r"^\(?\s*[\w\"'.|*-]+(\s*\|\s*[\w\"'.*-]+)*\s*\)")
 CASE_END = lazy_compile(r"(^|;\s*)esac\b")
 RUNSERVER = lazy_compile(r"\brunserver(_plus)?\b")
+# if [ $CF_INSTANCE_INDEX = "0" ]: a test that only the first instance passes (Cloud
+# Foundry's and most platforms' instance index, Heroku's first web dyno).
+LEADER_TEST = lazy_compile(
+    r"^if\b.*\$\{?(CF_INSTANCE_INDEX|INSTANCE_INDEX|REPLICA_INDEX|POD_INDEX|"
+    r"JOB_COMPLETION_INDEX|DYNO)\}?\"?\s*(==?|-eq)\s*[\"']?(0|web\.1)\b"
+)
 
 
 def process_arms(lines: list[str]) -> list[str | None]:
@@ -33,6 +39,31 @@ def process_arms(lines: list[str]) -> list[str | None]:
     _if_chains(lines, arms)
     _case_arms(lines, arms)
     return arms
+
+
+def leader_only(lines: list[str]) -> set[int]:
+    """Indexes of the lines only the first instance runs: the body of an ``if`` whose test
+    is the instance index against 0 (up to its ``else``/``elif`` or ``fi``)."""
+    found: set[int] = set()
+    depth = 0
+    guarded_at: int | None = None  # the depth of the open leader branch
+    for index, text in enumerate(lines):
+        one_line = IF_START.match(text) and IF_END.search(text)
+        if IF_START.match(text) and not one_line:
+            depth += 1
+            if guarded_at is None and LEADER_TEST.match(text):
+                guarded_at = depth
+                continue
+        elif guarded_at == depth and (text.startswith(("else", "elif"))):
+            guarded_at = None
+        elif IF_END.search(text) and not one_line:
+            if guarded_at == depth:
+                guarded_at = None
+            depth -= 1
+            continue
+        if guarded_at is not None:
+            found.add(index)
+    return found
 
 
 def _if_chains(lines: list[str], arms: list[str | None]) -> None:

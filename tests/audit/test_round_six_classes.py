@@ -608,3 +608,41 @@ def test_one_module_reading_several_uploads_by_path_is_one_finding(tmp_path: Pat
     (found,) = scan(tmp_path, {"app/models.py": models, "app/creator.py": creator}, "file-write")
     assert (found.line, [r.line for r in found.related]) == (2, [3])
     assert "photo.path, background.path" in found.message
+
+
+def test_parse_crontab_computing_a_next_time_is_not_a_scheduler(tmp_path: Path) -> None:
+    source = (
+        "from crontab import CronTab\n"
+        "def next_run(entry, now):\n"
+        "    return CronTab(entry).next(now=now)\n"
+    )
+    assert scan(tmp_path, {"app/models.py": source}, "scheduler") == []
+    installs = source.replace("CronTab(entry).next(now=now)", "CronTab(user=True)")
+    assert where(scan(tmp_path / "b", {"app/models.py": installs}, "scheduler")) == [
+        ("app/models.py", 3)
+    ]
+
+
+def test_migrate_only_the_first_instance_runs_is_not_every_replicas(tmp_path: Path) -> None:
+    script = (
+        "#!/bin/bash\n"
+        'if [ $CF_INSTANCE_INDEX = "0" ]; then\n'
+        "    python manage.py migrate --noinput\n"
+        "fi\n"
+        "exec gunicorn app.wsgi\n"
+    )
+    assert scan(tmp_path, {"cf.sh": script}, "boot-migrate") == []
+    everyone = script.replace('if [ $CF_INSTANCE_INDEX = "0" ]; then\n', "if true; then\n")
+    assert where(scan(tmp_path / "b", {"cf.sh": everyone}, "boot-migrate")) == [("cf.sh", 3)]
+
+
+def test_elasticsearch_dsl_hosts_on_this_host_are_found(tmp_path: Path) -> None:
+    source = APPS + (
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+        "ELASTICSEARCH_DSL = {'default': {'hosts': '127.0.0.1:9200'}}\n"
+    )
+    assert where(scan(tmp_path, {"proj/settings.py": source}, "settings")) == [
+        ("proj/settings.py", 3)
+    ]
+    remote = source.replace("127.0.0.1:9200", "search.internal:9200")
+    assert scan(tmp_path / "b", {"proj/settings.py": remote}, "settings") == []
