@@ -126,6 +126,9 @@ CACHE_WRITE = lazy_compile(
     r"\bcache(s\[[^\]]+\])?\.(set|add|incr|decr|get_or_set|set_many|delete|delete_many|touch)\("
 )
 CACHE_WRITES_SHOWN = 10
+# Django REST framework's throttles count requests in the default cache: a rate there is
+# shared state the cache must hold for every instance (its settings lines are related).
+THROTTLE_RATES = lazy_compile(r"[\"']DEFAULT_THROTTLE_(RATES|CLASSES)[\"']")
 # What a command's process keeps ends with its run: not reported in commands and scripts,
 # nor in the modules only they import (their locks are).
 RUN_BY_HAND_SPARES = frozenset({"file-write", "cache", "module-state", "timer-thread", "scheduler"})
@@ -370,6 +373,15 @@ class Scan:
         result = self.result
         if not result.uses_cache and any(marker in text for marker in CACHE_USE):
             result.uses_cache = True
+        if "DEFAULT_THROTTLE_" in text and is_settings_path(name):
+            throttles = [
+                Location(name, number)
+                for number, line in enumerate(text.splitlines(), 1)
+                if THROTTLE_RATES.search(line)
+            ]
+            if throttles:
+                result.uses_cache = True
+                self.cache_writes[:0] = throttles  # before code's writes: they decide
         if (
             len(self.cache_writes) < CACHE_WRITES_SHOWN
             and "cache" in text

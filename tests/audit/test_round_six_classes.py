@@ -646,3 +646,18 @@ def test_elasticsearch_dsl_hosts_on_this_host_are_found(tmp_path: Path) -> None:
     ]
     remote = source.replace("127.0.0.1:9200", "search.internal:9200")
     assert scan(tmp_path / "b", {"proj/settings.py": remote}, "settings") == []
+
+
+def test_drf_throttle_rates_use_the_default_cache(tmp_path: Path) -> None:
+    source = APPS + (
+        "DATABASES = {}\n"
+        "REST_FRAMEWORK = {\n"
+        "    'DEFAULT_THROTTLE_RATES': {'login': '10/sec'},\n"
+        "}\n"
+    )
+    # No project code touches the cache: the throttle alone needs it shared.
+    (found,) = scan(tmp_path, {"proj/settings.py": source}, "settings")
+    assert found.message.startswith("CACHES is not set")
+    assert ("proj/settings.py", 4) in [(r.path, r.line) for r in found.related]
+    shared = source + "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+    assert scan(tmp_path / "b", {"proj/settings.py": shared}, "settings") == []
