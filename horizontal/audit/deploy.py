@@ -350,6 +350,12 @@ def find_in_server_config(path: str, text: str) -> Iterator[Finding]:
             yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
 
 
+def find_in_uwsgi_section(path: str, text: str) -> Iterator[Finding]:
+    """Any ``.ini`` with a ``[uwsgi]`` section is a uWSGI config, whatever its name."""
+    if "[uwsgi]" in text:
+        yield from find_in_server_config(path, text)
+
+
 def find_in_crontab(path: str, text: str) -> Iterator[Finding]:
     for line in logical_lines(text):
         if CRON_ENTRY.match(line.text + " "):

@@ -21,6 +21,8 @@ TextDetector = Callable[[str, str], Iterable[Finding]]
 NGINX_DIR = lazy_compile(r"/nginx[\w.-]*/(.+/)?[^/]+$|/(sites-enabled|sites-available)/[^/]+$")
 DOCUMENTATION = lazy_compile(r"/(docs?|documentation)/")
 PROVISIONING = lazy_compile(r"/ansible/")
+# Tools' own ini files: never a server's configuration.
+NOT_UWSGI_INI = frozenset({"tox.ini", "pytest.ini", "setup.cfg", "mypy.ini", "alembic.ini"})
 # A start script, image or manifest for tests: entrypoint-unit-tests.sh, Dockerfile.test.
 TEST_START_FILE = lazy_compile(
     r"(^|[-_.])((unit|integration|e2e|smoke)[-_]?)?tests?([-_.]|$)|(^|[-_.])testing([-_.]|$)"
@@ -51,6 +53,8 @@ def text_detector(path: str) -> TextDetector | None:
         return deploy.find_in_procfile
     if lower.endswith((".ini", ".conf")) and ("uwsgi" in lower or "supervisor" in lower):
         return deploy.find_in_server_config
+    if lower.endswith(".ini") and lower not in NOT_UWSGI_INI:
+        return deploy.find_in_uwsgi_section  # cashbook.ini: a uWSGI config by its [uwsgi]
     if lower.endswith(".env") and "uwsgi" in lower:  # UWSGI_STATIC_MAP=…: uWSGI's env form
         return deploy.find_in_server_config
     if DOCUMENTATION.search(f"/{path}"):

@@ -26,6 +26,7 @@ from horizontal.audit.settings_files import KNOWN_SETTINGS, is_dev_module
 from horizontal.audit.settings_rules import (
     bad_backends,
     crontab_jobs,
+    databases_without_host,
     generated_secret_key,
     implicit_defaults,
     services_on_this_host,
@@ -87,7 +88,11 @@ def find_settings_problems(
         for finding in bad_backends(module, local_storages):
             if not replaced(finding.line):
                 found.append(finding)
-        for finding in (*services_on_this_host(module), *sqlite_by_default(module)):
+        for finding in (
+            *services_on_this_host(module),
+            *databases_without_host(module),
+            *sqlite_by_default(module),
+        ):
             if not replaced(finding.line):
                 found.append(finding)
         for statement in settings.get("SECRET_KEY", []):

@@ -42,6 +42,7 @@ __all__ = [
     "FIXES",
     "bad_backends",
     "crontab_jobs",
+    "databases_without_host",
     "find_config_secret_keys",
     "generated_secret_key",
     "implicit_defaults",
@@ -160,10 +161,65 @@ def _cache_url_configs_without_default(
             )
 
 
+# Engines of database servers (not SQLite): with no HOST they use this host's socket.
+SERVER_ENGINES = ("postgresql", "postgis", "mysql", "oracle")
+
+
+def _database_aliases(module: PythonModule) -> Iterator[ast.Dict]:
+    """Each alias dict of a top-level ``DATABASES = {...}`` literal."""
+    for statement in module.tree.body:
+        if (
+            isinstance(statement, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "DATABASES" for t in statement.targets)
+            and isinstance(statement.value, ast.Dict)
+        ):
+            yield from (v for v in statement.value.values if isinstance(v, ast.Dict))
+
+
+def _alias_values(alias: ast.Dict) -> dict[str, ast.expr]:
+    return {
+        name: value
+        for key, value in zip(alias.keys, alias.values, strict=True)
+        if key is not None and (name := string_value(key)) is not None
+    }
+
+
+def _unnamed(value: ast.expr | None) -> bool:
+    """A ``NAME`` that is empty, literally or as its environment default: the alias is a
+    template the deployment fills in whole (Django refuses an empty database name)."""
+    return value is not None and (string_value(value) == "" or _empty_default(value))
+
+
+def databases_without_host(module: PythonModule) -> Iterator[Finding]:
+    """A server database alias written out with no ``HOST``: libpq and MySQL's client then
+    use this host's socket (``{"ENGINE": "…postgresql", "NAME": "app"}``)."""
+    ignored = static_or_compared(module.tree)
+    for alias in _database_aliases(module):
+        if id(alias) in ignored or None in alias.keys:  # ``**base``: the host may be there
+            continue
+        values = _alias_values(alias)
+        engine = string_value(values.get("ENGINE")) or ""
+        if "HOST" in values or not engine.endswith(SERVER_ENGINES):
+            continue
+        if "NAME" not in values or _unnamed(values["NAME"]):
+            continue  # no database named: a template other modules fill in
+        yield _finding(
+            module,
+            alias.lineno,
+            "DATABASES: no HOST, which is the database server on this host (its local socket):"
+            " each instance talks to its own server",
+            FIXES["this host"],
+        )
+
+
 def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
     """A cache, channel layer or Celery broker/result store addressed as this host
     (``localhost``, loopback, a unix socket), the literal or an environment default."""
     ignored = static_or_compared(module.tree)
+    # An alias whose NAME is empty too is a template, its empty HOST no address.
+    for alias in _database_aliases(module):
+        if _unnamed(_alias_values(alias).get("NAME")):
+            ignored.update(id(node) for node in ast.walk(alias))
     chosen = explicitly_chosen(module.tree)
     names = module_strings(module)
     seen: set[int] = set()

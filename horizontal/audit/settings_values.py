@@ -305,6 +305,10 @@ def apply_env_schema(module: PythonModule) -> None:
             node.keywords.append(ast.keyword(arg="default", value=default))
 
 
+# Methods of an environment or configuration object whose second argument is a default.
+ENV_READERS = frozenset(
+    {"get", "str", "bool", "int", "float", "list", "tuple", "dict", "json", "url", "path"}
+)
 IMPLIED_VARIABLES = {
     "db": "DATABASE_URL",
     "db_url": "DATABASE_URL",
@@ -329,6 +333,18 @@ def env_default(node: ast.AST) -> ast.AST | None:
     if positional and function == "getattr" and len(node.args) >= 3:
         return node.args[2]
     if positional and len(node.args) >= 2 and string_value(node.args[0]) is not None:
+        return node.args[1]
+    # django-environ's typed readers take the default second: env.bool("X", False),
+    # env.str("X", "redis://localhost"); a config mapping's .get("DB_HOST", ""), where the
+    # mapping is named like one (config, secrets, settings_yaml).
+    receiver, _, method = function.rpartition(".")
+    if (
+        len(node.args) >= 2
+        and ENV_NAME.match(string_value(node.args[0]) or "")
+        and receiver
+        and ENV_WRAPPER.search(last_part(receiver))
+        and method in ENV_READERS
+    ):
         return node.args[1]
     # django-configurations: values.Value("localhost", environ_name="DB_HOST") and its
     # kinds (DatabaseURLValue, SecretValue, a project's SecretFileValue) default to the

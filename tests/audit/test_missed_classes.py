@@ -258,7 +258,10 @@ def test_an_engine_chosen_at_run_time_with_a_sqlite_default_name_is_found(tmp_pa
     )
     [finding] = scan(tmp_path, {"app/settings.py": source})
     assert finding.line == 7 and "SQLite" in finding.message
-    literal = source.replace("'django.db.backends.' + backend", "'django.db.backends.postgresql'")
+    literal = source.replace(
+        "'django.db.backends.' + backend, 'NAME': name",
+        "'django.db.backends.postgresql', 'NAME': name, 'HOST': 'db'",
+    )
     assert scan(tmp_path, {"app/settings.py": literal}) == []
 
 

@@ -661,3 +661,64 @@ def test_drf_throttle_rates_use_the_default_cache(tmp_path: Path) -> None:
     assert ("proj/settings.py", 4) in [(r.path, r.line) for r in found.related]
     shared = source + "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
     assert scan(tmp_path / "b", {"proj/settings.py": shared}, "settings") == []
+
+
+def test_a_server_database_alias_with_no_host_uses_this_hosts_socket(tmp_path: Path) -> None:
+    source = APPS + (
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+        "DATABASES = {\n"
+        "    'default': {'ENGINE': 'django.db.backends.postgresql', 'NAME': 'app'},\n"
+        "}\n"
+    )
+    assert where(scan(tmp_path, {"proj/settings.py": source}, "settings")) == [
+        ("proj/settings.py", 4)
+    ]
+    hosted = source.replace("'NAME': 'app'}", "'NAME': 'app', 'HOST': 'db'}")
+    assert scan(tmp_path / "b", {"proj/settings.py": hosted}, "settings") == []
+
+
+def test_an_alias_whose_name_and_host_default_to_empty_is_a_template(tmp_path: Path) -> None:
+    source = APPS + (
+        "import os\n"
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+        "DATABASES = {'default': {\n"
+        "    'ENGINE': 'django.db.backends.postgresql',\n"
+        "    'NAME': os.environ.get('POSTGRES_DBNAME', ''),\n"
+        "    'HOST': os.environ.get('POSTGRES_HOST', ''),\n"
+        "}}\n"
+    )
+    assert scan(tmp_path, {"proj/settings.py": source}, "settings") == []
+    named = source.replace("os.environ.get('POSTGRES_DBNAME', '')", "'app'")
+    assert where(scan(tmp_path / "b", {"proj/settings.py": named}, "settings")) == [
+        ("proj/settings.py", 7)
+    ]
+
+
+def test_typed_environment_readers_take_their_default_second(tmp_path: Path) -> None:
+    source = APPS + (
+        "import environ\n"
+        "env = environ.Env()\n"
+        "if env.bool('API_CACHE_DISABLED', False):\n"
+        "    CACHES = {'default': {'BACKEND': 'django.core.cache.backends.dummy.DummyCache'}}\n"
+        "else:\n"
+        "    CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+    )
+    assert scan(tmp_path, {"proj/settings.py": source}, "settings") == []
+    config = APPS + (
+        "config = {}\n"
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+        "DATABASES = {'default': {'ENGINE': 'django.db.backends.postgresql', 'NAME': 'app',\n"
+        "                         'HOST': config.get('APP_DB_HOST', '')}}\n"
+    )
+    assert where(scan(tmp_path / "b", {"proj/settings.py": config}, "settings")) == [
+        ("proj/settings.py", 5)
+    ]
+
+
+def test_an_ini_with_a_uwsgi_section_is_a_uwsgi_config_whatever_its_name(
+    tmp_path: Path,
+) -> None:
+    ini = "[uwsgi]\nmodule = app.wsgi\ncron = 11 8 -1 -1 1 python manage.py send_digest\n"
+    assert where(scan(tmp_path, {"cashbook.ini": ini}, "image-cron")) == [("cashbook.ini", 3)]
+    other = ini.replace("[uwsgi]", "[app]")
+    assert scan(tmp_path / "b", {"cashbook.ini": other}, "image-cron") == []

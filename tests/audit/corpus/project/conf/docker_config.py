@@ -4,5 +4,5 @@ import os
 
 DEBUG = False
 SECRET_KEY = os.environ["SECRET_KEY"]
-DATABASES = {"default": {"ENGINE": "django.db.backends.postgresql", "NAME": "shop"}}  # ok
+DATABASES = {"default": {"ENGINE": "django.db.backends.postgresql", "NAME": "shop"}}  # expect: settings (no HOST: the local socket)
 DEFAULT_FILE_STORAGE = "shop.storage.ProtectedFileSystemStorage"  # expect: settings
