@@ -42,10 +42,6 @@ def static_or_compared(tree: ast.AST) -> set[int]:
             parts = list(node.body) if isinstance(node, ast.If) else [node.body]
         elif isinstance(node, ast.Dict) and (_is_choice_table(node) or _is_placeholder(node)):
             parts = [node]
-        elif isinstance(node, ast.Call) and _is_required(node):
-            # define_setting("DATABASE_URL", default=..., required=True): start-up stops
-            # without the variable, so the default never reaches production.
-            parts = [k.value for k in node.keywords if k.arg == "default"]
         elif isinstance(node, ast.Dict):
             parts = [
                 v
@@ -58,7 +54,9 @@ def static_or_compared(tree: ast.AST) -> set[int]:
             parts = [node.value]
         for part in parts:
             ignored.update(id(child) for child in ast.walk(part))
-    return ignored
+    # define_setting("DATABASE_URL", default=..., required=True): start-up stops without
+    # the variable, so the default never reaches production.
+    return ignored | required_defaults(tree)
 
 
 # Keys of a backend's own configuration, never of a table of choices.

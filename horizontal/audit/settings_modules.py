@@ -26,12 +26,11 @@ from horizontal.audit.settings_files import KNOWN_SETTINGS, is_dev_module
 from horizontal.audit.settings_rules import (
     bad_backends,
     crontab_jobs,
-    databases_without_host,
     generated_secret_key,
     implicit_defaults,
-    services_on_this_host,
     sqlite_by_default,
 )
+from horizontal.audit.settings_services import databases_without_host, services_on_this_host
 from horizontal.audit.settings_values import (
     apply_env_schema,
     has_star_import,

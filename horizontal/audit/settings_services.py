@@ -1,0 +1,255 @@
+"""The W109 rules for shared services addressed as this host: caches, channel layers,
+Celery brokers and result stores, search engines and database servers named as
+``localhost``, loopback or a unix socket, literally or as an environment default (and a
+database alias with no host at all). Each yields findings with the fix text of
+``settings_rules.FIXES``; ``settings_modules`` decides whether production keeps them.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from horizontal.audit.findings import Finding
+from horizontal.audit.known import this_host_addresses
+from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.settings_branches import explicitly_chosen, static_or_compared
+from horizontal.audit.settings_rules import FIXES, SQLITE_URLS, _finding
+from horizontal.audit.settings_values import (
+    KeyPath,
+    address_text,
+    env_default,
+    module_strings,
+    strings_with_paths,
+)
+from horizontal.audit.source import PythonModule, string_value
+
+__all__ = ["databases_without_host", "services_on_this_host"]
+
+# A key path with "*" for any alias.
+KeyPathPattern = tuple[str, ...]
+# Where settings name a shared service's address (the deploy checks' W004/W026/W048).
+SERVICE_ADDRESSES: tuple[tuple[KeyPathPattern, str], ...] = (
+    (("CACHES", "*", "LOCATION"), "CACHES"),
+    (("CHANNEL_LAYERS", "*", "CONFIG", "hosts"), "CHANNEL_LAYERS"),
+    (("CELERY_BROKER_URL",), "CELERY_BROKER_URL"),
+    (("BROKER_URL",), "CELERY_BROKER_URL"),
+    (("CELERY_RESULT_BACKEND",), "CELERY_RESULT_BACKEND"),
+    (("HUEY", "connection"), "HUEY"),
+    (("RQ_QUEUES", "*"), "RQ_QUEUES"),
+    (("Q_CLUSTER", "redis"), "Q_CLUSTER"),
+    # django-elasticsearch-dsl's connections: {"default": {"hosts": "localhost:9200"}}.
+    (("ELASTICSEARCH_DSL", "*", "hosts"), "ELASTICSEARCH_DSL"),
+    (("OPENSEARCH_DSL", "*", "hosts"), "OPENSEARCH_DSL"),
+    # A whole alias built from a URL: env.cache("CACHE_URL", default=…).
+    (("CACHES", "*"), "CACHES"),
+)
+# A top-level setting whose name says it is a shared service's address (REDIS_URL,
+# CELERY_BROKER, DB_HOST, MEMCACHED_LOCATION); not EMAIL_HOST, not this site's URL.
+SERVICE_SETTING = lazy_compile(
+    r"^(?!EMAIL_)([A-Z0-9]+_)*(REDIS|VALKEY|BROKER|AMQP|RABBIT\w*|MEMCACHED?|CELERY|HUEY|"
+    r"CACHE|DATABASE|DB|POSTGRES\w*|PG|MYSQL|MARIADB|ELASTICSEARCH|ES|OPENSEARCH|MONGO\w*|"
+    r"TYPESENSE|MEILI\w*|SOLR|HAYSTACK|SEARCH)"
+    r"(_\w+)?_(HOST|URL|URI|LOCATION|ADDRESS|SERVER|CONNECTION|CONFIG)S?$|^SESSION_REDIS$"
+)
+# Celery brokers and result stores kept in files on this host.
+FILE_TRANSPORTS = ("filesystem://", "sqla+sqlite:", "db+sqlite:", "sqlite:")
+BROKER_SETTINGS = ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND")
+# An empty broker URL is Celery's default broker (on this host); an empty result backend
+# is no result backend.
+DEFAULTING_BROKERS = ("CELERY_BROKER_URL", "BROKER_URL")
+
+# Engines of database servers (not SQLite): with no HOST they use this host's socket.
+SERVER_ENGINES = ("postgresql", "postgis", "mysql", "oracle")
+
+
+def _database_aliases(module: PythonModule) -> Iterator[ast.Dict]:
+    """Each alias dict of a top-level ``DATABASES = {...}`` literal."""
+    for statement in module.tree.body:
+        if (
+            isinstance(statement, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "DATABASES" for t in statement.targets)
+            and isinstance(statement.value, ast.Dict)
+        ):
+            yield from (v for v in statement.value.values if isinstance(v, ast.Dict))
+
+
+def _alias_values(alias: ast.Dict) -> dict[str, ast.expr]:
+    return {
+        name: value
+        for key, value in zip(alias.keys, alias.values, strict=True)
+        if key is not None and (name := string_value(key)) is not None
+    }
+
+
+def _unnamed(value: ast.expr | None) -> bool:
+    """A ``NAME`` that is empty, literally or as its environment default: the alias is a
+    template the deployment fills in whole (Django refuses an empty database name)."""
+    return value is not None and (string_value(value) == "" or _empty_default(value))
+
+
+def databases_without_host(module: PythonModule) -> Iterator[Finding]:
+    """A server database alias written out with no ``HOST``: libpq and MySQL's client then
+    use this host's socket (``{"ENGINE": "…postgresql", "NAME": "app"}``)."""
+    ignored = static_or_compared(module.tree)
+    for alias in _database_aliases(module):
+        if id(alias) in ignored or None in alias.keys:  # ``**base``: the host may be there
+            continue
+        values = _alias_values(alias)
+        engine = string_value(values.get("ENGINE")) or ""
+        if "HOST" in values or not engine.endswith(SERVER_ENGINES):
+            continue
+        if "NAME" not in values or _unnamed(values["NAME"]):
+            continue  # no database named: a template other modules fill in
+        yield _finding(
+            module,
+            alias.lineno,
+            "DATABASES: no HOST, which is the database server on this host (its local socket):"
+            " each instance talks to its own server",
+            FIXES["this host"],
+        )
+
+
+def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
+    """A cache, channel layer or Celery broker/result store addressed as this host
+    (``localhost``, loopback, a unix socket), the literal or an environment default."""
+    ignored = static_or_compared(module.tree)
+    # An alias whose NAME is empty too is a template, its empty HOST no address.
+    for alias in _database_aliases(module):
+        if _unnamed(_alias_values(alias).get("NAME")):
+            ignored.update(id(node) for node in ast.walk(alias))
+    chosen = explicitly_chosen(module.tree)
+    names = module_strings(module)
+    seen: set[int] = set()
+    for node, path in strings_with_paths(module):
+        if id(node) in ignored:
+            continue
+        setting = _service_setting(path)
+        if setting is None:
+            continue
+        if _database_setting(setting):
+            text, line = address_text(node, names)
+            asked_for = any(word in text for word in chosen.get(id(node), ()))
+            if text.lower().startswith(SQLITE_URLS) and not asked_for and line not in seen:
+                seen.add(line)
+                yield _finding(
+                    module,
+                    line,
+                    f"{setting}: {text.split(':', 1)[0]} URL: SQLite is a file on one host: "
+                    "each instance would have its own database",
+                    FIXES["DATABASES"],
+                )
+                continue
+        if setting == "DATABASES" and string_value(node) is not None and path[2:] != ("HOST",):
+            # Other literal parts of an alias are no address (W030 judges the engine); a
+            # literal HOST is what production gets, as much as an environment default.
+            continue
+        text, line = address_text(node, names)
+        if setting == "DATABASES" and path[2:] == ("HOST",) and _empty_default(node):
+            # In a branch an option chose (``if os.getenv("DB") == "postgres":``) the
+            # operator configures the server; left to the default, it is this host's.
+            if line not in seen and id(node) not in chosen:
+                seen.add(line)
+                yield _finding(
+                    module,
+                    line,
+                    "DATABASES: HOST defaults to empty, which is the database server on this "
+                    "host (its local socket): each instance talks to its own server",
+                    FIXES["this host"],
+                )
+            continue
+        if (
+            setting in DEFAULTING_BROKERS
+            and text == ""
+            and _empty_directly(node)
+            and id(node) in _assigned_whole(module)
+            and not _eager_without_broker(module, setting)
+            and line not in seen
+        ):
+            # Celery given no broker connects to its default, amqp://guest@localhost//.
+            seen.add(line)
+            yield _finding(
+                module,
+                line,
+                f"{setting}: empty, so Celery uses its default broker amqp://guest@localhost//"
+                " on this host: each instance talks to its own server",
+                FIXES["this host"],
+            )
+            continue
+        if setting in BROKER_SETTINGS and text.lower().startswith(FILE_TRANSPORTS):
+            if line not in seen:
+                seen.add(line)
+                yield _finding(
+                    module,
+                    line,
+                    f"{setting}: {text.split(':', 1)[0]} keeps the queue in a file on this "
+                    "host: workers elsewhere never see it",
+                    FIXES["this host"],
+                )
+            continue
+        address = next(this_host_addresses(text), None)
+        if address is not None and line not in seen:
+            seen.add(line)
+            yield _finding(
+                module,
+                line,
+                f"{setting}: {address} is this host: each instance talks to its own server",
+                FIXES["this host"],
+            )
+
+
+def _empty_directly(node: ast.AST) -> bool:
+    """``""`` itself or an environment lookup defaulting to it: not a fallback chain
+    (``os.getenv(...) or ""``, ``x if x else build_url(...)``) whose other arm decides."""
+    return string_value(node) == "" or _empty_default(node)
+
+
+def _eager_without_broker(module: PythonModule, setting: str) -> bool:
+    """``CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL``: with no broker, tasks run in
+    the request's process, and no broker is asked for."""
+    for statement in module.tree.body:
+        if not isinstance(statement, ast.Assign):
+            continue
+        eager = any(
+            isinstance(t, ast.Name) and t.id.endswith("ALWAYS_EAGER") for t in statement.targets
+        )
+        if eager and any(
+            isinstance(n, ast.Name) and n.id == setting for n in ast.walk(statement.value)
+        ):
+            return True
+    return False
+
+
+def _assigned_whole(module: PythonModule) -> set[int]:
+    """``id()`` of each top-level assignment's whole value (not a part of an expression)."""
+    return {id(s.value) for s in module.tree.body if isinstance(s, ast.Assign)}
+
+
+def _empty_default(node: ast.AST) -> bool:
+    default = env_default(node)
+    return isinstance(default, ast.Constant) and default.value == ""
+
+
+def _database_setting(setting: str) -> bool:
+    return (
+        setting == "DATABASES" or setting.startswith(("DATABASE", "DB_")) or "_DATABASE_" in setting
+    )
+
+
+def _service_setting(path: KeyPath) -> str | None:
+    for pattern, setting in SERVICE_ADDRESSES:
+        if _matches(path, pattern):
+            return setting
+    if SERVICE_SETTING.match(path[0]) and (
+        len(path) == 1 or path[-1].lower() in {"host", "hosts", "url", "location", "address"}
+    ):
+        return path[0]
+    if path[:1] == ("DATABASES",) and (len(path) == 2 or path[2:] == ("HOST",)):
+        return "DATABASES"  # a whole alias built from a URL, or its HOST
+    return None
+
+
+def _matches(path: KeyPath, pattern: KeyPathPattern) -> bool:
+    return len(path) >= len(pattern) and all(
+        want in ("*", have) for want, have in zip(pattern, path, strict=False)
+    )
