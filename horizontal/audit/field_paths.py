@@ -27,6 +27,14 @@ PATH_USE = lazy_compile(r"\.(\w+)\.path\b(?![\w.(])")
 NOT_FIELDS = frozenset({"os", "request", "self", "url", "parsed", "urlparse", "sys"})
 
 
+# A path named in a message: a logging call, a raised error, or a call's continuation line
+# that starts with the message string (``"not found: %s", doc.file.path``).
+IN_MESSAGE = lazy_compile(
+    r"\b(log|logger|logging|LOG|LOGGER|_logger|_log)\.(debug|info|warning|warn|error|exception|"
+    r"critical)\(|\braise\s+\w+\(|^\s*(\"[^\"]*%[sr][^\"]*\"|'[^']*%[sr][^']*')\s*,"
+)
+
+
 class PathUse(NamedTuple):
     field: str
     path: str
@@ -78,7 +86,7 @@ def path_uses(path: str, text: str) -> list[PathUse]:
     uses: list[PathUse] = []
     for number, line in enumerate(text.splitlines(), start=1):
         code = line.split("#", 1)[0]
-        if ".path" not in code:
+        if ".path" not in code or IN_MESSAGE.search(code):
             continue
         for match in PATH_USE.finditer(code):
             if match.group(1) not in NOT_FIELDS:

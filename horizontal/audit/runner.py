@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import os
 import posixpath
+import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from horizontal.audit import (
     caches,
     concurrency,
     datadirs,
+    deploy,
     field_paths,
     files,
     importers,
@@ -99,6 +101,8 @@ EXCLUDED_DIRS = frozenset(
 DEPLOYMENT_DOT_DIRS = frozenset(
     {".prod", ".production", ".deploy", ".docker", ".platform", ".ebextensions", ".k8s", ".helm"}
 )
+# Folders of examples named for what they hold (``local.d.examples``, ``conf-samples``).
+EXAMPLE_DIR = lazy_compile(r"[._-](examples?|samples?)$")
 MODELS_MODULE = lazy_compile(r"/models(\.py$|/)")
 TEST_FILE = lazy_compile(r"(^test_.*|.*_tests?|^tests?|^conftest)\.py$")
 # A migration outside a migrations/ folder (MIGRATION_MODULES = {"app": "app.db_migrations"}).
@@ -183,6 +187,7 @@ def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
             if d not in EXCLUDED_DIRS
             and d not in exclude
             and (not d.startswith(".") or d in DEPLOYMENT_DOT_DIRS)
+            and not EXAMPLE_DIR.search(d)
         )
         for name in sorted(names):
             if name.endswith(".py") and TEST_FILE.match(name):
@@ -250,6 +255,12 @@ class Scan:
     by_hand: set[str] = field(default_factory=set)
     # Lines of project code that write through Django's cache (CACHE_WRITE).
     cache_writes: list[Location] = field(default_factory=list)
+    # The project's FileSystemStorage subclasses defined in code (name to the class line)
+    # and the storage classes code instantiates (``problem_data_storage = DataStorage()``).
+    storage_classes: dict[str, Finding] = field(default_factory=dict)
+    storages_built: set[str] = field(default_factory=set)
+    # Project commands that run migrate with no lock: name to the line (deploy.py).
+    migrate_commands: dict[str, Location] = field(default_factory=dict)
 
     def file(self, path: Path, name: str) -> None:
         self.result.files += 1
@@ -262,6 +273,7 @@ class Scan:
 
     def finish(self) -> AuditResult:
         # Settings are judged per package, after every module of it has been read.
+        through_commands = self._migrations_through_commands()
         for finding in starts.scripts_run_by_start_scripts(self.texts):
             if finding.category in self.wanted:
                 self.keep(finding)
@@ -277,6 +289,9 @@ class Scan:
                 self.keep(_data_folder_finding(folder, self._setting_lines(folder.setting)))
             for finding in field_paths.local_path_reads(self.field_path_uses, self.file_fields):
                 self.keep(finding)
+            for storage, finding in self.storage_classes.items():
+                if storage in self.storages_built:
+                    self.keep(finding)
         if self.wanted & SETTINGS_CATEGORIES:
             for group in settings_packages(self.settings_groups):
                 for finding in find_settings_problems(
@@ -288,8 +303,34 @@ class Scan:
                 ):
                     if finding.category in self.wanted:
                         self.keep(_with_cache_writes(finding, self.cache_writes))
+        self.result.findings = [
+            _run_through_command(f, through_commands) for f in self.result.findings
+        ]
         self.result.findings.sort()
         return self.result
+
+    def _migrations_through_commands(self) -> dict[Location, tuple[str, Location]]:
+        """Start lines that run a project command that migrates, judged as ``migrate``:
+        each such line with its original text and the command's line that migrates."""
+        if "boot-migrate" not in self.wanted:
+            return {}
+        rewritten, runs = starts.migrations_through_commands(self.texts, self.migrate_commands)
+        lines = {
+            place: (self.texts[place.path][place.line - 1], run) for place, run in runs.items()
+        }
+        known = {
+            Location(f.path, f.line) for f in self.result.findings if f.category == "boot-migrate"
+        }
+        self.texts.update(rewritten)  # the scripts start scripts run are judged below
+        for path, text in rewritten.items():
+            detector = text_detector(path)
+            if detector is None:
+                continue
+            for finding in detector(path, "\n".join(text)):
+                place = Location(path, finding.line)
+                if finding.category == "boot-migrate" and place in lines and place not in known:
+                    self.keep(finding)
+        return lines
 
     def _without_command_only_code(self, findings: list[Finding]) -> list[Finding]:
         """What commands and scripts are spared (their writes, memos, state, threads and
@@ -336,10 +377,14 @@ class Scan:
         if text is None or MIGRATION_MODULE in text:
             return  # unreadable, or a migration: it runs once, in migrate
         self._note_uses(name, text)
+        if "Storage(" in text and not _run_by_hand(name, text):
+            self.storages_built.update(STORAGE_BUILT.findall(text))
         if "import" in text:
             self.imports[name] = importers.imported_names(name, text)
         if _run_by_hand(name, text):
             self.by_hand.add(name)
+            if command := deploy.migrate_wrapper(name, text):
+                self.migrate_commands[command[0]] = Location(name, command[1])
         self.served_settings |= served_settings(name, text)
         self.file_fields |= field_paths.file_fields(text)
         if not _run_by_hand(name, text):
@@ -359,6 +404,8 @@ class Scan:
         self.texts[name] = module.lines
         if "FileSystemStorage" in text:
             self.local_storages.update(_storage_subclasses(module, name))
+            if not settings and not _run_by_hand(name, text):
+                self.storage_classes.update(_storage_class_findings(module))
         if settings:
             self.settings_groups.setdefault(posixpath.dirname(name), []).append(
                 production_configuration(module) if "Configuration" in text else module
@@ -407,6 +454,17 @@ class Scan:
                 if finding.category in self.wanted and key not in seen:
                     seen.add(key)
                     yield finding
+
+
+def _run_through_command(
+    finding: Finding, through_commands: dict[Location, tuple[str, Location]]
+) -> Finding:
+    """A migrate found on a rewritten start line: its own text, the command related."""
+    run = through_commands.get(Location(finding.path, finding.line))
+    if run is None or finding.category != "boot-migrate":
+        return finding
+    source, command = run
+    return finding._replace(source=source.strip(), related=(*finding.related, command))
 
 
 def _run_by_hand(name: str, text: str) -> bool:
@@ -461,6 +519,39 @@ def _storage_subclasses(module: PythonModule, name: str) -> Iterator[str]:
             parts = f"{dotted_module}.{node.name}".split(".")
             for start in range(len(parts) - 1):
                 yield ".".join(parts[start:])
+
+
+# ``DataStorage()`` built in code, not ``class DataStorage(FileSystemStorage)`` defined.
+STORAGE_BUILT = lazy_compile(r"(?<!class )\b(\w*Storage)\(")
+# Static files are in every image: a storage for them is the same on every host.
+STATIC_STORAGE = lazy_compile(r"static|manifest", re.I)
+
+
+def _storage_class_findings(module: PythonModule) -> Iterator[tuple[str, Finding]]:
+    """``class ProblemDataStorage(FileSystemStorage)`` defined in project code: where the
+    uploads it holds are decided, reported once code builds one (``Scan.finish``)."""
+    for node in module.tree.body:
+        if (
+            isinstance(node, ast.ClassDef)
+            and not STATIC_STORAGE.search(node.name)
+            and any(
+                (getattr(base, "attr", None) or getattr(base, "id", None)) == "FileSystemStorage"
+                for base in node.bases
+            )
+        ):
+            yield (
+                node.name,
+                Finding(
+                    module.path,
+                    node.lineno,
+                    "file-write",
+                    f"{node.name} is a FileSystemStorage: the files it keeps are on this host's "
+                    "disk, and other instances serve 404 for them",
+                    module.line(node.lineno),
+                    fix_text=f"Base {node.name} on the shared storage (storages' S3Storage, or "
+                    'storages["default"]) instead of FileSystemStorage.',
+                ),
+            )
 
 
 def _read(path: Path) -> str | None:

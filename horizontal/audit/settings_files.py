@@ -30,10 +30,11 @@ __all__ = [
 # subfolders (settings/abstract_base/django.py, settings/components/database.py).
 SETTINGS_FILE = lazy_compile(r"(^|/)(settings[^/]*|[^/]*_settings|settings/([^/]+/)*[^/]+)\.py$")
 DEV_FILE = lazy_compile(
-    r"(^|[/_])(dev|develop|development|local|test|tests|testing|smoke|ci|debug|demo|example|sample"
+    r"(^\.?|[/_])(dev|develop|development|local|test|tests|testing|smoke|ci|debug|demo|example"
     # CI settings named for the CI service that runs the tests (settings/github.py).
-    r"|github|gitlab|travis|circleci|jenkins|tox)"
-    r"\w*\.py$"
+    r"|sample|github|gitlab|travis|circleci|jenkins|tox)"
+    # ... and the hidden form (.ci.settings.py).
+    r"(\w*|\.settings)\.py$"
 )
 SETTINGS_MARKERS = (
     "INSTALLED_APPS",

@@ -22,6 +22,7 @@ from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
 
 __all__ = [
+    "migrations_through_commands",
     "one_cron_per_image",
     "scripts_run_by_start_scripts",
     "without_build_steps",
@@ -177,3 +178,29 @@ def without_development_starts(
         or posixpath.basename(f.path) not in scripts
         or deploy.PRODUCTION_SERVER.search("\n".join(texts.get(f.path, [])))
     ]
+
+
+def migrations_through_commands(
+    texts: dict[str, list[str]], commands: dict[str, Location]
+) -> tuple[dict[str, list[str]], dict[Location, Location]]:
+    """Start files with each run of a project command that migrates (``commands``: name
+    to the line that migrates, ``deploy.migrate_wrapper``) written as ``manage.py
+    migrate``, so that every start rule judges it as migrate; and each rewritten line
+    with the command's line that migrates, its related location."""
+    rewritten: dict[str, list[str]] = {}
+    runs: dict[Location, Location] = {}
+    if not commands:
+        return rewritten, runs
+    for path, lines in texts.items():
+        if path.endswith(".py") or not any(name in line for line in lines for name in commands):
+            continue
+        new = list(lines)
+        for index, line in enumerate(lines):
+            migrate = deploy.as_migrate(line, commands)
+            if migrate is not None:
+                new[index] = migrate
+                name = next(n for n in commands if n in line)
+                runs[Location(path, index + 1)] = commands[name]
+        if new != lines:
+            rewritten[path] = new
+    return rewritten, runs
