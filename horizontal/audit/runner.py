@@ -506,15 +506,19 @@ def _data_folder_finding(folder: datadirs.DataFolder, defined: list[Location]) -
     )
 
 
+def _is_file_system_storage(node: ast.ClassDef) -> bool:
+    return any(
+        (getattr(base, "attr", None) or getattr(base, "id", None)) == "FileSystemStorage"
+        for base in node.bases
+    )
+
+
 def _storage_subclasses(module: PythonModule, name: str) -> Iterator[str]:
     """``app.storage.MediaStorage`` for each class here that subclasses FileSystemStorage
     (the dotted path settings name it by, from the file's path in the tree)."""
     dotted_module = name[: -len(".py")].replace("/", ".").removesuffix(".__init__")
     for node in module.tree.body:
-        if isinstance(node, ast.ClassDef) and any(
-            (getattr(base, "attr", None) or getattr(base, "id", None)) == "FileSystemStorage"
-            for base in node.bases
-        ):
+        if isinstance(node, ast.ClassDef) and _is_file_system_storage(node):
             # The tree may be scanned from above the import root: any suffix can be it.
             parts = f"{dotted_module}.{node.name}".split(".")
             for start in range(len(parts) - 1):
@@ -534,10 +538,7 @@ def _storage_class_findings(module: PythonModule) -> Iterator[tuple[str, Finding
         if (
             isinstance(node, ast.ClassDef)
             and not STATIC_STORAGE.search(node.name)
-            and any(
-                (getattr(base, "attr", None) or getattr(base, "id", None)) == "FileSystemStorage"
-                for base in node.bases
-            )
+            and _is_file_system_storage(node)
         ):
             yield (
                 node.name,
