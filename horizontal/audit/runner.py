@@ -19,10 +19,10 @@ from horizontal.audit import (
     caches,
     concurrency,
     datadirs,
-    deploy,
     field_paths,
     files,
     importers,
+    migrate_commands,
     services,
     starts,
     state,
@@ -383,7 +383,7 @@ class Scan:
             self.imports[name] = importers.imported_names(name, text)
         if _run_by_hand(name, text):
             self.by_hand.add(name)
-            if command := deploy.migrate_wrapper(name, text):
+            if command := migrate_commands.migrate_wrapper(name, text):
                 self.migrate_commands[command[0]] = Location(name, command[1])
         self.served_settings |= served_settings(name, text)
         self.file_fields |= field_paths.file_fields(text)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterator
 
-from horizontal.audit import deploy
+from horizontal.audit import deploy, migrate_commands
 from horizontal.audit.file_kinds import (
     is_compose_file,
     is_dockerfile,
@@ -196,7 +196,7 @@ def migrations_through_commands(
             continue
         new = list(lines)
         for index, line in enumerate(lines):
-            migrate = deploy.as_migrate(line, commands)
+            migrate = migrate_commands.as_migrate(line, commands)
             if migrate is not None:
                 new[index] = migrate
                 name = next(n for n in commands if n in line)
