@@ -11,6 +11,7 @@ this with the other file-write rules.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from horizontal.audit.findings import Finding
@@ -24,7 +25,13 @@ from horizontal.audit.source import (
     last_part,
 )
 
-__all__ = ["find_local_storage"]
+__all__ = [
+    "STORAGE_BUILT",
+    "find_local_storage",
+    "is_file_system_storage",
+    "storage_class_findings",
+    "storage_subclasses",
+]
 
 PATH_BUILDERS = frozenset(
     {"join", "Path", "PurePath", "walk", "listdir", "scandir", "glob", "iglob", "open", "exists"}
@@ -184,3 +191,55 @@ MEDIA_ROOT_BY_PATH = "reads or writes files under MEDIA_ROOT directly: uploads o
 
 def _file_write(module: PythonModule, line: int, message: str) -> Finding:
     return Finding(module.path, line, "file-write", message, module.line(line))
+
+
+# -- FileSystemStorage subclasses defined in the project (judged in Scan.finish) --
+
+
+def is_file_system_storage(node: ast.ClassDef) -> bool:
+    return any(
+        (getattr(base, "attr", None) or getattr(base, "id", None)) == "FileSystemStorage"
+        for base in node.bases
+    )
+
+
+def storage_subclasses(module: PythonModule, name: str) -> Iterator[str]:
+    """``app.storage.MediaStorage`` for each class here that subclasses FileSystemStorage
+    (the dotted path settings name it by, from the file's path in the tree)."""
+    dotted_module = name[: -len(".py")].replace("/", ".").removesuffix(".__init__")
+    for node in module.tree.body:
+        if isinstance(node, ast.ClassDef) and is_file_system_storage(node):
+            # The tree may be scanned from above the import root: any suffix can be it.
+            parts = f"{dotted_module}.{node.name}".split(".")
+            for start in range(len(parts) - 1):
+                yield ".".join(parts[start:])
+
+
+# ``DataStorage()`` built in code, not ``class DataStorage(FileSystemStorage)`` defined.
+STORAGE_BUILT = lazy_compile(r"(?<!class )\b(\w*Storage)\(")
+# Static files are in every image: a storage for them is the same on every host.
+STATIC_STORAGE = lazy_compile(r"static|manifest", re.I)
+
+
+def storage_class_findings(module: PythonModule) -> Iterator[tuple[str, Finding]]:
+    """``class ProblemDataStorage(FileSystemStorage)`` defined in project code: where the
+    uploads it holds are decided, reported once code builds one (``Scan.finish``)."""
+    for node in module.tree.body:
+        if (
+            isinstance(node, ast.ClassDef)
+            and not STATIC_STORAGE.search(node.name)
+            and is_file_system_storage(node)
+        ):
+            yield (
+                node.name,
+                Finding(
+                    module.path,
+                    node.lineno,
+                    "file-write",
+                    f"{node.name} is a FileSystemStorage: the files it keeps are on this host's "
+                    "disk, and other instances serve 404 for them",
+                    module.line(node.lineno),
+                    fix_text=f"Base {node.name} on the shared storage (storages' S3Storage, or "
+                    'storages["default"]) instead of FileSystemStorage.',
+                ),
+            )

@@ -7,10 +7,8 @@ the cost, and most modules in a large tree are models, forms and tests of pure l
 
 from __future__ import annotations
 
-import ast
 import os
 import posixpath
-import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +33,11 @@ from horizontal.audit.findings import (
     Finding,
     Location,
 )
+from horizontal.audit.local_storage import (
+    STORAGE_BUILT,
+    storage_class_findings,
+    storage_subclasses,
+)
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
 from horizontal.audit.settings_classes import production_configuration
@@ -44,67 +47,9 @@ from horizontal.audit.settings_rules import find_config_secret_keys
 from horizontal.audit.settings_values import top_level_settings
 from horizontal.audit.source import PythonModule, is_runscript
 from horizontal.audit.suppress import is_suppressed
+from horizontal.audit.tree import iter_files, read_text, relative
 
-# Never ours to audit: dependencies, build output, VCS, caches; migrations run once.
-EXCLUDED_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".tox",
-        ".nox",
-        ".venv",
-        "venv",
-        "env",
-        ".env",
-        "node_modules",
-        "site-packages",
-        "dist-packages",
-        "__pycache__",
-        ".mypy_cache",
-        ".ruff_cache",
-        ".pytest_cache",
-        "build",
-        "dist",
-        "migrations",
-        "tests",
-        "test",
-        "static",
-        "staticfiles",
-        "media",
-        "locale",
-        "fixtures",  # data for loaddata; code there generates it, run by hand
-        # Test and demo support that does not live under tests/, and provisioning run by
-        # hand (Vagrant; Ansible trees are read for their cron tasks alone, file_kinds):
-        # neither is what a replica runs.
-        "testing",
-        "test_utils",
-        "testutils",
-        "systemtests",
-        "system_tests",
-        "integration_tests",
-        "functional_tests",
-        "acceptance_tests",
-        "e2e",
-        "e2e_tests",
-        "loadtests",
-        "load_tests",
-        "demo",
-        "demos",
-        "example",
-        "examples",
-        "vagrant",
-        "provisioning",
-    }
-)
-# Hidden folders that hold what production runs (``.prod/uwsgi.ini``, Elastic
-# Beanstalk's ``.platform/`` and ``.ebextensions/``); other dot folders are tools' own.
-DEPLOYMENT_DOT_DIRS = frozenset(
-    {".prod", ".production", ".deploy", ".docker", ".platform", ".ebextensions", ".k8s", ".helm"}
-)
-# Folders of examples named for what they hold (``local.d.examples``, ``conf-samples``).
-EXAMPLE_DIR = lazy_compile(r"[._-](examples?|samples?)$")
 MODELS_MODULE = lazy_compile(r"/models(\.py$|/)")
-TEST_FILE = lazy_compile(r"(^test_.*|.*_tests?|^tests?|^conftest)\.py$")
 # A migration outside a migrations/ folder (MIGRATION_MODULES = {"app": "app.db_migrations"}).
 MIGRATION_MODULE = "(migrations.Migration)"
 PythonDetector = Callable[[PythonModule], Iterable[Finding]]
@@ -142,26 +87,6 @@ RUN_BY_HAND_SPARES = frozenset({"file-write", "cache", "module-state", "timer-th
 CHANNEL_LAYER_USE = ("channel_layer", "group_send", "group_add", "WebsocketConsumer")
 
 
-# Code that defines or enqueues django.tasks tasks (or the django-tasks backport's).
-TASK_FRAMEWORKS = ("django.tasks", "django_tasks")
-TASK_USE = ("@task", ".enqueue(", ".aenqueue(", "task(")
-
-
-def uses_tasks(paths: Iterable[str | Path], exclude: Collection[str] = ()) -> bool:
-    """Whether any Python file under ``paths`` imports django.tasks (or django_tasks) and
-    defines or enqueues a task: only then does the tasks backend matter. Text only."""
-    for root in paths:
-        for path in iter_files(Path(root), exclude):
-            if path.suffix != ".py":
-                continue
-            text = _read(path)
-            if text is None or not any(name in text for name in TASK_FRAMEWORKS):
-                continue
-            if any(use in text for use in TASK_USE):
-                return True
-    return False
-
-
 @dataclass
 class AuditResult:
     findings: list[Finding] = field(default_factory=list)
@@ -173,40 +98,6 @@ class AuditResult:
     # Python files that needed a parse and that this interpreter cannot parse (newer
     # syntax, or broken): nothing in them was audited, and the summary says so.
     unparsed: list[str] = field(default_factory=list)
-
-
-def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
-    """Files under ``root`` (or ``root`` itself), skipping dependency and test trees."""
-    if root.is_file():
-        yield root
-        return
-    for directory, subdirs, names in os.walk(root):
-        subdirs[:] = sorted(
-            d
-            for d in subdirs
-            if d not in EXCLUDED_DIRS
-            and d not in exclude
-            and (not d.startswith(".") or d in DEPLOYMENT_DOT_DIRS)
-            and not EXAMPLE_DIR.search(d)
-        )
-        for name in sorted(names):
-            if name.endswith(".py") and TEST_FILE.match(name):
-                continue
-            yield Path(directory, name)
-
-
-def relative(absolute: str, base: str) -> str:
-    """``absolute`` relative to ``base`` with forward slashes (string work for the common
-    case of a file under ``base``; ``../`` paths for one outside it)."""
-    prefix = base.rstrip(os.sep) + os.sep
-    if absolute.startswith(prefix):
-        inside = absolute[len(prefix) :]
-    else:
-        try:
-            inside = os.path.relpath(absolute, base)
-        except ValueError:  # another drive on Windows
-            inside = absolute
-    return inside.replace(os.sep, "/")
 
 
 def scan_paths(
@@ -362,18 +253,18 @@ class Scan:
     def other(self, path: Path, name: str) -> Iterator[Finding]:
         detector = text_detector(name)
         if detector is None and is_compose_file(name):
-            compose = _read(path)
+            compose = read_text(path)
             if compose is not None:  # read for the scripts it starts (starts.py)
                 self.texts[name] = compose.splitlines()
             return
-        text = _read(path) if detector else None
+        text = read_text(path) if detector else None
         if detector is None or text is None:
             return
         self.texts[name] = text.splitlines()
         yield from (f for f in detector(name, text) if f.category in self.wanted)
 
     def python(self, path: Path, name: str) -> Iterator[Finding]:
-        text = _read(path)
+        text = read_text(path)
         if text is None or MIGRATION_MODULE in text:
             return  # unreadable, or a migration: it runs once, in migrate
         self._note_uses(name, text)
@@ -403,9 +294,9 @@ class Scan:
             return
         self.texts[name] = module.lines
         if "FileSystemStorage" in text:
-            self.local_storages.update(_storage_subclasses(module, name))
+            self.local_storages.update(storage_subclasses(module, name))
             if not settings and not _run_by_hand(name, text):
-                self.storage_classes.update(_storage_class_findings(module))
+                self.storage_classes.update(storage_class_findings(module))
         if settings:
             self.settings_groups.setdefault(posixpath.dirname(name), []).append(
                 production_configuration(module) if "Configuration" in text else module
@@ -504,59 +395,3 @@ def _data_folder_finding(folder: datadirs.DataFolder, defined: list[Location]) -
         fix_text="Build the files into default_storage (S3Storage) and read them from "
         "there, or build them into the image at release time.",
     )
-
-
-def _is_file_system_storage(node: ast.ClassDef) -> bool:
-    return any(
-        (getattr(base, "attr", None) or getattr(base, "id", None)) == "FileSystemStorage"
-        for base in node.bases
-    )
-
-
-def _storage_subclasses(module: PythonModule, name: str) -> Iterator[str]:
-    """``app.storage.MediaStorage`` for each class here that subclasses FileSystemStorage
-    (the dotted path settings name it by, from the file's path in the tree)."""
-    dotted_module = name[: -len(".py")].replace("/", ".").removesuffix(".__init__")
-    for node in module.tree.body:
-        if isinstance(node, ast.ClassDef) and _is_file_system_storage(node):
-            # The tree may be scanned from above the import root: any suffix can be it.
-            parts = f"{dotted_module}.{node.name}".split(".")
-            for start in range(len(parts) - 1):
-                yield ".".join(parts[start:])
-
-
-# ``DataStorage()`` built in code, not ``class DataStorage(FileSystemStorage)`` defined.
-STORAGE_BUILT = lazy_compile(r"(?<!class )\b(\w*Storage)\(")
-# Static files are in every image: a storage for them is the same on every host.
-STATIC_STORAGE = lazy_compile(r"static|manifest", re.I)
-
-
-def _storage_class_findings(module: PythonModule) -> Iterator[tuple[str, Finding]]:
-    """``class ProblemDataStorage(FileSystemStorage)`` defined in project code: where the
-    uploads it holds are decided, reported once code builds one (``Scan.finish``)."""
-    for node in module.tree.body:
-        if (
-            isinstance(node, ast.ClassDef)
-            and not STATIC_STORAGE.search(node.name)
-            and _is_file_system_storage(node)
-        ):
-            yield (
-                node.name,
-                Finding(
-                    module.path,
-                    node.lineno,
-                    "file-write",
-                    f"{node.name} is a FileSystemStorage: the files it keeps are on this host's "
-                    "disk, and other instances serve 404 for them",
-                    module.line(node.lineno),
-                    fix_text=f"Base {node.name} on the shared storage (storages' S3Storage, or "
-                    'storages["default"]) instead of FileSystemStorage.',
-                ),
-            )
-
-
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None

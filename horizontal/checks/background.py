@@ -237,7 +237,7 @@ def check_immediate_tasks(
     if not inline:
         return []
     # Only code that defines or enqueues tasks is harmed; a fresh project has none.
-    from horizontal.audit.runner import uses_tasks
+    from horizontal.audit.tree import uses_tasks
     from horizontal.checks.code import project_app_paths
 
     message = W041 if uses_tasks(project_app_paths(app_configs)) else I041

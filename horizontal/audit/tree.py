@@ -1,0 +1,135 @@
+"""The files an audit reads: the walk of a project tree and what it leaves out.
+
+Kept apart from the scanners so that ``check --deploy`` can ask whether a project uses
+django.tasks (``uses_tasks``) without importing every detector.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Iterable, Iterator
+from pathlib import Path
+
+from horizontal.audit.patterns import lazy_compile
+
+__all__ = ["iter_files", "read_text", "relative", "uses_tasks"]
+
+# Never ours to audit: dependencies, build output, VCS, caches; migrations run once.
+EXCLUDED_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".tox",
+        ".nox",
+        ".venv",
+        "venv",
+        "env",
+        ".env",
+        "node_modules",
+        "site-packages",
+        "dist-packages",
+        "__pycache__",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".pytest_cache",
+        "build",
+        "dist",
+        "migrations",
+        "tests",
+        "test",
+        "static",
+        "staticfiles",
+        "media",
+        "locale",
+        "fixtures",  # data for loaddata; code there generates it, run by hand
+        # Test and demo support that does not live under tests/, and provisioning run by
+        # hand (Vagrant; Ansible trees are read for their cron tasks alone, file_kinds):
+        # neither is what a replica runs.
+        "testing",
+        "test_utils",
+        "testutils",
+        "systemtests",
+        "system_tests",
+        "integration_tests",
+        "functional_tests",
+        "acceptance_tests",
+        "e2e",
+        "e2e_tests",
+        "loadtests",
+        "load_tests",
+        "demo",
+        "demos",
+        "example",
+        "examples",
+        "vagrant",
+        "provisioning",
+    }
+)
+# Hidden folders that hold what production runs (``.prod/uwsgi.ini``, Elastic
+# Beanstalk's ``.platform/`` and ``.ebextensions/``); other dot folders are tools' own.
+DEPLOYMENT_DOT_DIRS = frozenset(
+    {".prod", ".production", ".deploy", ".docker", ".platform", ".ebextensions", ".k8s", ".helm"}
+)
+# Folders of examples named for what they hold (``local.d.examples``, ``conf-samples``).
+EXAMPLE_DIR = lazy_compile(r"[._-](examples?|samples?)$")
+TEST_FILE = lazy_compile(r"(^test_.*|.*_tests?|^tests?|^conftest)\.py$")
+
+# Code that defines or enqueues django.tasks tasks (or the django-tasks backport's).
+TASK_FRAMEWORKS = ("django.tasks", "django_tasks")
+TASK_USE = ("@task", ".enqueue(", ".aenqueue(", "task(")
+
+
+def uses_tasks(paths: Iterable[str | Path], exclude: Collection[str] = ()) -> bool:
+    """Whether any Python file under ``paths`` imports django.tasks (or django_tasks) and
+    defines or enqueues a task: only then does the tasks backend matter. Text only."""
+    for root in paths:
+        for path in iter_files(Path(root), exclude):
+            if path.suffix != ".py":
+                continue
+            text = read_text(path)
+            if text is None or not any(name in text for name in TASK_FRAMEWORKS):
+                continue
+            if any(use in text for use in TASK_USE):
+                return True
+    return False
+
+
+def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
+    """Files under ``root`` (or ``root`` itself), skipping dependency and test trees."""
+    if root.is_file():
+        yield root
+        return
+    for directory, subdirs, names in os.walk(root):
+        subdirs[:] = sorted(
+            d
+            for d in subdirs
+            if d not in EXCLUDED_DIRS
+            and d not in exclude
+            and (not d.startswith(".") or d in DEPLOYMENT_DOT_DIRS)
+            and not EXAMPLE_DIR.search(d)
+        )
+        for name in sorted(names):
+            if name.endswith(".py") and TEST_FILE.match(name):
+                continue
+            yield Path(directory, name)
+
+
+def relative(absolute: str, base: str) -> str:
+    """``absolute`` relative to ``base`` with forward slashes (string work for the common
+    case of a file under ``base``; ``../`` paths for one outside it)."""
+    prefix = base.rstrip(os.sep) + os.sep
+    if absolute.startswith(prefix):
+        inside = absolute[len(prefix) :]
+    else:
+        try:
+            inside = os.path.relpath(absolute, base)
+        except ValueError:  # another drive on Windows
+            inside = absolute
+    return inside.replace(os.sep, "/")
+
+
+def read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
