@@ -11,7 +11,7 @@ import ast
 from collections.abc import Iterator
 
 from horizontal.audit.effects import reaches_outside
-from horizontal.audit.findings import Finding
+from horizontal.audit.findings import Finding, Location
 from horizontal.audit.source import (
     PythonModule,
     Scope,
@@ -37,6 +37,22 @@ LOCK_FACTORIES = frozenset(
     }
 )
 HOST_LOCKS = frozenset({"fcntl.flock", "fcntl.lockf", "filelock.FileLock", "filelock.SoftFileLock"})
+# Libraries whose lock is a file (or a pid file) on this host's disk: one holder per host,
+# not per fleet. Called, or ``Base.__init__(self, ...)`` in a subclass.
+HOST_LOCK_CLASSES = frozenset(
+    {
+        "tendo.singleton.SingleInstance",
+        "fasteners.InterProcessLock",
+        "fasteners.InterProcessReaderWriterLock",
+        "fasteners.process_lock.InterProcessLock",
+        "portalocker.Lock",
+        "portalocker.RLock",
+        "pid.PidFile",
+        "lockfile.LockFile",
+        "lockfile.FileLock",
+        "zc.lockfile.LockFile",
+    }
+)
 THREAD_FACTORIES = frozenset(
     {"threading.Thread", "threading.Timer", "multiprocessing.Process", "_thread.start_new_thread"}
 )
@@ -94,6 +110,7 @@ def find_in_process_locks(module: PythonModule) -> Iterator[Finding]:
                 "process: other instances run the same section at the same time",
                 module.line(node.lineno),
             )
+    yield from _host_lock_files(module)
     for call in module.nodes(ast.Call):
         assert isinstance(call, ast.Call)
         if (call_name(module, call) or "") in {"fcntl.flock", "fcntl.lockf"}:
@@ -105,6 +122,28 @@ def find_in_process_locks(module: PythonModule) -> Iterator[Finding]:
                 "not see the lock",
                 module.line(call.lineno),
             )
+
+
+def _host_lock_files(module: PythonModule) -> Iterator[Finding]:
+    """``SingleInstance(flavor_id="mail")``, ``fasteners.InterProcessLock(path)``: one
+    finding per function (a test flavour and a production one are one guard)."""
+    by_scope: dict[int, list[tuple[ast.Call, str]]] = {}
+    for call in module.nodes(ast.Call):
+        assert isinstance(call, ast.Call)
+        name = (call_name(module, call) or "").removesuffix(".__init__")
+        if name in HOST_LOCK_CLASSES:
+            by_scope.setdefault(id(module.scope(call).function), []).append((call, name))
+    for calls in by_scope.values():
+        (first, name), *others = sorted(calls, key=lambda pair: pair[0].lineno)
+        yield Finding(
+            module.path,
+            first.lineno,
+            "in-process-lock",
+            f"{last_part(name)} is a lock file on this host's disk: it keeps one copy per "
+            "host, and every other instance runs the same work at the same time",
+            module.line(first.lineno),
+            related=tuple(Location(module.path, call.lineno) for call, _ in others),
+        )
 
 
 # Calls that change rows: a lock around one of these is a read-modify-write.
@@ -175,7 +214,7 @@ def _lock_key(expr: ast.AST, cls: ast.ClassDef | None) -> str | None:
 
 
 def find_timer_threads(module: PythonModule) -> Iterator[Finding]:
-    thread_classes = _thread_subclasses(module)
+    thread_classes = thread_subclasses(module)
     for call in module.nodes(ast.Call):
         assert isinstance(call, ast.Call)
         name = call_name(module, call) or ""
@@ -195,7 +234,7 @@ def find_timer_threads(module: PythonModule) -> Iterator[Finding]:
         )
 
 
-def _thread_subclasses(module: PythonModule) -> dict[str, ast.ClassDef]:
+def thread_subclasses(module: PythonModule) -> dict[str, ast.ClassDef]:
     classes: dict[str, ast.ClassDef] = {}
     for node in module.nodes(ast.ClassDef):
         assert isinstance(node, ast.ClassDef)
@@ -221,7 +260,7 @@ def _target_loops(
         bodies.extend(module.functions.get(target_name, []))
         if name.endswith("Timer") and any(_calls_timer(module, b) for b in bodies):
             return True  # a timer that re-arms itself is a periodic job
-    return any(_sleeping_loop(module, body) for body in bodies)
+    return any(sleeping_loop(module, body) for body in bodies)
 
 
 def _calls_timer(module: PythonModule, body: ast.AST) -> bool:
@@ -231,7 +270,7 @@ def _calls_timer(module: PythonModule, body: ast.AST) -> bool:
     )
 
 
-def _sleeping_loop(module: PythonModule, body: ast.AST) -> bool:
+def sleeping_loop(module: PythonModule, body: ast.AST) -> bool:
     for loop in ast.walk(body):
         if isinstance(loop, ast.While):
             for node in ast.walk(loop):

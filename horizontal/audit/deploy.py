@@ -127,7 +127,7 @@ def _mentions(text: str, names: set[str]) -> bool:
     return any(f"${name}" in text or f"${{{name}}}" in text for name in names)
 
 
-def _runs_migrations(command: str) -> bool:
+def runs_migrations(command: str) -> bool:
     """``migrate`` itself, or a script that only migrates, started by this command."""
     return _migrates(command) or bool(MIGRATION_SCRIPT.search(command))
 
@@ -192,7 +192,7 @@ def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
                 "PostgreSQL or MySQL server every replica shares (horizontal.W030)."
             )
         runs_at_start = instruction in {"CMD", "ENTRYPOINT"}
-        if runs_at_start and _runs_migrations(line.text):
+        if runs_at_start and runs_migrations(line.text):
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
         if _starts_cron(line.text) and instruction in {"RUN", "COPY", "ADD", "CMD", "ENTRYPOINT"}:
             yield _finding(path, line, "image-cron", IMAGE_CRON)
@@ -313,7 +313,7 @@ def find_in_procfile(path: str, text: str) -> Iterator[Finding]:
         process, colon, command = line.text.partition(":")
         if not colon or process.strip() in RELEASE_PHASES:
             continue  # a release phase: once per deploy, the right place
-        if _runs_migrations(command):
+        if runs_migrations(command):
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
         if _starts_cron(command):
             yield _finding(path, line, "image-cron", IMAGE_CRON)
@@ -476,7 +476,7 @@ def find_in_manifest(path: str, text: str) -> Iterator[Finding]:
         if REPLICATED_KIND.search(document) and not ONE_OFF.search(document):
             for line in logical_lines(document):
                 command = LIST_SYNTAX.sub(" ", line.text)
-                if _runs_migrations(command):
+                if runs_migrations(command):
                     yield _finding(
                         path, Line(line.number + offset, line.text), "boot-migrate", BOOT_MIGRATE
                     )

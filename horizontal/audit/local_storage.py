@@ -20,6 +20,7 @@ from horizontal.audit.source import (
     FunctionNode,
     PythonModule,
     call_name,
+    class_paths,
     dotted,
     keyword,
     last_part,
@@ -206,13 +207,9 @@ def is_file_system_storage(node: ast.ClassDef) -> bool:
 def storage_subclasses(module: PythonModule, name: str) -> Iterator[str]:
     """``app.storage.MediaStorage`` for each class here that subclasses FileSystemStorage
     (the dotted path settings name it by, from the file's path in the tree)."""
-    dotted_module = name[: -len(".py")].replace("/", ".").removesuffix(".__init__")
     for node in module.tree.body:
         if isinstance(node, ast.ClassDef) and is_file_system_storage(node):
-            # The tree may be scanned from above the import root: any suffix can be it.
-            parts = f"{dotted_module}.{node.name}".split(".")
-            for start in range(len(parts) - 1):
-                yield ".".join(parts[start:])
+            yield from class_paths(name, node.name)
 
 
 # ``DataStorage()`` built in code, not ``class DataStorage(FileSystemStorage)`` defined.

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from horizontal.audit import (
+    boot_threads,
     caches,
     concurrency,
     datadirs,
@@ -26,6 +27,7 @@ from horizontal.audit import (
     state,
     task_results,
 )
+from horizontal.audit import compose as compose_rules
 from horizontal.audit.file_kinds import is_compose_file, is_provisioning, text_detector
 from horizontal.audit.findings import (
     DEFAULT_CATEGORIES,
@@ -42,7 +44,11 @@ from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
 from horizontal.audit.settings_classes import production_configuration
 from horizontal.audit.settings_files import is_settings_path, looks_like_settings, served_settings
-from horizontal.audit.settings_modules import find_settings_problems, settings_packages
+from horizontal.audit.settings_modules import (
+    find_settings_problems,
+    project_settings_names,
+    settings_packages,
+)
 from horizontal.audit.settings_rules import find_config_secret_keys
 from horizontal.audit.settings_values import top_level_settings
 from horizontal.audit.source import PythonModule, is_runscript
@@ -150,6 +156,10 @@ class Scan:
     # and the storage classes code instantiates (``problem_data_storage = DataStorage()``).
     storage_classes: dict[str, Finding] = field(default_factory=dict)
     storages_built: set[str] = field(default_factory=set)
+    # Looping thread classes (dotted path to the class line) and the threads start-up code
+    # of other modules starts (boot_threads.py).
+    looping_threads: dict[str, Location] = field(default_factory=dict)
+    boot_starts: list[boot_threads.BootStart] = field(default_factory=list)
     # Project commands that run migrate with no lock: name to the line (deploy.py).
     migrate_commands: dict[str, Location] = field(default_factory=dict)
 
@@ -183,7 +193,15 @@ class Scan:
             for storage, finding in self.storage_classes.items():
                 if storage in self.storages_built:
                     self.keep(finding)
+        if "timer-thread" in self.wanted:
+            for finding in boot_threads.boot_thread_findings(
+                self.boot_starts, self.looping_threads, self.texts
+            ):
+                self.keep(finding)
         if self.wanted & SETTINGS_CATEGORIES:
+            elsewhere = project_settings_names(
+                m for modules in self.settings_groups.values() for m in modules
+            )
             for group in settings_packages(self.settings_groups):
                 for finding in find_settings_problems(
                     group,
@@ -191,6 +209,7 @@ class Scan:
                     local_storages=frozenset(self.local_storages),
                     unused=self._unused_features(),
                     served=frozenset(self.served_settings),
+                    elsewhere=elsewhere,
                 ):
                     if finding.category in self.wanted:
                         self.keep(_with_cache_writes(finding, self.cache_writes))
@@ -256,6 +275,8 @@ class Scan:
             compose = read_text(path)
             if compose is not None:  # read for the scripts it starts (starts.py)
                 self.texts[name] = compose.splitlines()
+                if "boot-migrate" in self.wanted:
+                    yield from compose_rules.find_compose_migrations(name, self.texts[name])
             return
         text = read_text(path) if detector else None
         if detector is None or text is None:
@@ -286,7 +307,10 @@ class Scan:
             is_settings_path(name) or looks_like_settings(text)
         )
         lines = hot_lines(text)
-        if lines is None and not settings:
+        threads = not _run_by_hand(name, text) and (
+            boot_threads.may_start(text) or boot_threads.may_define_threads(text)
+        )
+        if lines is None and not settings and not threads:
             return
         module = PythonModule.parse(name, text, lines or ())
         if module is None:
@@ -302,6 +326,9 @@ class Scan:
                 production_configuration(module) if "Configuration" in text else module
             )
             self.media_folders |= datadirs.media_folders(module)
+        if threads:
+            self.looping_threads.update(boot_threads.looping_threads(module))
+            self.boot_starts += boot_threads.boot_starts(module)
         writes, reads = datadirs.data_folder_uses(module)
         self.data_writes += writes
         self.data_reads += reads

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.settings_branches import off_by_default_statements
@@ -36,12 +36,13 @@ from horizontal.audit.settings_values import (
     has_star_import,
     mutated_in_place,
     replacement_check,
+    star_imported_settings,
     star_importers,
     top_level_settings,
 )
 from horizontal.audit.source import PythonModule
 
-__all__ = ["find_settings_problems", "settings_packages"]
+__all__ = ["find_settings_problems", "project_settings_names", "settings_packages"]
 
 
 def find_settings_problems(
@@ -51,6 +52,7 @@ def find_settings_problems(
     local_storages: frozenset[str] = frozenset(),
     unused: frozenset[str] = frozenset(),
     served: frozenset[str] = frozenset(),
+    elsewhere: Mapping[str, frozenset[str]] | None = None,
 ) -> Iterator[Finding]:
     """Findings for one settings package (or one settings file) read together, the way
     Python runs it: a value a later statement of the same module replaces, or that every
@@ -62,8 +64,11 @@ def find_settings_problems(
     the implicit ``LocMemCache`` default harms nobody. ``local_storages``: dotted paths of
     the project's own ``FileSystemStorage`` subclasses. ``unused``: settings (as findings
     name them) whose feature the project's code never uses: not reported. ``served``:
-    the settings modules the project's ``wsgi.py``/``asgi.py`` default to.
+    the settings modules the project's ``wsgi.py``/``asgi.py`` default to. ``elsewhere``:
+    the names each other settings module of the project assigns, by dotted module name
+    (``project_settings_names``), for the star imports that reach outside the package.
     """
+    elsewhere = elsewhere or {}
     for module in modules:
         apply_env_schema(module)
     assigned = [(m, top_level_settings(m)) for m in modules]
@@ -99,19 +104,38 @@ def find_settings_problems(
                 found.extend(generated_secret_key(module, statement))
         for statement in settings.get("CRONJOBS", []):
             found.append(crontab_jobs(module, statement))
-        if not has_star_import(module):  # the value may well come from the imported module
+        # What a star import brings in counts as set; an import the scan cannot read may
+        # set anything, and the module's defaults are not judged.
+        imported = (
+            star_imported_settings(module, modules, elsewhere) if has_star_import(module) else set()
+        )
+        if imported is not None:
             nearest = _nearest(module, children, production)
             found.extend(
                 _at_decider(finding, replaced, nearest)
                 for finding in implicit_defaults(
-                    module, settings, everything, uses_cache, conditional[module.path]
+                    module, settings, everything | imported, uses_cache, conditional[module.path]
                 )
             )
     found = [f for f in found if f.message.split(":", 1)[0].split(" ", 1)[0] not in unused]
+    found = _one_upload_storage(found)
     for finding in _one_per_cause(found, children):
         # A file log handler is its own (opt-in) category: split logs, not broken state.
         log_file = finding.message.startswith("LOGGING:")
         yield finding._replace(category="log-file") if log_file else finding
+
+
+def _one_upload_storage(found: list[Finding]) -> list[Finding]:
+    """A local ``FileSystemStorage`` named in a settings value and ``MEDIA_ROOT`` with no
+    ``STORAGES`` are one cause (uploads on this host's disk): the named storage is the
+    finding, ``MEDIA_ROOT``'s line related."""
+    storages = [f for f in found if f.message.startswith("STORAGES['default']:")]
+    media = [f for f in found if f.message.startswith("MEDIA_ROOT with no STORAGES")]
+    if not storages or not media:
+        return found
+    first = storages[0]
+    merged = first._replace(related=(*first.related, *(Location(f.path, f.line) for f in media)))
+    return [merged if f is first else f for f in found if f not in media]
 
 
 def _at_decider(
@@ -207,12 +231,33 @@ def _one_per_cause(
             yield from group
             continue
         if len({f.path for f in group}) == 1:
-            first, *rest = sorted(group)
-            yield first._replace(related=tuple(Location(f.path, f.line) for f in rest))
-            continue
-        # The finding in a module that no other module of the group imports decides.
-        paths = {g.path for g in group}
-        deciders = [f for f in group if not importers.get(f.path, set()) & paths]
-        primary = (deciders or group)[0]
-        related = tuple(Location(f.path, f.line) for f in group if f is not primary)
-        yield primary._replace(related=related)
+            primary = sorted(group)[0]
+        else:
+            # The finding in a module that no other module of the group imports decides.
+            paths = {g.path for g in group}
+            deciders = [f for f in group if not importers.get(f.path, set()) & paths]
+            primary = (deciders or group)[0]
+        # The same place found twice (a base's value moved to its decider, and the decider's
+        # own) is one location; what either relates stays related.
+        places: dict[tuple[str, int], Location] = {}
+        for f in group:
+            for place in (Location(f.path, f.line), *f.related):
+                if (place.path, place.line) != (primary.path, primary.line):
+                    places.setdefault((place.path, place.line), place)
+        yield primary._replace(related=tuple(places.values()))
+
+
+def project_settings_names(modules: Iterable[PythonModule]) -> dict[str, frozenset[str]]:
+    """Each settings module's dotted name (and every shorter suffix of it: the tree may be
+    scanned from above the import root) to the settings names it assigns."""
+    by_name: dict[str, set[str]] = {}
+    names: dict[str, frozenset[str]] = {}
+    for module in modules:
+        parts = module.path[: -len(".py")].removesuffix("/__init__").split("/")
+        assigned = frozenset(top_level_settings(module))
+        for start in range(len(parts)):
+            suffix = ".".join(parts[start:])
+            by_name.setdefault(suffix, set()).add(module.path)
+            names[suffix] = assigned
+    # A suffix two modules share (``settings``) names neither for sure: left unknown.
+    return {name: names[name] for name, paths in by_name.items() if len(paths) == 1}

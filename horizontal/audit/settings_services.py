@@ -114,9 +114,12 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
     """A cache, channel layer or Celery broker/result store addressed as this host
     (``localhost``, loopback, a unix socket), the literal or an environment default."""
     ignored = static_or_compared(module.tree)
-    # An alias whose NAME is empty too is a template, its empty HOST no address.
+    # An alias whose NAME is empty too is a template, its empty HOST no address; SQLite
+    # ignores HOST (the file is the finding, sqlite_by_default's).
     for alias in _database_aliases(module):
-        if _unnamed(_alias_values(alias).get("NAME")):
+        values = _alias_values(alias)
+        engine = string_value(values.get("ENGINE")) or ""
+        if _unnamed(values.get("NAME")) or engine.endswith("sqlite3"):
             ignored.update(id(node) for node in ast.walk(alias))
     chosen = explicitly_chosen(module.tree)
     names = module_strings(module)

@@ -14,7 +14,7 @@ import ast
 import copy
 import posixpath
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from horizontal.audit.known import this_host_addresses
 from horizontal.audit.patterns import lazy_compile
@@ -29,6 +29,7 @@ __all__ = [
     "module_strings",
     "mutated_in_place",
     "replacement_check",
+    "star_imported_settings",
     "star_importers",
     "strings_with_paths",
     "top_level_settings",
@@ -126,6 +127,48 @@ def mutated_in_place(modules: list[PythonModule]) -> list[KeyPath]:
         }
         found += [p for _, p in _unconditional_paths(module) if len(p) > 1 and p[0] in imported]
     return found
+
+
+def star_imported_settings(
+    module: PythonModule,
+    group: Sequence[PythonModule],
+    elsewhere: Mapping[str, frozenset[str]],
+) -> set[str] | None:
+    """The settings names ``module``'s ``from … import *`` bring in, when every one of them
+    is a settings module of the project (of this group, or ``elsewhere``: dotted module
+    names of the other settings modules the scan read, to the names they assign); None
+    when any is not (a library's, a file the scan did not read): its names are unknown."""
+    by_name = {_module_name(m.path): m for m in group if m is not module}
+    names: set[str] = set()
+    for node in module.tree.body:
+        if not (isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)):
+            continue
+        dotted_name = _absolute_name(module.path, node)
+        # A relative name is built from the path: the tree may be scanned from above the
+        # import root, so its shorter suffixes are tried as well.
+        candidates = [dotted_name]
+        if node.level:
+            parts = dotted_name.split(".")
+            candidates += [".".join(parts[i:]) for i in range(1, len(parts))]
+        known = next((elsewhere[c] for c in candidates if c in elsewhere), None)
+        if known is not None:
+            names |= known
+        elif (sibling := by_name.get(_imported_name(module.path, node))) is not None:
+            names |= top_level_settings(sibling).keys()
+        else:
+            return None
+    return names
+
+
+def _absolute_name(importer: str, node: ast.ImportFrom) -> str:
+    """``from crm.settings import *``: ``crm.settings``; relative: from ``importer``'s path."""
+    if not node.level:
+        return node.module or ""
+    package = posixpath.dirname(importer)
+    for _ in range(node.level - 1):
+        package = posixpath.dirname(package)
+    parts = [p for p in package.split("/") if p]
+    return ".".join([*parts, *([node.module] if node.module else [])])
 
 
 def has_star_import(module: PythonModule) -> bool:

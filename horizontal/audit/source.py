@@ -224,6 +224,16 @@ def call_name(module: PythonModule, node: ast.AST) -> str | None:
     return module.qualify(node.func) if isinstance(node, ast.Call) else None
 
 
+def class_paths(path: str, class_name: str) -> Iterator[str]:
+    """``app.storage.MediaStorage`` and each shorter suffix of it, for a class defined in
+    the file at ``path``: the tree may be scanned from above the import root, so any suffix
+    can be the dotted path that settings and imports name it by."""
+    dotted_module = path[: -len(".py")].replace("/", ".").removesuffix(".__init__")
+    parts = f"{dotted_module}.{class_name}".split(".")
+    for start in range(len(parts) - 1):
+        yield ".".join(parts[start:])
+
+
 def last_part(name: str | None) -> str:
     return name.rsplit(".", 1)[-1] if name else ""
 

@@ -1,0 +1,133 @@
+"""timer-thread, across modules: a looping thread class started by another module's boot code.
+
+``AppConfig.ready()`` that does ``from app.sender import Sender; Sender().start()``, where
+``Sender`` is a ``threading.Thread`` whose ``run`` sleeps and wakes in a loop, is a
+scheduler in every instance: each one sends the same reminders. ``concurrency.py`` sees a
+thread started where its class is defined; this pairs a start in one file with a class in
+another, once the whole tree is read (``Scan.finish``). A thread that waits on a queue
+serves its own process's work and is not reported.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from horizontal.audit.concurrency import STARTUP_FUNCTIONS, sleeping_loop, thread_subclasses
+from horizontal.audit.findings import Finding, Location
+from horizontal.audit.source import PythonModule, class_paths, dotted
+
+__all__ = ["BootStart", "boot_starts", "boot_thread_findings", "looping_threads", "may_start"]
+
+
+@dataclass(frozen=True)
+class BootStart:
+    target: str  # the dotted name the started class is imported by
+    built: Location
+    started: Location
+    function: str
+
+
+def may_start(text: str) -> bool:
+    """Text test before a parse: a start-up function that starts something."""
+    return ".start()" in text and any(f"def {name}(" in text for name in STARTUP_FUNCTIONS)
+
+
+def may_define_threads(text: str) -> bool:
+    return "Thread" in text and "class " in text
+
+
+def looping_threads(module: PythonModule) -> dict[str, Location]:
+    """Dotted paths of this module's thread classes whose body loops with a sleep."""
+    found: dict[str, Location] = {}
+    for name, node in thread_subclasses(module).items():
+        if sleeping_loop(module, node):
+            for path in class_paths(module.path, name):
+                found[path] = Location(module.path, node.lineno)
+    return found
+
+
+def boot_starts(module: PythonModule) -> Iterator[BootStart]:
+    """``X().start()`` or ``self.x = X(); self.x.start()`` in a start-up function, where
+    ``X`` is imported from another module."""
+    if module.is_script:
+        return
+    relative = _relative_imports(module)
+    for function_name in STARTUP_FUNCTIONS:
+        for function in module.functions.get(function_name, ()):
+            built: dict[str, tuple[str, int]] = {}
+            for node in ast.walk(function):
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                    target = _imported(module, relative, node.value.func)
+                    for name in filter(None, map(dotted, node.targets)):
+                        if target:
+                            built[name] = (target, node.lineno)
+            for node in ast.walk(function):
+                if not (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "start"
+                ):
+                    continue
+                receiver = node.func.value
+                if isinstance(receiver, ast.Call):
+                    target, line = _imported(module, relative, receiver.func), receiver.lineno
+                else:
+                    target, line = built.get(dotted(receiver) or "", (None, 0))
+                if target:
+                    yield BootStart(
+                        target,
+                        Location(module.path, line),
+                        Location(module.path, node.lineno),
+                        function_name,
+                    )
+
+
+def boot_thread_findings(
+    starts: list[BootStart], threads: dict[str, Location], lines: dict[str, list[str]]
+) -> Iterator[Finding]:
+    for start in starts:
+        defined = threads.get(start.target)
+        if defined is None:
+            continue
+        class_name = start.target.rsplit(".", 1)[-1]
+        text = lines.get(start.started.path, [])
+        number = start.started.line
+        yield Finding(
+            start.started.path,
+            number,
+            "timer-thread",
+            f"{class_name} is started in {start.function}() and loops on a timer: every "
+            "instance runs its own copy of this periodic work",
+            text[number - 1].strip() if 0 < number <= len(text) else "",
+            related=tuple(dict.fromkeys(r for r in (start.built, defined) if r.line)),
+        )
+
+
+def _relative_imports(module: PythonModule) -> dict[str, str]:
+    """``from .sender import Sender`` in ``app/apps.py``: ``Sender`` → ``app.sender.Sender``
+    (``PythonModule.imports`` keeps absolute imports only)."""
+    package = module.path[: -len(".py")].split("/")[:-1]
+    names: dict[str, str] = {}
+    for node in module.nodes(ast.ImportFrom):
+        assert isinstance(node, ast.ImportFrom)
+        if not node.level or node.level > len(package) + 1:
+            continue
+        base = package[: len(package) - node.level + 1]
+        origin = ".".join([*base, *(node.module.split(".") if node.module else [])])
+        for alias in node.names:
+            names[alias.asname or alias.name] = f"{origin}.{alias.name}"
+    return names
+
+
+def _imported(module: PythonModule, relative: dict[str, str], func: ast.expr) -> str | None:
+    """The dotted name ``func`` is imported by, or None for a name of this module."""
+    name = dotted(func)
+    if name is None:
+        return None
+    head, _, rest = name.partition(".")
+    if head in relative:
+        return f"{relative[head]}.{rest}" if rest else relative[head]
+    qualified = module.qualify(func)
+    return qualified if qualified and head in module.imports else None

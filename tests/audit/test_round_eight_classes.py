@@ -1,0 +1,212 @@
+"""Classes found on the fifteenth fresh corpus group (issue 14, the eighth round): looping
+threads that another module's ready() starts, lock files that guard one host, settings
+that star-import another package's settings, a SQLite alias's unused HOST, one finding for
+one upload storage, and compose files that migrate before a production server. Each has a
+true case that must be found and a safe twin that must stay silent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.audit.test_outside_measurements import scan, where
+
+# -- a looping thread class started by another module's ready() -------------------------
+
+SENDER = (
+    "import threading, time\n"
+    "class ReminderSender(threading.Thread):\n"
+    "    def run(self):\n"
+    "        while True:\n"
+    "            send_due_reminders()\n"
+    "            time.sleep(60)\n"
+)
+QUEUE_SENDER = (
+    "import threading\n"
+    "from queue import Queue\n"
+    "class MailSender(threading.Thread):\n"
+    "    def __init__(self):\n"
+    "        super().__init__(daemon=True)\n"
+    "        self.queue = Queue()\n"
+    "    def run(self):\n"
+    "        while True:\n"
+    "            self.queue.get().send()\n"
+)
+APPS = (
+    "from django.apps import AppConfig\n"
+    "class RemindersConfig(AppConfig):\n"
+    "    name = 'reminders'\n"
+    "    def ready(self):\n"
+    "        from reminders.sender import ReminderSender\n"
+    "        self.sender = ReminderSender()\n"
+    "        self.sender.start()\n"
+)
+
+
+def test_a_looping_thread_started_by_another_modules_ready_is_found(tmp_path: Path) -> None:
+    files = {"reminders/sender.py": SENDER, "reminders/apps.py": APPS}
+    found = scan(tmp_path, files, "timer-thread")
+    assert where(found) == [("reminders/apps.py", 7)]
+    assert "ReminderSender is started in ready()" in found[0].message
+    assert [(r.path, r.line) for r in found[0].related] == [
+        ("reminders/apps.py", 6),
+        ("reminders/sender.py", 2),
+    ]
+    # Imported relatively, and started where it is built: the same thread.
+    relative = APPS.replace("from reminders.sender", "from .sender").replace(
+        "        self.sender = ReminderSender()\n        self.sender.start()\n",
+        "        ReminderSender().start()\n",
+    )
+    files = {"reminders/sender.py": SENDER, "reminders/apps.py": relative}
+    assert where(scan(tmp_path / "b", files, "timer-thread")) == [("reminders/apps.py", 6)]
+
+
+def test_a_thread_that_waits_on_a_queue_is_not_reported(tmp_path: Path) -> None:
+    # It serves its own process's work: no periodic job runs N times.
+    apps = APPS.replace("sender import ReminderSender", "mail import MailSender")
+    apps = apps.replace("ReminderSender()", "MailSender()")
+    files = {"reminders/mail.py": QUEUE_SENDER, "reminders/apps.py": apps}
+    assert scan(tmp_path, files, "timer-thread") == []
+    # Nor a looping thread that only a command starts.
+    command = APPS.replace("    def ready(self):\n", "    def handle(self):\n")
+    files = {"reminders/sender.py": SENDER, "reminders/management/commands/send.py": command}
+    assert scan(tmp_path / "b", files, "timer-thread") == []
+
+
+# -- a lock file that keeps one copy per host ----------------------------------------------
+
+GUARDED = (
+    "from tendo.singleton import SingleInstance\n"
+    "class Sender(SingleInstance):\n"
+    "    def __init__(self):\n"
+    "        if TESTING:\n"
+    "            SingleInstance.__init__(self, flavor_id='sender_test')\n"
+    "        else:\n"
+    "            SingleInstance.__init__(self, flavor_id='sender')\n"
+)
+
+
+def test_a_host_lock_file_library_is_found_once_per_guard(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"app/sender.py": GUARDED}, "in-process-lock")
+    assert where(found) == [("app/sender.py", 5)]
+    assert found[0].message.startswith("SingleInstance is a lock file on this host's disk")
+    assert [(r.path, r.line) for r in found[0].related] == [("app/sender.py", 7)]
+    fasteners = "import fasteners\nlock = fasteners.InterProcessLock('/tmp/job.lock')\n"
+    assert where(scan(tmp_path / "b", {"app/job.py": fasteners}, "in-process-lock")) == [
+        ("app/job.py", 2)
+    ]
+
+
+def test_an_in_process_lock_of_the_same_library_is_not_a_host_lock(tmp_path: Path) -> None:
+    # fasteners' ReaderWriterLock is a thread lock: no file, nothing shared to claim.
+    source = "import fasteners\nlock = fasteners.ReaderWriterLock()\n"
+    assert scan(tmp_path, {"app/job.py": source}, "in-process-lock") == []
+
+
+# -- settings that star-import another package's settings ----------------------------------
+
+PROJECT_SETTINGS = (
+    "from crm.settings import *\n"
+    "from .date_settings import *\n"
+    "INSTALLED_APPS = ['crm']\n"
+    "DATABASES = {'default': {'ENGINE': 'django.db.backends.postgresql', 'HOST': 'db'}}\n"
+    "MEDIA_ROOT = BASE_DIR / 'media'\n"
+)
+APP_SETTINGS = "CRM_PAGE_SIZE = 20\n"
+DATES = "DATE_FORMAT = 'Y-m-d'\n"
+
+
+def test_star_imports_of_the_projects_own_settings_are_read(tmp_path: Path) -> None:
+    files = {
+        "web/settings.py": PROJECT_SETTINGS,
+        "crm/settings.py": APP_SETTINGS,
+        "web/date_settings.py": DATES,
+    }
+    found = scan(tmp_path, files, "settings")
+    assert where(found) == [("web/settings.py", 5)]
+    assert found[0].message.startswith("MEDIA_ROOT with no STORAGES")
+
+
+def test_a_star_import_that_sets_the_storage_or_cannot_be_read_is_no_finding(
+    tmp_path: Path,
+) -> None:
+    storage = "STORAGES = {'default': {'BACKEND': 'storages.backends.s3.S3Storage'}}\n"
+    files = {
+        "web/settings.py": PROJECT_SETTINGS,
+        "crm/settings.py": APP_SETTINGS + storage,
+        "web/date_settings.py": DATES,
+    }
+    assert scan(tmp_path, files, "settings") == []
+    # A library's settings module may set anything: not judged.
+    library = {"web/settings.py": PROJECT_SETTINGS.replace("crm.settings", "somelib.defaults")}
+    assert scan(tmp_path / "b", library | {"web/date_settings.py": DATES}, "settings") == []
+
+
+# -- a SQLite alias's HOST, and one finding for one upload storage ------------------------
+
+
+def test_a_sqlite_alias_is_one_finding_whatever_host_it_names(tmp_path: Path) -> None:
+    source = (
+        "INSTALLED_APPS = []\n"
+        "DATABASES = {'default': {\n"
+        "    'ENGINE': 'django.db.backends.sqlite3',\n"
+        "    'NAME': 'app.db',\n"
+        "    'HOST': 'localhost',\n"
+        "}}\n"
+    )
+    found = scan(tmp_path, {"app/settings.py": source}, "settings")
+    assert [f.message.split(":", 2)[:2] for f in found] == [
+        ["DATABASES", " SQLite is a file on one host"]
+    ]
+    # A server alias with the same HOST is this host's server.
+    server = source.replace("sqlite3", "postgresql")
+    found = scan(tmp_path / "b", {"app/settings.py": server}, "settings")
+    assert where(found) == [("app/settings.py", 5)]
+
+
+def test_a_named_local_storage_and_media_root_are_one_finding(tmp_path: Path) -> None:
+    source = (
+        "INSTALLED_APPS = []\n"
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+        "MEDIA_ROOT = '/srv/media'\n"
+        "MEDIA_STORAGE_BACKEND = {\n"
+        "    'DEFAULT_FILE_STORAGE': 'django.core.files.storage.FileSystemStorage',\n"
+        "}\n"
+    )
+    found = scan(tmp_path, {"app/settings.py": source}, "settings")
+    assert len(found) == 1
+    assert found[0].message.startswith("STORAGES['default']:")
+    assert ("app/settings.py", 3) in [(r.path, r.line) for r in found[0].related]
+
+
+# -- a compose file that migrates before a production server ------------------------------
+
+COMPOSE = (
+    "services:\n"
+    "  web:\n"
+    "    build: .\n"
+    '    command: sh -c "\n'
+    "        ./manage.py migrate &&\n"
+    '        gunicorn app.wsgi --bind :8000"\n'
+    "  worker:\n"
+    "    command: celery -A app worker\n"
+)
+
+
+def test_a_production_compose_stack_that_migrates_at_every_start_is_found(
+    tmp_path: Path,
+) -> None:
+    found = scan(tmp_path, {"docker-compose.yml": COMPOSE}, "boot-migrate")
+    assert where(found) == [("docker-compose.yml", 5)]
+    folded = COMPOSE.replace('sh -c "\n', ">\n").replace('--bind :8000"', "--bind :8000")
+    assert where(scan(tmp_path / "b", {"compose.yaml": folded}, "boot-migrate")) == [
+        ("compose.yaml", 5)
+    ]
+
+
+def test_a_development_compose_stack_that_migrates_is_not_reported(tmp_path: Path) -> None:
+    assert scan(tmp_path, {"docker-compose.dev.yml": COMPOSE}, "boot-migrate") == []
+    debug = "    build: .\n    environment:\n      DEBUG: 'True'\n"
+    flagged = COMPOSE.replace("    build: .\n", debug)
+    assert scan(tmp_path / "b", {"docker-compose.yml": flagged}, "boot-migrate") == []
+    dev_server = COMPOSE.replace("gunicorn app.wsgi --bind :8000", "./manage.py runserver")
+    assert scan(tmp_path / "c", {"docker-compose.yml": dev_server}, "boot-migrate") == []
