@@ -17,6 +17,7 @@ from horizontal.audit import (
     boot_threads,
     caches,
     concurrency,
+    cron_jobs,
     datadirs,
     field_paths,
     files,
@@ -180,7 +181,12 @@ class Scan:
                 self.keep(finding)
         self.result.findings = self._without_command_only_code(self.result.findings)
         self.result.findings = starts.without_development_starts(
-            starts.without_build_steps(starts.one_cron_per_image(self.result.findings), self.texts),
+            starts.without_build_steps(
+                starts.one_cron_per_image(
+                    cron_jobs.without_host_housekeeping(self.result.findings, self.texts)
+                ),
+                self.texts,
+            ),
             self.texts,
         )
         if "file-write" in self.wanted:

@@ -210,3 +210,42 @@ def test_a_development_compose_stack_that_migrates_is_not_reported(tmp_path: Pat
     assert scan(tmp_path / "b", {"docker-compose.yml": flagged}, "boot-migrate") == []
     dev_server = COMPOSE.replace("gunicorn app.wsgi --bind :8000", "./manage.py runserver")
     assert scan(tmp_path / "c", {"docker-compose.yml": dev_server}, "boot-migrate") == []
+
+
+# -- a cron whose every job keeps this host's own files ------------------------------------
+
+CLEANUP = "0 3 * * * root find /tmp -type f -mtime +1 -delete"
+REMINDERS = "*/5 * * * * root cd /app && python manage.py send_reminders"
+
+
+def _image(job: str) -> dict[str, str]:
+    return {
+        "Dockerfile": (
+            "FROM python:3.12\n"
+            "RUN apt-get update && apt-get install -y cron\n"
+            f"RUN echo '{job}' > /etc/cron.d/jobs\n"
+            'CMD ["/entrypoint.sh"]\n'
+        ),
+        "entrypoint.sh": "#!/bin/sh\ncron\nexec gunicorn app.wsgi\n",
+    }
+
+
+def test_a_cron_that_runs_project_work_in_every_replica_is_found(tmp_path: Path) -> None:
+    found = scan(tmp_path, _image(REMINDERS), "image-cron")
+    assert found and found[0].message.startswith("cron inside the image")
+    crontab = {"deploy/crontab": f"{REMINDERS}\n"}
+    assert where(scan(tmp_path / "b", crontab, "image-cron")) == [("deploy/crontab", 1)]
+
+
+def test_a_cron_that_only_keeps_this_hosts_files_is_not_reported(tmp_path: Path) -> None:
+    assert scan(tmp_path, _image(CLEANUP), "image-cron") == []
+    rotate = {"nginx/crontab": "0 0 * * * root logrotate -f /etc/logrotate-nginx\n"}
+    assert scan(tmp_path / "b", rotate, "image-cron") == []
+    # A script the tree holds is read; one it does not hold may do anything.
+    script = {
+        "nginx/crontab": "0 0 * * * root /update_rules.sh\n",
+        "nginx/update_rules.sh": "#!/bin/sh\nsuricata-update --no-reload\n",
+    }
+    assert scan(tmp_path / "c", script, "image-cron") == []
+    unknown = {"nginx/crontab": "0 0 * * * root /opt/tools/refresh.sh\n"}
+    assert where(scan(tmp_path / "d", unknown, "image-cron")) == [("nginx/crontab", 1)]

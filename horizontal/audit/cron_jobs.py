@@ -1,0 +1,76 @@
+"""image-cron: a cron whose every job keeps this host's own files is right on every host.
+
+Rotating this container's logs, deleting its ``/tmp`` files or refreshing its copy of a
+signature database must run on each replica: nothing is shared, so nothing runs twice.
+A cron job is project work when it runs the project (``manage.py``, ``django-admin``, a
+Python script, Celery), calls a service (``curl``, ``psql``, ``redis-cli``) or runs a
+script the tree does not hold (its content unknown). The jobs of an image are the
+crontab files beside the Dockerfile or start script that starts cron, and the lines a
+Dockerfile there writes into ``/etc/cron.d`` or ``/etc/crontab``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+
+from horizontal.audit import deploy
+from horizontal.audit.file_kinds import is_dockerfile, text_detector
+from horizontal.audit.findings import Finding
+from horizontal.audit.patterns import lazy_compile
+
+__all__ = ["without_host_housekeeping"]
+
+PROJECT_WORK = lazy_compile(
+    r"manage\.py|django-admin|\bcelery\b|\bpython[\d.]*\b|\.py\b|\bcurl\b|\bwget\b"
+    r"|\bpsql\b|\bmysql\b|\bredis-cli\b|\brunjob\b|\bhttps?://|\buwsgi\b|\bgunicorn\b"
+)
+SCRIPT = lazy_compile(r"[\w./-]+\.(?:sh|bash)\b")
+# ``echo "0 3 * * * root find /tmp …" > /etc/cron.d/cleanup`` in a Dockerfile's RUN.
+ECHOED_JOB = lazy_compile(r"""echo\s+(["'])(?P<job>.+?)\1\s*>>?\s*/etc/cron""")
+CRONTAB_ENTRY_MESSAGE = "crontab entry:"
+
+
+def without_host_housekeeping(
+    findings: list[Finding], texts: dict[str, list[str]]
+) -> list[Finding]:
+    """``findings`` without the image-cron ones whose jobs all keep this host's files."""
+    kept: list[Finding] = []
+    for finding in findings:
+        if finding.category == "image-cron":
+            if finding.message.startswith(CRONTAB_ENTRY_MESSAGE):
+                jobs = [finding.source]
+            else:
+                jobs = list(_image_jobs(posixpath.dirname(finding.path), texts))
+            if jobs and not any(_project_work(job, texts) for job in jobs):
+                continue
+        kept.append(finding)
+    return kept
+
+
+def _image_jobs(folder: str, texts: dict[str, list[str]]) -> Iterable[str]:
+    prefix = f"{folder}/" if folder else ""
+    for path, lines in texts.items():
+        if not path.startswith(prefix):
+            continue  # the image's own folder and the folders under it
+        if text_detector(path) is deploy.find_in_crontab:
+            for line in deploy.logical_lines("\n".join(lines)):
+                if deploy.CRON_ENTRY.match(line.text + " "):
+                    yield line.text
+        elif is_dockerfile(path):
+            for text in lines:
+                for match in ECHOED_JOB.finditer(text):
+                    yield match.group("job")
+
+
+def _project_work(job: str, texts: dict[str, list[str]], depth: int = 0) -> bool:
+    if PROJECT_WORK.search(job):
+        return True
+    for script in SCRIPT.findall(job):
+        name = posixpath.basename(script)
+        found = [lines for path, lines in texts.items() if posixpath.basename(path) == name]
+        if not found or depth >= 2:
+            return True  # a script the tree does not hold may do anything
+        if any(_project_work("\n".join(lines), texts, depth + 1) for lines in found):
+            return True
+    return False
