@@ -24,6 +24,7 @@ from horizontal.audit import (
     importers,
     migrate_commands,
     services,
+    settings_helpers,
     starts,
     state,
     task_results,
@@ -44,7 +45,12 @@ from horizontal.audit.local_storage import (
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
 from horizontal.audit.settings_classes import production_configuration
-from horizontal.audit.settings_files import is_settings_path, looks_like_settings, served_settings
+from horizontal.audit.settings_files import (
+    DEV_FILE,
+    is_settings_path,
+    looks_like_settings,
+    served_settings,
+)
 from horizontal.audit.settings_modules import (
     find_settings_problems,
     project_settings_names,
@@ -161,6 +167,10 @@ class Scan:
     # of other modules starts (boot_threads.py).
     looping_threads: dict[str, Location] = field(default_factory=dict)
     boot_starts: list[boot_threads.BootStart] = field(default_factory=list)
+    # Service addresses a project helper defaults to this host, and what settings read
+    # through helpers (settings_helpers.py).
+    host_defaults: list[settings_helpers.HostDefault] = field(default_factory=list)
+    helper_uses: list[settings_helpers.HelperUses] = field(default_factory=list)
     # Project commands that run migrate with no lock: name to the line (deploy.py).
     migrate_commands: dict[str, Location] = field(default_factory=dict)
 
@@ -203,6 +213,9 @@ class Scan:
             for finding in boot_threads.boot_thread_findings(
                 self.boot_starts, self.looping_threads, self.texts
             ):
+                self.keep(finding)
+        if "settings" in self.wanted:
+            for finding in settings_helpers.helper_findings(self.host_defaults, self.helper_uses):
                 self.keep(finding)
         if self.wanted & SETTINGS_CATEGORIES:
             elsewhere = project_settings_names(
@@ -327,6 +340,10 @@ class Scan:
             self.local_storages.update(storage_subclasses(module, name))
             if not settings and not _run_by_hand(name, text):
                 self.storage_classes.update(storage_class_findings(module))
+        if settings and not DEV_FILE.search(name):
+            self.helper_uses.append(settings_helpers.uses_of_helpers(module))
+        if settings_helpers.may_hold_host_defaults(text):
+            self.host_defaults += settings_helpers.host_defaults(module)
         if settings:
             self.settings_groups.setdefault(posixpath.dirname(name), []).append(
                 production_configuration(module) if "Configuration" in text else module

@@ -249,3 +249,61 @@ def test_a_cron_that_only_keeps_this_hosts_files_is_not_reported(tmp_path: Path)
     assert scan(tmp_path / "c", script, "image-cron") == []
     unknown = {"nginx/crontab": "0 0 * * * root /opt/tools/refresh.sh\n"}
     assert where(scan(tmp_path / "d", unknown, "image-cron")) == [("nginx/crontab", 1)]
+
+
+# -- a shared service's address whose default a project helper decides ---------------------
+
+CONF = (
+    "#!/usr/bin/env python3\n"
+    "class Config(dict):\n"
+    "    defaults = {\n"
+    "        'DB_NAME': 'app',\n"
+    "        'DB_HOST': '127.0.0.1',\n"
+    "        'REDIS_HOST': 'redis',\n"
+    "    }\n"
+    "    def __getattr__(self, name):\n"
+    "        return self.get(name, self.defaults[name])\n"
+    "CONFIG = Config()\n"
+)
+USES_CONF = (
+    "from app.conf import CONFIG\n"
+    "INSTALLED_APPS = []\n"
+    "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache', 'LOCATION': 'redis://r'}}\n"
+    "STORAGES = {'default': {'BACKEND': 'storages.backends.s3.S3Storage'}}\n"
+    "DATABASES = {'default': {'ENGINE': 'django.db.backends.mysql', 'NAME': 'app',\n"
+    "                         'HOST': CONFIG.DB_HOST}}\n"
+)
+HELPER = (
+    "import os\n"
+    "def redis_url(database):\n"
+    "    host = os.getenv('APP_REDIS_HOST', 'localhost')\n"
+    "    return f'redis://{host}:6379/{database}'\n"
+)
+USES_HELPER = (
+    "from app.settings_funcs import redis_url\n"
+    "INSTALLED_APPS = []\n"
+    "STORAGES = {'default': {'BACKEND': 'storages.backends.s3.S3Storage'}}\n"
+    "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache',\n"
+    "                      'LOCATION': redis_url(1)}}\n"
+)
+
+
+def test_a_service_address_a_project_helper_defaults_to_this_host_is_found(
+    tmp_path: Path,
+) -> None:
+    found = scan(tmp_path, {"app/conf.py": CONF, "app/settings.py": USES_CONF}, "settings")
+    assert where(found) == [("app/conf.py", 5)]
+    assert found[0].message.startswith("DB_HOST: 127.0.0.1 is this host")
+    assert [(r.path, r.line) for r in found[0].related] == [("app/settings.py", 6)]
+    files = {"app/settings_funcs.py": HELPER, "app/settings.py": USES_HELPER}
+    found = scan(tmp_path / "b", files, "settings")
+    assert where(found) == [("app/settings_funcs.py", 3)]
+
+
+def test_a_helper_default_the_settings_never_read_is_not_reported(tmp_path: Path) -> None:
+    # REDIS_HOST's default is a shared name; DB_HOST's is this host but nothing reads it.
+    unread = USES_CONF.replace("CONFIG.DB_HOST", "'db.internal'")
+    assert scan(tmp_path, {"app/conf.py": CONF, "app/settings.py": unread}, "settings") == []
+    uncalled = USES_HELPER.replace("redis_url(1)", "'redis://cache:6379/1'")
+    files = {"app/settings_funcs.py": HELPER, "app/settings.py": uncalled}
+    assert scan(tmp_path / "b", files, "settings") == []

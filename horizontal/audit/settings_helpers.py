@@ -1,0 +1,138 @@
+"""W109, across modules: a shared service's address whose default a project helper decides.
+
+``'HOST': CONFIG.DB_HOST`` in settings, with ``CONFIG``'s defaults in ``conf.py``
+(``{"DB_HOST": "127.0.0.1", …}``), or ``"LOCATION": parse_redis_connection()`` whose
+body falls back to ``os.getenv("REDIS_HOST", "localhost")``: the settings module holds no
+address, the helper does, and production gets it when nothing is set. Reported where the
+default is written, with the settings line that uses it related. Paired once the whole
+tree is read (``Scan.finish``).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from horizontal.audit.findings import Finding, Location
+from horizontal.audit.known import this_host_addresses
+from horizontal.audit.settings_rules import FIXES
+from horizontal.audit.settings_services import SERVICE_SETTING
+from horizontal.audit.settings_values import env_default
+from horizontal.audit.source import PythonModule, class_paths, dotted, string_value
+
+__all__ = ["HelperUses", "HostDefault", "helper_findings", "host_defaults", "uses_of_helpers"]
+
+THIS_HOST_NEEDLES = ("localhost", "127.0.0.1", "::1")
+# Names a settings module reads the environment through: not a project helper.
+ENVIRONMENT_READERS = frozenset({"os", "environ", "env", "config", "getenv"})
+
+
+@dataclass(frozen=True)
+class HostDefault:
+    name: str  # the config key (DB_HOST) or the dotted helper function
+    address: str
+    at: Location
+    source: str
+
+
+@dataclass
+class HelperUses:
+    """What settings modules read through helpers: config keys and helper calls."""
+
+    keys: dict[str, Location]
+    calls: dict[str, Location]
+
+
+def may_hold_host_defaults(text: str) -> bool:
+    return any(needle in text for needle in THIS_HOST_NEEDLES)
+
+
+def host_defaults(module: PythonModule) -> Iterator[HostDefault]:
+    """Defaults dict entries (``"DB_HOST": "127.0.0.1"``) and helper functions whose env
+    lookup falls back to this host, in one module (a module with a ``#!`` line too: what
+    settings import from it is what production gets)."""
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values, strict=True):
+                name, text = string_value(key), string_value(value)
+                if name and text and SERVICE_SETTING.match(name) and _this_host(text):
+                    yield HostDefault(name, text, _at(module, value), module.line(value.lineno))
+    for functions in module.functions.values():
+        for function in functions:
+            for node in ast.walk(function):
+                default = env_default(node)
+                text = string_value(default) if default is not None else None
+                if text and _this_host(text):
+                    at = _at(module, node)
+                    for name in class_paths(module.path, function.name):
+                        yield HostDefault(name, text, at, module.line(at.line))
+                    break
+
+
+def uses_of_helpers(module: PythonModule) -> HelperUses:
+    """In a settings module, at import time: ``X.KEY`` / ``X["KEY"]`` of a config object
+    (KEY named like a service address) and calls of functions imported from elsewhere."""
+    keys: dict[str, Location] = {}
+    calls: dict[str, Location] = {}
+    for statement in module.tree.body:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        for node in ast.walk(statement):
+            key = _config_key(node)
+            if key and SERVICE_SETTING.match(key):
+                keys.setdefault(key, _at(module, node))
+            if isinstance(node, ast.Call):
+                head = (dotted(node.func) or "").split(".", 1)[0]
+                qualified = module.qualify(node.func)
+                if head in module.imports and qualified and head not in ENVIRONMENT_READERS:
+                    calls.setdefault(qualified, _at(module, node))
+    return HelperUses(keys, calls)
+
+
+def helper_findings(defaults: list[HostDefault], uses: list[HelperUses]) -> Iterator[Finding]:
+    keys: dict[str, Location] = {}
+    calls: dict[str, Location] = {}
+    for use in uses:
+        for name, at in use.keys.items():
+            keys.setdefault(name, at)
+        for name, at in use.calls.items():
+            calls.setdefault(name, at)
+    seen: set[tuple[str, int]] = set()
+    for default in defaults:
+        used_at = keys.get(default.name) or calls.get(default.name)
+        place = (default.at.path, default.at.line)
+        if used_at is None or place in seen:
+            continue
+        seen.add(place)
+        what = default.name.rsplit(".", 1)[-1]
+        yield Finding(
+            default.at.path,
+            default.at.line,
+            "settings",
+            f"{what}: {default.address} is this host, the default the settings get from "
+            "here: each instance talks to its own server",
+            default.source,
+            related=(used_at,),
+            fix_text=FIXES["this host"],
+        )
+
+
+def _config_key(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Attribute) and node.attr.isupper():
+        owner = dotted(node.value) or ""
+        if owner.split(".", 1)[0] not in ENVIRONMENT_READERS | {"settings", "self"}:
+            return node.attr
+    if isinstance(node, ast.Subscript):
+        owner = dotted(node.value) or ""
+        if owner.split(".")[-1] not in ENVIRONMENT_READERS:
+            return string_value(node.slice)
+    return None
+
+
+def _this_host(text: str) -> bool:
+    return bool(text.strip()) and any(True for _ in this_host_addresses(text))
+
+
+def _at(module: PythonModule, node: ast.AST) -> Location:
+    return Location(module.path, int(getattr(node, "lineno", 1)))
