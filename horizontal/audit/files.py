@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 
 from horizontal.audit.findings import Finding, Location
-from horizontal.audit.local_storage import MEDIA_ROOT_BY_PATH, find_local_storage
+from horizontal.audit.local_storage import MEDIA_ROOT_BY_PATH, STORAGE_PATH, find_local_storage
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.served_folders import find_served_folders
 from horizontal.audit.source import (
@@ -155,12 +155,13 @@ def _one_per_module(
     findings: list[Finding], writers: dict[int, str], lines: list[str]
 ) -> Iterator[Finding]:
     """The plain writes of one module are one finding, and so are its paths under
-    ``MEDIA_ROOT``: the module keeps its files on this disk, and one change (going through
-    a storage) fixes them all. The first place is the finding, the others its related
-    locations (the writing functions named in the message); a suppressed place stays on
-    its own (the scan counts it as suppressed)."""
+    ``MEDIA_ROOT`` and its ``storage.path()`` calls: the module keeps its files on this
+    disk, and one change (going through a storage) fixes them all. The first place is the
+    finding, the others its related locations (the writing functions named in the
+    message); a suppressed place stays on its own (the scan counts it as suppressed)."""
     writes: list[Finding] = []
     media: list[Finding] = []
+    paths: list[Finding] = []
     for finding in findings:
         if is_suppressed(finding, lines):
             yield finding
@@ -168,8 +169,12 @@ def _one_per_module(
             writes.append(finding)
         elif finding.message == MEDIA_ROOT_BY_PATH:
             media.append(finding)
+        elif finding.message == STORAGE_PATH:
+            paths.append(finding)
         else:
             yield finding
+    if paths:  # storage.path() of one module: one change (storage.open) fixes them all
+        yield _grouped(paths, STORAGE_PATH + (f" ({len(paths)} places)" if paths[1:] else ""))
     if writes and media:  # one module keeping its files on this disk, both ways
         where = (
             f" ({len(writes)} write{'s' if writes[1:] else ''} in "

@@ -27,7 +27,9 @@ from horizontal.audit.source import (
 )
 
 __all__ = [
+    "MEDIA_ROOT_BY_PATH",
     "STORAGE_BUILT",
+    "STORAGE_PATH",
     "find_local_storage",
     "is_file_system_storage",
     "storage_class_findings",
@@ -167,7 +169,7 @@ def find_local_storage(module: PythonModule) -> Iterator[Finding]:
             yield _file_write(
                 module,
                 call.lineno,
-                "storage.path() only exists for local storage: the file is on one host",
+                STORAGE_PATH,
             )
     if module.is_script:
         # A command's MEDIA_ROOT paths are its operator's (a cleanup, an import, test
@@ -188,6 +190,7 @@ def find_local_storage(module: PythonModule) -> Iterator[Finding]:
 
 
 MEDIA_ROOT_BY_PATH = "reads or writes files under MEDIA_ROOT directly: uploads on one host's disk"
+STORAGE_PATH = "storage.path() only exists for local storage: the file is on one host"
 
 
 def _file_write(module: PythonModule, line: int, message: str) -> Finding:

@@ -307,3 +307,25 @@ def test_a_helper_default_the_settings_never_read_is_not_reported(tmp_path: Path
     uncalled = USES_HELPER.replace("redis_url(1)", "'redis://cache:6379/1'")
     files = {"app/settings_funcs.py": HELPER, "app/settings.py": uncalled}
     assert scan(tmp_path / "b", files, "settings") == []
+
+
+# -- storage.path() of one module is one finding -------------------------------------------
+
+PACKAGES = (
+    "from django.core.files.storage import default_storage\n"
+    "def unpack(upload):\n"
+    "    name = default_storage.save('packages/' + upload.name, upload)\n"
+    "    archive = default_storage.path(name)\n"
+    "    target = default_storage.path('packages/unpacked')\n"
+    "    extract(archive, target)\n"
+)
+
+
+def test_the_storage_paths_of_one_module_are_one_finding(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"app/packages.py": PACKAGES}, "file-write")
+    assert where(found) == [("app/packages.py", 4)]
+    assert found[0].message.endswith("(2 places)")
+    assert [(r.path, r.line) for r in found[0].related] == [("app/packages.py", 5)]
+    # Two modules are two places to change.
+    files = {"app/packages.py": PACKAGES, "app/replays.py": PACKAGES}
+    assert len(scan(tmp_path / "b", files, "file-write")) == 2
