@@ -1,4 +1,5 @@
-"""Project commands that run ``migrate``: started by a replica, they are ``migrate``.
+"""Project commands and Python programs that run ``migrate``: started by a replica, they
+are ``migrate``.
 
 ``runner.Scan`` notes each such command as it reads the tree; ``starts.py`` rewrites the
 start lines that run one as ``manage.py migrate`` for the start rules of ``deploy.py``.
@@ -7,11 +8,11 @@ start lines that run one as ``manage.py migrate`` for the start rules of ``deplo
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from horizontal.audit.patterns import lazy_compile
 
-__all__ = ["as_migrate", "migrate_wrapper"]
+__all__ = ["as_migrate", "migrate_wrapper", "program_migrates", "python_programs"]
 
 # A project command that runs migrate (``call_command("migrate")`` or a subclass of
 # migrate's Command) and takes no lock: started by every replica, it is migrate.
@@ -41,4 +42,77 @@ def as_migrate(line: str, commands: Iterable[str]) -> str | None:
     for command in commands:
         if command in rewritten:
             rewritten = re.sub(rf"\S+(\s+--?\S+)*\s+{command}\b", "manage.py migrate", rewritten)
+    return rewritten if rewritten != line else None
+
+
+# ``python jms start``, ``"$python_bin" -m app.install``, ``/venv/bin/python3 -u boot.py``:
+# a Python program a start line runs (the interpreter by name or by a variable named for
+# it; its flags before the program skipped).
+PYTHON = r"(?:\bpython[\d.]*|\$\{?\w*python\w*\}?|(?<!\S)\S*/python[\d.]*)"
+PYTHON_PROGRAM = lazy_compile(
+    rf"[\"']?(?P<python>{PYTHON})[\"']?(?:\s+-(?!m\s)\w+)*\s+"
+    r"(?:-m\s+(?P<module>[\w.]+)|(?P<path>[\w./-]+))",
+    re.I,
+)
+# ``sh -c "python app.py"``: a quoted command, where quoted text elsewhere is prose
+# (``Run "python -m app.install" to set up``).
+QUOTED_COMMAND = lazy_compile(r"-c\s*$")
+
+
+def python_programs(lines: Iterable[str]) -> Iterator[tuple[str, bool]]:
+    """(program, whether it is a module name) for each ``python …`` run in ``lines``."""
+    for line in lines:
+        if line.lstrip().startswith("#"):
+            continue
+        for match in PYTHON_PROGRAM.finditer(line):
+            if _in_prose(line, match.start("python")):
+                continue
+            if match["module"]:
+                yield match["module"], True
+            elif not match["path"].startswith("-"):
+                yield match["path"], False
+
+
+def _in_prose(line: str, start: int) -> bool:
+    """Inside a double-quoted string that no ``-c`` hands to a shell, and more than a
+    quoted interpreter (``"$python_bin" -m app``)."""
+    quotes = [i for i in range(start) if line[i] == '"' and (i == 0 or line[i - 1] != "\\")]
+    if len(quotes) % 2 == 0:
+        return False
+    opening = quotes[-1]
+    quoted_interpreter = opening == start - 1 and line[_interpreter_end(line, start)] == '"'
+    return not quoted_interpreter and not QUOTED_COMMAND.search(line[:opening])
+
+
+def _interpreter_end(line: str, start: int) -> int:
+    """Where the interpreter's name that starts at ``start`` ends."""
+    end = start
+    while end < len(line) and (line[end].isalnum() or line[end] in "_.${}/"):
+        end += 1
+    return min(end, len(line) - 1)
+
+
+def program_migrates(text: str) -> int | None:
+    """The line where a Python program runs migrate with no lock of its own, or None."""
+    if "migrate" not in text:
+        return None
+    migrates = RUNS_MIGRATE.search(text)
+    if migrates is None or TAKES_LOCK.search(text):
+        return None
+    return text.count("\n", 0, migrates.start()) + 1
+
+
+def as_migrate_program(line: str, programs: Iterable[str]) -> str | None:
+    """``line`` with the run of one of ``programs`` written as ``manage.py migrate``; None
+    if none runs. Only after an interpreter: a program named ``install`` is not ``pip
+    install``."""
+    run = {program for program, _ in python_programs([line])}
+    rewritten = line
+    for program in (p for p in programs if p in run):
+        rewritten = re.sub(
+            rf"[\"']?{PYTHON}[\"']?(\s+-(?!m\s)\S+)*\s+(-m\s+)?{re.escape(program)}(?![\w./-])",
+            "manage.py migrate",
+            rewritten,
+            flags=re.I,
+        )
     return rewritten if rewritten != line else None

@@ -173,9 +173,12 @@ class Scan:
     helper_uses: list[settings_helpers.HelperUses] = field(default_factory=list)
     # Project commands that run migrate with no lock: name to the line (deploy.py).
     migrate_commands: dict[str, Location] = field(default_factory=dict)
+    # Every file read, by its path in the tree (the programs start lines run).
+    paths: set[str] = field(default_factory=set)
 
     def file(self, path: Path, name: str) -> None:
         self.result.files += 1
+        self.paths.add(name)
         if name.endswith(".py"):
             findings = () if is_provisioning(name) else self.python(path, name)
         else:
@@ -243,7 +246,9 @@ class Scan:
         each such line with its original text and the command's line that migrates."""
         if "boot-migrate" not in self.wanted:
             return {}
-        rewritten, runs = starts.migrations_through_commands(self.texts, self.migrate_commands)
+        rewritten, runs = starts.migrations_through_commands(
+            self.texts, self.migrate_commands, self._migrating_programs()
+        )
         lines = {
             place: (self.texts[place.path][place.line - 1], run) for place, run in runs.items()
         }
@@ -260,6 +265,35 @@ class Scan:
                 if finding.category == "boot-migrate" and place in lines and place not in known:
                     self.keep(finding)
         return lines
+
+    def _migrating_programs(self) -> dict[str, Location]:
+        """Python programs start files run (``python jms start``) that migrate with no
+        lock: the program as the start line names it, to its line that migrates."""
+        found: dict[str, Location] = {}
+        for path, lines in self.texts.items():
+            if path.endswith(".py"):
+                continue
+            for program, is_module in migrate_commands.python_programs(lines):
+                name = self._program_file(program, is_module)
+                text = read_text(Path(self.base, name)) if name else None
+                line = migrate_commands.program_migrates(text) if text else None
+                if name and line:
+                    found[program] = Location(name, line)
+        return found
+
+    def _program_file(self, program: str, is_module: bool) -> str | None:
+        """The scanned file a ``python`` start line runs, when exactly one matches."""
+        stem = program.replace(".", "/")
+        wanted: tuple[str, ...] = (
+            (f"{stem}.py", f"{stem}/__main__.py") if is_module else (program.lstrip("./"),)
+        )
+        matches = {
+            path
+            for path in self.paths
+            for tail in wanted
+            if path == tail or path.endswith(f"/{tail}") or tail.endswith(f"/{path}")
+        }
+        return matches.pop() if len(matches) == 1 else None
 
     def _without_command_only_code(self, findings: list[Finding]) -> list[Finding]:
         """What commands and scripts are spared (their writes, memos, state, threads and

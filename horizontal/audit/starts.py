@@ -181,26 +181,34 @@ def without_development_starts(
 
 
 def migrations_through_commands(
-    texts: dict[str, list[str]], commands: dict[str, Location]
+    texts: dict[str, list[str]],
+    commands: dict[str, Location],
+    programs: dict[str, Location] | None = None,
 ) -> tuple[dict[str, list[str]], dict[Location, Location]]:
     """Start files with each run of a project command that migrates (``commands``: name
-    to the line that migrates, ``deploy.migrate_wrapper``) written as ``manage.py
+    to the line that migrates, ``deploy.migrate_wrapper``), or of a Python program that
+    does (``programs``: ``python jms``, ``python -m app.install``), written as ``manage.py
     migrate``, so that every start rule judges it as migrate; and each rewritten line
-    with the command's line that migrates, its related location."""
+    with the line that migrates, its related location."""
     rewritten: dict[str, list[str]] = {}
     runs: dict[Location, Location] = {}
-    if not commands:
+    programs = programs or {}
+    names = {**commands, **programs}
+    if not names:
         return rewritten, runs
     for path, lines in texts.items():
-        if path.endswith(".py") or not any(name in line for line in lines for name in commands):
+        if path.endswith(".py") or not any(name in line for line in lines for name in names):
             continue
         new = list(lines)
         for index, line in enumerate(lines):
             migrate = migrate_commands.as_migrate(line, commands)
+            ran = commands
+            if migrate is None:
+                migrate, ran = migrate_commands.as_migrate_program(line, programs), programs
             if migrate is not None:
                 new[index] = migrate
-                name = next(n for n in commands if n in line)
-                runs[Location(path, index + 1)] = commands[name]
+                name = next(n for n in ran if n in line)
+                runs[Location(path, index + 1)] = ran[name]
         if new != lines:
             rewritten[path] = new
     return rewritten, runs

@@ -329,3 +329,47 @@ def test_the_storage_paths_of_one_module_are_one_finding(tmp_path: Path) -> None
     # Two modules are two places to change.
     files = {"app/packages.py": PACKAGES, "app/replays.py": PACKAGES}
     assert len(scan(tmp_path / "b", files, "file-write")) == 2
+
+
+# -- a Python program that migrates, run by a start script -----------------------------------
+
+PROGRAM = (
+    "#!/usr/bin/env python3\n"
+    "import django\n"
+    "from django.core import management\n"
+    "def prepare():\n"
+    "    management.call_command('migrate')\n"
+    "if __name__ == '__main__':\n"
+    "    django.setup()\n"
+    "    prepare()\n"
+)
+
+
+def test_a_python_program_that_migrates_run_at_every_start_is_found(tmp_path: Path) -> None:
+    files = {"jms": PROGRAM, "entrypoint.sh": "#!/bin/sh\nset -e\npython jms start all\n"}
+    found = scan(tmp_path, files, "boot-migrate")
+    assert where(found) == [("entrypoint.sh", 3)]
+    assert [(r.path, r.line) for r in found[0].related] == [("jms", 5)]
+    module = {
+        "app/install.py": PROGRAM,
+        "docker-entrypoint.sh": (
+            '#!/bin/bash\nrun "$python_bin" -m app.install\nexec gunicorn app.wsgi\n'
+        ),
+    }
+    assert where(scan(tmp_path / "b", module, "boot-migrate")) == [("docker-entrypoint.sh", 2)]
+
+
+def test_a_program_that_migrates_under_a_lock_or_named_in_prose_is_not_reported(
+    tmp_path: Path,
+) -> None:
+    locked = PROGRAM.replace("def prepare():\n", "def prepare():\n    # under advisory_lock\n")
+    files = {"jms": locked, "entrypoint.sh": "#!/bin/sh\npython jms start all\n"}
+    assert scan(tmp_path, files, "boot-migrate") == []
+    usage = (
+        "#!/bin/bash\n"
+        'echo "  --setup, -s   Run \\"python -m app.install\\" to set up Django."\n'
+        "pip install app\n"
+        "exec gunicorn app.wsgi\n"
+    )
+    files = {"app/install.py": PROGRAM, "install": PROGRAM, "docker-entrypoint.sh": usage}
+    assert scan(tmp_path / "b", files, "boot-migrate") == []
