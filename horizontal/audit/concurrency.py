@@ -221,10 +221,15 @@ def find_timer_threads(module: PythonModule) -> Iterator[Finding]:
         if name not in THREAD_FACTORIES and last_part(name) not in thread_classes:
             continue
         scope = module.scope(call)
-        loops = _target_loops(module, call, name, thread_classes)
-        if not (is_startup(module, scope) or loops):
+        # Periodic work runs once per instance; a thread that serves its own process (an
+        # event loop, a queue consumer, one piece of work at boot) does not multiply.
+        if not _target_loops(module, call, name, thread_classes):
             continue
-        why = "loops in the background" if loops else "starts when the process boots"
+        why = (
+            "starts when the process boots and loops"
+            if is_startup(module, scope)
+            else ("loops in the background")
+        )
         yield Finding(
             module.path,
             call.lineno,
@@ -270,9 +275,25 @@ def _calls_timer(module: PythonModule, body: ast.AST) -> bool:
     )
 
 
+# A wait with a deadline or a retry budget (``while time.time() - start < timeout``) ends:
+# it is no periodic job.
+BOUNDED_WAIT = frozenset({"time", "monotonic", "perf_counter", "now"})
+BOUND_NAME = ("timeout", "deadline", "retr", "attempt", "tries", "limit", "until")
+
+
+def _bounded(module: PythonModule, test: ast.expr) -> bool:
+    for node in ast.walk(test):
+        if isinstance(node, ast.Call) and last_part(call_name(module, node)) in BOUNDED_WAIT:
+            return True
+        name = (dotted(node) or "").lower() if isinstance(node, ast.Name | ast.Attribute) else ""
+        if any(part in name for part in BOUND_NAME):
+            return True
+    return False
+
+
 def sleeping_loop(module: PythonModule, body: ast.AST) -> bool:
     for loop in ast.walk(body):
-        if isinstance(loop, ast.While):
+        if isinstance(loop, ast.While) and not _bounded(module, loop.test):
             for node in ast.walk(loop):
                 if isinstance(node, ast.Call) and last_part(call_name(module, node)) in SLEEPS:
                     return True

@@ -373,3 +373,36 @@ def test_a_program_that_migrates_under_a_lock_or_named_in_prose_is_not_reported(
     )
     files = {"app/install.py": PROGRAM, "install": PROGRAM, "docker-entrypoint.sh": usage}
     assert scan(tmp_path / "b", files, "boot-migrate") == []
+
+
+# -- threads that serve their own process, and waits with a deadline -----------------------
+
+EVENT_LOOP = (
+    "import asyncio, threading\n"
+    "class EventLoopThread(threading.Thread):\n"
+    "    def run(self):\n"
+    "        self.loop = asyncio.new_event_loop()\n"
+    "        self.loop.run_forever()\n"
+    "_loop_thread = EventLoopThread(daemon=True)\n"
+    "_loop_thread.start()\n"
+)
+BOUNDED = (
+    "import threading, time\n"
+    "def wait_then_logout(request, timeout=6):\n"
+    "    start = time.time()\n"
+    "    while time.time() - start < timeout:\n"
+    "        time.sleep(0.5)\n"
+    "def disconnect(request):\n"
+    "    threading.Thread(target=wait_then_logout, args=(request,)).start()\n"
+)
+
+
+def test_a_thread_that_serves_its_own_process_or_waits_with_a_deadline_is_silent(
+    tmp_path: Path,
+) -> None:
+    files = {"app/loop.py": EVENT_LOOP, "app/session.py": BOUNDED}
+    assert scan(tmp_path, files, "timer-thread") == []
+    # The same thread, looping with a sleep for ever: periodic work in every instance.
+    forever = BOUNDED.replace("while time.time() - start < timeout:", "while True:")
+    found = scan(tmp_path / "b", {"app/session.py": forever}, "timer-thread")
+    assert where(found) == [("app/session.py", 7)]
