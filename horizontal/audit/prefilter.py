@@ -58,6 +58,8 @@ HOT_NEEDLES = (
     "call_command(",
     "MEDIA_ROOT",
     "document_root",
+    "sendfile(",
+    "private_storage.urls",
     "Huey(",
     "periodic_task",
     "localhost",

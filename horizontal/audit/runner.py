@@ -44,6 +44,7 @@ from horizontal.audit.local_storage import (
 )
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
+from horizontal.audit.served_folders import PRIVATE_STORAGE_SERVED
 from horizontal.audit.settings_classes import production_configuration
 from horizontal.audit.settings_files import (
     DEV_FILE,
@@ -212,6 +213,10 @@ class Scan:
             for storage, finding in self.storage_classes.items():
                 if storage in self.storages_built:
                     self.keep(finding)
+        if self._private_storage_is_remote():
+            self.result.findings = [
+                f for f in self.result.findings if f.message != PRIVATE_STORAGE_SERVED
+            ]
         if "timer-thread" in self.wanted:
             for finding in boot_threads.boot_thread_findings(
                 self.boot_starts, self.looping_threads, self.texts
@@ -265,6 +270,17 @@ class Scan:
                 if finding.category == "boot-migrate" and place in lines and place not in known:
                     self.keep(finding)
         return lines
+
+    def _private_storage_is_remote(self) -> bool:
+        """A settings module chose django-private-storage's class, and not its default
+        ``PrivateFileSystemStorage``: its URLs serve the shared storage."""
+        return any(
+            "PRIVATE_STORAGE_CLASS" in line and "FileSystem" not in line
+            for modules in self.settings_groups.values()
+            for module in modules
+            for line in module.lines
+            if not line.lstrip().startswith("#")
+        )
 
     def _migrating_programs(self) -> dict[str, Location]:
         """Python programs start files run (``python jms start``) that migrate with no

@@ -40,6 +40,7 @@ def find_served_folders(module: PythonModule) -> Iterator[Finding]:
     """``serve(…, document_root=settings.MEDIA_ROOT)`` or a URL pattern's
     ``{"document_root": settings.MEDIA_ROOT}``: uploads served from this host's disk.
     Django's ``static()`` helper is left alone: it returns nothing unless DEBUG."""
+    yield from _served_by_libraries(module)
     if "document_root" not in module.text:
         return
     for node in ast.walk(module.tree):
@@ -103,3 +104,37 @@ def _served_folder(value: ast.AST | None) -> str | None:
     if name is None or "static" in name.lower() or name.startswith("settings."):
         return None
     return name if FOLDER_ATTRIBUTE.search(last_part(name)) else None
+
+
+# Libraries that serve files from this host's disk: django-sendfile's ``sendfile(request,
+# path)`` hands the web server a local path; django-private-storage's URLs serve
+# ``PRIVATE_STORAGE_ROOT`` through its default ``PrivateFileSystemStorage``.
+SENDFILE_MODULES = ("django_sendfile", "sendfile")
+PRIVATE_STORAGE_URLS = "private_storage.urls"
+SENDFILE_SERVED = (
+    "serves a file by its path on this host's disk (django-sendfile): a file another "
+    "instance wrote is a 404 here"
+)
+PRIVATE_STORAGE_SERVED = (
+    "django-private-storage serves PRIVATE_STORAGE_ROOT from this host's disk: a file "
+    "another instance received is a 404 here"
+)
+
+
+def _served_by_libraries(module: PythonModule) -> Iterator[Finding]:
+    if "sendfile" not in module.text and PRIVATE_STORAGE_URLS not in module.text:
+        return
+    for node in ast.walk(module.tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = call_name(module, node) or ""
+        message = None
+        if last_part(name) == "sendfile" and name.split(".", 1)[0] in SENDFILE_MODULES:
+            message = SENDFILE_SERVED
+        elif last_part(name) == "include" and node.args:
+            target = node.args[0]
+            included = string_value(target) or dotted(target) or ""
+            if included == PRIVATE_STORAGE_URLS:
+                message = PRIVATE_STORAGE_SERVED
+        if message is not None:
+            yield Finding(module.path, node.lineno, "file-write", message, module.line(node.lineno))

@@ -406,3 +406,37 @@ def test_a_thread_that_serves_its_own_process_or_waits_with_a_deadline_is_silent
     forever = BOUNDED.replace("while time.time() - start < timeout:", "while True:")
     found = scan(tmp_path / "b", {"app/session.py": forever}, "timer-thread")
     assert where(found) == [("app/session.py", 7)]
+
+
+# -- libraries that serve files from this host's disk --------------------------------------
+
+SENDFILE_VIEW = (
+    "from django_sendfile import sendfile\n"
+    "def download(request, pk):\n"
+    "    f = Attachment.objects.get(pk=pk).file\n"
+    "    return sendfile(request, f.path)\n"
+)
+PRIVATE_URLS = (
+    "import private_storage.urls\n"
+    "from django.urls import include, path\n"
+    "urlpatterns = [path('media/', include(private_storage.urls))]\n"
+)
+
+
+def test_files_served_from_this_hosts_disk_by_a_library_are_found(tmp_path: Path) -> None:
+    files = {"app/views.py": SENDFILE_VIEW, "app/urls.py": PRIVATE_URLS}
+    assert where(scan(tmp_path, files, "file-write")) == [("app/urls.py", 3), ("app/views.py", 4)]
+
+
+def test_private_storage_on_a_remote_class_and_another_sendfile_are_silent(
+    tmp_path: Path,
+) -> None:
+    settings = (
+        "INSTALLED_APPS = ['private_storage']\n"
+        "PRIVATE_STORAGE_CLASS = 'private_storage.storage.s3boto3.PrivateS3BotoStorage'\n"
+    )
+    files = {"app/urls.py": PRIVATE_URLS, "app/settings.py": settings}
+    assert scan(tmp_path, files, "file-write") == []
+    # os.sendfile copies between descriptors: no file served from a folder.
+    copy = "import os\ndef copy(src, dst, n):\n    os.sendfile(dst, src, 0, n)\n"
+    assert scan(tmp_path / "b", {"app/copy.py": copy}, "file-write") == []
