@@ -119,8 +119,41 @@ EXEC_INTO = lazy_compile(
 )
 
 
+# echo "Running: python manage.py migrate": a message about a command, not the command
+# (unless the line goes on to run something: ``echo yes | manage.py migrate``).
+MESSAGE = lazy_compile(r"^(echo|printf)\b")
+QUOTED = lazy_compile(r"\"(\\.|[^\"\\])*\"|'[^']*'")
+CHAINED = lazy_compile(r"[|;&]|\$\(|`")
+
+
+def _only_prints(text: str) -> bool:
+    unquoted = QUOTED.sub("", text).replace(">&2", "").replace("1>&2", "")
+    return bool(MESSAGE.match(text)) and not CHAINED.search(unquoted)
+
+
 def _migrates(text: str) -> bool:
-    return bool(MIGRATE.search(text)) and not DRY_RUN.search(text) and not EXEC_INTO.search(text)
+    return (
+        bool(MIGRATE.search(text))
+        and not DRY_RUN.search(text)
+        and not EXEC_INTO.search(text)
+        and not _only_prints(text)
+    )
+
+
+# A command that wipes state every running replica shares (the cache, every table's rows),
+# run as a management command (``manage.py``, ``django-admin``, ``nautobot-server``).
+RESET = lazy_compile(
+    r"(manage\.py|django-admin|-m\s+django|[\w-]+-server)(\s+--?\S+)*\s+"
+    r"(clear_cache|clearcache|flush|reset_db|invalidate_cachalot)\b(?!-)"
+)
+BOOT_RESET = (
+    "a replica's start wipes state every running replica shares (the cache, the tables): "
+    "each new replica resets it under the others while they serve"
+)
+
+
+def _resets(text: str) -> bool:
+    return bool(RESET.search(text)) and not EXEC_INTO.search(text) and not _only_prints(text)
 
 
 def _mentions(text: str, names: set[str]) -> bool:
@@ -194,6 +227,8 @@ def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
         runs_at_start = instruction in {"CMD", "ENTRYPOINT"}
         if runs_at_start and runs_migrations(line.text):
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
+        if runs_at_start and _resets(line.text):
+            yield _finding(path, line, "boot-reset", BOOT_RESET)
         if _starts_cron(line.text) and instruction in {"RUN", "COPY", "ADD", "CMD", "ENTRYPOINT"}:
             yield _finding(path, line, "image-cron", IMAGE_CRON)
         if runs_at_start and _runs_beat(line.text, line.text):
@@ -293,6 +328,9 @@ def find_in_shell(
         if _migrates(line.text):
             if not migration_step and (arm is None or serves):
                 yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
+        elif _resets(line.text):
+            if not migration_step and (arm is None or serves):
+                yield _finding(path, line, "boot-reset", BOOT_RESET)
         elif INTO_FILE.search(line.text) and (
             SECRET_GENERATOR.search(line.text) or _mentions(line.text, secrets)
         ):
@@ -315,9 +353,31 @@ def find_in_procfile(path: str, text: str) -> Iterator[Finding]:
             continue  # a release phase: once per deploy, the right place
         if runs_migrations(command):
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
+        if _resets(command):
+            yield _finding(path, line, "boot-reset", BOOT_RESET)
         if _starts_cron(command):
             yield _finding(path, line, "image-cron", IMAGE_CRON)
         if _runs_beat(command, command):
+            yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
+
+
+# What a systemd unit runs when it starts: on every host the unit is installed on.
+UNIT_START_KEYS = frozenset({"execstartpre", "execstart", "execstartpost"})
+
+
+def find_in_systemd_unit(path: str, text: str) -> Iterator[Finding]:
+    """A service unit's start commands: ``migrate`` or a reset before the server, a worker
+    that embeds beat. A unit that runs beat alone is the scheduler host's (one unit, as a
+    Procfile's ``beat:`` type is), and is not reported."""
+    for line in logical_lines(text):
+        key, equals, command = line.text.partition("=")
+        if not equals or key.strip().lower() not in UNIT_START_KEYS:
+            continue
+        if runs_migrations(command):
+            yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
+        elif _resets(command):
+            yield _finding(path, line, "boot-reset", BOOT_RESET)
+        elif EMBEDDED_BEAT.search(command):
             yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
 
 
@@ -348,6 +408,8 @@ def find_in_server_config(path: str, text: str) -> Iterator[Finding]:
             )
         elif _migrates(line.text) or (key in PROGRAM_KEYS and MIGRATION_SCRIPT.search(value)):
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
+        elif _resets(line.text):
+            yield _finding(path, line, "boot-reset", BOOT_RESET)
         elif key in {"cron", "cron2", "unique-cron", "legion-cron"}:
             yield _finding(path, line, "image-cron", "uWSGI cron: every instance runs the job")
         elif _starts_cron(line.text) and key in PROGRAM_KEYS:

@@ -49,6 +49,8 @@ def text_detector(path: str) -> TextDetector | None:
         return deploy.find_in_crontab
     if lower.endswith((".sh", ".bash")):
         return deploy.find_in_shell
+    if lower.endswith((".service", ".service.j2", ".service.tpl", ".service.in")):
+        return deploy.find_in_systemd_unit
     if lower.startswith("procfile"):
         return deploy.find_in_procfile
     if lower.endswith((".ini", ".conf")) and ("uwsgi" in lower or "supervisor" in lower):

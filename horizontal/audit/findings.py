@@ -87,6 +87,15 @@ CATEGORIES: dict[str, Category] = {
             "with 'manage.py migrate_locked' (one replica migrates, the others wait).",
         ),
         Category(
+            "boot-reset",
+            "horizontal.W111",
+            "error",
+            "shared state wiped by every replica at start-up",
+            "Run it once per deploy as a release step, or not at all: clearing the shared "
+            "cache or flushing tables at every start resets them under the replicas that "
+            "are serving.",
+        ),
+        Category(
             "settings",
             "horizontal.W109",
             "warning",

@@ -1,4 +1,4 @@
-"""``horizontal.W101``-``W108``: single-instance assumptions in the project's own code.
+"""``horizontal.W101``-``W111``: single-instance assumptions in the project's own code.
 
 One warning per finding of ``horizontal.audit`` (module state, memos over the database,
 local file writes, in-process locks, boot-time threads, schedulers, cron and ``migrate``

@@ -24,7 +24,7 @@ def test_json_output_lists_the_deploy_findings():
     out, err = run(DEPLOY, "--format", "json", "--fail-on", "never")
     findings = json.loads(out)
     categories = sorted({f["category"] for f in findings})
-    assert categories == ["boot-migrate", "image-cron", "scheduler"]
+    assert categories == ["boot-migrate", "boot-reset", "image-cron", "scheduler"]
     assert f"{len(findings)} findings" in err
 
 
