@@ -162,14 +162,34 @@ ROW_CHANGES = frozenset(
 
 
 def _fills_memo_only(module: PythonModule, node: ast.With | ast.AsyncWith) -> bool:
-    """``with lock: MEMO[key] = Site.objects.get(...)``: the body stores into a container
-    that outlives the function (a module or class name) and changes no row. The lock makes
-    the memo's fill thread-safe, which is right; the memo is what other instances miss
-    (reported as such)."""
-    function = module.scope(node).function
+    """``with lock: MEMO[key] = Site.objects.get(...)``, ``with self._lock:
+    self._refresh()`` where ``_refresh`` sets ``self._policies = …``: the body (and the
+    methods of its class it calls) stores into a container or an object that outlives the
+    call and changes no row. The lock makes the memo's fill thread-safe, which is right;
+    the memo is what other instances miss (reported as such, where it is one)."""
+    scope = module.scope(node)
+    function = scope.function
     local = local_names(function) if function is not None else set()
-    fills = False
+    # self._load() runs the class's method, or a subclass's of this module (a base class
+    # that locks around a load its subclasses define).
+    methods: dict[str, list[ast.AST]] = {}
+    for cls in module.nodes(ast.ClassDef):
+        assert isinstance(cls, ast.ClassDef)
+        for method in cls.body:
+            if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
+                methods.setdefault(method.name, []).append(method)
+    bodies: list[ast.AST] = list(node.body)
     for child in (c for statement in node.body for c in ast.walk(statement)):
+        if (
+            scope.cls is not None
+            and isinstance(child, ast.Call)
+            and isinstance(child.func, ast.Attribute)
+            and isinstance(child.func.value, ast.Name)
+            and child.func.value.id in {"self", "cls"}
+        ):
+            bodies.extend(methods.get(child.func.attr, ()))
+    fills = False
+    for child in (c for body in bodies for c in ast.walk(body)):
         if (
             isinstance(child, ast.Call)
             and isinstance(child.func, ast.Attribute)
@@ -178,13 +198,24 @@ def _fills_memo_only(module: PythonModule, node: ast.With | ast.AsyncWith) -> bo
             return False
         targets = child.targets if isinstance(child, ast.Assign) else []
         for target in targets:
-            if (
-                isinstance(target, ast.Subscript)
+            if (isinstance(target, ast.Subscript) and _outlives_the_call(target.value, local)) or (
+                isinstance(target, ast.Attribute)
                 and isinstance(target.value, ast.Name)
-                and target.value.id not in local
+                and target.value.id in {"self", "cls"}
             ):
                 fills = True
     return fills
+
+
+def _outlives_the_call(container: ast.expr, local: set[str]) -> bool:
+    """``MEMO`` (a module or class name) or ``self._clients``: not the function's own."""
+    if isinstance(container, ast.Name):
+        return container.id not in local
+    return (
+        isinstance(container, ast.Attribute)
+        and isinstance(container.value, ast.Name)
+        and container.value.id in {"self", "cls"}
+    )
 
 
 def _lock_names(module: PythonModule) -> set[str]:

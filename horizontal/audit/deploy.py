@@ -152,7 +152,7 @@ BOOT_RESET = (
 )
 
 
-def _resets(text: str) -> bool:
+def resets_shared_state(text: str) -> bool:
     return bool(RESET.search(text)) and not EXEC_INTO.search(text) and not _only_prints(text)
 
 
@@ -227,7 +227,7 @@ def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
         runs_at_start = instruction in {"CMD", "ENTRYPOINT"}
         if runs_at_start and runs_migrations(line.text):
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
-        if runs_at_start and _resets(line.text):
+        if runs_at_start and resets_shared_state(line.text):
             yield _finding(path, line, "boot-reset", BOOT_RESET)
         if _starts_cron(line.text) and instruction in {"RUN", "COPY", "ADD", "CMD", "ENTRYPOINT"}:
             yield _finding(path, line, "image-cron", IMAGE_CRON)
@@ -254,9 +254,10 @@ def runs_at_start(path: str, text: str) -> bool:
     return _starts_server(path, lines) or _named_like_a_start(posixpath.basename(path))
 
 
-# bootstrap.sh, setup_dev.sh: a developer's set-up script (it starts no server), although
-# "boot" and "dev" are in entrypoint names too.
-SETUP_NAME = lazy_compile(r"^(bootstrap|setup)[\w.-]*\.(sh|bash)$", re.I)
+# bootstrap.sh, setup_dev.sh, init.sh: a set-up script run once (it starts no server),
+# although "boot", "init" and "dev" are in entrypoint names too; a start that runs one
+# makes it part of every replica's start (starts.scripts_run_by_start_scripts).
+SETUP_NAME = lazy_compile(r"^(bootstrap|setup|init)[\w.-]*\.(sh|bash)$", re.I)
 
 
 def _named_like_a_start(name: str) -> bool:
@@ -328,7 +329,7 @@ def find_in_shell(
         if _migrates(line.text):
             if not migration_step and (arm is None or serves):
                 yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
-        elif _resets(line.text):
+        elif resets_shared_state(line.text):
             if not migration_step and (arm is None or serves):
                 yield _finding(path, line, "boot-reset", BOOT_RESET)
         elif INTO_FILE.search(line.text) and (
@@ -353,7 +354,7 @@ def find_in_procfile(path: str, text: str) -> Iterator[Finding]:
             continue  # a release phase: once per deploy, the right place
         if runs_migrations(command):
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
-        if _resets(command):
+        if resets_shared_state(command):
             yield _finding(path, line, "boot-reset", BOOT_RESET)
         if _starts_cron(command):
             yield _finding(path, line, "image-cron", IMAGE_CRON)
@@ -375,7 +376,7 @@ def find_in_systemd_unit(path: str, text: str) -> Iterator[Finding]:
             continue
         if runs_migrations(command):
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
-        elif _resets(command):
+        elif resets_shared_state(command):
             yield _finding(path, line, "boot-reset", BOOT_RESET)
         elif EMBEDDED_BEAT.search(command):
             yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
@@ -408,7 +409,7 @@ def find_in_server_config(path: str, text: str) -> Iterator[Finding]:
             )
         elif _migrates(line.text) or (key in PROGRAM_KEYS and MIGRATION_SCRIPT.search(value)):
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
-        elif _resets(line.text):
+        elif resets_shared_state(line.text):
             yield _finding(path, line, "boot-reset", BOOT_RESET)
         elif key in {"cron", "cron2", "unique-cron", "legion-cron"}:
             yield _finding(path, line, "image-cron", "uWSGI cron: every instance runs the job")

@@ -11,6 +11,7 @@ import os
 import posixpath
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 from horizontal.audit import (
@@ -44,6 +45,7 @@ from horizontal.audit.local_storage import (
 )
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
+from horizontal.audit.python_starts import find_in_python_start, is_python_start
 from horizontal.audit.served_folders import PRIVATE_STORAGE_SERVED
 from horizontal.audit.settings_classes import production_configuration
 from horizontal.audit.settings_files import (
@@ -182,6 +184,8 @@ class Scan:
         self.paths.add(name)
         if name.endswith(".py"):
             findings = () if is_provisioning(name) else self.python(path, name)
+            if is_python_start(name) and (text := read_text(path)) is not None:
+                findings = chain(findings, find_in_python_start(name, text))
         else:
             findings = self.other(path, name)
         for finding in findings:

@@ -33,13 +33,22 @@ def static_or_compared(tree: ast.AST) -> set[int]:
     uploads'): not a value production is left with."""
     ignored: set[int] = set()
     unset = unset_names(tree)
+    defaults = default_strings(tree)
     for node in ast.walk(tree):
         parts: list[ast.AST] = []
+        outcome = (
+            default_outcome(node.test, defaults) if isinstance(node, ast.If | ast.IfExp) else None
+        )
         if isinstance(node, ast.Compare):
             parts = [node]
-        elif isinstance(node, ast.If | ast.IfExp) and off_by_default(node.test, unset):
+        elif isinstance(node, ast.If | ast.IfExp) and (
+            off_by_default(node.test, unset) or outcome is False
+        ):
             # Chosen only when DEBUG (or an option left unset) is on: not production's.
             parts = list(node.body) if isinstance(node, ast.If) else [node.body]
+        elif isinstance(node, ast.If | ast.IfExp) and outcome is True:
+            # The test holds by default: the other branch is what an option chooses.
+            parts = list(node.orelse) if isinstance(node, ast.If) else [node.orelse]
         elif isinstance(node, ast.Dict) and (_is_choice_table(node) or _is_placeholder(node)):
             parts = [node]
         elif isinstance(node, ast.Dict):
@@ -117,29 +126,127 @@ def unset_names(tree: ast.AST) -> set[str]:
     ``X = os.environ.get("X")``, ``X = getattr(configuration, "X", None)``,
     ``X = env("X", default="")`` (the last top-level assignment decides)."""
     unset: set[str] = set()
+    defaults = default_strings(tree)
     for statement in getattr(tree, "body", ()):
         if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
             continue
         target = statement.targets[0]
         if isinstance(target, ast.Name):
-            if _falsy_when_unset(statement.value):
+            if (
+                _falsy_when_unset(statement.value, unset)
+                or default_outcome(statement.value, defaults) is False
+            ):
                 unset.add(target.id)
             else:
                 unset.discard(target.id)
     return unset
 
 
-def _falsy_when_unset(value: ast.AST) -> bool:
+def _falsy_when_unset(value: ast.AST, unset: AbstractSet[str] = frozenset()) -> bool:
+    """Also what follows from options left unset: ``INCIDENT = INCIDENTS.get(KIND)`` (a
+    mapping's ``get`` of None), ``READ_ONLY = INCIDENT and INCIDENT["readonly"]``, and a
+    configuration mapping's option with no value (``REDIS.get("UNIX_SOCKET_PATH", "")``)."""
     if isinstance(value, ast.Constant):
         return not value.value
+    if isinstance(value, ast.Name):
+        return value.id in unset
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.And):
+        return any(_falsy_when_unset(v, unset) for v in value.values)
     if not isinstance(value, ast.Call):
         return False
+    if _mapping_get_of_nothing(value, unset):
+        return True
     default = env_default(value)
     if default is not None:
         return isinstance(default, ast.Constant) and not default.value
     # os.environ.get("X") and os.getenv("X") give None; env("X") with no default raises.
     function = dotted(value.func) or ""
     return function.endswith(("getenv", "environ.get")) and len(value.args) == 1
+
+
+# str methods that keep a default's meaning: os.getenv("X", "redis").strip().lower()
+TEXT_METHODS = frozenset({"strip", "lower", "upper", "casefold", "rstrip", "lstrip"})
+
+
+def _default_string(node: ast.AST, defaults: dict[str, str]) -> str | None:
+    """The string ``node`` is when nothing is set: an environment lookup's string default
+    (through ``.strip()``/``.lower()``), or a name bound to one above."""
+    if isinstance(node, ast.Name):
+        return defaults.get(node.id)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in TEXT_METHODS
+        and not node.args
+    ):
+        inner = _default_string(node.func.value, defaults)
+        if inner is None:
+            return None
+        method = node.func.attr
+        return inner.strip() if method == "strip" else getattr(inner, method)()
+    default = env_default(node)
+    return string_value(default) if default is not None else None
+
+
+def default_outcome(test: ast.AST, defaults: dict[str, str]) -> bool | None:
+    """Whether ``test`` holds when nothing is set, where that is known:
+    ``os.environ.get("USE_SQLITE", "false").strip() == "true"`` is False, ``CACHE_TYPE ==
+    "redis"`` with ``CACHE_TYPE = os.getenv("CACHE_TYPE", "redis")`` is True."""
+    if not (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Eq | ast.NotEq | ast.In | ast.NotIn)
+    ):
+        return None
+    value = _default_string(test.left, defaults)
+    right = test.comparators[0]
+    if value is None:
+        return None
+    if isinstance(test.ops[0], ast.Eq | ast.NotEq):
+        other = string_value(right)
+        if other is None:
+            return None
+        return (value == other) == isinstance(test.ops[0], ast.Eq)
+    if not isinstance(right, ast.Tuple | ast.List | ast.Set):
+        return None
+    options = [string_value(e) for e in right.elts]
+    if any(o is None for o in options):
+        return None
+    return (value in options) == isinstance(test.ops[0], ast.In)
+
+
+def default_strings(tree: ast.AST) -> dict[str, str]:
+    """Top-level names bound to an environment lookup's string default (the last
+    top-level assignment decides): ``CACHE_TYPE = os.getenv("CACHE_TYPE", "redis")``."""
+    defaults: dict[str, str] = {}
+    for statement in getattr(tree, "body", ()):
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0]
+            if isinstance(target, ast.Name):
+                value = _default_string(statement.value, defaults)
+                if value is None:
+                    defaults.pop(target.id, None)
+                else:
+                    defaults[target.id] = value
+    return defaults
+
+
+# An option's key in a configuration mapping (``REDIS["caching"].get("SOCKET_PATH", "")``).
+OPTION_KEY = lazy_compile(r"^[A-Z][A-Z0-9_]*$")
+
+
+def _mapping_get_of_nothing(call: ast.Call, unset: AbstractSet[str]) -> bool:
+    """``MAPPING.get(NAME)`` with ``NAME`` unset (a dict's get of None), or
+    ``MAPPING.get("OPTION")``/``MAPPING.get("OPTION", "")``: falsy unless configured."""
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "get") or call.keywords:
+        return False
+    if len(call.args) == 1 and not isinstance(call.args[0], ast.Constant):
+        return _falsy_when_unset(call.args[0], unset)
+    key = string_value(call.args[0]) if call.args else None
+    if key is None or not OPTION_KEY.match(key) or len(call.args) > 2:
+        return False
+    default = call.args[1] if len(call.args) == 2 else None
+    return default is None or (isinstance(default, ast.Constant) and not default.value)
 
 
 # A flag that says the process is a test run (``if TESTING:``): off in production.
@@ -158,13 +265,20 @@ def _is_test_run(test: ast.AST) -> bool:
 
 
 def _is_set_in_environment(test: ast.AST) -> bool:
-    """``"CACHE_URL" in os.environ``: true only where the deployment sets the variable."""
-    return (
+    """``"CACHE_URL" in os.environ``, ``"CACHES" in conf["django"]``: true only where the
+    deployment sets the variable (or the option of a configuration mapping)."""
+    if not (
         isinstance(test, ast.Compare)
         and len(test.ops) == 1
         and isinstance(test.ops[0], ast.In)
-        and string_value(test.left) is not None
-        and (dotted(test.comparators[0]) or "").endswith("environ")
+        and (key := string_value(test.left)) is not None
+    ):
+        return False
+    container = test.comparators[0]
+    if (dotted(container) or "").endswith("environ"):
+        return True
+    return bool(OPTION_KEY.match(key)) and isinstance(
+        container, ast.Name | ast.Attribute | ast.Subscript
     )
 
 
@@ -194,16 +308,23 @@ def off_by_default_statements(tree: ast.AST) -> set[int]:
     """``id()`` of each statement in a top-level branch that is off when nothing is set
     (see ``off_by_default``): a setting assigned only there is left at Django's default."""
     unset = unset_names(tree)
+    defaults = default_strings(tree)
     found: set[int] = set()
     required: set[str] = set()  # names production must set: a guard above raises
     for statement in getattr(tree, "body", ()):
-        if isinstance(statement, ast.If):
-            required |= _required_by_guard(statement)
-        if isinstance(statement, ast.If) and (
-            off_by_default(statement.test, unset) or _tests_unset(statement.test, required)
+        if not isinstance(statement, ast.If):
+            continue
+        required |= _required_by_guard(statement)
+        outcome = default_outcome(statement.test, defaults)
+        if (
+            off_by_default(statement.test, unset)
+            or _tests_unset(statement.test, required)
+            or outcome is False
         ):
             # The body only: the ``else:`` is what production gets.
             found.update(id(node) for part in statement.body for node in ast.walk(part))
+        elif outcome is True:
+            found.update(id(node) for part in statement.orelse for node in ast.walk(part))
     return found
 
 

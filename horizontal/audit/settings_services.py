@@ -190,6 +190,8 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
                     FIXES["this host"],
                 )
             continue
+        if _url_path(setting, text):
+            continue
         address = next(this_host_addresses(text), None)
         if address is not None and line not in seen:
             seen.add(line)
@@ -199,6 +201,16 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
                 f"{setting}: {address} is this host: each instance talks to its own server",
                 FIXES["this host"],
             )
+
+
+def _url_path(setting: str, text: str) -> bool:
+    """``CONTENT_DATABASE_URL = "/content/databases/"``: a URL's path on this site (what
+    a URL setting holds when it has no scheme), not a socket, which is a file."""
+    return (
+        setting.endswith(("_URL", "_URI"))
+        and text.startswith("/")
+        and not text.endswith((".sock", ".socket"))
+    )
 
 
 def _empty_directly(node: ast.AST) -> bool:

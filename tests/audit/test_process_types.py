@@ -99,10 +99,10 @@ def test_migrate_run_into_a_container_from_outside_is_an_operators_command(
         "#!/bin/bash\ndocker exec app_uwsgi python3 manage.py migrate\n"
         "docker compose exec web python manage.py createsuperuser\n"
     )
-    assert scan(tmp_path, {"docker/scripts/initdb.sh": by_hand}) == []
+    assert scan(tmp_path, {"docker/scripts/start-db.sh": by_hand}) == []
     inside = by_hand.replace("docker exec app_uwsgi ", "")
-    assert where(scan(tmp_path / "b", {"docker/scripts/initdb.sh": inside})) == [
-        ("docker/scripts/initdb.sh", 2)
+    assert where(scan(tmp_path / "b", {"docker/scripts/start-db.sh": inside})) == [
+        ("docker/scripts/start-db.sh", 2)
     ]
 
 

@@ -115,3 +115,184 @@ def test_a_systemd_unit_that_runs_beat_alone_or_only_serves_is_not_reported(
         ),
     }
     assert scan(tmp_path, files) == []
+
+
+# -- a Python program that is the image's entrypoint -------------------------------------
+
+PY_ENTRYPOINT = (
+    "#!/usr/bin/env python\n"
+    "import os, subprocess, sys\n"
+    "def migrate():\n"
+    "    subprocess.run(['python', 'server/manage.py', {command}], check=True)\n"
+    "if __name__ == '__main__':\n"
+    "    migrate()\n"
+    "    os.execvp('gunicorn', ['gunicorn', 'server.wsgi'])\n"
+)
+
+
+def test_a_python_entrypoint_that_migrates_before_the_server_is_found(tmp_path: Path) -> None:
+    files = {"docker-entrypoint.py": PY_ENTRYPOINT.format(command="'migrate', '--noinput'")}
+    assert where(scan(tmp_path, files, "boot-migrate")) == [("docker-entrypoint.py", 4)]
+    files = {"docker/start.py": PY_ENTRYPOINT.format(command="'clear_cache'")}
+    assert where(scan(tmp_path / "b", files, "boot-reset")) == [("docker/start.py", 4)]
+
+
+def test_a_python_program_that_only_migrates_or_checks_is_not_reported(tmp_path: Path) -> None:
+    only_migrates = PY_ENTRYPOINT.format(command="'migrate'").replace(
+        "    os.execvp('gunicorn', ['gunicorn', 'server.wsgi'])\n", ""
+    )
+    files = {
+        "docker-entrypoint.py": only_migrates,  # a migration step: judged where it runs
+        "entrypoint.py": PY_ENTRYPOINT.format(command="'migrate', '--check'"),
+        "tools/release.py": PY_ENTRYPOINT.format(command="'migrate'"),  # not a start
+    }
+    assert scan(tmp_path, files, "boot-migrate") == []
+
+
+# -- a set-up script run once ---------------------------------------------------------------
+
+
+def test_an_init_script_that_starts_no_server_is_run_by_hand(tmp_path: Path) -> None:
+    init = "#!/bin/sh\npython manage.py migrate --noinput\npython manage.py loaddata groups\n"
+    assert scan(tmp_path, {"scripts/init.sh": init}, "boot-migrate") == []
+    # Run by the image's start, it is part of every replica's start.
+    files = {
+        "scripts/init.sh": init,
+        "Dockerfile": "FROM python:3.12\nCMD ./scripts/init.sh && gunicorn app.wsgi\n",
+    }
+    assert where(scan(tmp_path / "b", files, "boot-migrate")) == [("scripts/init.sh", 2)]
+
+
+# -- locks around a per-process memo's fill --------------------------------------------------
+
+STORES = (
+    "import threading\n"
+    "from .models import Store\n"
+    "class Stores:\n"
+    "    def __init__(self):\n"
+    "        self._lock = threading.Lock()\n"
+    "        self._stores = None\n"
+    "    def _load(self):\n"
+    "        if self._stores is None:\n"
+    "            self._stores = [s.backend() for s in Store.objects.all()]\n"
+    "    def __iter__(self):\n"
+    "        with self._lock:\n"
+    "            self._load()\n"
+    "            yield from self._stores\n"
+)
+
+
+def test_a_lock_around_filling_a_per_process_memo_is_not_a_cross_host_lock(
+    tmp_path: Path,
+) -> None:
+    clients = (
+        "import threading\n"
+        "from .models import Certificate\n"
+        "class Clients:\n"
+        "    def __init__(self):\n"
+        "        self._lock = threading.Lock()\n"
+        "        self._clients = {}\n"
+        "    def get(self, topic):\n"
+        "        with self._lock:\n"
+        "            if topic not in self._clients:\n"
+        "                self._clients[topic] = Certificate.objects.get(topic=topic)\n"
+        "            return self._clients[topic]\n"
+    )
+    files = {"app/stores.py": STORES, "app/clients.py": clients}
+    assert scan(tmp_path, files, "in-process-lock") == []
+    # The same lock around a row change is a read-modify-write that other hosts race.
+    saving = STORES.replace(
+        "            self._stores = [s.backend() for s in Store.objects.all()]\n",
+        "            Store.objects.create(name='default')\n",
+    )
+    found = scan(tmp_path / "b", {"app/stores.py": saving}, "in-process-lock")
+    assert where(found) == [("app/stores.py", 11)]
+
+
+# -- settings: values an option chooses, read as Python runs them ----------------------------
+
+HEAD = "import os\nINSTALLED_APPS = ['app']\n"
+USES_CACHE = "from django.core.cache import cache\ndef f():\n    cache.set('k', 1)\n"
+
+
+def test_a_branch_an_environment_default_rules_out_is_not_production(tmp_path: Path) -> None:
+    sqlite_flag = HEAD + (
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache', "
+        "'LOCATION': os.environ['REDIS_URL']}}\n"
+        "if os.environ.get('USE_SQLITE', 'false').strip().lower() == 'true':\n"
+        "    DATABASES = {'default': {'ENGINE': 'django.db.backends.sqlite3', 'NAME': 'db'}}\n"
+        "else:\n"
+        "    DATABASES = {'default': {'ENGINE': 'django.db.backends.postgresql', "
+        "'HOST': os.environ['DB_HOST']}}\n"
+    )
+    cache_type = HEAD + (
+        "CACHE_TYPE = os.environ.get('CACHE_TYPE', 'redis').strip()\n"
+        "if CACHE_TYPE == 'redis':\n"
+        "    CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache', "
+        "'LOCATION': os.environ['REDIS_URL']}}\n"
+        "else:\n"
+        "    CACHES = {'default': {'BACKEND': 'django.core.cache.backends.dummy.DummyCache'}}\n"
+        "DATABASES = {'default': {'ENGINE': 'django.db.backends.postgresql', "
+        "'HOST': os.environ['DB_HOST']}}\n"
+    )
+    for index, source in enumerate((sqlite_flag, cache_type)):
+        files = {"app/settings.py": source, "app/views.py": USES_CACHE}
+        assert scan(tmp_path / str(index), files, "settings") == [], index
+    # Where the default takes the branch, it is what production gets.
+    files = {
+        "app/settings.py": sqlite_flag.replace("'USE_SQLITE', 'false'", "'USE_SQLITE', 'true'"),
+        "app/views.py": USES_CACHE,
+    }
+    assert where(scan(tmp_path / "on", files, "settings")) == [("app/settings.py", 5)]
+    files = {
+        "app/settings.py": cache_type.replace("'CACHE_TYPE', 'redis'", "'CACHE_TYPE', 'dummy'"),
+        "app/views.py": USES_CACHE,
+    }
+    assert where(scan(tmp_path / "dummy", files, "settings")) == [("app/settings.py", 7)]
+
+
+def test_an_option_of_a_configuration_mapping_left_unset_chooses_nothing(tmp_path: Path) -> None:
+    source = HEAD + (
+        "from .conf import REDIS\n"
+        "DATABASES = {'default': {'ENGINE': 'django.db.backends.postgresql', "
+        "'HOST': os.environ['DB_HOST']}}\n"
+        "CACHING = REDIS['caching']\n"
+        "SOCKET_PATH = CACHING.get('UNIX_SOCKET_PATH', '')\n"
+        "if SOCKET_PATH:\n"
+        "    LOCATION = f'unix://{SOCKET_PATH}?db=0'\n"
+        "else:\n"
+        "    LOCATION = f\"redis://{os.environ['REDIS_HOST']}:6379/0\"\n"
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache', "
+        "'LOCATION': LOCATION}}\n"
+        # A URL setting that holds a path of this site, not an address.
+        "CONTENT_DATABASE_URL = '/content/databases/'\n"
+        # Incident mode, chosen by an environment variable that is unset by default.
+        "INCIDENT = {'db': {'readonly': True}}.get(os.getenv('INCIDENT_TYPE'))\n"
+        "READ_ONLY = INCIDENT and INCIDENT['readonly']\n"
+        "if READ_ONLY:\n"
+        "    CACHES['default']['BACKEND'] = 'django.core.cache.backends.locmem.LocMemCache'\n"
+    )
+    files = {"app/settings.py": source, "app/views.py": USES_CACHE}
+    assert scan(tmp_path, files, "settings") == []
+    # Unconditional, the socket is this host's.
+    unconditional = source.replace("if SOCKET_PATH:\n    LOCATION", "LOCATION").replace(
+        "else:\n    LOCATION = f\"redis://{os.environ['REDIS_HOST']}:6379/0\"\n", ""
+    )
+    files = {"app/settings.py": unconditional, "app/views.py": USES_CACHE}
+    found = scan(tmp_path / "b", files, "settings")
+    assert where(found) == [("app/settings.py", 7)]
+    assert "unix://" in found[0].message
+
+
+def test_caches_set_only_when_a_configuration_mapping_has_it_is_found(tmp_path: Path) -> None:
+    source = HEAD + (
+        "from .conf import conf\n"
+        "DATABASES = {'default': {'ENGINE': 'django.db.backends.postgresql', "
+        "'HOST': os.environ['DB_HOST']}}\n"
+        "if 'CACHES' in conf['django']:\n"
+        "    CACHES = conf['django']['CACHES']\n"
+    )
+    files = {"app/settings.py": source, "app/views.py": USES_CACHE}
+    found = scan(tmp_path, files, "settings")
+    assert where(found) == [("app/settings.py", 6)]
+    assert "set only when an option is given" in found[0].message

@@ -109,13 +109,13 @@ def test_migrate_in_a_one_off_container_run_from_the_host_is_not_a_replicas_star
         "set -ex\n"
         "docker compose run --rm --entrypoint 'poetry run ./manage.py migrate' django\n"
     )
-    assert scan(tmp_path, {"docker/init-db.sh": script}, "boot-migrate") == []
+    assert scan(tmp_path, {"docker/start-db.sh": script}, "boot-migrate") == []
     inside = script.replace(
         "docker compose run --rm --entrypoint 'poetry run ./manage.py migrate' django",
         "poetry run ./manage.py migrate",
     )
-    assert where(scan(tmp_path / "b", {"docker/init-db.sh": inside}, "boot-migrate")) == [
-        ("docker/init-db.sh", 3)
+    assert where(scan(tmp_path / "b", {"docker/start-db.sh": inside}, "boot-migrate")) == [
+        ("docker/start-db.sh", 3)
     ]
 
 

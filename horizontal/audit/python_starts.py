@@ -1,0 +1,62 @@
+"""boot-migrate and boot-reset in a Python program that is an image's entrypoint.
+
+``docker-entrypoint.py`` plays the part of ``docker-entrypoint.sh``: what it runs through
+``subprocess`` or ``os.system`` before it hands over to the server, every replica runs
+when it starts. Judged like a shell start (``deploy.py``): the commands it runs, read from
+their argument lists, and only in a program that goes on to start a server.
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+import re
+from collections.abc import Iterator
+
+from horizontal.audit import deploy
+from horizontal.audit.findings import Finding
+from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.source import dotted, string_value
+
+__all__ = ["find_in_python_start", "is_python_start"]
+
+# docker-entrypoint.py, entrypoint.py, docker_start.py: named for the container's start.
+START_PROGRAM = lazy_compile(r"^(docker[-_])?(entrypoint|start|boot)([-_][\w-]*)?\.py$", re.I)
+RUNNER_MODULES = ("subprocess.", "os.system", "os.exec", "os.spawn")
+RUNNER_FUNCTIONS = frozenset({"run", "call", "check_call", "check_output", "Popen"})
+# The program hands over to a server (``os.execvpe("gunicorn", …)``) or names one.
+SERVER_HANDOVER = lazy_compile(r"\bos\.exec\w*\(|\b(gunicorn|uwsgi|daphne|uvicorn|hypercorn)\b")
+
+
+def is_python_start(name: str) -> bool:
+    return bool(START_PROGRAM.match(posixpath.basename(name)))
+
+
+def _command_text(call: ast.Call) -> str:
+    """The command a runner call runs, its string parts joined (``["python", "manage.py",
+    "migrate"]`` or ``"python manage.py migrate"``)."""
+    parts: list[str] = []
+    for argument in call.args:
+        items = argument.elts if isinstance(argument, ast.List | ast.Tuple) else [argument]
+        parts += [text for item in items if (text := string_value(item)) is not None]
+    return " ".join(parts)
+
+
+def find_in_python_start(path: str, text: str) -> Iterator[Finding]:
+    if not SERVER_HANDOVER.search(text):
+        return  # a program that only migrates is a migration step, judged where it runs
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return
+    lines = text.splitlines()
+    for call in (node for node in ast.walk(tree) if isinstance(node, ast.Call)):
+        name = dotted(call.func) or ""
+        if not name.startswith(RUNNER_MODULES) and name.rpartition(".")[2] not in RUNNER_FUNCTIONS:
+            continue
+        command = _command_text(call)
+        source = lines[call.lineno - 1].strip() if call.lineno <= len(lines) else ""
+        if deploy.runs_migrations(command):
+            yield Finding(path, call.lineno, "boot-migrate", deploy.BOOT_MIGRATE, source)
+        elif deploy.resets_shared_state(command):
+            yield Finding(path, call.lineno, "boot-reset", deploy.BOOT_RESET, source)
