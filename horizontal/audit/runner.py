@@ -58,6 +58,7 @@ from horizontal.audit.settings_modules import (
     find_settings_problems,
     project_settings_names,
     settings_packages,
+    star_imported_helpers,
 )
 from horizontal.audit.settings_rules import find_config_secret_keys
 from horizontal.audit.settings_values import top_level_settings
@@ -230,9 +231,13 @@ class Scan:
             for finding in settings_helpers.helper_findings(self.host_defaults, self.helper_uses):
                 self.keep(finding)
         if self.wanted & SETTINGS_CATEGORIES:
-            elsewhere = project_settings_names(
-                m for modules in self.settings_groups.values() for m in modules
-            )
+            settings = [m for modules in self.settings_groups.values() for m in modules]
+            elsewhere = {
+                **star_imported_helpers(
+                    settings, self.paths, lambda name: read_text(Path(self.base, name))
+                ),
+                **project_settings_names(settings),
+            }
             for group in settings_packages(self.settings_groups):
                 for finding in find_settings_problems(
                     group,

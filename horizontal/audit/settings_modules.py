@@ -247,6 +247,56 @@ def _one_per_cause(
         yield primary._replace(related=tuple(places.values()))
 
 
+def star_imported_helpers(
+    modules: Iterable[PythonModule], paths: Iterable[str], read: Callable[[str], str | None]
+) -> dict[str, frozenset[str]]:
+    """The project's own non-settings modules that settings modules star-import (``from
+    arches.settings_utils import *``), by the dotted name imported, to the names they
+    assign at top level: what the import brings in is known, not "anything". ``read``
+    gives a file's text by its path in the tree; a helper with star imports of its own,
+    or one that cannot be read or parsed, stays unknown."""
+    by_suffix: dict[str, list[str]] = {}
+    for path in paths:
+        if path.endswith(".py"):
+            dotted = path[: -len(".py")].removesuffix("/__init__").replace("/", ".")
+            parts = dotted.split(".")
+            for start in range(len(parts)):
+                by_suffix.setdefault(".".join(parts[start:]), []).append(path)
+    found: dict[str, frozenset[str]] = {}
+    for module in modules:
+        for node in module.tree.body:
+            if not (isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)):
+                continue
+            if node.level or not node.module or node.module in found:
+                continue
+            candidates = by_suffix.get(node.module, [])
+            text = read(candidates[0]) if len(candidates) == 1 else None
+            names = _top_level_names(text) if text is not None else None
+            if names is not None:
+                found[node.module] = names
+    return found
+
+
+def _top_level_names(text: str) -> frozenset[str] | None:
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    names: set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom) and any(a.name == "*" for a in statement.names):
+            return None
+        targets = (
+            statement.targets
+            if isinstance(statement, ast.Assign)
+            else [statement.target]
+            if isinstance(statement, ast.AnnAssign)
+            else []
+        )
+        names.update(t.id for t in targets if isinstance(t, ast.Name) and t.id.isupper())
+    return frozenset(names)
+
+
 def project_settings_names(modules: Iterable[PythonModule]) -> dict[str, frozenset[str]]:
     """Each settings module's dotted name (and every shorter suffix of it: the tree may be
     scanned from above the import root) to the settings names it assigns."""

@@ -270,14 +270,16 @@ def implicit_defaults(
             FIXES[maintenance.setting],
         )
     if "MEDIA_ROOT" in settings and not everything & {"STORAGES", "DEFAULT_FILE_STORAGE"}:
-        line = settings["MEDIA_ROOT"][0].lineno
-        yield _finding(
+        decided, *others = settings["MEDIA_ROOT"]
+        finding = _finding(
             module,
-            line,
+            decided.lineno,
             "MEDIA_ROOT with no STORAGES['default']: uploads go to FileSystemStorage on one "
             "host's disk",
             FIXES["STORAGES['default']"],
         )
+        # One folder, assigned again in a branch (a config file's value): one root cause.
+        yield finding._replace(related=tuple(Location(module.path, s.lineno) for s in others))
 
 
 def _installed_at(settings: dict[str, list[ast.stmt]], app: str) -> int:

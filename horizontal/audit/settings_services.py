@@ -45,11 +45,12 @@ SERVICE_ADDRESSES: tuple[tuple[KeyPathPattern, str], ...] = (
     (("CACHES", "*"), "CACHES"),
 )
 # A top-level setting whose name says it is a shared service's address (REDIS_URL,
-# CELERY_BROKER, DB_HOST, MEMCACHED_LOCATION); not EMAIL_HOST, not this site's URL.
+# CELERY_BROKER, DB_HOST, MEMCACHED_LOCATION, AWS_S3_ENDPOINT_URL); not EMAIL_HOST, not this
+# site's URL.
 SERVICE_SETTING = lazy_compile(
     r"^(?!EMAIL_)([A-Z0-9]+_)*(REDIS|VALKEY|BROKER|AMQP|RABBIT\w*|MEMCACHED?|CELERY|HUEY|"
     r"CACHE|DATABASE|DB|POSTGRES\w*|PG|MYSQL|MARIADB|ELASTICSEARCH|ES|OPENSEARCH|MONGO\w*|"
-    r"TYPESENSE|MEILI\w*|SOLR|HAYSTACK|SEARCH)"
+    r"TYPESENSE|MEILI\w*|SOLR|HAYSTACK|SEARCH|S3|MINIO)"
     r"(_\w+)?_(HOST|URL|URI|LOCATION|ADDRESS|SERVER|CONNECTION|CONFIG)S?$|^SESSION_REDIS$"
 )
 # Celery brokers and result stores kept in files on this host.

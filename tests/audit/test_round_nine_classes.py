@@ -296,3 +296,53 @@ def test_caches_set_only_when_a_configuration_mapping_has_it_is_found(tmp_path: 
     found = scan(tmp_path, files, "settings")
     assert where(found) == [("app/settings.py", 6)]
     assert "set only when an option is given" in found[0].message
+
+
+def test_a_star_imported_helper_module_brings_in_only_its_own_names(tmp_path: Path) -> None:
+    helpers = "import os\ndef get_env(name):\n    return os.environ[name]\nROOT_DIR = '/srv'\n"
+    source = (
+        "from app.settings_utils import *\n"
+        "INSTALLED_APPS = ['app']\n"
+        "DATABASES = {'default': {'ENGINE': 'django.db.backends.postgresql', "
+        "'HOST': get_env('DB_HOST')}}\n"
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache', "
+        "'LOCATION': get_env('REDIS_URL')}}\n"
+        "MEDIA_ROOT = ROOT_DIR + '/media'\n"
+    )
+    files = {"app/settings_utils.py": helpers, "app/settings.py": source}
+    found = scan(tmp_path, files, "settings")
+    assert where(found) == [("app/settings.py", 5)]
+    assert found[0].message.startswith("MEDIA_ROOT with no STORAGES")
+    # A helper that sets the storage itself: the names it brings in count as set.
+    files["app/settings_utils.py"] = helpers + "STORAGES = {'default': {'BACKEND': 'x.S3'}}\n"
+    assert scan(tmp_path / "b", files, "settings") == []
+
+
+def test_media_root_assigned_again_in_a_branch_is_one_finding(tmp_path: Path) -> None:
+    source = HEAD + (
+        "DATABASES = {'default': {'ENGINE': 'django.db.backends.postgresql', "
+        "'HOST': os.environ['DB_HOST']}}\n"
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache', "
+        "'LOCATION': os.environ['REDIS_URL']}}\n"
+        "MEDIA_ROOT = '/srv/media'\n"
+        "if os.path.isfile('/etc/app.ini'):\n"
+        "    MEDIA_ROOT = read_ini('/etc/app.ini')['media_root']\n"
+    )
+    found = scan(tmp_path, {"app/settings.py": source}, "settings")
+    assert len(found) == 1
+    places = {(found[0].path, found[0].line), *((r.path, r.line) for r in found[0].related)}
+    assert places == {("app/settings.py", 5), ("app/settings.py", 7)}
+
+
+def test_an_object_storage_endpoint_on_this_host_is_found(tmp_path: Path) -> None:
+    source = HEAD + (
+        "DATABASES = {'default': {'ENGINE': 'django.db.backends.postgresql', "
+        "'HOST': os.environ['DB_HOST']}}\n"
+        "STORAGES = {'default': {'BACKEND': 'storages.backends.s3.S3Storage'}}\n"
+        "AWS_S3_ENDPOINT_URL = os.getenv('AWS_S3_ENDPOINT_URL') or 'http://localhost:9000'\n"
+    )
+    found = scan(tmp_path, {"app/settings.py": source}, "settings")
+    assert where(found) == [("app/settings.py", 5)]
+    assert "localhost:9000 is this host" in found[0].message
+    remote = source.replace("'http://localhost:9000'", "'https://s3.eu-west-1.amazonaws.com'")
+    assert scan(tmp_path / "b", {"app/settings.py": remote}, "settings") == []
