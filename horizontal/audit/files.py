@@ -49,12 +49,16 @@ HARMLESS_TARGETS = ("/dev/", "/proc/", "/sys/")
 PID_OR_LOG = lazy_compile(r"((^|_)(pid|log)s?(_?(file|path))?$|\.(pid|log)$)", re.I)
 
 
+OPEN_MODE = lazy_compile(r"^[rwxabtU+]{1,4}$")
+
+
 def write_mode(call: ast.Call, position: int) -> bool:
     mode = keyword(call, "mode")
     if mode is None and len(call.args) > position:
         mode = call.args[position]
     text = string_value(mode)
-    return text is not None and any(flag in text for flag in "wax+")
+    # A mode, not a path in a mode's place (Image.open("static/mask.png") reads it).
+    return text is not None and bool(OPEN_MODE.match(text)) and any(f in text for f in "wax+")
 
 
 def written_path(module: PythonModule, call: ast.Call) -> ast.AST | None:

@@ -346,3 +346,17 @@ def test_an_object_storage_endpoint_on_this_host_is_found(tmp_path: Path) -> Non
     assert "localhost:9000 is this host" in found[0].message
     remote = source.replace("'http://localhost:9000'", "'https://s3.eu-west-1.amazonaws.com'")
     assert scan(tmp_path / "b", {"app/settings.py": remote}, "settings") == []
+
+
+def test_a_path_in_the_place_of_an_open_mode_is_a_read(tmp_path: Path) -> None:
+    source = (
+        "from pathlib import Path\n"
+        "from PIL import Image\n"
+        "def mask(image):\n"
+        "    return Image.open('static/thumbnail-mask.png').convert('L')\n"
+        "def report(rows):\n"
+        "    with Path('/srv/reports/latest.csv').open('w') as out:\n"
+        "        out.write(rows)\n"
+    )
+    found = scan(tmp_path, {"app/images.py": source}, "file-write")
+    assert where(found) == [("app/images.py", 6)]
