@@ -11,6 +11,7 @@ this with the other file-write rules.
 from __future__ import annotations
 
 import ast
+import posixpath
 import re
 from collections.abc import Iterator
 
@@ -209,16 +210,47 @@ def is_file_system_storage(node: ast.ClassDef) -> bool:
 
 def storage_subclasses(module: PythonModule, name: str) -> Iterator[str]:
     """``app.storage.MediaStorage`` for each class here that subclasses FileSystemStorage
-    (the dotted path settings name it by, from the file's path in the tree)."""
-    for node in module.tree.body:
+    (the dotted path settings name it by, from the file's path in the tree), also when
+    defined in a module-level branch (``if LOCAL_STORAGE: class Wrapper(…)``) and by its
+    package's path (``app.MediaStorage``: a package re-exports its modules' names); and
+    each module-level factory of one (``ImageStorage = lambda: OverwritingStorage(…)``)."""
+    package = posixpath.join(posixpath.dirname(name), "__init__.py")
+    local: set[str] = {"FileSystemStorage"}
+    for node in _module_level(module.tree.body):
         if isinstance(node, ast.ClassDef) and is_file_system_storage(node):
+            local.add(node.name)
             yield from class_paths(name, node.name)
+            yield from class_paths(package, node.name)
+    for node in _module_level(module.tree.body):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Lambda)
+            and isinstance(node.value.body, ast.Call)
+            and last_part(dotted(node.value.body.func)) in local
+        ):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    yield from class_paths(name, target.id)
+
+
+def _module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements a module runs at import, branches included (not function bodies)."""
+    for statement in body:
+        yield statement
+        if isinstance(statement, ast.If | ast.Try):
+            for part in (
+                statement.body,
+                statement.orelse,
+                *(h.body for h in getattr(statement, "handlers", [])),
+                getattr(statement, "finalbody", []),
+            ):
+                yield from _module_level(part)
 
 
 # ``DataStorage()`` built in code, not ``class DataStorage(FileSystemStorage)`` defined.
 STORAGE_BUILT = lazy_compile(r"(?<!class )\b(\w*Storage)\(")
 # Static files are in every image: a storage for them is the same on every host.
-STATIC_STORAGE = lazy_compile(r"static|manifest", re.I)
+STATIC_STORAGE = lazy_compile(r"static|manifest|pipeline", re.I)
 
 
 def storage_class_findings(module: PythonModule) -> Iterator[tuple[str, Finding]]:
@@ -228,6 +260,8 @@ def storage_class_findings(module: PythonModule) -> Iterator[tuple[str, Finding]
         if (
             isinstance(node, ast.ClassDef)
             and not STATIC_STORAGE.search(node.name)
+            # PipelineMixin, ManifestFilesMixin: a storage for the static files it builds.
+            and not any(STATIC_STORAGE.search(dotted(b) or "") for b in node.bases)
             and is_file_system_storage(node)
         ):
             yield (

@@ -252,6 +252,7 @@ class Scan:
         self.result.findings = [
             _run_through_command(f, through_commands) for f in self.result.findings
         ]
+        self.result.findings = _storage_with_its_setting(self.result.findings)
         self.result.findings.sort()
         return self.result
 
@@ -465,6 +466,50 @@ def _run_through_command(
         return finding
     source, command = run
     return finding._replace(source=source.strip(), related=(*finding.related, command))
+
+
+# local_storage.py's findings for a storage class, or a FileSystemStorage built in code.
+STORAGE_CLASS_MESSAGES = (
+    "is a FileSystemStorage: the files it keeps",
+    "FileSystemStorage keeps uploads",
+)
+# The setting's value names the storage (``DEFAULT_FILE_STORAGE = "app.storage.Images"``).
+DOTTED_VALUE = lazy_compile(r"[\"']([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+)[\"']")
+
+
+def _storage_with_its_setting(findings: list[Finding]) -> list[Finding]:
+    """A project's ``FileSystemStorage`` (its class, or a factory's ``FileSystemStorage(…)``)
+    that a settings module chooses for uploads is the setting's root cause: one finding,
+    at the setting (where production's choice is made), the module's storage places
+    related."""
+    settings = [
+        f for f in findings if f.category == "settings" and f.message.startswith("STORAGES[")
+    ]
+    if not settings:
+        return findings
+    merged: dict[int, Finding] = {}
+    absorbed: set[int] = set()
+    for setting in settings:
+        for value in DOTTED_VALUE.findall(setting.source):
+            module = value.rsplit(".", 1)[0].replace(".", "/")
+            places = [
+                f
+                for f in findings
+                if f.category == "file-write"
+                and any(m in f.message for m in STORAGE_CLASS_MESSAGES)
+                and (f.path.endswith(f"{module}.py") or f.path.endswith(f"{module}/__init__.py"))
+                and id(f) not in absorbed
+            ]
+            if places:
+                absorbed.update(id(f) for f in places)
+                current = merged.get(id(setting), setting)
+                merged[id(setting)] = current._replace(
+                    related=(
+                        *current.related,
+                        *(Location(f.path, f.line, f.source) for f in places),
+                    )
+                )
+    return [merged.get(id(f), f) for f in findings if id(f) not in absorbed]
 
 
 def _run_by_hand(name: str, text: str) -> bool:

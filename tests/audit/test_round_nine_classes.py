@@ -360,3 +360,73 @@ def test_a_path_in_the_place_of_an_open_mode_is_a_read(tmp_path: Path) -> None:
     )
     found = scan(tmp_path, {"app/images.py": source}, "file-write")
     assert where(found) == [("app/images.py", 6)]
+
+
+# -- a project's FileSystemStorage chosen by a settings value ---------------------------------
+
+S3UTILS = (
+    "from django.conf import settings\n"
+    "from django.core.files.storage import FileSystemStorage\n"
+    "from pipeline.storage import PipelineMixin\n"
+    "from storages.backends.s3 import S3Storage\n"
+    "class OverwritingFileSystemStorage(FileSystemStorage):\n"
+    "    def get_available_name(self, name, max_length=None):\n"
+    "        return name\n"
+    "if settings.AWS_S3_ENABLED:\n"
+    "    ImageStorage = lambda: S3Storage()\n"
+    "else:\n"
+    "    ImageStorage = lambda: OverwritingFileSystemStorage(location=settings.MEDIA_ROOT)\n"
+    "class LocalPipelineStorage(PipelineMixin, FileSystemStorage):\n"
+    "    pass\n"
+)
+STORAGE_SETTINGS = HEAD + (
+    "DATABASES = {'default': {'ENGINE': 'django.db.backends.postgresql', "
+    "'HOST': os.environ['DB_HOST']}}\n"
+    "DEFAULT_FILE_STORAGE = 'app.s3utils.ImageStorage'\n"
+    "STATICFILES_STORAGE = 'app.s3utils.LocalPipelineStorage'\n"
+)
+
+
+def test_a_settings_value_naming_a_factory_of_a_local_storage_is_one_finding(
+    tmp_path: Path,
+) -> None:
+    files = {"app/s3utils.py": S3UTILS, "app/settings.py": STORAGE_SETTINGS}
+    found = scan(tmp_path, files)
+    assert where(found) == [("app/settings.py", 4)]
+    assert found[0].message.startswith("STORAGES['default']: uploads go to this host's disk")
+    related = [(r.path, r.line) for r in found[0].related]
+    assert ("app/s3utils.py", 5) in related and ("app/s3utils.py", 11) in related
+    # A remote factory only: nothing local is chosen.
+    remote = S3UTILS.replace(
+        "    ImageStorage = lambda: OverwritingFileSystemStorage(location=settings.MEDIA_ROOT)\n",
+        "    ImageStorage = lambda: S3Storage(bucket_name='b')\n",
+    )
+    files = {"app/s3utils.py": remote, "app/settings.py": STORAGE_SETTINGS}
+    assert [f for f in scan(tmp_path / "b", files) if f.category == "settings"] == []
+
+
+def test_a_storage_class_defined_in_a_settings_branch_is_known(tmp_path: Path) -> None:
+    storage = (
+        "import os\n"
+        "from django.core.files.storage import FileSystemStorage\n"
+        "LOCAL_STORAGE = os.environ.get('LOCAL_STORAGE', 'True') == 'True'\n"
+        "if LOCAL_STORAGE:\n"
+        "    class FileSystemStorageWrapper(FileSystemStorage):\n"
+        "        pass\n"
+        "    DEFAULT_FILE_STORAGE = 'app.settings.FileSystemStorageWrapper'\n"
+        "else:\n"
+        "    DEFAULT_FILE_STORAGE = 'storages.backends.s3.S3Storage'\n"
+    )
+    init = HEAD + (
+        "DATABASES = {'default': {'ENGINE': 'django.db.backends.postgresql', "
+        "'HOST': os.environ['DB_HOST']}}\n"
+        "from .storage import *\n"
+    )
+    files = {"app/settings/__init__.py": init, "app/settings/storage.py": storage}
+    found = scan(tmp_path, files, "settings")
+    assert where(found) == [("app/settings/storage.py", 7)]
+    # Off by default, the S3 branch is production's.
+    files["app/settings/storage.py"] = storage.replace(
+        "'LOCAL_STORAGE', 'True'", "'LOCAL_STORAGE', 'False'"
+    )
+    assert scan(tmp_path / "b", files, "settings") == []
