@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from horizontal.audit.files import written_path
+from horizontal.audit.findings import Finding, Location
 from horizontal.audit.served_folders import is_data_setting
 from horizontal.audit.source import FunctionNode, PythonModule, call_name, dotted, last_part
 
@@ -186,3 +187,26 @@ def unread_folders(
             yield DataFolder(
                 setting, writer, elsewhere + [r for r in found if r.path == writer.path]
             )
+
+
+def folder_finding(folder: DataFolder, defined: list[Location]) -> Finding:
+    """One data folder's finding, at its first read: the writer and the other reads
+    related, and the settings lines that name the folder (``defined``)."""
+    read, *other_reads = folder.reads
+    writer = folder.writer
+    related = (
+        Location(writer.path, writer.line),
+        *(Location(r.path, r.line) for r in other_reads),
+        *defined,
+    )
+    return Finding(
+        read.path,
+        read.line,
+        "file-write",
+        f"reads settings.{folder.setting}, which {writer.path}:{writer.line} fills on the "
+        "local disk: only the host that built the files has them",
+        read.source,
+        related=related,
+        fix_text="Build the files into default_storage (S3Storage) and read them from "
+        "there, or build them into the image at release time.",
+    )

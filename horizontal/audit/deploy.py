@@ -1,8 +1,10 @@
 """image-cron, boot-migrate and schedulers started by the image: non-Python files.
 
 Dockerfiles, entrypoint and start scripts, Procfiles, uWSGI and supervisor configs,
-Kubernetes manifests and crontabs decide what *every replica* runs when it starts; web
-server configs (uWSGI, nginx, Caddy) that serve uploads from a folder tie them to a disk.
+systemd units and crontabs decide what *every replica* runs when it starts; a uWSGI
+``static-map`` of uploads ties them to a disk (nginx and Caddy: ``web_servers.py``;
+Kubernetes manifests and Ansible roles: ``manifests.py``; Python entrypoints:
+``python_starts.py``).
 ``migrate`` there runs N times per deploy; a crontab there runs every job N times. A
 ``RUN`` line is build time (once per image), a Procfile ``release:`` line and a Kubernetes
 Job or Helm hook are one-off release steps: all fine.
@@ -15,7 +17,7 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from horizontal.audit.findings import Finding, Location
+from horizontal.audit.findings import Finding
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.shell_branches import leader_only, process_arms
 
@@ -436,111 +438,3 @@ def find_in_crontab(path: str, text: str) -> Iterator[Finding]:
                 "image-cron",
                 "crontab entry: every host or container that installs this file runs it",
             )
-
-
-# -- web servers that serve uploads from this host's disk ---------------------------------
-
-MEDIA_FROM_DISK = (
-    "the web server serves uploaded files from this host's folder: other instances have "
-    "other files (serve them from the shared storage instead)"
-)
-# The block that maps a URL path (its path in group "path"), and what serves it from disk.
-NGINX_LOCATION = lazy_compile(r"^location\s+(?:[=~^*]+\s*)?(?P<path>\S+)\s*\{?")
-NGINX_FROM_DISK = lazy_compile(r"^(alias|root)\s")
-CADDY_HANDLE = lazy_compile(r"^(handle_path|handle|route)\s+(?P<path>\S+)\s*\{")
-CADDY_FROM_DISK = lazy_compile(r"^(file_server|root)\b")
-
-
-def _media_blocks_from_disk(
-    path: str, text: str, block: re.Pattern[str], from_disk: re.Pattern[str]
-) -> Iterator[Finding]:
-    """A ``block`` for an uploads path (``MEDIA_MAP``) with a ``from_disk`` directive
-    anywhere inside it (nested braces counted): one finding, at the block's line."""
-    opened: Line | None = None
-    depth = inside_at = 0
-    for line in logical_lines(text):
-        match = block.match(line.text)
-        if match and MEDIA_MAP.search(match.group("path")):
-            opened, inside_at = line, depth + 1
-        elif opened is not None and depth >= inside_at and from_disk.match(line.text):
-            yield _finding(path, opened, "file-write", MEDIA_FROM_DISK)
-            opened = None  # reported: the rest of the block adds nothing
-        depth += line.text.count("{") - line.text.count("}")
-        if opened is not None and depth < inside_at:
-            opened = None
-
-
-def find_in_nginx(path: str, text: str) -> Iterator[Finding]:
-    """``location /media/ { alias /srv/media/; }``: uploads read from a local folder."""
-    return _media_blocks_from_disk(path, text, NGINX_LOCATION, NGINX_FROM_DISK)
-
-
-def find_in_caddyfile(path: str, text: str) -> Iterator[Finding]:
-    """``handle_path /media/* { file_server { root /srv/media } }``."""
-    return _media_blocks_from_disk(path, text, CADDY_HANDLE, CADDY_FROM_DISK)
-
-
-# -- Kubernetes manifests and Helm templates ----------------------------------------------
-
-REPLICATED_KIND = lazy_compile(r"^kind:\s*(Deployment|StatefulSet|DaemonSet|ReplicaSet)\b", re.M)
-ONE_OFF = lazy_compile(r"^kind:\s*(Job|CronJob)\b|helm\.sh/hook", re.M)
-LIST_SYNTAX = lazy_compile(r"[\[\]\"',]")
-
-
-# An Ansible task's cron module (``cron:``, ``ansible.builtin.cron:``), its job, and a
-# removal (``state: absent``), which installs nothing.
-ANSIBLE_CRON = lazy_compile(r"^(?P<indent>\s*)(-\s+)?(ansible\.builtin\.)?cron:\s*$")
-ANSIBLE_JOB = lazy_compile(r"^\s+job:\s*(?P<job>.+)$")
-ANSIBLE_ABSENT = lazy_compile(r"^\s+state:\s*[\"']?absent\b")
-DJANGO_COMMAND = lazy_compile(r"\bmanage\.py\b|\bdjango-admin\b")
-ANSIBLE_CRON_JOB = (
-    "cron job installed by provisioning: every host the role provisions runs it "
-    "(a second web host runs it twice)"
-)
-
-
-def find_provisioned_crons(path: str, text: str) -> Iterator[Finding]:
-    """A provisioning role's ``cron:`` task that runs a Django command: installed on every
-    host the role is applied to."""
-    lines = text.splitlines()
-    for index, line in enumerate(lines):
-        module = ANSIBLE_CRON.match(line)
-        if module is None:
-            continue
-        indent = len(module.group("indent"))
-        block: list[tuple[int, str]] = []
-        for number, following in enumerate(lines[index + 1 :], index + 2):
-            if following.strip() and len(following) - len(following.lstrip()) <= indent:
-                break
-            block.append((number, following))
-        jobs = [(n, m.group("job")) for n, t in block if (m := ANSIBLE_JOB.match(t))]
-        if any(ANSIBLE_ABSENT.match(t) for _, t in block):
-            continue
-        for number, job in jobs:
-            if DJANGO_COMMAND.search(job):
-                yield Finding(
-                    path,
-                    index + 1,
-                    "image-cron",
-                    ANSIBLE_CRON_JOB,
-                    line.strip(),
-                    related=(Location(path, number),),
-                )
-
-
-def find_in_manifest(path: str, text: str) -> Iterator[Finding]:
-    """A Deployment's (or StatefulSet's) container or initContainer that migrates: every
-    pod runs it. A Job, or a Helm hook, runs once per release: the right place. An
-    Ansible task's cron that runs a Django command runs on every host it provisions."""
-    if "cron:" in text:
-        yield from find_provisioned_crons(path, text)
-    offset = 0
-    for document in text.split("\n---"):
-        if REPLICATED_KIND.search(document) and not ONE_OFF.search(document):
-            for line in logical_lines(document):
-                command = LIST_SYNTAX.sub(" ", line.text)
-                if runs_migrations(command):
-                    yield _finding(
-                        path, Line(line.number + offset, line.text), "boot-migrate", BOOT_MIGRATE
-                    )
-        offset += document.count("\n") + 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable, Iterable
 
-from horizontal.audit import deploy
+from horizontal.audit import deploy, manifests, web_servers
 from horizontal.audit.findings import Finding
 from horizontal.audit.patterns import lazy_compile
 
@@ -39,7 +39,7 @@ def text_detector(path: str) -> TextDetector | None:
     if is_provisioning(path):
         # A role is applied by hand; only the cron jobs it installs keep running, on
         # every host it provisions.
-        return deploy.find_provisioned_crons if lower.endswith((".yaml", ".yml")) else None
+        return manifests.find_provisioned_crons if lower.endswith((".yaml", ".yml")) else None
     if lower.startswith(("dockerfile", "containerfile")) or lower.endswith(".dockerfile"):
         return deploy.find_in_dockerfile
 
@@ -62,11 +62,11 @@ def text_detector(path: str) -> TextDetector | None:
     if DOCUMENTATION.search(f"/{path}"):
         return None  # below: examples a reader adapts, not what this project deploys
     if (lower.endswith(".conf") and "nginx" in lower) or NGINX_DIR.search(f"/{path}"):
-        return deploy.find_in_nginx
+        return web_servers.find_in_nginx
     if lower.startswith("caddyfile"):
-        return deploy.find_in_caddyfile
+        return web_servers.find_in_caddyfile
     if lower.endswith((".yaml", ".yml")) and not lower.startswith(("docker-compose", "compose")):
-        return deploy.find_in_manifest
+        return manifests.find_in_manifest
     if "." not in name and deploy.ENTRYPOINT_NAME.search(name):
         return shell_if_shebang
     return None

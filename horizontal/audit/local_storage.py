@@ -15,7 +15,7 @@ import posixpath
 import re
 from collections.abc import Iterator
 
-from horizontal.audit.findings import Finding
+from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import find_all, lazy_compile
 from horizontal.audit.source import (
     FunctionNode,
@@ -35,6 +35,7 @@ __all__ = [
     "is_file_system_storage",
     "storage_class_findings",
     "storage_subclasses",
+    "storage_with_its_setting",
 ]
 
 PATH_BUILDERS = frozenset(
@@ -277,3 +278,47 @@ def storage_class_findings(module: PythonModule) -> Iterator[tuple[str, Finding]
                     'storages["default"]) instead of FileSystemStorage.',
                 ),
             )
+
+
+# The findings above for a storage class, or a FileSystemStorage built in code.
+STORAGE_CLASS_MESSAGES = (
+    "is a FileSystemStorage: the files it keeps",
+    "FileSystemStorage keeps uploads",
+)
+# The setting's value names the storage (``DEFAULT_FILE_STORAGE = "app.storage.Images"``).
+DOTTED_VALUE = lazy_compile(r"[\"']([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+)[\"']")
+
+
+def storage_with_its_setting(findings: list[Finding]) -> list[Finding]:
+    """A project's ``FileSystemStorage`` (its class, or a factory's ``FileSystemStorage(…)``)
+    that a settings module chooses for uploads is the setting's root cause: one finding,
+    at the setting (where production's choice is made), the module's storage places
+    related."""
+    settings = [
+        f for f in findings if f.category == "settings" and f.message.startswith("STORAGES[")
+    ]
+    if not settings:
+        return findings
+    merged: dict[int, Finding] = {}
+    absorbed: set[int] = set()
+    for setting in settings:
+        for value in DOTTED_VALUE.findall(setting.source):
+            module = value.rsplit(".", 1)[0].replace(".", "/")
+            places = [
+                f
+                for f in findings
+                if f.category == "file-write"
+                and any(m in f.message for m in STORAGE_CLASS_MESSAGES)
+                and (f.path.endswith(f"{module}.py") or f.path.endswith(f"{module}/__init__.py"))
+                and id(f) not in absorbed
+            ]
+            if places:
+                absorbed.update(id(f) for f in places)
+                current = merged.get(id(setting), setting)
+                merged[id(setting)] = current._replace(
+                    related=(
+                        *current.related,
+                        *(Location(f.path, f.line, f.source) for f in places),
+                    )
+                )
+    return [merged.get(id(f), f) for f in findings if id(f) not in absorbed]

@@ -42,6 +42,7 @@ from horizontal.audit.local_storage import (
     STORAGE_BUILT,
     storage_class_findings,
     storage_subclasses,
+    storage_with_its_setting,
 )
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
@@ -212,7 +213,7 @@ class Scan:
             for folder in datadirs.unread_folders(
                 self.data_writes, self.data_reads, self.media_folders
             ):
-                self.keep(_data_folder_finding(folder, self._setting_lines(folder.setting)))
+                self.keep(datadirs.folder_finding(folder, self._setting_lines(folder.setting)))
             for finding in field_paths.local_path_reads(self.field_path_uses, self.file_fields):
                 self.keep(finding)
             for storage, finding in self.storage_classes.items():
@@ -252,7 +253,7 @@ class Scan:
         self.result.findings = [
             _run_through_command(f, through_commands) for f in self.result.findings
         ]
-        self.result.findings = _storage_with_its_setting(self.result.findings)
+        self.result.findings = storage_with_its_setting(self.result.findings)
         self.result.findings.sort()
         return self.result
 
@@ -468,50 +469,6 @@ def _run_through_command(
     return finding._replace(source=source.strip(), related=(*finding.related, command))
 
 
-# local_storage.py's findings for a storage class, or a FileSystemStorage built in code.
-STORAGE_CLASS_MESSAGES = (
-    "is a FileSystemStorage: the files it keeps",
-    "FileSystemStorage keeps uploads",
-)
-# The setting's value names the storage (``DEFAULT_FILE_STORAGE = "app.storage.Images"``).
-DOTTED_VALUE = lazy_compile(r"[\"']([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+)[\"']")
-
-
-def _storage_with_its_setting(findings: list[Finding]) -> list[Finding]:
-    """A project's ``FileSystemStorage`` (its class, or a factory's ``FileSystemStorage(…)``)
-    that a settings module chooses for uploads is the setting's root cause: one finding,
-    at the setting (where production's choice is made), the module's storage places
-    related."""
-    settings = [
-        f for f in findings if f.category == "settings" and f.message.startswith("STORAGES[")
-    ]
-    if not settings:
-        return findings
-    merged: dict[int, Finding] = {}
-    absorbed: set[int] = set()
-    for setting in settings:
-        for value in DOTTED_VALUE.findall(setting.source):
-            module = value.rsplit(".", 1)[0].replace(".", "/")
-            places = [
-                f
-                for f in findings
-                if f.category == "file-write"
-                and any(m in f.message for m in STORAGE_CLASS_MESSAGES)
-                and (f.path.endswith(f"{module}.py") or f.path.endswith(f"{module}/__init__.py"))
-                and id(f) not in absorbed
-            ]
-            if places:
-                absorbed.update(id(f) for f in places)
-                current = merged.get(id(setting), setting)
-                merged[id(setting)] = current._replace(
-                    related=(
-                        *current.related,
-                        *(Location(f.path, f.line, f.source) for f in places),
-                    )
-                )
-    return [merged.get(id(f), f) for f in findings if id(f) not in absorbed]
-
-
 def _run_by_hand(name: str, text: str) -> bool:
     """A management command or a script, judged from its text (``PythonModule.is_script``
     without the parse): what it does happens once, where its operator runs it."""
@@ -528,24 +485,3 @@ def _with_cache_writes(finding: Finding, writes: list[Location]) -> Finding:
     if finding.category != "settings" or not finding.message.startswith("CACHES") or not writes:
         return finding
     return finding._replace(related=(*finding.related, *writes))
-
-
-def _data_folder_finding(folder: datadirs.DataFolder, defined: list[Location]) -> Finding:
-    read, *other_reads = folder.reads
-    writer = folder.writer
-    related = (
-        Location(writer.path, writer.line),
-        *(Location(r.path, r.line) for r in other_reads),
-        *defined,
-    )
-    return Finding(
-        read.path,
-        read.line,
-        "file-write",
-        f"reads settings.{folder.setting}, which {writer.path}:{writer.line} fills on the "
-        "local disk: only the host that built the files has them",
-        read.source,
-        related=related,
-        fix_text="Build the files into default_storage (S3Storage) and read them from "
-        "there, or build them into the image at release time.",
-    )

@@ -1,0 +1,80 @@
+"""Kubernetes manifests, Helm templates and Ansible roles: what every pod or host runs.
+
+A Deployment's container that migrates runs in every pod (a Job or a Helm hook runs once
+per release); an Ansible ``cron:`` task that runs a Django command is installed on every
+host the role provisions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from horizontal.audit.deploy import BOOT_MIGRATE, logical_lines, runs_migrations
+from horizontal.audit.findings import Finding, Location
+from horizontal.audit.patterns import lazy_compile
+
+__all__ = ["find_in_manifest", "find_provisioned_crons"]
+
+REPLICATED_KIND = lazy_compile(r"^kind:\s*(Deployment|StatefulSet|DaemonSet|ReplicaSet)\b", re.M)
+ONE_OFF = lazy_compile(r"^kind:\s*(Job|CronJob)\b|helm\.sh/hook", re.M)
+LIST_SYNTAX = lazy_compile(r"[\[\]\"',]")
+
+
+# An Ansible task's cron module (``cron:``, ``ansible.builtin.cron:``), its job, and a
+# removal (``state: absent``), which installs nothing.
+ANSIBLE_CRON = lazy_compile(r"^(?P<indent>\s*)(-\s+)?(ansible\.builtin\.)?cron:\s*$")
+ANSIBLE_JOB = lazy_compile(r"^\s+job:\s*(?P<job>.+)$")
+ANSIBLE_ABSENT = lazy_compile(r"^\s+state:\s*[\"']?absent\b")
+DJANGO_COMMAND = lazy_compile(r"\bmanage\.py\b|\bdjango-admin\b")
+ANSIBLE_CRON_JOB = (
+    "cron job installed by provisioning: every host the role provisions runs it "
+    "(a second web host runs it twice)"
+)
+
+
+def find_provisioned_crons(path: str, text: str) -> Iterator[Finding]:
+    """A provisioning role's ``cron:`` task that runs a Django command: installed on every
+    host the role is applied to."""
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        module = ANSIBLE_CRON.match(line)
+        if module is None:
+            continue
+        indent = len(module.group("indent"))
+        block: list[tuple[int, str]] = []
+        for number, following in enumerate(lines[index + 1 :], index + 2):
+            if following.strip() and len(following) - len(following.lstrip()) <= indent:
+                break
+            block.append((number, following))
+        jobs = [(n, m.group("job")) for n, t in block if (m := ANSIBLE_JOB.match(t))]
+        if any(ANSIBLE_ABSENT.match(t) for _, t in block):
+            continue
+        for number, job in jobs:
+            if DJANGO_COMMAND.search(job):
+                yield Finding(
+                    path,
+                    index + 1,
+                    "image-cron",
+                    ANSIBLE_CRON_JOB,
+                    line.strip(),
+                    related=(Location(path, number),),
+                )
+
+
+def find_in_manifest(path: str, text: str) -> Iterator[Finding]:
+    """A Deployment's (or StatefulSet's) container or initContainer that migrates: every
+    pod runs it. A Job, or a Helm hook, runs once per release: the right place. An
+    Ansible task's cron that runs a Django command runs on every host it provisions."""
+    if "cron:" in text:
+        yield from find_provisioned_crons(path, text)
+    offset = 0
+    for document in text.split("\n---"):
+        if REPLICATED_KIND.search(document) and not ONE_OFF.search(document):
+            for line in logical_lines(document):
+                command = LIST_SYNTAX.sub(" ", line.text)
+                if runs_migrations(command):
+                    yield Finding(
+                        path, line.number + offset, "boot-migrate", BOOT_MIGRATE, line.text
+                    )
+        offset += document.count("\n") + 1

@@ -1,0 +1,56 @@
+"""Web server configs that serve uploads from this host's folder (nginx, Caddy).
+
+A ``location /media/`` block that reads the files from a local ``alias`` or ``root``
+answers 404 for an upload another instance received. uWSGI's ``static-map`` is judged
+with the rest of a uWSGI config (``deploy.find_in_server_config``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from horizontal.audit.deploy import MEDIA_MAP, Line, logical_lines
+from horizontal.audit.findings import Finding
+from horizontal.audit.patterns import lazy_compile
+
+__all__ = ["MEDIA_FROM_DISK", "find_in_caddyfile", "find_in_nginx"]
+
+MEDIA_FROM_DISK = (
+    "the web server serves uploaded files from this host's folder: other instances have "
+    "other files (serve them from the shared storage instead)"
+)
+# The block that maps a URL path (its path in group "path"), and what serves it from disk.
+NGINX_LOCATION = lazy_compile(r"^location\s+(?:[=~^*]+\s*)?(?P<path>\S+)\s*\{?")
+NGINX_FROM_DISK = lazy_compile(r"^(alias|root)\s")
+CADDY_HANDLE = lazy_compile(r"^(handle_path|handle|route)\s+(?P<path>\S+)\s*\{")
+CADDY_FROM_DISK = lazy_compile(r"^(file_server|root)\b")
+
+
+def _media_blocks_from_disk(
+    path: str, text: str, block: re.Pattern[str], from_disk: re.Pattern[str]
+) -> Iterator[Finding]:
+    """A ``block`` for an uploads path (``MEDIA_MAP``) with a ``from_disk`` directive
+    anywhere inside it (nested braces counted): one finding, at the block's line."""
+    opened: Line | None = None
+    depth = inside_at = 0
+    for line in logical_lines(text):
+        match = block.match(line.text)
+        if match and MEDIA_MAP.search(match.group("path")):
+            opened, inside_at = line, depth + 1
+        elif opened is not None and depth >= inside_at and from_disk.match(line.text):
+            yield Finding(path, opened.number, "file-write", MEDIA_FROM_DISK, opened.text)
+            opened = None  # reported: the rest of the block adds nothing
+        depth += line.text.count("{") - line.text.count("}")
+        if opened is not None and depth < inside_at:
+            opened = None
+
+
+def find_in_nginx(path: str, text: str) -> Iterator[Finding]:
+    """``location /media/ { alias /srv/media/; }``: uploads read from a local folder."""
+    return _media_blocks_from_disk(path, text, NGINX_LOCATION, NGINX_FROM_DISK)
+
+
+def find_in_caddyfile(path: str, text: str) -> Iterator[Finding]:
+    """``handle_path /media/* { file_server { root /srv/media } }``."""
+    return _media_blocks_from_disk(path, text, CADDY_HANDLE, CADDY_FROM_DISK)
