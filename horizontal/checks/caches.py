@@ -32,7 +32,7 @@ from horizontal.audit import known
 from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import backends, is_a, is_overridden
 from horizontal.conf import conf
-from horizontal.sessions.redis import DJANGO_REDIS_CACHE
+from horizontal.sessions.names import DJANGO_REDIS_CACHE
 
 __all__ = [
     "DUMMY_CACHE",

@@ -26,7 +26,7 @@ from horizontal.checks._base import TAG, register
 from horizontal.conf import Settings
 from horizontal.jobs.slots import MAX_SLOT_LENGTH
 from horizontal.leases import name_problem
-from horizontal.sessions import FAILURE_POLICIES
+from horizontal.sessions.names import FAILURE_POLICIES
 
 # JobRun.owner / Lease.owner are CharField(max_length=200).
 INSTANCE_ID_MAX_LENGTH = 200

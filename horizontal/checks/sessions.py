@@ -33,7 +33,7 @@ from horizontal.checks.caches import (
     shared_cache_configs,
 )
 from horizontal.conf import conf
-from horizontal.sessions.redis import DJANGO_REDIS_CACHE, is_django_redis_backend
+from horizontal.sessions.names import DJANGO_REDIS_CACHE, is_django_redis_backend
 
 __all__ = [
     "CACHE_SESSIONS",

@@ -5,25 +5,30 @@ projects import ``end_user_sessions`` and ``SessionStoreUnavailable`` from here.
 
 - ``store``: ``SessionStore`` and the failure policy, with ``write_plan`` (what a save
   sends, decided without I/O);
-- ``revocation``: ending every session of a user, and the password-change receiver;
+- ``revocation``: ending every session of a user; ``password_change``: the receiver that
+  does it when a password changes;
 - ``redis``: the client per cache alias, key names and stored format (internal), with
   ``redis_async`` (the ``redis.asyncio`` side, one client per event loop) and
   ``redis_common`` (the Lua scripts and redis-py's errors both sides use);
+- ``names``: the engine's paths and the django-redis backend, for the checks;
 - ``middleware``: ``SessionMiddleware``, which turns a store failure into a 503 or lets
   the request go on without its session.
 
-See docs/sessions.md.
+The store and revocation load on first use: every process imports this package (the
+app's ``ready()`` connects the password-change receiver), and only a project whose
+sessions are in Redis needs redis-py. See docs/sessions.md.
 """
 
 from __future__ import annotations
 
-from horizontal.sessions.revocation import aend_user_sessions, connect_signals, end_user_sessions
-from horizontal.sessions.store import (
-    ENGINE,
-    FAILURE_POLICIES,
-    SessionStore,
-    SessionStoreUnavailable,
-)
+from typing import TYPE_CHECKING
+
+from horizontal.sessions.names import ENGINE, FAILURE_POLICIES
+from horizontal.sessions.password_change import connect_signals
+
+if TYPE_CHECKING:
+    from horizontal.sessions.revocation import aend_user_sessions, end_user_sessions
+    from horizontal.sessions.store import SessionStore, SessionStoreUnavailable
 
 __all__ = [
     "ENGINE",
@@ -34,3 +39,23 @@ __all__ = [
     "connect_signals",
     "end_user_sessions",
 ]
+
+_LAZY = {
+    "SessionStore": "horizontal.sessions.store",
+    "SessionStoreUnavailable": "horizontal.sessions.store",
+    "aend_user_sessions": "horizontal.sessions.revocation",
+    "end_user_sessions": "horizontal.sessions.revocation",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(home), name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

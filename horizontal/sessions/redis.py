@@ -21,8 +21,8 @@ from django.core.cache import caches
 from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.core.signing import JSONSerializer as DjangoJSONSerializer
-from django.utils.module_loading import import_string
 
+from horizontal.sessions.names import DJANGO_REDIS_CACHE, is_django_redis_backend
 from horizontal.sessions.redis_async import AsyncClients, AsyncSessionRedis
 from horizontal.sessions.redis_common import (
     DELETE_INDEXED,
@@ -41,7 +41,6 @@ from horizontal.sessions.redis_common import (
 DEFAULT_SOCKET_CONNECT_TIMEOUT = 0.5
 DEFAULT_SOCKET_TIMEOUT = 0.5
 
-DJANGO_REDIS_CACHE = "django_redis.cache.RedisCache"
 
 # Key names, passed through the alias's KEY_FUNCTION like any cache key. A session
 # key comes from a cookie; keeping sessions under their own namespace means no cookie
@@ -252,16 +251,6 @@ def _django_redis_cache(alias: str) -> Any:
             f"uses {type(cache.client).__name__}."
         )
     return cache
-
-
-def is_django_redis_backend(backend: str) -> bool:
-    """Whether a CACHES ``BACKEND`` path is django-redis's cache (or a subclass)."""
-    try:
-        cls = import_string(backend)
-        base = import_string(DJANGO_REDIS_CACHE)
-    except ImportError:
-        return False
-    return isinstance(cls, type) and issubclass(cls, base)
 
 
 def bounded_client(client: Any) -> Any:

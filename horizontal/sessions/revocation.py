@@ -1,31 +1,24 @@
-"""Log out everywhere: ``end_user_sessions``/``aend_user_sessions``, and the receiver
-that ends a user's sessions when their password changes.
+"""Log out everywhere: ``end_user_sessions``/``aend_user_sessions`` (the password-change
+receiver that calls them is in ``password_change``).
 
 One script on the user's index in Redis (the index the store's saves keep), so every
-session of the user ends on every instance at once. See docs/sessions.md.
+session of the user ends on every instance at once. The store (and redis-py) load at
+the first call: a view module may import these in a project whose sessions are not in
+Redis yet. See docs/sessions.md.
 """
 
 from __future__ import annotations
 
-import contextlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import sync_to_async
-from django.apps import apps
-from django.conf import settings
-from django.core.exceptions import AppRegistryNotReady
-from django.db.models.signals import post_save
 
 from horizontal.conf import conf
-from horizontal.sessions.redis import SessionRedis
-from horizontal.sessions.store import (
-    ENGINE_MODULES,
-    STORE_ERRORS,
-    SessionStoreUnavailable,
-    store_redis,
-)
 
-__all__ = ["aend_user_sessions", "connect_signals", "end_user_sessions"]
+if TYPE_CHECKING:
+    from horizontal.sessions.redis import SessionRedis
+
+__all__ = ["aend_user_sessions", "end_user_sessions"]
 
 
 def _user_pk(user: Any) -> str:
@@ -46,6 +39,8 @@ def end_user_sessions(user: Any) -> int:
     ``HORIZONTAL_SESSION_FALLBACK_ENGINE`` set it also puts the user on the revoked
     list, so that their sessions still in the old engine are never moved into Redis.
     """
+    from horizontal.sessions.store import STORE_ERRORS, SessionStoreUnavailable, store_redis
+
     store = store_redis()
     keys, args = _end_user_sessions_call(store, user)
     try:
@@ -66,6 +61,8 @@ def _end_user_sessions_call(store: SessionRedis, user: Any) -> tuple[list[str], 
 
 async def aend_user_sessions(user: Any) -> int:
     """Async ``end_user_sessions``: the same script, on redis.asyncio."""
+    from horizontal.sessions.store import STORE_ERRORS, SessionStoreUnavailable, store_redis
+
     store = store_redis()
     side = store.asession()
     if side is None:
@@ -75,42 +72,3 @@ async def aend_user_sessions(user: Any) -> int:
         return int(await side.end_user_sessions(keys=keys, args=args))
     except STORE_ERRORS as error:
         raise SessionStoreUnavailable(f"cannot end the user's sessions: {error}") from error
-
-
-def _engine_is_ours() -> bool:
-    return settings.SESSION_ENGINE in ENGINE_MODULES
-
-
-def _end_sessions_on_password_change(
-    sender: Any, instance: Any, created: bool, **kwargs: Any
-) -> None:
-    # AbstractBaseUser.set_password() leaves the raw password in ``_password`` until
-    # save() has run, so post_save still sees that this save changes the password.
-    if created or getattr(instance, "_password", None) is None:
-        return
-    if conf.SESSION_END_ON_PASSWORD_CHANGE and _engine_is_ours():
-        end_user_sessions(instance)
-
-
-def connect_signals() -> None:
-    """Connect the password-change receiver (idempotent; needs the app registry).
-
-    Called by ``HorizontalConfig.ready()`` in every process, management commands
-    included, and when this module is imported after the apps are ready.
-    """
-    # Without django.contrib.auth there is no user model to watch, and a lazy sender
-    # that never resolves would be reported by Django's own checks.
-    if apps.is_installed("django.contrib.auth"):
-        post_save.connect(
-            _end_sessions_on_password_change,
-            sender=settings.AUTH_USER_MODEL,  # lazy "app_label.Model", resolved when ready
-            dispatch_uid="horizontal.sessions.end_on_password_change",
-        )
-
-
-# The engine works without "horizontal" in INSTALLED_APPS (docs/sessions.md does not ask
-# for it), and then no ready() connects the receiver: the engine's first import, by the
-# session middleware once the apps are ready, does. Imported earlier, ready() does it.
-# (Any module of horizontal.sessions runs the package's __init__, which imports this one.)
-with contextlib.suppress(AppRegistryNotReady):
-    connect_signals()

@@ -44,6 +44,7 @@ from horizontal import signals
 from horizontal.conf import conf
 from horizontal.exceptions import HorizontalError
 from horizontal.logs import RateLimitedLog
+from horizontal.sessions.names import ENGINE, ENGINE_MODULES, FAILURE_POLICIES
 from horizontal.sessions.redis import (
     CorruptSession,
     SessionCodec,
@@ -65,11 +66,6 @@ from horizontal.sessions.write_plan import (
 
 __all__ = ["ENGINE", "FAILURE_POLICIES", "SessionStore", "SessionStoreUnavailable"]
 
-# The documented SESSION_ENGINE path (the package's facade).
-ENGINE = "horizontal.sessions"
-# Every module path that names this engine: the facade, and this module, which Django
-# loads just as well since it defines SessionStore.
-ENGINE_MODULES = frozenset({ENGINE, "horizontal.sessions.store"})
 
 logger = logging.getLogger("horizontal.sessions")
 # Where Django's own backends report tampered or corrupt session data.
@@ -79,7 +75,6 @@ security_logger = logging.getLogger("django.security.SuspiciousSession")
 # builtin TimeoutError (an OSError).
 STORE_ERRORS = (RedisError, OSError)
 
-FAILURE_POLICIES = ("closed", "open")
 # How often, at most, one process logs that the store is failing.
 FAILURE_LOG_INTERVAL = 10.0
 # Session keys are 32 random characters from 36; a collision is a broken RNG, and a

@@ -17,12 +17,16 @@ import sys
 from tests.support.processes import ROOT, child_env
 
 SCRIPT = """
-import json, sys
+import json, os, sys
 import django
 django.setup()
-from django.test import Client
-response = Client(HTTP_HOST="localhost").post("/accounts/visit/")
-assert response.status_code == 200, response.status_code
+if os.environ.get("PROBE_REQUEST", "1") == "1":
+    from django.test import Client
+    response = Client(HTTP_HOST="localhost").post("/accounts/visit/")
+    assert response.status_code == 200, response.status_code
+else:  # no database to serve from: horizontal's checks instead
+    from django.core.checks import run_checks
+    run_checks(tags=["horizontal"], databases=[])
 print(json.dumps(sorted(sys.modules)))
 """
 
@@ -73,3 +77,14 @@ def test_without_horizontal_metrics_prometheus_client_is_never_imported() -> Non
     modules = loaded_modules()
     assert "horizontal.metrics" not in modules
     assert [m for m in modules if m.split(".")[0] == "prometheus_client"] == []
+
+
+def test_a_project_whose_sessions_are_not_in_redis_never_imports_redis() -> None:
+    # testproject without REDIS_URL keeps Django's database sessions and its LocMem
+    # cache; horizontal's app still connects the password-change receiver, and its
+    # session and cache checks run. The positive control is the first test: with Redis
+    # sessions the request goes through horizontal.sessions' store.
+    modules = loaded_modules(REDIS_URL="", PROBE_REQUEST="0")
+    assert "horizontal.sessions" in modules  # ready() connected the receiver
+    assert "horizontal.sessions.store" not in modules
+    assert [m for m in modules if m.split(".")[0] in ("redis", "django_redis")] == []
