@@ -22,6 +22,12 @@ counted as a hit of its own, are printed beside them (``per location``).
 
 The splits are reported separately: ``tuning`` (rules were written while reading them),
 ``held-out`` (never used for tuning) and ``new`` (measured before any change they prompt).
+
+``--agreement`` measures the labels, not a tool: on the projects with ``second_labels``
+(labelled again by a labeller who saw neither the first labels nor any tool's output),
+the second labeller is scored against the first with the same scoring, each label one
+hit. That is how far a careful reader with the same rules lands from the labels the
+audit is measured against; it needs no checkout.
 """
 
 from __future__ import annotations
@@ -111,6 +117,30 @@ def score(hits: list[Hit], labels: list[dict[str, object]]) -> Score:
     found = {labelled[place] for hit in unique for place in hit if place in labelled}
     true_hits = sum(1 for hit in unique if any(place in labelled for place in hit))
     return Score(len(unique), true_hits, len(labels), len(found))
+
+
+def label_hits(labels: list[dict[str, object]]) -> list[Hit]:
+    """Labels read as findings: one hit per label, its lines its locations."""
+    return [
+        tuple((str(label["path"]), int(line)) for line in label["lines"])  # type: ignore[attr-defined]
+        for label in labels
+    ]
+
+
+def agreement(projects: dict[str, dict[str, object]]) -> None:
+    """The second labeller against the first, per project and in all."""
+    total = Score()
+    print(f"{'project':20} {'split':9} second labeller against the first")
+    for name, project in projects.items():
+        second = project.get("second_labels")
+        if not isinstance(second, list):
+            continue
+        first = project["labels"]
+        assert isinstance(first, list)
+        found = score(label_hits(second), first)
+        total.add(found)
+        print(f"{name:20} {project.get('split')!s:9} {found}")
+    print(f"{'all':30} {total}")
 
 
 def score_per_location(hits: list[Hit], labels: list[dict[str, object]]) -> Score:
@@ -245,8 +275,14 @@ def main(arguments: list[str]) -> None:
     )
     parser.add_argument("--no-grep", action="store_true", help="skip the grep audit")
     parser.add_argument("--split", choices=SPLITS, action="append", help="only these splits")
+    parser.add_argument(
+        "--agreement", action="store_true", help="second labels against the first; no tool"
+    )
     options = parser.parse_args(arguments)
     projects: dict[str, dict[str, object]] = json.loads(LABELS.read_text())["projects"]
+    if options.agreement:
+        agreement(projects)
+        return
     if options.split:
         projects = {n: p for n, p in projects.items() if p.get("split") in options.split}
     given = dict(argument.partition("=")[::2] for argument in options.given)
