@@ -14,6 +14,13 @@
    deploy included) against all of Django's deploy checks, median over many runs, and
    the five slowest of horizontal's check functions.
 
+3. ``--instructions``: the same two commands under valgrind's callgrind, which counts
+   the instructions each executes. Wall and CPU time move with the machine and its load
+   (the same code measured +1 ms, +55 ms and +105 ms on three VMs); an instruction count
+   does not, beyond a few percent that address-space layout moves. The added share of
+   the command, and the milliseconds it comes to at this machine's CPU time per
+   instruction, are printed. Needs ``valgrind`` (Debian's package); about a minute.
+
 Nothing here needs a running server: checks read settings, and no ``--database`` is
 given, so the budget check that asks the server is not run.
 """
@@ -177,6 +184,54 @@ def whole_command(rounds: int) -> tuple[Side, Side, dict[str, float]]:
     return with_side, without_side, imports
 
 
+def _instructions(env: dict[str, str]) -> int:
+    """Instructions one ``check --deploy`` executes, counted by callgrind."""
+    env = {**env, "PYTHONHASHSEED": "0"}  # the same dict and set orders on both sides
+    done = subprocess.run(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            "--callgrind-out-file=/dev/null",
+            sys.executable,
+            str(ROOT / "manage.py"),
+            "check",
+            "--deploy",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    for line in done.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.rsplit(":", 1)[1])
+    raise SystemExit(f"callgrind gave no count:\n{done.stderr[-2000:]}")
+
+
+def instructions(rounds: int = 3) -> None:
+    """Added instructions, median of ``rounds`` counts per side, and their cost here."""
+    with tempfile.TemporaryDirectory() as scratch:
+        Path(scratch, "bench_settings_without_horizontal.py").write_text(WITHOUT_HORIZONTAL)
+        Path(scratch, "bench_urls_without_horizontal.py").write_text(WITHOUT_HORIZONTAL_URLS)
+        with_env = _env("testproject.settings_production", scratch)
+        without_env = _env("bench_settings_without_horizontal", scratch, scratch)
+        _run_check(with_env)  # the bytecode, written once
+        _run_check(without_env)
+        counts = [(_instructions(with_env), _instructions(without_env)) for _ in range(rounds)]
+        cpu = statistics.median(_time_command(without_env)[1] for _ in range(5))
+    with_count = statistics.median(w for w, _ in counts)
+    without_count = statistics.median(wo for _, wo in counts)
+    added = with_count - without_count
+    print(f"manage.py check --deploy, instructions (callgrind, median of {rounds} per side)")
+    print(f"  without horizontal  {without_count / 1e6:8.1f} M   ({cpu * 1000:.0f} ms of CPU here)")
+    print(f"  with horizontal     {with_count / 1e6:8.1f} M")
+    print(
+        f"  added               {added / 1e6:8.1f} M   {added / without_count:.1%} of the command,"
+        f" {added * cpu / without_count * 1000:.0f} ms at this machine's speed"
+        f" (budget < {BUDGET_MS:.0f})"
+    )
+
+
 def _median_seconds(func: Callable[[], Any], runs: int) -> float:
     times = []
     for _ in range(runs):
@@ -252,6 +307,9 @@ def in_child() -> tuple[dict[str, float], float, float, list[tuple[float, str]]]
 def main() -> None:
     if IN_PROCESS_FLAG in sys.argv:
         print(json.dumps(in_process()))
+        return
+    if "--instructions" in sys.argv:
+        instructions()
         return
     # `python -m benchmarks.checks 31`; under `python -m benchmarks checks` argv is a name.
     numbers = [arg for arg in sys.argv[1:] if arg.isdigit()]
