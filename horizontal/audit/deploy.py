@@ -19,7 +19,12 @@ from typing import NamedTuple
 
 from horizontal.audit.findings import Finding
 from horizontal.audit.patterns import lazy_compile
-from horizontal.audit.shell_branches import leader_only, process_arms
+from horizontal.audit.shell_branches import (
+    function_callers,
+    leader_only,
+    process_arms,
+    without_string_bodies,
+)
 
 # migrate as the subcommand (options may come first), not an argument of another command
 # ("manage.py document_index migrate" migrates something else).
@@ -111,6 +116,12 @@ def logical_lines(text: str) -> list[Line]:
     if pending:
         lines.append(Line(start, " ".join(pending)))
     return lines
+
+
+def shell_lines(text: str) -> list[Line]:
+    """A shell script's logical lines, without what it only prints: the bodies of
+    multi-line strings and of heredocs (``shell_branches.without_string_bodies``)."""
+    return logical_lines("\n".join(without_string_bodies(text.splitlines())))
 
 
 # docker exec app python manage.py migrate, docker compose run --rm web migrate: an
@@ -292,7 +303,7 @@ def find_in_shell(
     starts runs beside it)."""
     if BY_HAND.match(posixpath.basename(path)) and not started:
         return
-    lines = logical_lines(text)
+    lines = shell_lines(text)
     starts_server = _starts_server(path, lines)
     if not (started or starts_server or _named_like_a_start(posixpath.basename(path))):
         return  # a deploy or maintenance script someone runs once, by hand
@@ -309,22 +320,34 @@ def find_in_shell(
     )
     # An entrypoint dispatching on its argument starts one process type per container:
     # migrate or beat in an arm that starts no server is that type's whole job.
-    arms = process_arms([line.text for line in lines])
-    serving_arms = {arm for arm, line in zip(arms, lines, strict=True) if SERVER.search(line.text)}
+    texts = [line.text for line in lines]
+    arms = process_arms(texts)
+    # A function's body runs in the arms of the lines that call it (none: never here).
+    runs_in = [{arms[index]} for index in range(len(lines))]
+    for index, callers in function_callers(texts).items():
+        runs_in[index] = {arms[c] for c in callers if c is not None}
+    serving_arms = {
+        arm
+        for arms_of, line in zip(runs_in, lines, strict=True)
+        if SERVER.search(line.text)
+        for arm in arms_of
+    }
     # An arm that serves with runserver is the development process type ('web-dev').
     development_arms = {
         arm
         for arm in serving_arms - {None}
-        if serves_with_runserver([t.text for a, t in zip(arms, lines, strict=True) if a == arm])
+        if serves_with_runserver([t.text for a, t in zip(runs_in, lines, strict=True) if arm in a])
     }
     secrets: set[str] = set()  # variables assigned a generated secret so far
-    first_instance_only = leader_only([line.text for line in lines])
-    for index, (arm, line) in enumerate(zip(arms, lines, strict=True)):
-        if arm in development_arms or index in first_instance_only:
+    first_instance_only = leader_only(texts)
+    for index, (arms_of, line) in enumerate(zip(runs_in, lines, strict=True)):
+        live = arms_of - development_arms
+        if not live or index in first_instance_only:
             continue
-        serves = beside_server or (
-            starts_server if arm is None else bool({None, arm} & serving_arms)
+        serves = beside_server or any(
+            starts_server if arm is None else bool({None, arm} & serving_arms) for arm in live
         )
+        arm = None if None in live else next(iter(live))
         assigned = SECRET_VARIABLE.match(line.text)
         if assigned and SECRET_GENERATOR.search(line.text):
             secrets.add(assigned.group(1))

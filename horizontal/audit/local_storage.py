@@ -35,6 +35,7 @@ __all__ = [
     "is_file_system_storage",
     "storage_class_findings",
     "storage_subclasses",
+    "storage_with_its_consequences",
     "storage_with_its_setting",
 ]
 
@@ -321,4 +322,97 @@ def storage_with_its_setting(findings: list[Finding]) -> list[Finding]:
                         *(Location(f.path, f.line, f.source) for f in places),
                     )
                 )
+    return [merged.get(id(f), f) for f in findings if id(f) not in absorbed]
+
+
+# What only works while uploads are on this disk: reads of an upload by its local path
+# (field_paths.py), ``storage.path()``, and django-sendfile serving a path.
+LOCAL_PATH_USES = (
+    "reads the upload ",
+    "storage.path() only exists for local storage",
+    "serves a file by its path on this host's disk (django-sendfile)",
+)
+# The settings findings that say the project's uploads are on this host's disk.
+LOCAL_UPLOADS_SETTINGS = ("STORAGES[", "MEDIA_ROOT with no STORAGES")
+BUILT_CLASS = lazy_compile(r"\b(\w+)\(")
+
+
+def storage_with_its_consequences(findings: list[Finding]) -> list[Finding]:
+    """One root cause, one finding: where production keeps uploads on this disk (a
+    settings finding), the code that reads uploads by their local path is the same
+    problem, fixed with it (``storage.open(name)`` instead of ``.path`` once the storage
+    is shared): those findings become related locations of the setting's. And a
+    project's own ``FileSystemStorage`` subclass built in code (``fs =
+    JanewayFileSystemStorage()``, reported by its name) is related to the class's finding.
+
+    Where no setting keeps uploads local (the storage comes from the environment, or is
+    remote), the path reads stand alone: they are what breaks when it is shared.
+    """
+    findings = _built_into_their_class(findings)
+    anchor = next(
+        (
+            f
+            for f in findings
+            if f.category == "settings" and f.message.startswith(LOCAL_UPLOADS_SETTINGS)
+        ),
+        None,
+    )
+    if anchor is None:
+        return findings
+    folded = [
+        f for f in findings if f.category == "file-write" and f.message.startswith(LOCAL_PATH_USES)
+    ]
+    if not folded:
+        return findings
+    places = [Location(f.path, f.line, f.source) for f in folded]
+    places += [place for f in folded for place in f.related]
+    merged = anchor._replace(
+        message=f"{anchor.message} ({_code_places(len(places))})",
+        related=(*anchor.related, *places),
+        fix_text=(anchor.fix or "")
+        + " Then open uploads through the storage (storage.open(name), .url) where the "
+        "related places use their local path.",
+    )
+    absorbed = {id(f) for f in folded}
+    return [merged if f is anchor else f for f in findings if id(f) not in absorbed]
+
+
+def _code_places(count: int) -> str:
+    noun = "place" if count == 1 else "places"
+    return f"and {count} {noun} in code that read uploads by their local path"
+
+
+def _built_into_their_class(findings: list[Finding]) -> list[Finding]:
+    """``JanewayFileSystemStorage()`` built in code, where the project defines
+    ``class JanewayFileSystemStorage(FileSystemStorage)``: related to the class's finding."""
+    classes = {
+        f.message.split(" ", 1)[0]: f
+        for f in findings
+        if f.category == "file-write" and "is a FileSystemStorage: the files it keeps" in f.message
+    }
+    if not classes:
+        return findings
+    built: dict[int, list[Finding]] = {}
+    absorbed: set[int] = set()
+    for finding in findings:
+        if not finding.message.startswith("FileSystemStorage keeps uploads"):
+            continue
+        owner = next(
+            (classes[name] for name in BUILT_CLASS.findall(finding.source) if name in classes),
+            None,
+        )
+        if owner is not None:
+            built.setdefault(id(owner), []).append(finding)
+            absorbed.add(id(finding))
+    if not built:
+        return findings
+    merged = {
+        id(owner): owner._replace(
+            related=(
+                *owner.related,
+                *(Location(f.path, f.line, f.source) for f in built.get(id(owner), [])),
+            )
+        )
+        for owner in classes.values()
+    }
     return [merged.get(id(f), f) for f in findings if id(f) not in absorbed]

@@ -42,6 +42,7 @@ from horizontal.audit.local_storage import (
     STORAGE_BUILT,
     storage_class_findings,
     storage_subclasses,
+    storage_with_its_consequences,
     storage_with_its_setting,
 )
 from horizontal.audit.patterns import lazy_compile
@@ -253,7 +254,9 @@ class Scan:
         self.result.findings = [
             _run_through_command(f, through_commands) for f in self.result.findings
         ]
-        self.result.findings = storage_with_its_setting(self.result.findings)
+        self.result.findings = storage_with_its_consequences(
+            storage_with_its_setting(self.result.findings)
+        )
         self.result.findings.sort()
         return self.result
 

@@ -315,16 +315,21 @@ def off_by_default_statements(tree: ast.AST) -> set[int]:
         if not isinstance(statement, ast.If):
             continue
         required |= _required_by_guard(statement)
-        outcome = default_outcome(statement.test, defaults)
-        if (
-            off_by_default(statement.test, unset)
-            or _tests_unset(statement.test, required)
-            or outcome is False
-        ):
-            # The body only: the ``else:`` is what production gets.
-            found.update(id(node) for part in statement.body for node in ast.walk(part))
-        elif outcome is True:
-            found.update(id(node) for part in statement.orelse for node in ast.walk(part))
+        branch: ast.If | None = statement
+        while branch is not None:  # ``if … elif … else``: each test in turn
+            outcome = default_outcome(branch.test, defaults)
+            if outcome is True:
+                found.update(id(node) for part in branch.orelse for node in ast.walk(part))
+                break
+            if (
+                off_by_default(branch.test, unset)
+                or _tests_unset(branch.test, required)
+                or outcome is False
+            ):
+                # The body only: the ``else:`` (or the next ``elif``) is what production gets.
+                found.update(id(node) for part in branch.body for node in ast.walk(part))
+            elif_ = branch.orelse[0] if len(branch.orelse) == 1 else None
+            branch = elif_ if isinstance(elif_, ast.If) else None
     return found
 
 

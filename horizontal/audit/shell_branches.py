@@ -10,9 +10,11 @@ not a dispatch: two arms on the same variable at least, unless it switches betwe
 
 from __future__ import annotations
 
+import re
+
 from horizontal.audit.patterns import lazy_compile
 
-__all__ = ["leader_only", "process_arms"]
+__all__ = ["function_callers", "leader_only", "process_arms", "without_string_bodies"]
 
 # if [ "$1" == "web" ]; / elif [[ ${ROLE} = worker ]]: a test of one variable against a word.
 ARM_TEST = lazy_compile(
@@ -30,6 +32,106 @@ LEADER_TEST = lazy_compile(
     r"^if\b.*\$\{?(CF_INSTANCE_INDEX|INSTANCE_INDEX|REPLICA_INDEX|POD_INDEX|"
     r"JOB_COMPLETION_INDEX|DYNO)\}?\"?\s*(==?|-eq)\s*[\"']?(0|web\.1)\b"
 )
+
+
+# A shell function's definition: ``run_server() {``, ``function run_server {``.
+FUNCTION_START = lazy_compile(r"^(?:function\s+)?([A-Za-z_][\w-]*)\s*(?:\(\s*\))?\s*\{\s*$")
+FUNCTION_KEYWORD = lazy_compile(r"^function\s")
+# Where a command starts on a line: its beginning, after ``;``/``&&``/``|``/``(``/``{``, or
+# after a keyword that takes a command.
+CALL_PREFIX = r"(^\s*|[;&|({]\s*|\b(exec|then|do|else|time)\s+)"
+# ``cat <<EOF``, ``<<-'EOF'`` (not ``<<<``, a here-string on one line).
+HEREDOC = lazy_compile(r"(?<!<)<<-?\s*([\"']?)([A-Za-z_]\w*)\1")
+# A heredoc fed to a shell runs its body: ``bash <<EOF``, ``su app -c sh <<EOF``.
+SHELL_READER = lazy_compile(r"\b(ba|da|z)?sh\b|\bsu\b|\bssh\b")
+
+
+def without_string_bodies(lines: list[str]) -> list[str]:
+    """``lines`` with the inside of multi-line quoted strings and of heredocs blanked
+    (line numbers kept): the help text of ``show_help() { echo "… celery-beat : start
+    beat …" }`` or ``cat <<EOF`` is printed, not run. A heredoc fed to a shell
+    (``bash <<EOF``) is run, and kept."""
+    out = list(lines)
+    quote: str | None = None
+    heredoc: str | None = None
+    for index, raw in enumerate(lines):
+        if heredoc is not None:
+            out[index] = ""
+            if raw.strip() == heredoc:
+                heredoc = None
+            continue
+        started_inside = quote is not None
+        quote = _quote_after(raw, quote)
+        if started_inside:
+            out[index] = ""  # the string's body (its closing line holds no command)
+            continue
+        opened = HEREDOC.search(raw)
+        if quote is None and opened and not SHELL_READER.search(raw[: opened.start()]):
+            heredoc = opened.group(2)
+    return out
+
+
+def _quote_after(line: str, quote: str | None) -> str | None:
+    """The quote still open at the end of ``line`` (``'`` or ``"``), given the one open at
+    its start; a ``#`` outside quotes ends the line."""
+    escaped = False
+    for position, char in enumerate(line):
+        if escaped:
+            escaped = False
+        elif char == "\\" and quote != "'":
+            escaped = True
+        elif quote is None:
+            if char == "#" and (position == 0 or line[position - 1] in " \t;"):
+                return None
+            if char in "\"'":
+                quote = char
+        elif char == quote:
+            quote = None
+    return quote
+
+
+def function_callers(lines: list[str]) -> dict[int, set[int | None]]:
+    """For each line inside a shell function's body, the lines that call the function
+    (None: the function is never called here). A body runs where it is called, not
+    where it is defined; a call from another function counts as that function's callers."""
+    bodies: dict[str, list[int]] = {}
+    index = 0
+    while index < len(lines):
+        start = FUNCTION_START.match(lines[index])
+        if not start or (FUNCTION_KEYWORD.match(lines[index]) is None and "(" not in lines[index]):
+            index += 1
+            continue
+        depth, body = 1, []
+        index += 1
+        while index < len(lines) and depth > 0:
+            text = lines[index]
+            depth += text.count("{") - text.count("}")
+            if depth > 0:
+                body.append(index)
+            index += 1
+        bodies[start.group(1)] = body
+    owner = {line: name for name, body in bodies.items() for line in body}
+    calls: dict[str, set[int]] = {name: set() for name in bodies}
+    for name in bodies:
+        call = re.compile(rf"{CALL_PREFIX}{re.escape(name)}(\s|$|;)")
+        calls[name] = {
+            i for i, text in enumerate(lines) if owner.get(i) != name and call.search(text)
+        }
+    found: dict[int, set[int | None]] = {}
+    for name, body in bodies.items():
+        callers: set[int | None] = set()
+        pending, seen = list(calls[name]), {name}
+        while pending:  # a caller inside another function: that function's callers
+            caller = pending.pop()
+            inner = owner.get(caller)
+            if inner is None:
+                callers.add(caller)
+            elif inner not in seen:
+                seen.add(inner)
+                pending.extend(calls[inner])
+        for line in body:
+            found[line] = callers or {None}
+    return found
 
 
 def process_arms(lines: list[str]) -> list[str | None]:

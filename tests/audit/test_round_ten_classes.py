@@ -1,0 +1,215 @@
+"""Classes found on the nineteenth fresh corpus group (issue 14, the tenth round): an
+``elif`` chain read as Python runs it, one root cause for a local storage and the code
+that reads its uploads by path, and start scripts read as the shell runs them (help text
+and heredocs are printed, a function's body runs where it is called). Each has a true
+case that must be found and a safe twin that must stay silent."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+
+from horizontal.audit.settings_imported import random_secret_key_sites
+from tests.audit.test_outside_measurements import scan, where
+
+# -- an elif chain: each test in turn -------------------------------------------------------
+
+ENV_KEY = 'os.environ["SECRET_KEY"]'
+CHAIN = """\
+import os, secrets
+DEBUG = os.environ.get("DEBUG") == "1"
+if DEBUG:
+    SECRET_KEY = "dev"
+elif {second}:
+    SECRET_KEY = {second_key}
+else:
+    SECRET_KEY = {else_key}
+"""
+
+
+def test_a_random_key_in_an_elif_that_production_does_not_take_is_silent(tmp_path: Path) -> None:
+    source = CHAIN.format(
+        second='"CI" in os.environ',
+        second_key="secrets.token_urlsafe(32)",
+        else_key='os.environ["SECRET_KEY"]',
+    )
+    assert scan(tmp_path, {"proj/settings.py": source}, "settings") == []
+
+
+def test_a_random_key_in_the_else_after_an_option_only_elif_is_found(tmp_path: Path) -> None:
+    source = CHAIN.format(
+        second='os.environ.get("PRODUCTION")',
+        second_key='os.environ["SECRET_KEY"]',
+        else_key="secrets.token_urlsafe(32)",
+    )
+    found = scan(tmp_path, {"proj/settings.py": source}, "settings")
+    assert where(found) == [("proj/settings.py", 8)]
+    assert found[0].message.startswith("SECRET_KEY is generated at start-up")
+
+
+def test_w050_reads_the_elif_chain_as_the_audit_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One catalogue: the deploy check reads the imported settings module's source with
+    # the audit's rules, and gives the same verdict on both chains.
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("SECRET_KEY", "from-the-environment")
+    for name, second, key, else_key in (
+        ("ci_only_chain", '"CI" in os.environ', "secrets.token_urlsafe(32)", ENV_KEY),
+        ("prod_only_chain", 'os.environ.get("PRODUCTION")', ENV_KEY, "secrets.token_urlsafe(32)"),
+    ):
+        text = CHAIN.format(second=second, second_key=key, else_key=else_key)
+        (tmp_path / f"{name}.py").write_text(text)
+        monkeypatch.delitem(sys.modules, name, raising=False)
+        importlib.import_module(name)  # W050 reads the settings module Django imported
+    assert random_secret_key_sites("ci_only_chain") == []
+    assert random_secret_key_sites("prod_only_chain") == [f"{tmp_path}/prod_only_chain.py:8"]
+
+
+# -- one root cause: the local storage and the code that needs it ----------------------------
+
+MODELS = """\
+from django.db import models
+
+class Document(models.Model):
+    file = models.FileField(upload_to="docs")
+
+def page_count(document):
+    with open(document.file.path, "rb") as handle:
+        return handle.read().count(b"/Page")
+"""
+
+
+def test_path_reads_are_related_to_the_local_storage_setting(tmp_path: Path) -> None:
+    files = {
+        "proj/settings.py": "INSTALLED_APPS = ['docs']\nMEDIA_ROOT = '/srv/media'\n",
+        "docs/models.py": MODELS,
+    }
+    found = scan(tmp_path, files)
+    assert [(f.category, f.path) for f in found] == [("settings", "proj/settings.py")]
+    assert ("docs/models.py", 7) in [(r.path, r.line) for r in found[0].related]
+    assert "read uploads by their local path" in found[0].message
+    assert "storage.open(name)" in found[0].fix
+
+
+def test_with_a_shared_storage_a_path_read_stands_alone(tmp_path: Path) -> None:
+    files = {
+        "proj/settings.py": (
+            "INSTALLED_APPS = ['docs']\nMEDIA_ROOT = '/srv/media'\n"
+            "STORAGES = {'default': {'BACKEND': 'storages.backends.s3.S3Storage'}}\n"
+        ),
+        "docs/models.py": MODELS,
+    }
+    found = scan(tmp_path, files)
+    assert where(found) == [("docs/models.py", 7)]
+    assert found[0].message.startswith("reads the upload file.path")
+
+
+def test_a_project_storage_class_built_in_code_is_one_finding_at_the_class(
+    tmp_path: Path,
+) -> None:
+    files = {
+        "core/file_system.py": (
+            "from django.core.files.storage import FileSystemStorage\n\n"
+            "class JournalFileSystemStorage(FileSystemStorage):\n"
+            "    pass\n"
+        ),
+        "press/models.py": (
+            "from django.db import models\n"
+            "from core.file_system import JournalFileSystemStorage\n"
+            "fs = JournalFileSystemStorage()\n"
+            "class Press(models.Model):\n"
+            "    logo = models.ImageField(storage=JournalFileSystemStorage('logos'))\n"
+        ),
+    }
+    found = scan(tmp_path, files, "file-write")
+    assert where(found) == [("core/file_system.py", 3)]
+    assert sorted((r.path, r.line) for r in found[0].related) == [
+        ("press/models.py", 3),
+        ("press/models.py", 5),
+    ]
+
+
+def test_another_library_file_system_storage_stays_its_own_finding(tmp_path: Path) -> None:
+    files = {
+        "thumbs/models.py": (
+            "from easy_thumbnails.storage import ThumbnailFileSystemStorage\n"
+            "thumbs = ThumbnailFileSystemStorage()\n"
+        ),
+    }
+    assert where(scan(tmp_path, files, "file-write")) == [("thumbs/models.py", 2)]
+
+
+# -- start scripts read as the shell runs them -------------------------------------------------
+
+DISPATCH = """\
+#!/bin/bash
+set -e
+
+show_help() {
+    echo \"\"\"
+Commands:
+gunicorn     : start the web server
+celery-beat  : start celery beat (python manage.py migrate first)
+\"\"\"
+}
+
+run_server() {
+  exec gunicorn app.wsgi --bind 0.0.0.0:8000
+}
+
+start_beat() {
+  exec celery -A app beat -l INFO
+}
+
+case "$1" in
+  gunicorn)
+    run_server
+  ;;
+  celery-beat)
+    start_beat
+  ;;
+  *)
+    show_help
+  ;;
+esac
+"""
+
+
+def test_help_text_and_a_beat_arm_calling_a_function_are_not_reported(tmp_path: Path) -> None:
+    files = {"docker/docker-entrypoint.sh": DISPATCH}
+    assert scan(tmp_path, files, "scheduler") == []
+    assert scan(tmp_path, files, "boot-migrate") == []
+
+
+def test_a_function_that_migrates_called_before_the_server_is_found(tmp_path: Path) -> None:
+    migrate_db = "migrate_db() {\n  python manage.py migrate --noinput\n}\n\n"
+    source = DISPATCH.replace("run_server() {\n", migrate_db + "run_server() {\n")
+    source = source.replace("    run_server\n", "    migrate_db\n    run_server\n")
+    found = scan(tmp_path, {"docker/docker-entrypoint.sh": source}, "boot-migrate")
+    assert [f.source for f in found] == ["python manage.py migrate --noinput"]
+
+
+def test_a_function_that_starts_beat_beside_the_server_is_found(tmp_path: Path) -> None:
+    source = DISPATCH.replace("    run_server\n", "    start_beat &\n    run_server\n")
+    found = scan(tmp_path, {"docker/docker-entrypoint.sh": source}, "scheduler")
+    assert [f.source for f in found] == ["exec celery -A app beat -l INFO"]
+
+
+def test_a_heredoc_is_printed_unless_a_shell_reads_it(tmp_path: Path) -> None:
+    printed = (
+        "#!/bin/sh\n"
+        "cat <<EOF\n"
+        "Run python manage.py migrate before the first start.\n"
+        "EOF\n"
+        "exec gunicorn app.wsgi\n"
+    )
+    assert scan(tmp_path / "a", {"docker/entrypoint.sh": printed}, "boot-migrate") == []
+    run = printed.replace("cat <<EOF", "sh <<EOF").replace(
+        "Run python manage.py migrate before the first start.", "python manage.py migrate"
+    )
+    found = scan(tmp_path / "b", {"docker/entrypoint.sh": run}, "boot-migrate")
+    assert where(found) == [("docker/entrypoint.sh", 3)]
