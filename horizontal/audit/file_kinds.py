@@ -1,9 +1,10 @@
 """Which scanner reads a non-Python file, chosen by its name and place.
 
 Dockerfiles, crontabs, shell start scripts, Procfiles, uWSGI and supervisor files,
-nginx and Caddy sites, Kubernetes manifests; files named for a test run and examples
-under ``docs/`` are read by none. Paths only (``shell_if_shebang`` also reads the first
-line).
+nginx and Caddy sites, Kubernetes manifests; files named for a test run, examples under
+``docs/``, files of a project template (``{{ cookiecutter.project_slug }}/``) and web
+server sites named for development (``Caddyfile.dev``) are read by none. Paths only
+(``shell_if_shebang`` also reads the first line).
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ TextDetector = Callable[[str, str], Iterable[Finding]]
 # nginx's own folders: site files there often have no extension (sites-enabled/default).
 NGINX_DIR = lazy_compile(r"/nginx[\w.-]*/(.+/)?[^/]+$|/(sites-enabled|sites-available)/[^/]+$")
 DOCUMENTATION = lazy_compile(r"/(docs?|documentation)/")
+# A folder named by a template variable: {{ cookiecutter.project_slug }}/, {{project}}/.
+TEMPLATED = lazy_compile(r"\{\{|\{%")
+DEVELOPMENT_CONFIG = lazy_compile(r"(^|[-_.])(dev|development|local)([-_.]|$)")
 PROVISIONING = lazy_compile(r"/ansible/")
 # Tools' own ini files: never a server's configuration.
 NOT_UWSGI_INI = frozenset({"tox.ini", "pytest.ini", "setup.cfg", "mypy.ini", "alembic.ini"})
@@ -36,6 +40,10 @@ def text_detector(path: str) -> TextDetector | None:
     parent = posixpath.basename(posixpath.dirname(path))
     if TEST_START_FILE.search(lower):
         return None  # what a test run starts, not a replica
+    if TEMPLATED.search(path):
+        return None  # a project template's file (cookiecutter, copier): rendered elsewhere
+    if DOCUMENTATION.search(f"/{path}"):
+        return None  # examples a reader adapts, not what this project deploys
     if is_provisioning(path):
         # A role is applied by hand; only the cron jobs it installs keep running, on
         # every host it provisions.
@@ -59,8 +67,8 @@ def text_detector(path: str) -> TextDetector | None:
         return deploy.find_in_uwsgi_section  # cashbook.ini: a uWSGI config by its [uwsgi]
     if lower.endswith(".env") and "uwsgi" in lower:  # UWSGI_STATIC_MAP=…: uWSGI's env form
         return deploy.find_in_server_config
-    if DOCUMENTATION.search(f"/{path}"):
-        return None  # below: examples a reader adapts, not what this project deploys
+    if DEVELOPMENT_CONFIG.search(lower) and (lower.startswith("caddyfile") or "nginx" in path):
+        return None  # Caddyfile.dev, nginx.local.conf: the development server's site
     if (lower.endswith(".conf") and "nginx" in lower) or NGINX_DIR.search(f"/{path}"):
         return web_servers.find_in_nginx
     if lower.startswith("caddyfile"):

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 from horizontal.audit.deploy import MEDIA_MAP, Line, logical_lines
-from horizontal.audit.findings import Finding
+from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
 
 __all__ = ["MEDIA_FROM_DISK", "find_in_caddyfile", "find_in_nginx"]
@@ -30,20 +30,31 @@ CADDY_FROM_DISK = lazy_compile(r"^(file_server|root)\b")
 def _media_blocks_from_disk(
     path: str, text: str, block: re.Pattern[str], from_disk: re.Pattern[str]
 ) -> Iterator[Finding]:
-    """A ``block`` for an uploads path (``MEDIA_MAP``) with a ``from_disk`` directive
-    anywhere inside it (nested braces counted): one finding, at the block's line."""
+    """A ``block`` for an uploads path (``MEDIA_MAP``) with ``from_disk`` directives
+    inside it (nested braces counted): one finding, at the block's line, the directives
+    that serve the folder (``file_server``, its ``root``) related."""
     opened: Line | None = None
     depth = inside_at = 0
+    serving: list[Location] = []
     for line in logical_lines(text):
         match = block.match(line.text)
-        if match and MEDIA_MAP.search(match.group("path")):
-            opened, inside_at = line, depth + 1
+        if match and MEDIA_MAP.search(match.group("path")) and opened is None:
+            opened, inside_at, serving = line, depth + 1, []
         elif opened is not None and depth >= inside_at and from_disk.match(line.text):
-            yield Finding(path, opened.number, "file-write", MEDIA_FROM_DISK, opened.text)
-            opened = None  # reported: the rest of the block adds nothing
+            serving.append(Location(path, line.number, line.text))
         depth += line.text.count("{") - line.text.count("}")
         if opened is not None and depth < inside_at:
+            if serving:
+                yield _served_from_disk(path, opened, serving)
             opened = None
+    if opened is not None and serving:  # a block the file never closes
+        yield _served_from_disk(path, opened, serving)
+
+
+def _served_from_disk(path: str, block: Line, serving: list[Location]) -> Finding:
+    return Finding(
+        path, block.number, "file-write", MEDIA_FROM_DISK, block.text, related=tuple(serving)
+    )
 
 
 def find_in_nginx(path: str, text: str) -> Iterator[Finding]:

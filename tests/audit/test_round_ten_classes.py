@@ -213,3 +213,44 @@ def test_a_heredoc_is_printed_unless_a_shell_reads_it(tmp_path: Path) -> None:
     )
     found = scan(tmp_path / "b", {"docker/entrypoint.sh": run}, "boot-migrate")
     assert where(found) == [("docker/entrypoint.sh", 3)]
+
+
+# -- web server sites: the folder line, and sites nobody deploys -------------------------------
+
+CADDY_MEDIA = """\
+example.com {
+\thandle_path /media/* {
+\t\theader Cache-Control max-age=3600
+\t\tfile_server {
+\t\t\troot {$MEDIA_ROOT:/srv/media/}
+\t\t}
+\t}
+\treverse_proxy app:8000
+}
+"""
+
+
+def test_a_media_block_names_its_folder_line_as_related(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"Caddyfile": CADDY_MEDIA}, "file-write")
+    assert where(found) == [("Caddyfile", 2)]
+    assert [(r.path, r.line) for r in found[0].related] == [("Caddyfile", 4), ("Caddyfile", 5)]
+
+
+def test_development_sites_templates_and_documented_configs_are_not_read(tmp_path: Path) -> None:
+    supervisor = "[program:beat]\ncommand=celery -A app beat -l INFO\n"
+    files = {
+        "Caddyfile.dev": CADDY_MEDIA,
+        "deploy/nginx/nginx.local.conf": "location /media/ {\n  alias /srv/media/;\n}\n",
+        "boilerplate/{{ cookiecutter.project_slug }}/Caddyfile": CADDY_MEDIA,
+        "docs/installation/supervisor.conf": supervisor,
+    }
+    assert scan(tmp_path, files) == []
+    # The same files where a deployment reads them are judged.
+    deployed = {
+        "Caddyfile": CADDY_MEDIA,
+        "deploy/supervisor.conf": supervisor + "[program:web]\ncommand=gunicorn app.wsgi\n",
+    }
+    assert sorted(f.category for f in scan(tmp_path / "b", deployed)) == [
+        "file-write",
+        "scheduler",
+    ]
