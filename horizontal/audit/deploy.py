@@ -119,9 +119,22 @@ def logical_lines(text: str) -> list[Line]:
 
 
 def shell_lines(text: str) -> list[Line]:
-    """A shell script's logical lines, without what it only prints: the bodies of
-    multi-line strings and of heredocs (``shell_branches.without_string_bodies``)."""
-    return logical_lines("\n".join(without_string_bodies(text.splitlines())))
+    """A shell script's logical lines, without what only prints or names a command: the
+    bodies of multi-line strings and of heredocs (``shell_branches.without_string_bodies``)
+    and lines that only assign variables (``BEAT_COMMAND='celery-beat'``; an assignment
+    that runs a command, ``KEY=$(openssl rand -hex 32)``, is kept)."""
+    lines = logical_lines("\n".join(without_string_bodies(text.splitlines())))
+    return [line for line in lines if not _only_assigns(line.text)]
+
+
+# NAME=value [NAME=value …], with export/local/readonly: no command on the line.
+ASSIGNMENTS_ONLY = lazy_compile(
+    r"^(?:(?:export|local|readonly)\s+)?(?:[A-Za-z_]\w*=(?:\"[^\"]*\"|'[^']*'|[^\s'\"]*)\s*)+;?$"
+)
+
+
+def _only_assigns(text: str) -> bool:
+    return bool(ASSIGNMENTS_ONLY.match(text)) and "$(" not in text and "`" not in text
 
 
 # docker exec app python manage.py migrate, docker compose run --rm web migrate: an

@@ -254,3 +254,26 @@ def test_development_sites_templates_and_documented_configs_are_not_read(tmp_pat
         "file-write",
         "scheduler",
     ]
+
+
+def test_a_line_that_only_names_a_command_in_a_variable_runs_nothing(tmp_path: Path) -> None:
+    defaults = (
+        "#!/bin/bash\n"
+        "if [ -n \"$DEV\" ]; then\n"
+        "  BACKEND_COMMAND='django-dev'\n"
+        "  BEAT_COMMAND='celery-beat'\n"
+        "else\n"
+        "  BACKEND_COMMAND='gunicorn'\n"
+        "  export BEAT_COMMAND=\"celery -A app beat\"\n"
+        "fi\n"
+    )
+    assert scan(tmp_path / "a", {"deploy/supervisor/default_env.sh": defaults}) == []
+    # An assignment that runs a command, and a command with a variable before it, run.
+    runs = (
+        "#!/bin/sh\n"
+        "SECRET_KEY=$(openssl rand -hex 32) && echo \"$SECRET_KEY\" > /data/.secret\n"
+        "SERVICE=migrate python manage.py migrate\n"
+        "exec gunicorn app.wsgi\n"
+    )
+    found = scan(tmp_path / "b", {"docker/entrypoint.sh": runs})
+    assert sorted((f.category, f.line) for f in found) == [("boot-migrate", 3), ("file-write", 2)]
