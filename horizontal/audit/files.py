@@ -39,6 +39,7 @@ from horizontal.audit.temp_paths import (
     cleans_up,
     mentions_temp,
     temp_names,
+    writes_where_told,
 )
 
 COPIES = frozenset(
@@ -381,6 +382,8 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
             continue
         if function is not None and _refreshes_a_remote_copy(module, function):
             continue
+        if function is not None and writes_where_told(module, function, target):
+            continue  # the caller chooses the place: judged where the path is built
         writers.setdefault(call.lineno, _function_name(function))
         yield Finding(module.path, call.lineno, "file-write", LOCAL_WRITE, module.line(call.lineno))
 

@@ -183,6 +183,67 @@ def callers_pass_temp(module: PythonModule, function: FunctionNode, target: ast.
     return bool(used) and all(_given_temp(module, function, name, 0) for name in used)
 
 
+def writes_where_told(module: PythonModule, function: FunctionNode, target: ast.AST) -> bool:
+    """``def export(rows, filepath): open(filepath, "w")``: a helper writing where its
+    caller says (the path is a parameter, or built from one), and no call in this module
+    says a place of its own (a literal, a path built from a setting): the callers are in
+    other modules, or pass their own callers' paths. Whether that place outlives the
+    request is decided where the path is built, and judged there."""
+    root = path_root(target)
+    used = [
+        name
+        for name in parameter_names(function)
+        if name not in {"self", "cls"} and root in _path_derived(function, name)
+    ]
+    return bool(used) and all(_never_given_a_place(module, function, name, 0) for name in used)
+
+
+def _path_derived(function: FunctionNode, parameter: str) -> set[str]:
+    """``parameter`` and the local names whose path is built on it (``out =
+    join(folder, name)`` from ``folder``; not ``path = join(BASE, name)`` from ``name``:
+    there the caller names a file in a place the function chose)."""
+    names = {parameter}
+    for node in sorted(ast.walk(function), key=lambda n: getattr(n, "lineno", 0)):
+        if isinstance(node, ast.Assign) and path_root(node.value) in names:
+            for target in node.targets:
+                names |= _bound_names(target)
+    return names
+
+
+def _never_given_a_place(
+    module: PythonModule, function: FunctionNode, parameter: str, depth: int
+) -> bool:
+    """No call of ``function`` in this module gives ``parameter`` a place of the caller's
+    own, following callers that pass their own parameter on (two levels up)."""
+    arguments = function.args
+    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+    offset = 1 if positional[:1] in (["self"], ["cls"]) else 0
+    position = positional.index(parameter) - offset if parameter in positional else -1
+    for caller, call in calls_to(module, function.name):
+        if caller is function:
+            return False  # recursion: the path may come from anywhere
+        given = call.args[position] if 0 <= position < len(call.args) else keyword(call, parameter)
+        if given is None:
+            continue  # the parameter's default, or passed as *args/**kwargs
+        root = path_root(given)
+        if root is None:
+            return False  # a place of the caller's own: "/srv/out.csv", settings.X / "a"
+        if root in temp_names(module, caller):
+            continue
+        passed_on = [
+            name
+            for name in parameter_names(caller)
+            if name not in {"self", "cls"} and root in _path_derived(caller, name)
+        ]
+        if not passed_on:
+            return False  # a local path the caller built (not from a temp dir or a parameter)
+        if depth < 2 and not all(
+            _never_given_a_place(module, caller, name, depth + 1) for name in passed_on
+        ):
+            return False
+    return True
+
+
 def parameter_names(function: FunctionNode) -> list[str]:
     """Positional parameters in order, then keyword-only ones (``def f(*, dir)``)."""
     arguments = function.args

@@ -302,13 +302,14 @@ def test_a_probe_file_removed_in_finally_is_silent_and_one_kept_is_found(tmp_pat
     assert scan(tmp_path, {"app/checks.py": code}) == []
     # Removing an older copy before writing is not cleaning up after the write.
     kept = (
-        "def stage(directory, data):\n"
-        "    staging = directory / 'staging.pdf'\n"
+        "from pathlib import Path\n"
+        "def stage(data):\n"
+        "    staging = Path('/srv/staging') / 'staging.pdf'\n"
         "    if staging.exists():\n"
         "        staging.unlink()\n"
         "    staging.write_bytes(data)\n"
     )
-    assert where(scan(tmp_path, {"app/stage.py": kept})) == [("app/stage.py", 5)]
+    assert where(scan(tmp_path, {"app/stage.py": kept})) == [("app/stage.py", 6)]
 
 
 def test_a_global_rebound_only_by_a_setting_changed_receiver_is_silent(tmp_path: Path) -> None:

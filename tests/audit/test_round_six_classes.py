@@ -229,8 +229,8 @@ def test_a_django_command_an_ansible_role_installs_into_cron_runs_on_every_host(
 
 GENERATOR = (
     "from pathlib import Path\n"
-    "def generate_config(output_dir: Path) -> None:\n"
-    "    (output_dir / 'tailwind.css').write_text('...')\n"
+    "def generate_config(version: int) -> None:\n"
+    "    (Path('/srv/theme') / 'tailwind.css').write_text('...')\n"
 )
 COMMAND = (
     "from django.core.management.base import BaseCommand\n"
@@ -560,7 +560,7 @@ def test_the_runserver_side_of_a_development_switch_is_not_a_replicas_start(
 
 
 def test_system_test_helpers_outside_tests_are_not_scanned(tmp_path: Path) -> None:
-    writer = "def fake(path):\n    with open(path, 'w') as f:\n        f.write('x')\n"
+    writer = "def fake(name):\n    with open('/srv/fake/' + name, 'w') as f:\n        f.write('x')\n"
     assert scan(tmp_path, {"systemtests/lib/fake_data.py": writer}, "file-write") == []
     assert where(scan(tmp_path / "b", {"app/fake_data.py": writer}, "file-write")) == [
         ("app/fake_data.py", 2)

@@ -277,3 +277,52 @@ def test_a_line_that_only_names_a_command_in_a_variable_runs_nothing(tmp_path: P
     )
     found = scan(tmp_path / "b", {"docker/entrypoint.sh": runs})
     assert sorted((f.category, f.line) for f in found) == [("boot-migrate", 3), ("file-write", 2)]
+
+
+# -- a helper writes where its caller says: judged where the path is built --------------------
+
+EXPORTER = """\
+import csv
+def export_rows(rows, filepath):
+    with open(filepath, "w", newline="") as handle:
+        csv.writer(handle).writerows(rows)
+"""
+
+
+def test_a_helper_writing_to_the_path_its_caller_gives_is_silent(tmp_path: Path) -> None:
+    files = {
+        "app/exporters.py": EXPORTER,
+        # The caller is elsewhere, and passes its own caller's path on.
+        "app/reports.py": EXPORTER + "def report(rows, out):\n    export_rows(rows, out)\n",
+    }
+    assert scan(tmp_path, files, "file-write") == []
+
+
+def test_a_caller_in_the_module_giving_a_place_of_its_own_makes_the_write_found(
+    tmp_path: Path,
+) -> None:
+    for index, place in enumerate(
+        ('"/srv/reports/today.csv"', 'os.path.join(settings.REPORTS_DIR, "today.csv")')
+    ):
+        caller = (
+            "import os\nfrom django.conf import settings\n"
+            + EXPORTER
+            + f"def nightly(rows):\n    target = {place}\n    export_rows(rows, target)\n"
+        )
+        found = scan(tmp_path / str(index), {"app/exporters.py": caller}, "file-write")
+        assert where(found) == [("app/exporters.py", 5)], place
+
+
+def test_a_function_that_names_the_file_in_a_folder_of_its_own_choice_is_found(
+    tmp_path: Path,
+) -> None:
+    # The caller gives the file's name; the folder is the function's: it decides the place.
+    code = (
+        "import os\n"
+        "BASE = '/srv/uploads'\n"
+        "def save(name, data):\n"
+        "    path = os.path.join(BASE, name)\n"
+        "    with open(path, 'wb') as handle:\n"
+        "        handle.write(data)\n"
+    )
+    assert where(scan(tmp_path, {"app/store.py": code}, "file-write")) == [("app/store.py", 5)]

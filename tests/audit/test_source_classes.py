@@ -321,6 +321,7 @@ def test_paths_an_object_derives_from_its_own_scratch_directory_are_its_scratch(
 ) -> None:
     assert scan(tmp_path, {"app/archive.py": ARCHIVE}, "file-write") == []
     elsewhere = ARCHIVE.replace("os.path.join(self.data_dir_path, directory)", "directory")
+    elsewhere = elsewhere.replace("self.final_path(directory)", "self.final_path('/srv/archive')")
     assert where(scan(tmp_path / "b", {"app/archive.py": elsewhere}, "file-write")) == [
         ("app/archive.py", 13)
     ]

@@ -31,8 +31,8 @@ class Ledger:
             entry.save()
 
 
-def run_once(path):
-    with open(path, "w") as handle:  # expect: file-write
+def run_once():
+    with open("/srv/shop/run-once.marker", "w") as handle:  # expect: file-write
         fcntl.flock(handle, fcntl.LOCK_EX)  # expect: in-process-lock
         handle.write("running")
 
