@@ -384,6 +384,8 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
             continue
         if function is not None and writes_where_told(module, function, target):
             continue  # the caller chooses the place: judged where the path is built
+        if _read_through_update_mode(module, call, function):
+            continue
         writers.setdefault(call.lineno, _function_name(function))
         yield Finding(module.path, call.lineno, "file-write", LOCAL_WRITE, module.line(call.lineno))
 
@@ -416,6 +418,55 @@ def _refreshes_a_remote_copy(module: PythonModule, function: FunctionNode) -> bo
         isinstance(node, ast.Call) and call_name(module, node) in HTTP_GETS
         for node in ast.walk(function)
     )
+
+
+HANDLE_WRITES = frozenset({"write", "writelines", "truncate"})
+FILE_DUMPS = frozenset({"json.dump", "pickle.dump", "yaml.dump", "yaml.safe_dump", "toml.dump"})
+
+
+def _read_through_update_mode(
+    module: PythonModule, call: ast.Call, function: FunctionNode | None
+) -> bool:
+    """``with open(path, "r+") as data: json.load(data)``: an update mode ("r+", "rb+")
+    whose handle nothing writes through is a read of the file."""
+    name = call_name(module, call) or ""
+    mode = string_value(keyword(call, "mode") or (call.args[1] if len(call.args) > 1 else None))
+    if mode is None or not mode.startswith("r") or "+" not in mode or function is None:
+        return False
+    if last_part(name) not in {"open"}:
+        return False
+    handles = _handle_names(function, call)
+    if not handles:
+        return False  # the handle goes somewhere we cannot follow
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in HANDLE_WRITES
+            and isinstance(func.value, ast.Name)
+            and func.value.id in handles
+        ):
+            return False
+        if (call_name(module, node) or "") in FILE_DUMPS and any(
+            isinstance(arg, ast.Name) and arg.id in handles for arg in node.args[1:]
+        ):
+            return False
+    return True
+
+
+def _handle_names(function: FunctionNode, call: ast.Call) -> set[str]:
+    """The names ``call``'s file object is bound to: ``with open(…) as f``, ``f = open(…)``."""
+    names: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                if item.context_expr is call and isinstance(item.optional_vars, ast.Name):
+                    names.add(item.optional_vars.id)
+        elif isinstance(node, ast.Assign) and node.value is call:
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return names
 
 
 def _function_name(function: FunctionNode | None) -> str:

@@ -326,3 +326,23 @@ def test_a_function_that_names_the_file_in_a_folder_of_its_own_choice_is_found(
         "        handle.write(data)\n"
     )
     assert where(scan(tmp_path, {"app/store.py": code}, "file-write")) == [("app/store.py", 5)]
+
+
+def test_an_update_mode_that_nothing_writes_through_is_a_read(tmp_path: Path) -> None:
+    read = (
+        "import codecs, json\n"
+        "def load(instance):\n"
+        "    with codecs.open('/srv/app/settings.json', 'r+', encoding='utf-8') as data:\n"
+        "        return json.load(data)\n"
+    )
+    assert scan(tmp_path / "a", {"app/install.py": read}, "file-write") == []
+    rewritten = (
+        "def clean():\n"
+        "    with open('/srv/app/page.html', 'r+') as page:\n"
+        "        text = page.read()\n"
+        "        page.seek(0)\n"
+        "        page.write(text.strip())\n"
+        "        page.truncate()\n"
+    )
+    found = scan(tmp_path / "b", {"app/clean.py": rewritten}, "file-write")
+    assert where(found) == [("app/clean.py", 2)]
