@@ -89,9 +89,11 @@ PYTHON_DETECTORS: tuple[PythonDetector, ...] = (
 # Code that uses Django's cache API: only then is the implicit LocMemCache a problem.
 CACHE_USE = ("django.core.cache", "cache_page", "cache_control", "django_ratelimit")
 # A write of shared state through the cache (a throttle flag, a counter, a lock): where a
-# per-process cache shows. Related locations of the CACHES finding, the first few.
+# per-process cache shows. The cache by any name that ends so (``from django.core.cache
+# import cache as django_cache``). Related locations of the CACHES finding, the first few.
 CACHE_WRITE = lazy_compile(
-    r"\bcache(s\[[^\]]+\])?\.(set|add|incr|decr|get_or_set|set_many|delete|delete_many|touch)\("
+    r"\b(\w+_)?cache(s\[[^\]]+\])?\.(set|add|incr|decr|get_or_set|set_many|delete|delete_many|"
+    r"touch)\("
 )
 CACHE_WRITES_SHOWN = 10
 # Django REST framework's throttles count requests in the default cache: a rate there is

@@ -346,3 +346,21 @@ def test_an_update_mode_that_nothing_writes_through_is_a_read(tmp_path: Path) ->
     )
     found = scan(tmp_path / "b", {"app/clean.py": rewritten}, "file-write")
     assert where(found) == [("app/clean.py", 2)]
+
+
+def test_a_cache_imported_under_another_name_is_the_caches_related_write(tmp_path: Path) -> None:
+    files = {
+        "proj/settings.py": "INSTALLED_APPS = ['app']\nDATABASES = {}\n",
+        "app/function_cache.py": (
+            "from django.core.cache import cache as django_cache\n"
+            "def cached(key, compute):\n"
+            "    value = django_cache.get(key)\n"
+            "    if value is None:\n"
+            "        value = compute()\n"
+            "        django_cache.set(key, value, 300)\n"
+            "    return value\n"
+        ),
+    }
+    found = [f for f in scan(tmp_path, files, "settings") if f.message.startswith("CACHES")]
+    assert len(found) == 1
+    assert ("app/function_cache.py", 6) in [(r.path, r.line) for r in found[0].related]
