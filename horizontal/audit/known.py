@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 __all__ = [
     "APSCHEDULER_APPS",
     "CACHE_URL_CONFIGS",
+    "CACHE_URL_SCHEMES",
     "CATALOGUE",
     "CRONTAB_APPS",
     "DJANGO_CRON_CACHE_LOCKS",
@@ -42,6 +43,7 @@ __all__ = [
     "RANDOM_VALUE_CALLS",
     "SQLITE_ENGINES",
     "SingleBox",
+    "cache_url_backend",
     "is_this_host",
     "paths",
     "this_host_addresses",
@@ -82,6 +84,23 @@ DUMMY_CACHES = (
         "DummyCache stores nothing: cache.add() gates and locks silently never hold",
     ),
 )
+# Cache URLs (django-cache-url's ``locmem://``; django-environ's ``locmemcache://``,
+# ``filecache://``, ``dummycache://``) and the backend each names. Their ``file://`` and
+# ``dummy://`` are left out: too common in other settings' values to mean a cache.
+CACHE_URL_SCHEMES = {
+    LOCMEM_CACHE_URL: LOCMEM_CACHES[0],
+    "locmemcache://": LOCMEM_CACHES[0],
+    "filecache://": FILE_CACHES[0],
+    "dummycache://": DUMMY_CACHES[0],
+}
+
+
+def cache_url_backend(text: str) -> SingleBox | None:
+    """The single-box cache a cache URL names (``locmemcache://snowflake``), or None."""
+    scheme, found, _ = text.partition("://")
+    return CACHE_URL_SCHEMES.get(f"{scheme.lower()}://") if found else None
+
+
 # Engines are module paths; each module's class is ``SessionStore``.
 FILE_SESSION_ENGINES = (
     SingleBox(

@@ -12,7 +12,7 @@ import ast
 from collections.abc import Set as AbstractSet
 
 from horizontal.audit.patterns import lazy_compile
-from horizontal.audit.settings_values import env_default
+from horizontal.audit.settings_values import TEST_RUN_FLAG, env_default, is_required_option
 from horizontal.audit.source import dotted, string_value
 
 __all__ = [
@@ -94,27 +94,12 @@ def _is_placeholder(node: ast.Dict) -> bool:
     return False
 
 
-def _is_required(call: ast.Call) -> bool:
-    """``required=True``, or ``required=not TESTING`` (true outside a test run)."""
-    for keyword in call.keywords:
-        if keyword.arg not in {"required", "environ_required"}:  # environs; configurations
-            continue
-        value = keyword.value
-        if isinstance(value, ast.Constant) and value.value is True:
-            return True
-        if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
-            return isinstance(value.operand, ast.Name) and bool(
-                TEST_RUN_FLAG.match(value.operand.id)
-            )
-    return False
-
-
 def required_defaults(tree: ast.AST) -> set[int]:
     """``id()`` of each node in the ``default=`` of an option declared ``required=True``."""
     return {
         id(child)
         for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and _is_required(node)
+        if isinstance(node, ast.Call) and is_required_option(node)
         for keyword in node.keywords
         if keyword.arg == "default"
         for child in ast.walk(keyword.value)
@@ -250,7 +235,6 @@ def _mapping_get_of_nothing(call: ast.Call, unset: AbstractSet[str]) -> bool:
 
 
 # A flag that says the process is a test run (``if TESTING:``): off in production.
-TEST_RUN_FLAG = lazy_compile(r"^(IS_)?(RUNNING_)?(UNIT_)?(PY)?TEST(S|ING)?(_MODE|_RUN)?$")
 
 
 def _is_test_run(test: ast.AST) -> bool:

@@ -17,13 +17,13 @@ from horizontal.audit.findings import Finding, Location
 from horizontal.audit.known import (
     CACHE_URL_CONFIGS,
     CATALOGUE,
-    LOCMEM_CACHE_URL,
     LOCMEM_CACHES,
     MAINTENANCE_APP,
     MAINTENANCE_STATE_FILES,
     ON_DISK_QUEUES,
     RANDOM_VALUE_CALLS,
     SingleBox,
+    cache_url_backend,
 )
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.settings_branches import explicitly_chosen, static_or_compared
@@ -77,8 +77,8 @@ def bad_backends(
         if text is None or id(node) in ignored:
             continue
         match = BACKEND_PROBLEMS.get(text)
-        if match is None and text.startswith(LOCMEM_CACHE_URL):
-            match = LOCMEM_CACHES[0]
+        if match is None:
+            match = cache_url_backend(text)
         if match is None and (LOCAL_STORAGE_CLASS.search(text) or text in local_storages):
             match = LOCAL_STORAGE_SUBCLASS
         if match is not None and any(word in text for word in chosen.get(id(node), ())):

@@ -21,11 +21,13 @@ from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import PythonModule, dotted, keyword, last_part, string_value
 
 __all__ = [
+    "TEST_RUN_FLAG",
     "KeyPath",
     "address_text",
     "apply_env_schema",
     "env_default",
     "has_star_import",
+    "is_required_option",
     "module_strings",
     "mutated_in_place",
     "replacement_check",
@@ -434,6 +436,25 @@ def module_strings(module: PythonModule) -> dict[str, tuple[str, int]]:
     return names
 
 
+# TESTING, IS_TEST_RUN, RUNNING_TESTS: a flag that is true only under a test run.
+TEST_RUN_FLAG = lazy_compile(r"^(IS_)?(RUNNING_)?(UNIT_)?(PY)?TEST(S|ING)?(_MODE|_RUN)?$")
+
+
+def is_required_option(call: ast.Call) -> bool:
+    """``required=True``, or ``required=not TESTING`` (true outside a test run)."""
+    for option in call.keywords:
+        if option.arg not in {"required", "environ_required"}:  # environs; configurations
+            continue
+        value = option.value
+        if isinstance(value, ast.Constant) and value.value is True:
+            return True
+        if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+            return isinstance(value.operand, ast.Name) and bool(
+                TEST_RUN_FLAG.match(value.operand.id)
+            )
+    return False
+
+
 def address_text(node: ast.AST, names: dict[str, tuple[str, int]]) -> tuple[str, int]:
     """The address ``node`` gives when the environment sets nothing, with the line that
     decides it (the default's own line when it comes from a name bound elsewhere):
@@ -444,6 +465,8 @@ def address_text(node: ast.AST, names: dict[str, tuple[str, int]]) -> tuple[str,
         return text, line
     if isinstance(node, ast.Name) and node.id in names:
         return names[node.id]
+    if isinstance(node, ast.Call) and is_required_option(node):
+        return "x", line  # start-up stops without it: production sets it
     default = env_default(node)
     if default is not None:
         return address_text(default, names)

@@ -364,3 +364,37 @@ def test_a_cache_imported_under_another_name_is_the_caches_related_write(tmp_pat
     found = [f for f in scan(tmp_path, files, "settings") if f.message.startswith("CACHES")]
     assert len(found) == 1
     assert ("app/function_cache.py", 6) in [(r.path, r.line) for r in found[0].related]
+
+
+def test_django_environ_cache_urls_name_their_backends(tmp_path: Path) -> None:
+    for index, (url, expected) in enumerate(
+        (
+            ("locmemcache://snowflake", "LocMemCache"),
+            ("filecache:///var/tmp/django_cache", "FileBasedCache"),
+            ("dummycache://", "DummyCache"),
+        )
+    ):
+        source = (
+            "import environ\nenv = environ.Env()\nINSTALLED_APPS = ['app']\n"
+            f'CACHES = {{"default": env.cache(default="{url}")}}\n'
+        )
+        found = scan(tmp_path / str(index), {"proj/settings.py": source}, "settings")
+        assert [f.line for f in found] == [4], url
+        assert expected in found[0].message
+    shared = (
+        "import environ\nenv = environ.Env()\nINSTALLED_APPS = ['app']\n"
+        'CACHES = {"default": env.cache(default="rediscache://redis:6379/1")}\n'
+    )
+    assert scan(tmp_path / "shared", {"proj/settings.py": shared}, "settings") == []
+
+
+def test_a_required_option_read_through_another_call_has_no_default(tmp_path: Path) -> None:
+    source = (
+        "import dj_database_url\nINSTALLED_APPS = ['app']\n"
+        "DEFAULT_DATABASE_CONFIG = dj_database_url.parse(\n"
+        "    get_string(name='DATABASE_URL', default='sqlite:///db.sqlite3', required={req})\n"
+        ")\n"
+    )
+    assert scan(tmp_path / "a", {"proj/settings.py": source.format(req="True")}, "settings") == []
+    found = scan(tmp_path / "b", {"proj/settings.py": source.format(req="False")}, "settings")
+    assert [f.line for f in found] == [4]
