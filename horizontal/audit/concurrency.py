@@ -8,10 +8,12 @@ per instance; an APScheduler in ``ready()`` fires every job N times.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from horizontal.audit.effects import reaches_outside
 from horizontal.audit.findings import Finding, Location
+from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import (
     PythonModule,
     Scope,
@@ -256,6 +258,8 @@ def find_timer_threads(module: PythonModule) -> Iterator[Finding]:
         # event loop, a queue consumer, one piece of work at boot) does not multiply.
         if not _target_loops(module, call, name, thread_classes):
             continue
+        if _keeps_its_own_process(module, call):
+            continue
         why = (
             "starts when the process boots and loops"
             if is_startup(module, scope)
@@ -268,6 +272,25 @@ def find_timer_threads(module: PythonModule) -> Iterator[Finding]:
             f"{last_part(name)} {why}: every instance runs its own copy of this work",
             module.line(call.lineno),
         )
+
+
+# A heartbeat, a lease or lock renewer, a watchdog, a diagnostics sampler: a loop whose job
+# is this process's own liveness or resources, meant to run in every process.
+OWN_PROCESS_DUTY = lazy_compile(
+    r"heart_?beat|keep_?alive|renew|watchdog|diagnos|liveness|health_?check", re.I
+)
+
+
+def _keeps_its_own_process(module: PythonModule, call: ast.Call) -> bool:
+    """The thread is named for a duty to its own process: its target (``target=
+    self._heartbeat``), its ``name=``, or what it is bound to (``self.renewer_thread``)."""
+    target = keyword(call, "target")
+    names = [last_part(dotted(target) or "") if target is not None else ""]
+    names.append(string_value(keyword(call, "name")) or "")
+    for node in module.nodes(ast.Assign):
+        if isinstance(node, ast.Assign) and node.value is call:
+            names += [dotted(t) or "" for t in node.targets]
+    return any(OWN_PROCESS_DUTY.search(name) for name in names if name)
 
 
 def thread_subclasses(module: PythonModule) -> dict[str, ast.ClassDef]:

@@ -386,6 +386,9 @@ RELEASE_PHASES = frozenset({"release", "postdeploy", "predeploy"})
 
 
 def find_in_procfile(path: str, text: str) -> Iterator[Finding]:
+    """Each process type runs as its own containers: what every web container starts is
+    judged; a scheduler or cron that is a process type of its own (``clock:``, ``beat:``)
+    runs as many times as that type is scaled, not once per web replica."""
     for line in logical_lines(text):
         process, colon, command = line.text.partition(":")
         if not colon or process.strip() in RELEASE_PHASES:
@@ -394,7 +397,7 @@ def find_in_procfile(path: str, text: str) -> Iterator[Finding]:
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
         if resets_shared_state(command):
             yield _finding(path, line, "boot-reset", BOOT_RESET)
-        if _starts_cron(command):
+        if _starts_cron(command) and (process.strip() == "web" or SERVER.search(command)):
             yield _finding(path, line, "image-cron", IMAGE_CRON)
         if _runs_beat(command, command):
             yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)

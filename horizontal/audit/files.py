@@ -47,6 +47,8 @@ COPIES = frozenset(
 )
 FRAME_WRITERS = frozenset({"to_csv", "to_excel", "to_parquet", "savefig"})
 HARMLESS_TARGETS = ("/dev/", "/proc/", "/sys/")
+# os.devnull, also imported bare (from os import devnull), and the standard streams.
+HARMLESS_NAMES = frozenset({"os.devnull", "devnull", "sys.stdout", "sys.stderr"})
 PID_OR_LOG = lazy_compile(r"((^|_)(pid|log)s?(_?(file|path))?$|\.(pid|log)$)", re.I)
 
 
@@ -493,7 +495,7 @@ def _saved_to_temp(
 def _harmless(target: ast.AST) -> bool:
     text = string_value(target) or ""
     name = dotted(target) or ""
-    if text.startswith(HARMLESS_TARGETS) or name in {"os.devnull", "sys.stdout", "sys.stderr"}:
+    if text.startswith(HARMLESS_TARGETS) or name in HARMLESS_NAMES:
         return True
     # A pid file or a log this process appends to: this host's own, read by no request.
     return bool(PID_OR_LOG.search(text) or PID_OR_LOG.search(last_part(name)))

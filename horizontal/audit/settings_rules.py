@@ -279,7 +279,32 @@ def implicit_defaults(
             FIXES["STORAGES['default']"],
         )
         # One folder, assigned again in a branch (a config file's value): one root cause.
-        yield finding._replace(related=tuple(Location(module.path, s.lineno) for s in others))
+        places = [Location(module.path, s.lineno) for s in others]
+        # A shared storage chosen only when an option is given (``if USE_S3: STORAGES =
+        # …``): the option, its test and the assignment are where the fix goes.
+        for setting in ("STORAGES", "DEFAULT_FILE_STORAGE"):
+            for statement in (conditional or {}).get(setting, []):
+                places += _option_places(module, statement.lineno)
+        yield finding._replace(related=tuple(dict.fromkeys(places)))
+
+
+def _option_places(module: PythonModule, line: int) -> list[Location]:
+    """For a statement on ``line`` inside a top-level ``if OPTION:``: the statement, the
+    ``if`` line, and where ``OPTION`` is assigned at the top level (its default)."""
+    places = [Location(module.path, line)]
+    for branch in module.tree.body:
+        if not (isinstance(branch, ast.If) and branch.lineno < line <= (branch.end_lineno or 0)):
+            continue
+        places.append(Location(module.path, branch.lineno))
+        tested = {n.id for n in ast.walk(branch.test) if isinstance(n, ast.Name)}
+        places += [
+            Location(module.path, statement.lineno)
+            for statement in module.tree.body
+            if isinstance(statement, ast.Assign)
+            and statement.lineno < branch.lineno
+            and any(isinstance(t, ast.Name) and t.id in tested for t in statement.targets)
+        ]
+    return places
 
 
 def _installed_at(settings: dict[str, list[ast.stmt]], app: str) -> int:

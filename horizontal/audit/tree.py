@@ -72,7 +72,9 @@ DEPLOYMENT_DOT_DIRS = frozenset(
 )
 # Folders of examples named for what they hold (``local.d.examples``, ``conf-samples``).
 EXAMPLE_DIR = lazy_compile(r"[._-](examples?|samples?)$")
-TEST_FILE = lazy_compile(r"(^test_.*|.*_tests?|^tests?|^conftest)\.py$")
+# Tests and their support: test_x.py, x_tests.py, conftest.py, a pytest plugin module
+# (pytest_plugin.py, pytest_fixtures.py).
+TEST_FILE = lazy_compile(r"(^test_.*|.*_tests?|^tests?|^conftest|^pytest_\w+)\.py$")
 
 # Code that defines or enqueues django.tasks tasks (or the django-tasks backport's).
 TASK_FRAMEWORKS = ("django.tasks", "django_tasks")

@@ -398,3 +398,55 @@ def test_a_required_option_read_through_another_call_has_no_default(tmp_path: Pa
     assert scan(tmp_path / "a", {"proj/settings.py": source.format(req="True")}, "settings") == []
     found = scan(tmp_path / "b", {"proj/settings.py": source.format(req="False")}, "settings")
     assert [f.line for f in found] == [4]
+
+
+# -- the twelfth round: found on the twenty-first group ---------------------------------------
+
+
+def test_the_option_that_would_choose_a_shared_storage_is_related(tmp_path: Path) -> None:
+    source = (
+        "INSTALLED_APPS = ['app']\n"
+        "MEDIA_ROOT = get_string(name='MEDIA_ROOT', default='/var/media/')\n"
+        "USE_S3 = get_bool(name='USE_S3', default=False)\n"
+        "if USE_S3:\n"
+        "    STORAGES = {'default': {'BACKEND': 'storages.backends.s3.S3Storage'}}\n"
+    )
+    found = scan(tmp_path, {"proj/settings.py": source}, "settings")
+    assert where(found) == [("proj/settings.py", 2)]
+    assert [r.line for r in found[0].related] == [5, 4, 3]
+
+
+def test_a_duty_to_its_own_process_on_a_thread_is_not_periodic_work(tmp_path: Path) -> None:
+    loop = (
+        "import threading, time\n"
+        "def {name}():\n"
+        "    while True:\n"
+        "        time.sleep(30)\n"
+        "class Worker:\n"
+        "    def start(self):\n"
+        "        self.{attr} = threading.Thread(target={name}, daemon=True)\n"
+        "        self.{attr}.start()\n"
+    )
+    own = loop.format(name="beat_heart", attr="heartbeat_thread")
+    assert scan(tmp_path / "a", {"app/worker.py": own}, "timer-thread") == []
+    job = loop.format(name="send_reminders", attr="reminder_thread")
+    assert where(scan(tmp_path / "b", {"app/worker.py": job}, "timer-thread")) == [
+        ("app/worker.py", 7)
+    ]
+
+
+def test_a_scheduler_that_is_a_process_type_of_its_own_is_not_every_replicas(
+    tmp_path: Path,
+) -> None:
+    own = "web: gunicorn app.wsgi\nclock: ./manage.py runscript cron\n"
+    assert scan(tmp_path / "a", {"Procfile": own}, "image-cron") == []
+    beside = "web: cron && gunicorn app.wsgi\n"
+    assert where(scan(tmp_path / "b", {"Procfile": beside}, "image-cron")) == [("Procfile", 1)]
+
+
+def test_test_support_and_the_null_device_are_not_files_kept(tmp_path: Path) -> None:
+    files = {
+        "pkg/pytest_plugin.py": "def cert(tmp):\n    open('/srv/certs/ca.pem', 'w').write('x')\n",
+        "pkg/cli.py": "from os import devnull\nFNULL = open(devnull, 'w')\n",
+    }
+    assert scan(tmp_path, files, "file-write") == []
