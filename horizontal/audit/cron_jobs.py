@@ -38,8 +38,14 @@ def without_host_housekeeping(
     kept: list[Finding] = []
     for finding in findings:
         if finding.category == "image-cron":
+            named = _crontabs_named("\n".join(texts.get(finding.path, [finding.source])), texts)
             if finding.message.startswith(CRONTAB_ENTRY_MESSAGE):
                 jobs = [finding.source]
+            elif named:
+                # ``mv deploy/conf/crontab /etc/cron.d/app``: the crontabs the file installs.
+                jobs = [job for path in named for job in _crontab_jobs(texts[path])]
+                if not jobs:
+                    continue  # an empty crontab: nothing runs
             else:
                 jobs = list(_image_jobs(posixpath.dirname(finding.path), texts))
             if jobs and not any(_project_work(job, texts) for job in jobs):
@@ -48,15 +54,26 @@ def without_host_housekeeping(
     return kept
 
 
+def _crontabs_named(source: str, texts: dict[str, list[str]]) -> list[str]:
+    """The crontab files of the tree whose path ``source`` (a start file's text) names."""
+    return [
+        path for path in texts if path in source and text_detector(path) is deploy.find_in_crontab
+    ]
+
+
+def _crontab_jobs(lines: list[str]) -> Iterable[str]:
+    for line in deploy.logical_lines("\n".join(lines)):
+        if deploy.CRON_ENTRY.match(line.text + " "):
+            yield line.text
+
+
 def _image_jobs(folder: str, texts: dict[str, list[str]]) -> Iterable[str]:
     prefix = f"{folder}/" if folder else ""
     for path, lines in texts.items():
         if not path.startswith(prefix):
             continue  # the image's own folder and the folders under it
         if text_detector(path) is deploy.find_in_crontab:
-            for line in deploy.logical_lines("\n".join(lines)):
-                if deploy.CRON_ENTRY.match(line.text + " "):
-                    yield line.text
+            yield from _crontab_jobs(lines)
         elif is_dockerfile(path):
             for text in lines:
                 for match in ECHOED_JOB.finditer(text):

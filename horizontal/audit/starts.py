@@ -88,6 +88,12 @@ def scripts_run_by_start_scripts(texts: dict[str, list[str]]) -> Iterator[Findin
         serving = deploy.starts_a_server(shells[path])
         callers += [(path, n, name, serving) for n, name in deploy.scripts_started(shells[path])]
     for path, lines in texts.items():
+        if posixpath.basename(path) in APPSPEC_FILES:
+            # AWS CodeDeploy runs every hook script on every instance it deploys to.
+            callers += [
+                (path, number, posixpath.basename(script), False)
+                for number, script in _appspec_hook_scripts(lines)
+            ]
         if is_dockerfile(path):
             for line in deploy.logical_lines("\n".join(lines)):
                 if line.text.split(None, 1)[0].upper() in {"CMD", "ENTRYPOINT"}:
@@ -113,6 +119,23 @@ def scripts_run_by_start_scripts(texts: dict[str, list[str]]) -> Iterator[Findin
                     (script, n, s, own) for n, s in deploy.scripts_started(shells[script])
                 ]
         callers = following
+
+
+# AWS CodeDeploy's application specification: its hooks' scripts run on every instance.
+APPSPEC_FILES = frozenset({"appspec.yml", "appspec.yaml"})
+HOOK_LOCATION = lazy_compile(r"^\s*-?\s*location:\s*[\"']?([\w./-]+)")
+
+
+def _appspec_hook_scripts(lines: list[str]) -> Iterator[tuple[int, str]]:
+    """(line, script) for each ``location:`` under ``hooks:`` of an appspec file."""
+    in_hooks = False
+    for number, text in enumerate(lines, start=1):
+        if text.startswith("hooks:"):
+            in_hooks = True
+        elif text[:1].isalpha():
+            in_hooks = False  # the next top-level key
+        elif in_hooks and (match := HOOK_LOCATION.match(text)):
+            yield number, match.group(1)
 
 
 def without_build_steps(findings: list[Finding], texts: dict[str, list[str]]) -> list[Finding]:

@@ -560,7 +560,9 @@ def test_the_runserver_side_of_a_development_switch_is_not_a_replicas_start(
 
 
 def test_system_test_helpers_outside_tests_are_not_scanned(tmp_path: Path) -> None:
-    writer = "def fake(name):\n    with open('/srv/fake/' + name, 'w') as f:\n        f.write('x')\n"
+    writer = (
+        "def fake(name):\n    with open('/srv/fake/' + name, 'w') as f:\n        f.write('x')\n"
+    )
     assert scan(tmp_path, {"systemtests/lib/fake_data.py": writer}, "file-write") == []
     assert where(scan(tmp_path / "b", {"app/fake_data.py": writer}, "file-write")) == [
         ("app/fake_data.py", 2)

@@ -259,19 +259,19 @@ def test_development_sites_templates_and_documented_configs_are_not_read(tmp_pat
 def test_a_line_that_only_names_a_command_in_a_variable_runs_nothing(tmp_path: Path) -> None:
     defaults = (
         "#!/bin/bash\n"
-        "if [ -n \"$DEV\" ]; then\n"
+        'if [ -n "$DEV" ]; then\n'
         "  BACKEND_COMMAND='django-dev'\n"
         "  BEAT_COMMAND='celery-beat'\n"
         "else\n"
         "  BACKEND_COMMAND='gunicorn'\n"
-        "  export BEAT_COMMAND=\"celery -A app beat\"\n"
+        '  export BEAT_COMMAND="celery -A app beat"\n'
         "fi\n"
     )
     assert scan(tmp_path / "a", {"deploy/supervisor/default_env.sh": defaults}) == []
     # An assignment that runs a command, and a command with a variable before it, run.
     runs = (
         "#!/bin/sh\n"
-        "SECRET_KEY=$(openssl rand -hex 32) && echo \"$SECRET_KEY\" > /data/.secret\n"
+        'SECRET_KEY=$(openssl rand -hex 32) && echo "$SECRET_KEY" > /data/.secret\n'
         "SERVICE=migrate python manage.py migrate\n"
         "exec gunicorn app.wsgi\n"
     )
@@ -450,3 +450,44 @@ def test_test_support_and_the_null_device_are_not_files_kept(tmp_path: Path) -> 
         "pkg/cli.py": "from os import devnull\nFNULL = open(devnull, 'w')\n",
     }
     assert scan(tmp_path, files, "file-write") == []
+
+
+APPSPEC = """\
+version: 0.0
+os: linux
+files:
+  - source: /
+    destination: /srv/app/
+hooks:
+  AfterInstall:
+    - location: deploy/hooks/afterinstall/{script}
+      timeout: 300
+      runas: app
+"""
+
+
+def test_a_codedeploy_hook_runs_on_every_instance_it_deploys_to(tmp_path: Path) -> None:
+    files = {
+        "appspec.yml": APPSPEC.format(script="migrate.sh"),
+        "deploy/hooks/afterinstall/migrate.sh": "#!/bin/sh\n/srv/app/manage.py migrate --noinput\n",
+    }
+    found = scan(tmp_path / "a", files, "boot-migrate")
+    assert where(found) == [("deploy/hooks/afterinstall/migrate.sh", 2)]
+    assert [(r.path, r.line) for r in found[0].related] == [("appspec.yml", 8)]
+    # The same script that no appspec names is a migration step someone runs once.
+    alone = {"deploy/hooks/afterinstall/migrate.sh": files["deploy/hooks/afterinstall/migrate.sh"]}
+    assert scan(tmp_path / "b", alone, "boot-migrate") == []
+
+
+def test_installing_an_empty_crontab_runs_nothing(tmp_path: Path) -> None:
+    install = (
+        "#!/bin/sh\n"
+        "mv deploy/conf/crontab /etc/cron.d/app_cron\n"
+        "exec gunicorn app.wsgi\n"
+    )
+    empty = "# WARNING: commands here run on every instance\n"
+    files = {"deploy/start.sh": install, "deploy/conf/crontab": empty}
+    assert scan(tmp_path / "a", files, "image-cron") == []
+    with_job = {**files, "deploy/conf/crontab": empty + "0 3 * * * app ./manage.py purge\n"}
+    found = scan(tmp_path / "b", with_job, "image-cron")
+    assert "deploy/start.sh" in [f.path for f in found]
