@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from horizontal.audit import known
 from horizontal.audit.findings import Finding
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.shell_branches import (
@@ -227,14 +228,48 @@ SQLITE_IN_IMAGE = (
 )
 
 
+def _env_pairs(line: Line) -> list[tuple[str, str]]:
+    """An ``ENV`` line's variables and values (``ENV A=1 B="x"``, or ``ENV A 1``)."""
+    rest = line.text.split(None, 1)[1] if " " in line.text else ""
+    pairs = ENV_PAIR.findall(rest) or ([tuple(rest.split(None, 1))] if " " in rest else [])
+    return [(str(name), str(value).strip("\"'")) for name, value in pairs]
+
+
 def _sqlite_in_env(line: Line) -> str | None:
     """The variable an ``ENV`` line sets to a SQLite URL (``ENV DATABASE_URL=sqlite:…``,
     or the older ``ENV DATABASE_URL sqlite:…``), or None."""
-    rest = line.text.split(None, 1)[1] if " " in line.text else ""
-    pairs = ENV_PAIR.findall(rest) or ([tuple(rest.split(None, 1))] if " " in rest else [])
-    for name, value in pairs:
+    for name, value in _env_pairs(line):
         if DATABASE_URL_NAME.match(name) and SQLITE_URL.match(value):
-            return str(name)
+            return name
+    return None
+
+
+# The backends an image's environment can choose that only work on one box: caches,
+# session engines, upload storages, databases, channel layers, task backends, email.
+IMAGE_BACKENDS = {
+    backend.path: backend
+    for backend in (
+        *known.LOCMEM_CACHES,
+        *known.FILE_CACHES,
+        *known.DUMMY_CACHES,
+        *known.FILE_SESSION_ENGINES,
+        *known.LOCAL_STORAGES,
+        *known.SQLITE_ENGINES,
+        *known.IN_MEMORY_CHANNEL_LAYERS,
+        *known.IMMEDIATE_TASKS,
+        *known.DUMMY_TASKS,
+        *known.FILE_EMAIL_BACKENDS,
+    )
+}
+
+
+def _backend_in_env(line: Line) -> tuple[str, known.SingleBox] | None:
+    """``ENV CHANNEL_LAYERS_BACKEND=channels.layers.InMemoryChannelLayer``: the variable
+    and the single-box backend (or cache URL, ``locmemcache://``) the image gives it."""
+    for name, value in _env_pairs(line):
+        backend = IMAGE_BACKENDS.get(value) or known.cache_url_backend(value)
+        if backend is not None:
+            return name, backend
     return None
 
 
@@ -249,6 +284,14 @@ def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
             yield finding._replace(
                 fix_text=f"Leave {name} out of the image and set it at deploy time to the "
                 "PostgreSQL or MySQL server every replica shares (horizontal.W030)."
+            )
+        elif instruction == "ENV" and (chosen := _backend_in_env(line)) is not None:
+            name, backend = chosen
+            yield _finding(
+                path, line, "settings", f"the image sets {name} to {backend.path}: {backend.why}"
+            )._replace(
+                fix_text=f"Leave {name} out of the image, or set it to a backend every "
+                f"replica shares ({backend.setting}: see the horizontal.W0xx checks)."
             )
         runs_at_start = instruction in {"CMD", "ENTRYPOINT"}
         if runs_at_start and runs_migrations(line.text):

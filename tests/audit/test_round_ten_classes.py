@@ -491,3 +491,20 @@ def test_installing_an_empty_crontab_runs_nothing(tmp_path: Path) -> None:
     with_job = {**files, "deploy/conf/crontab": empty + "0 3 * * * app ./manage.py purge\n"}
     found = scan(tmp_path / "b", with_job, "image-cron")
     assert "deploy/start.sh" in [f.path for f in found]
+
+
+def test_an_image_that_sets_a_single_box_backend_in_its_environment_is_found(
+    tmp_path: Path,
+) -> None:
+    image = (
+        "FROM python:3.12\n"
+        'ENV CHANNEL_LAYERS_BACKEND="channels.layers.InMemoryChannelLayer"\n'
+        "ENV CACHE_URL=locmemcache://\n"
+        'ENV STORAGE_BACKEND="storages.backends.s3.S3Storage" DB_HOST=db\n'
+        'CMD ["gunicorn", "app.wsgi"]\n'
+    )
+    found = scan(tmp_path / "a", {"Dockerfile": image}, "settings")
+    assert where(found) == [("Dockerfile", 2), ("Dockerfile", 3)]
+    assert "InMemoryChannelLayer" in found[0].message
+    development = image.replace('["gunicorn", "app.wsgi"]', '["python", "manage.py", "runserver"]')
+    assert scan(tmp_path / "b", {"Dockerfile": development}, "settings") == []
