@@ -480,11 +480,7 @@ def test_a_codedeploy_hook_runs_on_every_instance_it_deploys_to(tmp_path: Path) 
 
 
 def test_installing_an_empty_crontab_runs_nothing(tmp_path: Path) -> None:
-    install = (
-        "#!/bin/sh\n"
-        "mv deploy/conf/crontab /etc/cron.d/app_cron\n"
-        "exec gunicorn app.wsgi\n"
-    )
+    install = "#!/bin/sh\nmv deploy/conf/crontab /etc/cron.d/app_cron\nexec gunicorn app.wsgi\n"
     empty = "# WARNING: commands here run on every instance\n"
     files = {"deploy/start.sh": install, "deploy/conf/crontab": empty}
     assert scan(tmp_path / "a", files, "image-cron") == []
