@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 from horizontal.audit.patterns import lazy_compile
@@ -174,12 +175,7 @@ def callers_pass_temp(module: PythonModule, function: FunctionNode, target: ast.
     module passes a path inside a temp directory of the caller (``with
     TemporaryDirectory() as tmp``), directly or through two more helpers: the helper's
     files go when the caller's directory does."""
-    root = path_root(target)
-    used = [
-        name
-        for name in parameter_names(function)
-        if name not in {"self", "cls"} and root in _derived_from(function, name)
-    ]
+    used = _parameters_under(function, path_root(target), _derived_from)
     return bool(used) and all(_given_temp(module, function, name, 0) for name in used)
 
 
@@ -189,13 +185,31 @@ def writes_where_told(module: PythonModule, function: FunctionNode, target: ast.
     says a place of its own (a literal, a path built from a setting): the callers are in
     other modules, or pass their own callers' paths. Whether that place outlives the
     request is decided where the path is built, and judged there."""
-    root = path_root(target)
-    used = [
+    used = _parameters_under(function, path_root(target), _path_derived)
+    return bool(used) and all(_never_given_a_place(module, function, name, 0) for name in used)
+
+
+def _parameters_under(
+    function: FunctionNode,
+    root: str | None,
+    derived: Callable[[FunctionNode, str], set[str]],
+) -> list[str]:
+    """The parameters (not ``self``/``cls``) that ``root`` is one of, or is built from."""
+    return [
         name
         for name in parameter_names(function)
-        if name not in {"self", "cls"} and root in _path_derived(function, name)
+        if name not in {"self", "cls"} and root in derived(function, name)
     ]
-    return bool(used) and all(_never_given_a_place(module, function, name, 0) for name in used)
+
+
+def _argument(function: FunctionNode, call: ast.Call, parameter: str) -> ast.AST | None:
+    """What ``call`` passes for ``function``'s ``parameter``: by position (``self`` and
+    ``cls`` not counted) or by keyword; a keyword-only parameter only by keyword."""
+    arguments = function.args
+    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+    offset = 1 if positional[:1] in (["self"], ["cls"]) else 0
+    position = positional.index(parameter) - offset if parameter in positional else -1
+    return call.args[position] if 0 <= position < len(call.args) else keyword(call, parameter)
 
 
 def _path_derived(function: FunctionNode, parameter: str) -> set[str]:
@@ -215,14 +229,10 @@ def _never_given_a_place(
 ) -> bool:
     """No call of ``function`` in this module gives ``parameter`` a place of the caller's
     own, following callers that pass their own parameter on (two levels up)."""
-    arguments = function.args
-    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
-    offset = 1 if positional[:1] in (["self"], ["cls"]) else 0
-    position = positional.index(parameter) - offset if parameter in positional else -1
     for caller, call in calls_to(module, function.name):
         if caller is function:
             return False  # recursion: the path may come from anywhere
-        given = call.args[position] if 0 <= position < len(call.args) else keyword(call, parameter)
+        given = _argument(function, call, parameter)
         if given is None:
             continue  # the parameter's default, or passed as *args/**kwargs
         root = path_root(given)
@@ -230,11 +240,7 @@ def _never_given_a_place(
             return False  # a place of the caller's own: "/srv/out.csv", settings.X / "a"
         if root in temp_names(module, caller):
             continue
-        passed_on = [
-            name
-            for name in parameter_names(caller)
-            if name not in {"self", "cls"} and root in _path_derived(caller, name)
-        ]
+        passed_on = _parameters_under(caller, root, _path_derived)
         if not passed_on:
             return False  # a local path the caller built (not from a temp dir or a parameter)
         if depth < 2 and not all(
@@ -253,11 +259,6 @@ def parameter_names(function: FunctionNode) -> list[str]:
 def _given_temp(module: PythonModule, function: FunctionNode, parameter: str, depth: int) -> bool:
     """Whether every call of ``function`` in this module passes, for ``parameter``, a path
     rooted in the caller's temp directory (or in a parameter of the caller that is)."""
-    arguments = function.args
-    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
-    offset = 1 if positional[:1] in (["self"], ["cls"]) else 0
-    # A keyword-only parameter is never given by position.
-    position = positional.index(parameter) - offset if parameter in positional else -1
     called = False
     names: dict[int, set[str]] = {}  # each caller's temp names
     for caller, call in calls_to(module, function.name):
@@ -265,8 +266,7 @@ def _given_temp(module: PythonModule, function: FunctionNode, parameter: str, de
             return False  # recursion: the path may come from anywhere
         if id(caller) not in names:
             names[id(caller)] = temp_names(module, caller)
-        given = call.args[position] if 0 <= position < len(call.args) else keyword(call, parameter)
-        root = path_root(given)
+        root = path_root(_argument(function, call, parameter))
         if root is None:
             return False
         if root not in names[id(caller)] and not (
