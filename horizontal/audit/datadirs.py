@@ -13,7 +13,7 @@ import ast
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from horizontal.audit.files import written_path
+from horizontal.audit.file_calls import written_path
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.served_folders import is_data_setting
 from horizontal.audit.source import FunctionNode, PythonModule, call_name, dotted, last_part

@@ -17,8 +17,8 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from horizontal.audit import known
 from horizontal.audit.findings import Finding
+from horizontal.audit.image_env import single_box_environment
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.shell_branches import (
     function_callers,
@@ -219,80 +219,14 @@ def _runs_beat(command: str, context: str) -> bool:
     return bool(IN_PROCESS_BEAT.search(command) and SERVER.search(context))
 
 
-# ENV DATABASE_URL="sqlite:////data/app.db": the image points every replica at its own file.
-DATABASE_URL_NAME = lazy_compile(r"^([A-Z0-9]+_)*(DATABASE|DB)_(URL|URI)$|^(CELERY_)?BROKER_URL$")
-SQLITE_URL = lazy_compile(r"^[\"']?(sqlite|spatialite|sqla\+sqlite|db\+sqlite):", re.I)
-ENV_PAIR = lazy_compile(r"([A-Za-z_]\w*)=(\"[^\"]*\"|'[^']*'|\S+)")
-SQLITE_IN_IMAGE = (
-    "the image sets {name} to SQLite: each replica has its own database file on its own disk"
-)
-
-
-def _env_pairs(line: Line) -> list[tuple[str, str]]:
-    """An ``ENV`` line's variables and values (``ENV A=1 B="x"``, or ``ENV A 1``)."""
-    rest = line.text.split(None, 1)[1] if " " in line.text else ""
-    pairs = ENV_PAIR.findall(rest) or ([tuple(rest.split(None, 1))] if " " in rest else [])
-    return [(str(name), str(value).strip("\"'")) for name, value in pairs]
-
-
-def _sqlite_in_env(line: Line) -> str | None:
-    """The variable an ``ENV`` line sets to a SQLite URL (``ENV DATABASE_URL=sqlite:…``,
-    or the older ``ENV DATABASE_URL sqlite:…``), or None."""
-    for name, value in _env_pairs(line):
-        if DATABASE_URL_NAME.match(name) and SQLITE_URL.match(value):
-            return name
-    return None
-
-
-# The backends an image's environment can choose that only work on one box: caches,
-# session engines, upload storages, databases, channel layers, task backends, email.
-IMAGE_BACKENDS = {
-    backend.path: backend
-    for backend in (
-        *known.LOCMEM_CACHES,
-        *known.FILE_CACHES,
-        *known.DUMMY_CACHES,
-        *known.FILE_SESSION_ENGINES,
-        *known.LOCAL_STORAGES,
-        *known.SQLITE_ENGINES,
-        *known.IN_MEMORY_CHANNEL_LAYERS,
-        *known.IMMEDIATE_TASKS,
-        *known.DUMMY_TASKS,
-        *known.FILE_EMAIL_BACKENDS,
-    )
-}
-
-
-def _backend_in_env(line: Line) -> tuple[str, known.SingleBox] | None:
-    """``ENV CHANNEL_LAYERS_BACKEND=channels.layers.InMemoryChannelLayer``: the variable
-    and the single-box backend (or cache URL, ``locmemcache://``) the image gives it."""
-    for name, value in _env_pairs(line):
-        backend = IMAGE_BACKENDS.get(value) or known.cache_url_backend(value)
-        if backend is not None:
-            return name, backend
-    return None
-
-
 def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
     lines = logical_lines(text)
     if serves_with_runserver([ln.text for ln in lines if ln.text.upper().startswith("CMD")]):
         return  # a development image (runserver is not for production)
     for line in lines:
         instruction = line.text.split(None, 1)[0].upper() if line.text else ""
-        if instruction == "ENV" and (name := _sqlite_in_env(line)) is not None:
-            finding = _finding(path, line, "settings", SQLITE_IN_IMAGE.format(name=name))
-            yield finding._replace(
-                fix_text=f"Leave {name} out of the image and set it at deploy time to the "
-                "PostgreSQL or MySQL server every replica shares (horizontal.W030)."
-            )
-        elif instruction == "ENV" and (chosen := _backend_in_env(line)) is not None:
-            name, backend = chosen
-            yield _finding(
-                path, line, "settings", f"the image sets {name} to {backend.path}: {backend.why}"
-            )._replace(
-                fix_text=f"Leave {name} out of the image, or set it to a backend every "
-                f"replica shares ({backend.setting}: see the horizontal.W0xx checks)."
-            )
+        if instruction == "ENV":
+            yield from single_box_environment(path, line.number, line.text)
         runs_at_start = instruction in {"CMD", "ENTRYPOINT"}
         if runs_at_start and runs_migrations(line.text):
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)

@@ -31,13 +31,15 @@ from horizontal.audit.settings_rules import (
     sqlite_by_default,
 )
 from horizontal.audit.settings_services import databases_without_host, services_on_this_host
-from horizontal.audit.settings_values import (
-    apply_env_schema,
+from horizontal.audit.settings_star_imports import (
     has_star_import,
-    mutated_in_place,
-    replacement_check,
     star_imported_settings,
     star_importers,
+)
+from horizontal.audit.settings_values import (
+    apply_env_schema,
+    mutated_in_place,
+    replacement_check,
     top_level_settings,
 )
 from horizontal.audit.source import PythonModule

@@ -14,7 +14,7 @@ import ast
 import copy
 import posixpath
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from horizontal.audit.known import this_host_addresses
 from horizontal.audit.patterns import lazy_compile
@@ -26,13 +26,10 @@ __all__ = [
     "address_text",
     "apply_env_schema",
     "env_default",
-    "has_star_import",
     "is_required_option",
     "module_strings",
     "mutated_in_place",
     "replacement_check",
-    "star_imported_settings",
-    "star_importers",
     "strings_with_paths",
     "top_level_settings",
     "value_paths",
@@ -60,58 +57,6 @@ def top_level_settings(module: PythonModule) -> dict[str, list[ast.stmt]]:
     return assigned
 
 
-# -- star imports: which module replaces which ----------------------------------------------
-
-
-def star_importers(modules: list[PythonModule]) -> dict[str, list[PythonModule]]:
-    """For each module's path, the modules of the group that ``from … import *`` it,
-    directly or through others (``prod.py``: ``from .base import *``, a package whose
-    ``__init__.py`` star-imports ``django.py``: ``prod.py`` imports ``django.py`` too)."""
-    by_name = {_module_name(m.path): m for m in modules}
-    # A package whose ``__init__.py`` holds only imports is no settings module: read as
-    # the settings modules of its folder.
-    by_folder: dict[str, list[PythonModule]] = {}
-    for m in modules:
-        by_folder.setdefault(posixpath.basename(posixpath.dirname(m.path)), []).append(m)
-    direct: dict[str, list[PythonModule]] = {}
-    for module in modules:
-        for node in module.tree.body:
-            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
-                name = _imported_name(module.path, node)
-                base = by_name.get(name)
-                bases = [base] if base is not None else by_folder.get(name, [])
-                for imported in bases:
-                    if imported is not module:
-                        direct.setdefault(imported.path, []).append(module)
-    importers: dict[str, list[PythonModule]] = {}
-    for path, first in direct.items():
-        found: list[PythonModule] = []
-        pending = list(first)
-        while pending:
-            child = pending.pop(0)
-            if child not in found and child.path != path:
-                found.append(child)
-                pending += direct.get(child.path, [])
-        importers[path] = found
-    return importers
-
-
-def _module_name(path: str) -> str:
-    """``settings/base.py``: ``base``; a package's ``abstract_base/__init__.py``: its name."""
-    name = posixpath.basename(path)[: -len(".py")]
-    return posixpath.basename(posixpath.dirname(path)) if name == "__init__" else name
-
-
-def _imported_name(importer: str, node: ast.ImportFrom) -> str:
-    """The last part of what ``from X import *`` names (``from . import *``: the package)."""
-    if node.module:
-        return node.module.rsplit(".", 1)[-1]
-    package = posixpath.dirname(importer)
-    for _ in range(node.level - 1):
-        package = posixpath.dirname(package)
-    return posixpath.basename(package)
-
-
 def mutated_in_place(modules: list[PythonModule]) -> list[KeyPath]:
     """Key paths that a module assigns into a setting it imported by name from the group
     (``from project.settings import CHANNEL_LAYERS`` then ``CHANNEL_LAYERS["default"]
@@ -129,55 +74,6 @@ def mutated_in_place(modules: list[PythonModule]) -> list[KeyPath]:
         }
         found += [p for _, p in _unconditional_paths(module) if len(p) > 1 and p[0] in imported]
     return found
-
-
-def star_imported_settings(
-    module: PythonModule,
-    group: Sequence[PythonModule],
-    elsewhere: Mapping[str, frozenset[str]],
-) -> set[str] | None:
-    """The settings names ``module``'s ``from … import *`` bring in, when every one of them
-    is a settings module of the project (of this group, or ``elsewhere``: dotted module
-    names of the other settings modules the scan read, to the names they assign); None
-    when any is not (a library's, a file the scan did not read): its names are unknown."""
-    by_name = {_module_name(m.path): m for m in group if m is not module}
-    names: set[str] = set()
-    for node in module.tree.body:
-        if not (isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)):
-            continue
-        dotted_name = _absolute_name(module.path, node)
-        # A relative name is built from the path: the tree may be scanned from above the
-        # import root, so its shorter suffixes are tried as well.
-        candidates = [dotted_name]
-        if node.level:
-            parts = dotted_name.split(".")
-            candidates += [".".join(parts[i:]) for i in range(1, len(parts))]
-        known = next((elsewhere[c] for c in candidates if c in elsewhere), None)
-        if known is not None:
-            names |= known
-        elif (sibling := by_name.get(_imported_name(module.path, node))) is not None:
-            names |= top_level_settings(sibling).keys()
-        else:
-            return None
-    return names
-
-
-def _absolute_name(importer: str, node: ast.ImportFrom) -> str:
-    """``from crm.settings import *``: ``crm.settings``; relative: from ``importer``'s path."""
-    if not node.level:
-        return node.module or ""
-    package = posixpath.dirname(importer)
-    for _ in range(node.level - 1):
-        package = posixpath.dirname(package)
-    parts = [p for p in package.split("/") if p]
-    return ".".join([*parts, *([node.module] if node.module else [])])
-
-
-def has_star_import(module: PythonModule) -> bool:
-    return any(
-        isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
-        for node in module.tree.body
-    )
 
 
 # -- key paths: where in a setting a value sits, and what replaces it -----------------------

@@ -1,0 +1,119 @@
+"""Which calls write a file, and to what path: ``open(path, "w")`` and its kinds,
+``Path.write_text``, ``shutil.copy``/``move``, data frames' ``to_csv``, a ``ZipFile``
+opened for writing; and an update mode (``"r+"``) that nothing writes through, which
+is a read. ``files.py`` judges whether the file outlives the request; ``datadirs.py``
+reads what a command writes.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.source import (
+    FunctionNode,
+    PythonModule,
+    call_name,
+    dotted,
+    keyword,
+    last_part,
+    string_value,
+)
+
+__all__ = ["read_through_update_mode", "write_mode", "written_path"]
+
+COPIES = frozenset(
+    {"shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.move", "os.rename", "os.replace"}
+)
+FRAME_WRITERS = frozenset({"to_csv", "to_excel", "to_parquet", "savefig"})
+
+OPEN_MODE = lazy_compile(r"^[rwxabtU+]{1,4}$")
+
+
+def write_mode(call: ast.Call, position: int) -> bool:
+    mode = keyword(call, "mode")
+    if mode is None and len(call.args) > position:
+        mode = call.args[position]
+    text = string_value(mode)
+    # A mode, not a path in a mode's place (Image.open("static/mask.png") reads it).
+    return text is not None and bool(OPEN_MODE.match(text)) and any(f in text for f in "wax+")
+
+
+def written_path(module: PythonModule, call: ast.Call) -> ast.AST | None:
+    """The path expression a call writes to, or None if the call writes no file."""
+    name = call_name(module, call) or ""
+    func = call.func
+    # Path(...).write_bytes(): the receiver is a call, so there is no dotted name.
+    method = func.attr if isinstance(func, ast.Attribute) else last_part(name)
+    if name in {"open", "io.open", "codecs.open"} and write_mode(call, 1):
+        return call.args[0] if call.args else keyword(call, "file")
+    if isinstance(func, ast.Attribute):
+        if method == "open" and name not in {"open", "io.open", "codecs.open"}:
+            is_path_open = not call.args or isinstance(call.args[0], ast.Constant)
+            if is_path_open and write_mode(call, 0) and not name.startswith(("tarfile", "os.")):
+                return func.value
+        if method in {"write_text", "write_bytes"}:
+            return func.value
+        if method in FRAME_WRITERS and call.args and _looks_like_path(call.args[0]):
+            return call.args[0]
+    if name in COPIES and len(call.args) > 1:
+        return call.args[1]
+    if method == "ZipFile" and write_mode(call, 1) and call.args:
+        # ZipFile(BytesIO(), "w") builds an archive in memory: only a path is a file.
+        return call.args[0] if _looks_like_path(call.args[0]) else None
+    return None
+
+
+def _looks_like_path(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant | ast.JoinedStr | ast.BinOp):
+        return True
+    return isinstance(node, ast.Call) and last_part(dotted(node.func)) in {"join", "Path"}
+
+
+HANDLE_WRITES = frozenset({"write", "writelines", "truncate"})
+FILE_DUMPS = frozenset({"json.dump", "pickle.dump", "yaml.dump", "yaml.safe_dump", "toml.dump"})
+
+
+def read_through_update_mode(
+    module: PythonModule, call: ast.Call, function: FunctionNode | None
+) -> bool:
+    """``with open(path, "r+") as data: json.load(data)``: an update mode ("r+", "rb+")
+    whose handle nothing writes through is a read of the file."""
+    name = call_name(module, call) or ""
+    mode = string_value(keyword(call, "mode") or (call.args[1] if len(call.args) > 1 else None))
+    if mode is None or not mode.startswith("r") or "+" not in mode or function is None:
+        return False
+    if last_part(name) not in {"open"}:
+        return False
+    handles = _handle_names(function, call)
+    if not handles:
+        return False  # the handle goes somewhere we cannot follow
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in HANDLE_WRITES
+            and isinstance(func.value, ast.Name)
+            and func.value.id in handles
+        ):
+            return False
+        if (call_name(module, node) or "") in FILE_DUMPS and any(
+            isinstance(arg, ast.Name) and arg.id in handles for arg in node.args[1:]
+        ):
+            return False
+    return True
+
+
+def _handle_names(function: FunctionNode, call: ast.Call) -> set[str]:
+    """The names ``call``'s file object is bound to: ``with open(…) as f``, ``f = open(…)``."""
+    names: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                if item.context_expr is call and isinstance(item.optional_vars, ast.Name):
+                    names.add(item.optional_vars.id)
+        elif isinstance(node, ast.Assign) and node.value is call:
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return names
