@@ -94,6 +94,11 @@ def path_uses(path: str, text: str) -> list[PathUse]:
     return uses
 
 
+# How an upload read by its local path is reported (local_storage.py relates such reads
+# to the storage setting that keeps uploads local).
+UPLOAD_PATH_READ = "reads the upload "
+
+
 def local_path_reads(uses: Iterable[PathUse], fields: set[str]) -> Iterator[Finding]:
     """One finding per module that reads declared file fields' ``.path``: its first use,
     the others related (one module that needs uploads on this disk is one root cause,
@@ -109,7 +114,7 @@ def local_path_reads(uses: Iterable[PathUse], fields: set[str]) -> Iterator[Find
             first.path,
             first.line,
             "file-write",
-            f"reads the upload {names} on the local disk: only FileSystemStorage has paths, "
+            f"{UPLOAD_PATH_READ}{names} on the local disk: only FileSystemStorage has paths, "
             "so the file must be on this host",
             first.source,
             related=tuple(Location(u.path, u.line, u.source) for u in others),

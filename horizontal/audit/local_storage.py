@@ -15,8 +15,10 @@ import posixpath
 import re
 from collections.abc import Iterator
 
+from horizontal.audit.field_paths import UPLOAD_PATH_READ
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import find_all, lazy_compile
+from horizontal.audit.served_folders import SENDFILE_SERVED
 from horizontal.audit.source import (
     FunctionNode,
     PythonModule,
@@ -327,11 +329,7 @@ def storage_with_its_setting(findings: list[Finding]) -> list[Finding]:
 
 # What only works while uploads are on this disk: reads of an upload by its local path
 # (field_paths.py), ``storage.path()``, and django-sendfile serving a path.
-LOCAL_PATH_USES = (
-    "reads the upload ",
-    "storage.path() only exists for local storage",
-    "serves a file by its path on this host's disk (django-sendfile)",
-)
+LOCAL_PATH_USES = (UPLOAD_PATH_READ, STORAGE_PATH, SENDFILE_SERVED)
 # The settings findings that say the project's uploads are on this host's disk.
 LOCAL_UPLOADS_SETTINGS = ("STORAGES[", "MEDIA_ROOT with no STORAGES")
 BUILT_CLASS = lazy_compile(r"\b(\w+)\(")
@@ -388,14 +386,14 @@ def _built_into_their_class(findings: list[Finding]) -> list[Finding]:
     classes = {
         f.message.split(" ", 1)[0]: f
         for f in findings
-        if f.category == "file-write" and "is a FileSystemStorage: the files it keeps" in f.message
+        if f.category == "file-write" and STORAGE_CLASS_MESSAGES[0] in f.message
     }
     if not classes:
         return findings
     built: dict[int, list[Finding]] = {}
     absorbed: set[int] = set()
     for finding in findings:
-        if not finding.message.startswith("FileSystemStorage keeps uploads"):
+        if not finding.message.startswith(STORAGE_CLASS_MESSAGES[1]):
             continue
         owner = next(
             (classes[name] for name in BUILT_CLASS.findall(finding.source) if name in classes),
