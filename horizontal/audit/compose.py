@@ -1,9 +1,13 @@
-"""boot-migrate in a compose file that is a production stack.
+"""boot-migrate and embedded schedulers in a compose file that is a production stack.
 
 A compose file is a development stack as often as not, so it is not scanned like a start
-script. One that serves with a production server, sets no development flag and is not
-named for development (``docker-compose.dev.yml``), and whose service command runs
-``migrate`` before the server, starts N migrations when the service is scaled to N.
+script. A stack is a developer's when it is named for development
+(``docker-compose.dev.yml``) or serves with ``runserver``, a reloading server or a file
+watcher; a service is a developer's when its own environment (with the anchors it
+merges) sets a development flag: another service's ``DEBUG: 'True'`` says nothing about
+it. In a production stack, a service whose command runs ``migrate`` before the server
+starts N migrations when the service is scaled to N, and one that runs ``celery worker
+--beat`` starts N schedulers.
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ from horizontal.audit import deploy
 from horizontal.audit.findings import Finding
 from horizontal.audit.patterns import lazy_compile
 
-__all__ = ["find_compose_migrations"]
+__all__ = ["find_in_compose"]
+
+Block = tuple[int, list[str]]  # (number of the first line, the lines)
 
 COMMAND_KEY = lazy_compile(r"^(\s*)(command|entrypoint):\s*(.*)$")
 DEV_COMPOSE_NAME = lazy_compile(
@@ -24,38 +30,94 @@ DEV_COMPOSE_NAME = lazy_compile(
     r"[._-]",
     re.I,
 )
-# A development flag the stack sets (``DEBUG: "True"``, ``DEV_ENV: 'True'``) or a server
-# that reloads on code changes: the stack is a developer's.
+# A development flag a service sets (``DEBUG: "True"``, ``DEV_ENV: 'True'``).
 DEV_FLAG = lazy_compile(
-    r"\b(DEBUG|DEV_ENV|DEVELOPMENT|DJANGO_DEBUG)\b[\"']?\s*[:=]\s*[\"']?(true|1|yes|on)\b"
-    r"|--reload\b|\bwatch\b",
-    re.I,
+    r"\b(DEBUG|DEV_ENV|DEVELOPMENT|DJANGO_DEBUG)\b[\"']?\s*[:=]\s*[\"']?(true|1|yes|on)\b", re.I
 )
+# A server that reloads on code changes, or a service that watches files: the stack
+# serves a mounted checkout to a developer.
+DEV_STACK = lazy_compile(r"--reload\b|\bwatch\b", re.I)
+SERVICE_KEY = lazy_compile(r"^(\s+)[\w.-]+:\s*(#.*)?$")
+ANCHOR = lazy_compile(r"&([\w.-]+)")
+ALIAS = lazy_compile(r"\*([\w.-]+)")
 
 
-def find_compose_migrations(path: str, lines: list[str]) -> Iterator[Finding]:
+def find_in_compose(path: str, lines: list[str]) -> Iterator[Finding]:
     if DEV_COMPOSE_NAME.search(f".{posixpath.basename(path)}"):
         return
     text = "\n".join(lines)
-    if DEV_FLAG.search(text) or deploy.DEV_SERVER.search(text):
+    if DEV_STACK.search(text) or deploy.DEV_SERVER.search(text):
         return
-    for start, block in _commands(lines):
-        command = " ".join(line.strip() for line in block)
-        if not (deploy.runs_migrations(command) and deploy.PRODUCTION_SERVER.search(command)):
+    anchors = _anchors(lines)
+    served = bool(deploy.PRODUCTION_SERVER.search(text))
+    for first, service in _services(lines):
+        merged = [anchors.get(name, "") for line in service for name in ALIAS.findall(line)]
+        if DEV_FLAG.search("\n".join([*service, *merged])):
             continue
-        offset = next((i for i, line in enumerate(block) if "migrate" in line), 0)
-        number = start + offset
-        yield Finding(
-            path,
-            number,
-            "boot-migrate",
-            "the service's command runs migrate every time a container starts: scaled "
-            "to N, N replicas race to apply migrations",
-            lines[number - 1].strip(),
-        )
+        for start, block in _commands(service):
+            command = " ".join(line.strip() for line in block)
+            number = first + start - 1
+            if deploy.runs_migrations(command) and deploy.PRODUCTION_SERVER.search(command):
+                offset = next((i for i, line in enumerate(block) if "migrate" in line), 0)
+                yield _finding(path, lines, number + offset, "boot-migrate", MIGRATES)
+            if served and deploy.EMBEDDED_BEAT.search(command):
+                offset = next((i for i, line in enumerate(block) if "worker" in line), 0)
+                yield _finding(path, lines, number + offset, "scheduler", EMBEDDED_BEAT)
 
 
-def _commands(lines: list[str]) -> Iterator[tuple[int, list[str]]]:
+MIGRATES = (
+    "the service's command runs migrate every time a container starts: scaled "
+    "to N, N replicas race to apply migrations"
+)
+EMBEDDED_BEAT = (
+    "the service's worker embeds celery beat (-B/--beat): scaled to N, N schedulers "
+    "send every periodic task N times"
+)
+
+
+def _finding(path: str, lines: list[str], number: int, category: str, message: str) -> Finding:
+    return Finding(path, number, category, message, lines[number - 1].strip())
+
+
+def _services(lines: list[str]) -> Iterator[Block]:
+    """Each service under the top-level ``services:`` key, as (first line, lines)."""
+    inside, indent, first = False, -1, 0
+    block: list[str] = []
+    for number, line in enumerate(lines, 1):
+        if line and not line[0].isspace() and not line.startswith("#"):
+            if block:
+                yield first, block
+            inside, indent, block = line.split(":", 1)[0].strip() == "services", -1, []
+            continue
+        if not inside:
+            continue
+        key = SERVICE_KEY.match(line)
+        if key and (indent == -1 or len(key.group(1)) == indent):
+            if block:
+                yield first, block
+            indent, first, block = len(key.group(1)), number, [line]
+        elif block:
+            block.append(line)
+    if block:
+        yield first, block
+
+
+def _anchors(lines: list[str]) -> dict[str, str]:
+    """The text of each ``&name`` anchor: its line and the lines indented under it."""
+    found = {}
+    for index, line in enumerate(lines):
+        for name in ANCHOR.findall(line):
+            indent = len(line) - len(line.lstrip())
+            block = [line]
+            for following in lines[index + 1 :]:
+                if following.strip() and len(following) - len(following.lstrip()) <= indent:
+                    break
+                block.append(following)
+            found[name] = "\n".join(block)
+    return found
+
+
+def _commands(lines: list[str]) -> Iterator[Block]:
     """(first line number, lines) of each ``command:`` value, with the lines indented
     under it (a folded ``>`` scalar, a quoted string over several lines, a list)."""
     for index, line in enumerate(lines):

@@ -361,7 +361,7 @@ class Scan:
             if compose is not None:  # read for the scripts it starts (starts.py)
                 self.texts[name] = compose.splitlines()
                 if "boot-migrate" in self.wanted:
-                    yield from compose_rules.find_compose_migrations(name, self.texts[name])
+                    yield from compose_rules.find_in_compose(name, self.texts[name])
             return
         text = read_text(path) if detector else None
         if detector is None or text is None:
