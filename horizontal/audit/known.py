@@ -11,7 +11,10 @@ Standard library only: the audit stays importable without Django.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
+import re
+import socket
 from collections.abc import Iterable, Iterator, Mapping
 from typing import NamedTuple
 from urllib.parse import urlsplit
@@ -302,8 +305,16 @@ def is_this_host(host: str) -> bool:
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
-        return False
+        return host == _own_host_name()
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped  # ::ffff:127.0.0.1
     return address.is_loopback or address.is_unspecified
+
+
+@functools.cache
+def _own_host_name() -> str:
+    """This machine's name: an address built from ``socket.gethostname()`` is this host."""
+    return socket.gethostname().lower()
 
 
 DATABASE_SCHEMES = ("postgres", "postgis", "pgsql", "mysql", "mariadb")
@@ -350,7 +361,9 @@ def this_host_addresses(value: object) -> Iterator[str]:
     ``(host, port)`` pair or ``{"address": …}`` mapping, a comma-separated list) that
     points at this host or a unix socket; the address as written."""
     if isinstance(value, str):
-        for part in value.split(",") if "," in value and "://" not in value else [value]:
+        # Several servers in one string: Django's caches split on ";" and ",", Celery's
+        # failover brokers on ";", Memcached's and libpq's host lists on ",".
+        for part in re.split("[;,]", value) if ";" in value or "," in value else [value]:
             host = _address_host(part)
             if host is not None and (host == "" or is_this_host(host)):
                 yield part.strip()

@@ -36,11 +36,16 @@ __all__ = [
 CACHE_NAMESPACE_OPTIONS = ("KEY_PREFIX", "VERSION", "KEY_FUNCTION")
 
 
-def settings_sources(module_name: str) -> list[tuple[PythonModule, str]]:
+def settings_sources(
+    module_name: str, deciding: str | None = None
+) -> list[tuple[PythonModule, str]]:
     """The parsed source of the imported settings module ``module_name`` and of every
     module it takes settings from (``from .base import *``, ``from X import NAME``), to
-    any depth, each with its module name; the module itself first. Nothing is imported."""
-    return list(_imported_settings(module_name, names=None, depth_first=False))
+    any depth, each with its module name; the module itself first. Nothing is imported.
+
+    With ``deciding`` (a setting's name), an import that a later unconditional assignment
+    of that setting overrides is not followed: what it set there is not what runs."""
+    return list(_imported_settings(module_name, None, depth_first=False, deciding=deciding))
 
 
 def random_secret_key_sites(module_name: str) -> list[str]:
@@ -53,14 +58,18 @@ def random_secret_key_sites(module_name: str) -> list[str]:
     """
     sites: list[str] = []
     names = ("*", "SECRET_KEY")
-    for module, _name in _imported_settings(module_name, names, depth_first=True):
+    settings_modules = _imported_settings(
+        module_name, names, depth_first=True, deciding="SECRET_KEY"
+    )
+    for module, _name in settings_modules:
         statements = top_level_settings(module).get("SECRET_KEY", [])
         # As the audit reads it: a key generated only in a branch production does not
         # take (under DEBUG, after a guard that stops production without a key) is not
-        # production's.
+        # production's; nor is one a later unconditional assignment replaces.
         off = off_by_default_statements(module.tree)
+        last = last_unconditional_assignment(module, "SECRET_KEY")
         for statement in sorted(statements, key=lambda node: node.lineno):
-            if id(statement) in off:
+            if id(statement) in off or statement.lineno < last:
                 continue
             line = random_value_line(module, statement)
             if line is not None:
@@ -69,7 +78,11 @@ def random_secret_key_sites(module_name: str) -> list[str]:
 
 
 def _imported_settings(
-    module_name: str, names: tuple[str, ...] | None, *, depth_first: bool
+    module_name: str,
+    names: tuple[str, ...] | None,
+    *,
+    depth_first: bool,
+    deciding: str | None = None,
 ) -> Iterator[tuple[PythonModule, str]]:
     """``module_name``'s source and that of each module it takes ``names`` from
     (``_settings_imports``), each once, with its module name: depth first (each import
@@ -86,7 +99,8 @@ def _imported_settings(
             continue
         module, package = source
         yield module, name
-        imported = list(_settings_imports(module, package, names))
+        after = last_unconditional_assignment(module, deciding) if deciding else 0
+        imported = list(_settings_imports(module, package, names, after))
         pending.extend(reversed(imported) if depth_first else imported)
 
 
@@ -117,13 +131,26 @@ def _parsed(filename: str, mtime: float) -> PythonModule | None:
     return PythonModule.parse(filename, text)
 
 
+def last_unconditional_assignment(module: PythonModule, name: str) -> int:
+    """The line of the last top-level statement that assigns ``name`` whatever the
+    branch (``SECRET_KEY = os.environ["KEY"]``), or 0: what comes before it is replaced."""
+    last = 0
+    for node in module.tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets = [node.target]
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            last = node.lineno
+    return last
+
+
 def _settings_imports(
-    module: PythonModule, package: str, names: tuple[str, ...] | None
+    module: PythonModule, package: str, names: tuple[str, ...] | None, after: int = 0
 ) -> Iterator[str]:
     """Modules a settings module pulls settings from: ``*`` or one of ``names`` (any
-    UPPERCASE name when ``names`` is None)."""
+    UPPERCASE name when ``names`` is None); not those imported before line ``after``."""
     for node in module.tree.body:
-        if not isinstance(node, ast.ImportFrom):
+        if not isinstance(node, ast.ImportFrom) or node.lineno < after:
             continue
         if names is None:
             if not any(a.name == "*" or a.name.isupper() for a in node.names):
@@ -145,7 +172,7 @@ def per_instance_cache_options(module_name: str) -> dict[tuple[str, str], str]:
     settings source whose value comes from a per-instance call, directly or through a
     module-level name; alias ``"*"`` when the dict is not written inside ``CACHES``."""
     found: dict[tuple[str, str], str] = {}
-    for module, _name in settings_sources(module_name):
+    for module, _name in settings_sources(module_name, deciding="CACHES"):
         if "KEY_PREFIX" not in module.text and "VERSION" not in module.text:
             continue
         per_instance_names = _per_instance_names(module)

@@ -312,15 +312,23 @@ CELERY_ADDRESS_SETTINGS = (
 )
 
 
+CHANNELS_REDIS_DEFAULT_HOST = ("localhost", 6379)
+
+
 def _service_addresses() -> Iterable[tuple[str, object]]:
     """(setting as reported, value holding addresses) for each background service."""
     layers = getattr(settings, "CHANNEL_LAYERS", None) or {}
     if isinstance(layers, Mapping):
         for alias, config in layers.items():
-            if isinstance(config, Mapping) and isinstance(config.get("CONFIG"), Mapping):
-                hosts = config["CONFIG"].get("hosts")
-                if hosts is not None:
-                    yield f"CHANNEL_LAYERS[{alias!r}]", hosts
+            if not isinstance(config, Mapping):
+                continue
+            options = config.get("CONFIG")
+            hosts = options.get("hosts") if isinstance(options, Mapping) else None
+            if hosts is not None:
+                yield f"CHANNEL_LAYERS[{alias!r}]", hosts
+            elif str(config.get("BACKEND", "")).startswith("channels_redis."):
+                # No hosts: channels_redis connects to its default, this host's Redis.
+                yield f"CHANNEL_LAYERS[{alias!r}]", CHANNELS_REDIS_DEFAULT_HOST
     for name in CELERY_ADDRESS_SETTINGS:
         value = getattr(settings, name, None)
         if isinstance(value, str | list | tuple):
@@ -347,19 +355,28 @@ def check_background_services_on_this_host(
     return found
 
 
+_UNSET = object()
+
+
+def _reads_as(found: object, value: object) -> bool:
+    """Whether a setting's value means ``value`` to the library, which tests its truth:
+    ``"False"`` from the environment is eager, ``""`` is not async."""
+    return found is not _UNSET and bool(found) is bool(value)
+
+
 def _eager(setting: str, key: str | None, value: object) -> str | None:
     """The setting as reported when it is set to ``value`` (under ``key``, per alias)."""
-    current = getattr(settings, setting, None)
+    current = getattr(settings, setting, _UNSET)
     if key is None:
-        return setting if current is value else None
+        return setting if _reads_as(current, value) else None
     if isinstance(current, Mapping):
-        if current.get(key, not value) is value:
+        if _reads_as(current.get(key, _UNSET), value):
             return f"{setting}[{key!r}]"
         if setting == "RQ_QUEUES":  # one config per queue
             for alias, config in current.items():
-                if isinstance(config, Mapping) and config.get(key, not value) is value:
+                if isinstance(config, Mapping) and _reads_as(config.get(key, _UNSET), value):
                     return f"{setting}[{alias!r}][{key!r}]"
-    elif current is not None and getattr(current, key, not value) is value:
+    elif current is not None and _reads_as(getattr(current, key, _UNSET), value):
         return f"{setting}.{key}"  # a Huey instance
     return None
 

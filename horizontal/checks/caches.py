@@ -226,6 +226,9 @@ def _contains_token(text: str, token: str) -> bool:
     return bool(re.search(rf"(?<![A-Za-z0-9]){re.escape(token)}(?![A-Za-z0-9])", text))
 
 
+MEANINGFUL_PID = 1000
+
+
 def _per_instance_value(value: object) -> str | None:
     """What makes a live KEY_PREFIX/VERSION value this instance's own, if anything: the
     hostname or the pid in it as a whole word (``shop-web-7f9c`` has ``web-7f9c``)."""
@@ -233,7 +236,10 @@ def _per_instance_value(value: object) -> str | None:
     hostname = socket.gethostname()
     if len(hostname) >= 2 and _contains_token(text, hostname):
         return "the hostname"
-    if _contains_token(text, str(os.getpid())):
+    # A pid of a few digits (PID 1 in a container) is too likely a plain number: a
+    # ``VERSION`` of 1 is not the process id. Code that calls getpid() is read instead.
+    pid = os.getpid()
+    if pid >= MEANINGFUL_PID and _contains_token(text, str(pid)):
         return "the process id"
     return None
 

@@ -26,9 +26,20 @@ from tests.checks.baseline import (
 def test_in_memory_channel_layer_is_w040() -> None:
     layers = {
         "default": {"BACKEND": "channels.layers.InMemoryChannelLayer"},
-        "redis": {"BACKEND": "channels_redis.core.RedisChannelLayer"},
+        "redis": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": ["redis://redis.internal:6379/2"]},
+        },
     }
     assert deploy_ids(CHANNEL_LAYERS=layers) == ["horizontal.W040"]
+
+
+def test_channels_redis_with_no_hosts_is_on_this_host() -> None:
+    # channels_redis's default is redis://localhost:6379: each instance its own layer.
+    layers = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer"}}
+    assert deploy_ids(CHANNEL_LAYERS=layers) == ["horizontal.W048"]
+    configured = {"default": {**layers["default"], "CONFIG": {"hosts": [("redis.internal", 6379)]}}}
+    assert deploy_ids(CHANNEL_LAYERS=configured) == []
 
 
 TASKS_APP = with_app("task_defining_app")
@@ -245,6 +256,10 @@ def test_a_background_service_every_instance_shares_is_silent(setting: str, valu
         ("HUEY", {"name": "shop", "immediate": True}),
         ("Q_CLUSTER", {"name": "shop", "sync": True}),
         ("RQ_QUEUES", {"default": {"HOST": "redis.internal", "ASYNC": False}}),
+        # The libraries test truth: an environment string "False" is eager, "" not async.
+        ("CELERY_TASK_ALWAYS_EAGER", "False"),
+        ("CELERY_TASK_ALWAYS_EAGER", 1),
+        ("RQ_QUEUES", {"default": {"HOST": "redis.internal", "ASYNC": ""}}),
     ],
 )
 def test_a_task_queue_in_an_inline_mode_is_w049(setting: str, value: object) -> None:
@@ -264,6 +279,9 @@ def test_a_huey_instance_in_immediate_mode_is_w049() -> None:
         ("HUEY", types.SimpleNamespace(immediate=False)),
         ("Q_CLUSTER", {"name": "shop", "workers": 4}),
         ("RQ_QUEUES", {"default": {"HOST": "redis.internal", "ASYNC": True}}),
+        ("RQ_QUEUES", {"default": {"HOST": "redis.internal"}}),
+        ("CELERY_TASK_ALWAYS_EAGER", ""),
+        ("CELERY_TASK_ALWAYS_EAGER", 0),
     ],
 )
 def test_a_task_queue_with_workers_is_silent(setting: str, value: object) -> None:

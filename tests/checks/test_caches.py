@@ -119,6 +119,11 @@ def _redis_at(location: object, **extra: object) -> dict[str, object]:
         "rediss://[::1]:6380/0",
         "unix:///run/redis/redis.sock?db=0",
         ["redis://cache.internal:6379/0", "redis://127.0.0.2:6379/0"],
+        # Several servers in one string (Django splits on ";" and ","): any one local.
+        "redis://cache.internal:6379/1,redis://127.0.0.1:6379/1",
+        "redis://cache.internal:6379/1;redis://localhost:6379/1",
+        "redis://[::ffff:127.0.0.1]:6379/0",
+        f"redis://{socket.gethostname()}:6379/0",
     ],
 )
 def test_a_shared_cache_addressed_as_this_host_is_w004(location: object) -> None:
@@ -126,7 +131,13 @@ def test_a_shared_cache_addressed_as_this_host_is_w004(location: object) -> None
 
 
 @pytest.mark.parametrize(
-    "location", ["127.0.0.1:11211", "unix:/tmp/memcached.sock", "localhost:11211"]
+    "location",
+    [
+        "127.0.0.1:11211",
+        "unix:/tmp/memcached.sock",
+        "localhost:11211",
+        "memcached-0.internal:11211;127.0.0.1:11211",
+    ],
 )
 def test_memcached_on_this_host_is_w004(location: str) -> None:
     caches = {
@@ -140,7 +151,13 @@ def test_memcached_on_this_host_is_w004(location: str) -> None:
 
 @pytest.mark.parametrize(
     "location",
-    ["redis://cache.internal:6379/0", "redis://10.0.4.7:6379/0", "memcached-0.memcached:11211"],
+    [
+        "redis://cache.internal:6379/0",
+        "redis://10.0.4.7:6379/0",
+        "memcached-0.memcached:11211",
+        "memcached-0.internal:11211;memcached-1.internal:11211",
+        "redis://cache-0.internal:6379/1,redis://cache-1.internal:6379/1",
+    ],
 )
 def test_a_shared_cache_on_another_host_is_silent(location: str) -> None:
     assert deploy_ids(CACHES=_redis_at(location)) == []
@@ -195,6 +212,13 @@ def test_a_key_function_that_reads_the_hostname_is_w005() -> None:
     assert deploy_ids(CACHES=caches) == ["horizontal.W005"]
     dotted = _redis_at("redis://cache.internal:6379/0", KEY_FUNCTION=f"{__name__}.per_host_key")
     assert deploy_ids(CACHES=dotted) == ["horizontal.W005"]
+
+
+def test_a_small_pid_is_a_number_not_the_process_id(monkeypatch: pytest.MonkeyPatch) -> None:
+    # PID 1 in a container: VERSION 1 and a prefix ending in ":1" are plain numbers.
+    monkeypatch.setattr(cache_checks.os, "getpid", lambda: 1)
+    for extra in ({"VERSION": 1}, {"KEY_PREFIX": "shop:1"}):
+        assert deploy_ids(CACHES=_redis_at("redis://cache.internal:6379/0", **extra)) == []
 
 
 @pytest.mark.parametrize(

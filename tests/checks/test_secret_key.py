@@ -30,7 +30,31 @@ def test_random_secret_key_is_w050() -> None:
 
 def test_random_secret_key_in_a_star_imported_base_is_w050() -> None:
     [site] = secret_key_sites("tests.checks.settings_modules.random_key_child")
-    assert site.endswith("settings_modules/random_key_base.py:7")
+    assert site.endswith("settings_modules/random_key_base.py:8")
+
+
+def test_a_base_modules_random_key_that_production_replaces_is_fine() -> None:
+    # The base's random SECRET_KEY (and uuid cache prefix) are assigned again after the
+    # star import: what the base set is not what runs.
+    module = "tests.checks.settings_modules.random_key_overridden"
+    assert secret_key_sites(module) == []
+    ids = [m.id for m in deploy_messages(SETTINGS_MODULE=module, CACHES=_caches("shop"))]
+    assert "horizontal.W005" not in ids
+    # The module that does not replace them still has both.
+    child = "tests.checks.settings_modules.random_key_child"
+    __import__(child)
+    ids = [m.id for m in deploy_messages(SETTINGS_MODULE=child, CACHES=_caches("3f2a9c0e"))]
+    assert "horizontal.W005" in ids
+
+
+def _caches(prefix: str) -> dict[str, dict[str, str]]:
+    return {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": "redis://cache.internal:6379/0",
+            "KEY_PREFIX": prefix,
+        }
+    }
 
 
 def test_secret_key_from_the_environment_is_fine() -> None:
