@@ -43,6 +43,7 @@ __all__ = [
     "MAINTENANCE_STATE_FILES",
     "ON_DISK_QUEUES",
     "PER_INSTANCE_CALLS",
+    "PER_INSTANCE_ENVIRONMENT",
     "RANDOM_VALUE_CALLS",
     "SQLITE_ENGINES",
     "SingleBox",
@@ -273,6 +274,10 @@ RANDOM_VALUE_CALLS = frozenset(
 )
 # Calls whose value differs between instances (or between starts of one): used as a cache
 # KEY_PREFIX/VERSION/KEY_FUNCTION or an instance id, each instance gets its own.
+# Environment variables whose value is this instance's own (a pod's or a dyno's name).
+PER_INSTANCE_ENVIRONMENT = frozenset(
+    {"HOSTNAME", "POD_NAME", "POD_IP", "MY_POD_NAME", "MY_POD_IP", "DYNO", "CONTAINER_ID"}
+)
 PER_INSTANCE_CALLS = RANDOM_VALUE_CALLS | frozenset(
     {"gethostname", "getfqdn", "getpid", "node", "uname", "gethostbyname", "time", "time_ns"}
 )
@@ -333,7 +338,7 @@ def _address_host(text: str) -> str | None:
             host = parts.hostname
         except ValueError:
             return None
-        if parts.scheme.lower() in SOCKET_SCHEMES:
+        if parts.scheme.lower() in SOCKET_SCHEMES or _file_scheme(parts.scheme.lower()):
             return ""
         if host is None:
             # redis:///0 or amqp:// with no host: the client's default, localhost;
@@ -349,6 +354,11 @@ def _address_host(text: str) -> str | None:
     if text.count(":") > 1:
         return text
     return text.partition(":")[0]
+
+
+def _file_scheme(scheme: str) -> bool:
+    """Celery's brokers and result stores in a local file: ``db+sqlite:``, ``filesystem:``."""
+    return scheme.endswith("+sqlite") or scheme == "filesystem"
 
 
 def _socket_path(text: str) -> bool:
@@ -379,6 +389,9 @@ def this_host_addresses(value: object) -> Iterator[str]:
             yield from this_host_addresses(item)
     elif isinstance(value, Mapping):
         for key in ("address", "url", "URL", "location", "LOCATION"):
+            if key in value:
+                yield from this_host_addresses(value[key])
+        for key in ("sentinels", "SENTINELS"):  # [("localhost", 26379)]
             if key in value:
                 yield from this_host_addresses(value[key])
         host = value.get("host", value.get("HOST"))

@@ -277,6 +277,8 @@ def off_by_default(test: ast.AST, unset: AbstractSet[str] = frozenset()) -> bool
         return True
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(off_by_default(value, unset) for value in test.values)
+    if isinstance(test, ast.BoolOp):  # ``"test" in sys.argv or "pytest" in sys.modules``
+        return all(off_by_default(value, unset) for value in test.values)
     if (
         isinstance(test, ast.Compare)
         and len(test.ops) == 1

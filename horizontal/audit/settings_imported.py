@@ -19,11 +19,11 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
-from horizontal.audit.known import PER_INSTANCE_CALLS
+from horizontal.audit.known import PER_INSTANCE_CALLS, PER_INSTANCE_ENVIRONMENT
 from horizontal.audit.settings_branches import off_by_default_statements
 from horizontal.audit.settings_rules import random_value_line
 from horizontal.audit.settings_values import top_level_settings
-from horizontal.audit.source import PythonModule, string_value
+from horizontal.audit.source import PythonModule, dotted, string_value
 
 __all__ = [
     "constant_instance_id_sites",
@@ -231,6 +231,27 @@ def _per_instance_expression(value: ast.AST, names: dict[str, str]) -> str | Non
     for node in ast.walk(value):
         if isinstance(node, ast.Name) and node.id in names:
             return names[node.id]
+        variable = _environment_variable(node)
+        if variable in PER_INSTANCE_ENVIRONMENT:
+            return f"${variable}"
+    return None
+
+
+# The last part of a call that reads the environment: os.getenv, os.environ.get, env(),
+# env.str(), config() (python-decouple).
+ENVIRONMENT_CALLS = ("getenv", "environ.get", "env", "config")
+
+
+def _environment_variable(node: ast.AST) -> str | None:
+    """The variable an environment lookup reads: ``os.environ["HOSTNAME"]``,
+    ``os.getenv("HOSTNAME", "")``, ``env.str("POD_NAME")``; None for anything else."""
+    if isinstance(node, ast.Subscript) and dotted(node.value) == "os.environ":
+        return string_value(node.slice)
+    if isinstance(node, ast.Call) and node.args:
+        function = dotted(node.func) or ""
+        reader = function.rsplit(".", 1)[0] if function.startswith("env.") else function
+        if reader == "env" or reader.endswith(ENVIRONMENT_CALLS):
+            return string_value(node.args[0])
     return None
 
 

@@ -12,6 +12,7 @@ process instead of settings.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from collections.abc import Iterable, Mapping
@@ -178,9 +179,16 @@ def W049(setting: str) -> checks.Warning:
 # -- helpers -----------------------------------------------------------------------------
 
 
+BACKPORT_IMMEDIATE_BACKEND = "django_tasks.backends.immediate.ImmediateBackend"
+
+
 def _task_backends() -> Mapping[str, Any]:
-    # Django < 6.0 has no TASKS default; then only the django-tasks backport sets it.
-    return getattr(settings, "TASKS", None) or {}
+    # Django < 6.0 has no TASKS default; there the django-tasks backport, installed with
+    # TASKS unset, runs tasks with its ImmediateBackend.
+    tasks = getattr(settings, "TASKS", None)
+    if not tasks and apps.is_installed("django_tasks"):
+        return {"default": {"BACKEND": BACKPORT_IMMEDIATE_BACKEND}}
+    return tasks or {}
 
 
 def _django_cron_lock() -> object:
@@ -333,14 +341,65 @@ def _service_addresses() -> Iterable[tuple[str, object]]:
         value = getattr(settings, name, None)
         if isinstance(value, str | list | tuple):
             yield name, value
-    huey = getattr(settings, "HUEY", None)
-    if isinstance(huey, Mapping) and isinstance(huey.get("connection"), Mapping):
-        yield "HUEY['connection']", huey["connection"]
+    yield from _huey_addresses(getattr(settings, "HUEY", None))
+    yield from _django_q_addresses(getattr(settings, "Q_CLUSTER", None))
     queues = getattr(settings, "RQ_QUEUES", None)
     if isinstance(queues, Mapping):
         for alias, config in queues.items():
             if isinstance(config, Mapping) and "USE_REDIS_CACHE" not in config:
                 yield f"RQ_QUEUES[{alias!r}]", config
+
+
+# redis-py's default server: what a Redis-backed queue given no address connects to.
+REDIS_DEFAULT = "redis://localhost:6379"
+# djhuey's settings that are not the storage's connection.
+HUEY_OPTIONS = frozenset(
+    {"name", "huey_class", "immediate", "consumer", "results", "store_none", "utc"}
+)
+# django-q's brokers other than Redis: with one of them, Q_CLUSTER["redis"] is unused.
+DJANGO_Q_BROKERS = ("orm", "sqs", "mongo", "iron_mq", "disque", "broker_class", "django_redis")
+
+
+def _huey_addresses(huey: object) -> Iterable[tuple[str, object]]:
+    """Where a Huey queue lives: the address djhuey builds from ``HUEY`` (its
+    ``connection``, or top-level ``url``/``host``, which djhuey merges into it; redis-py's
+    localhost when neither is given), a ``huey.RedisHuey`` instance's pool, or a SQLite
+    or file queue's path (a file on this host). Inline (``immediate``) queues are W049's."""
+    if huey is None:
+        return
+    if isinstance(huey, Mapping):
+        if huey.get("immediate", getattr(settings, "DEBUG", False)):
+            return
+        connection = {k: v for k, v in huey.items() if k not in HUEY_OPTIONS}
+        if isinstance(huey.get("connection"), Mapping):
+            connection = {**connection, **huey["connection"]}
+        connection.pop("connection", None)
+        huey_class = str(huey.get("huey_class", "huey.RedisHuey"))
+        if "Sqlite" in huey_class or "File" in huey_class:
+            path = connection.get("filename", connection.get("path", f"{huey.get('name')}.db"))
+            yield "HUEY", os.path.abspath(str(path))  # a file: this host's
+        elif "Redis" in huey_class:
+            yield "HUEY['connection']", connection or REDIS_DEFAULT
+        return
+    if getattr(huey, "immediate", False):
+        return
+    storage = getattr(huey, "storage", None)
+    if isinstance(getattr(storage, "filename", None), str):
+        yield "HUEY", os.path.abspath(storage.filename)  # type: ignore[union-attr]
+    pool_options = getattr(getattr(storage, "pool", None), "connection_kwargs", None)
+    if isinstance(pool_options, Mapping):
+        socket_path = pool_options.get("path")
+        host = pool_options.get("host", "localhost")
+        yield "HUEY", f"unix:{socket_path}" if socket_path else {"host": host}
+
+
+def _django_q_addresses(cluster: object) -> Iterable[tuple[str, object]]:
+    """django-q's Redis broker: ``Q_CLUSTER["redis"]``, redis-py's localhost if unset."""
+    if not isinstance(cluster, Mapping) or cluster.get("sync"):
+        return
+    if any(broker in cluster for broker in DJANGO_Q_BROKERS):
+        return
+    yield "Q_CLUSTER['redis']", cluster.get("redis") or REDIS_DEFAULT
 
 
 @register(TAG, deploy=True)
@@ -385,5 +444,8 @@ def _eager(setting: str, key: str | None, value: object) -> str | None:
 def check_eager_task_queues(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
-    found = (_eager(*entry) for entry in known.EAGER_TASK_SETTINGS)
+    found = [_eager(*entry) for entry in known.EAGER_TASK_SETTINGS]
+    huey = getattr(settings, "HUEY", None)
+    if isinstance(huey, Mapping) and "immediate" not in huey and settings.DEBUG:
+        found.append("HUEY['immediate'] (unset, so DEBUG)")  # djhuey's default
     return [W049(setting) for setting in found if setting is not None]

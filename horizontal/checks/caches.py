@@ -187,7 +187,9 @@ def cache_address_on_this_host(config: Mapping[str, Any]) -> str | None:
     """The first ``LOCATION`` address of a shared cache that is this host, if any."""
     if "DatabaseCache" in str(config.get("BACKEND")):
         return None  # LOCATION is a table name; the database is W030's
-    return next(known.this_host_addresses(config.get("LOCATION")), None)
+    options = config.get("OPTIONS")
+    sentinels = options.get("SENTINELS") if isinstance(options, Mapping) else None
+    return next(known.this_host_addresses([config.get("LOCATION"), sentinels]), None)
 
 
 # Session engines that keep sessions in SESSION_CACHE_ALIAS (subclasses count).

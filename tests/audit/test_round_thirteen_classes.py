@@ -1,4 +1,5 @@
-"""Classes of the thirteenth round (issue 14): a compose stack read service by service.
+"""Classes of the thirteenth round (issue 14): a compose stack read service by service,
+and a settings branch taken only under a test run however its test is written.
 
 A development flag in one service's environment (``DEBUG: 'True'`` on a side service)
 does not make the stack's web service a developer's; a service's own flag, or one in an
@@ -7,8 +8,13 @@ scheduler per replica. Each class has a true case and a safe twin."""
 
 from __future__ import annotations
 
+import importlib
+import sys
 from pathlib import Path
 
+import pytest
+
+from horizontal.audit.settings_imported import random_secret_key_sites
 from tests.audit.test_outside_measurements import scan, where
 
 STACK = """\
@@ -62,3 +68,38 @@ def test_a_worker_without_beat_and_a_stack_without_a_server_are_silent(tmp_path:
     # Only workers: nothing says the file is a deployed stack rather than a helper.
     workers = "services:\n  tasks:\n    command: celery -A app worker -B\n"
     assert scan(tmp_path / "b", {"docker-compose.yml": workers}) == []
+
+
+# -- a branch taken only under a test run, whichever way it is asked ----------------------
+
+TEST_RUN_BRANCH = """\
+import os, sys
+from django.core.management.utils import get_random_secret_key
+if "test" in sys.argv or {second}:
+    SECRET_KEY = get_random_secret_key()
+else:
+    SECRET_KEY = os.environ["SECRET_KEY"]
+"""
+
+
+def test_a_key_generated_only_under_a_test_run_is_silent_in_both_tools(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("SECRET_KEY", "from-the-environment")
+    cases = {
+        "test_run_only": '"pytest" in sys.modules',  # either way a test run: off
+        "test_run_or_unset": 'not os.environ.get("SECRET_KEY")',  # on when unset
+    }
+    for name, second in cases.items():
+        (tmp_path / f"{name}.py").write_text(TEST_RUN_BRANCH.format(second=second))
+        monkeypatch.delitem(sys.modules, name, raising=False)
+        importlib.import_module(name)  # W050 reads the settings module Django imported
+    assert random_secret_key_sites("test_run_only") == []
+    assert random_secret_key_sites("test_run_or_unset") == [f"{tmp_path}/test_run_or_unset.py:4"]
+    only = TEST_RUN_BRANCH.format(second=cases["test_run_only"])
+    assert scan(tmp_path / "a", {"proj/settings.py": only}, "settings") == []
+    unset = TEST_RUN_BRANCH.format(second=cases["test_run_or_unset"])
+    assert where(scan(tmp_path / "b", {"proj/settings.py": unset}, "settings")) == [
+        ("proj/settings.py", 4)
+    ]

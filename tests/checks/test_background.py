@@ -74,6 +74,14 @@ def test_implicit_tasks_default_on_django_6() -> None:
     assert deploy_ids(TASKS=default, INSTALLED_APPS=TASKS_APP) == expected
 
 
+def test_the_backport_installed_with_tasks_unset_is_w041() -> None:
+    # django-tasks, installed with no TASKS, gives every project its ImmediateBackend.
+    apps = [*TASKS_APP, "django_tasks"]
+    assert deploy_ids(TASKS=None, INSTALLED_APPS=apps) == ["horizontal.W041"]
+    database = {"default": {"BACKEND": "django_tasks.backends.database.DatabaseBackend"}}
+    assert deploy_ids(TASKS=database, INSTALLED_APPS=apps) == []
+
+
 def test_apscheduler_is_w043() -> None:
     ids = deploy_ids(INSTALLED_APPS=with_app("django_apscheduler"))
     assert ids == ["horizontal.W043"]
@@ -275,9 +283,9 @@ def test_a_huey_instance_in_immediate_mode_is_w049() -> None:
     ("setting", "value"),
     [
         ("CELERY_TASK_ALWAYS_EAGER", False),
-        ("HUEY", {"name": "shop", "immediate": False}),
+        ("HUEY", {"name": "shop", "immediate": False, "connection": {"host": "redis.internal"}}),
         ("HUEY", types.SimpleNamespace(immediate=False)),
-        ("Q_CLUSTER", {"name": "shop", "workers": 4}),
+        ("Q_CLUSTER", {"name": "shop", "workers": 4, "redis": {"host": "redis.internal"}}),
         ("RQ_QUEUES", {"default": {"HOST": "redis.internal", "ASYNC": True}}),
         ("RQ_QUEUES", {"default": {"HOST": "redis.internal"}}),
         ("CELERY_TASK_ALWAYS_EAGER", ""),
@@ -299,3 +307,62 @@ def test_a_task_queue_with_workers_is_silent(setting: str, value: object) -> Non
 )
 def test_new_messages_follow_the_contract(message: checks.CheckMessage) -> None:
     assert_follows_the_contract(message)
+
+
+# -- where Huey, django-q, sentinels and Celery's file stores put the queue --------------
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [
+        # djhuey merges top-level keys into the connection; none at all is redis-py's
+        # localhost; a SQLite queue is a file on this host.
+        ("HUEY", {"name": "shop", "immediate": False, "url": "redis://127.0.0.1:6379/3"}),
+        ("HUEY", {"name": "shop", "immediate": False, "consumer": {"workers": 4}}),
+        ("HUEY", {"huey_class": "huey.SqliteHuey", "filename": "huey.db", "immediate": False}),
+        ("Q_CLUSTER", {"name": "shop", "redis": {"host": "127.0.0.1", "port": 6379}}),
+        ("Q_CLUSTER", {"name": "shop", "redis": "redis://localhost:6379/0"}),
+        ("Q_CLUSTER", {"name": "shop", "workers": 4}),
+        ("RQ_QUEUES", {"default": {"SENTINELS": [("localhost", 26379)], "MASTER_NAME": "m"}}),
+        ("CELERY_RESULT_BACKEND", "db+sqlite:///celery-results.sqlite3"),
+        (
+            "CHANNEL_LAYERS",
+            {
+                "default": {
+                    "BACKEND": "channels_redis.core.RedisChannelLayer",
+                    "CONFIG": {"hosts": [{"sentinels": [("localhost", 26379)]}]},
+                }
+            },
+        ),
+    ],
+)
+def test_a_queue_on_this_host_is_w048(setting: str, value: object) -> None:
+    assert deploy_ids(**{setting: value}) == ["horizontal.W048"]
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [
+        ("HUEY", {"name": "shop", "immediate": False, "url": "redis://redis.internal:6379/3"}),
+        ("Q_CLUSTER", {"name": "shop", "orm": "default"}),
+        ("RQ_QUEUES", {"default": {"SENTINELS": [("sentinel.internal", 26379)]}}),
+        ("CELERY_RESULT_BACKEND", "db+postgresql://db.internal/results"),
+    ],
+)
+def test_a_queue_every_instance_shares_is_silent(setting: str, value: object) -> None:
+    assert deploy_ids(**{setting: value}) == []
+
+
+def test_a_redis_huey_instance_on_this_host_is_w048() -> None:
+    pool = types.SimpleNamespace(connection_kwargs={"host": "localhost", "port": 6379})
+    huey = types.SimpleNamespace(immediate=False, storage=types.SimpleNamespace(pool=pool))
+    assert deploy_ids(HUEY=huey) == ["horizontal.W048"]
+    pool.connection_kwargs = {"host": "redis.internal", "port": 6379}
+    assert deploy_ids(HUEY=huey) == []
+
+
+def test_a_huey_dict_without_immediate_follows_debug() -> None:
+    # djhuey: "immediate" unset is settings.DEBUG.
+    huey = {"name": "shop", "connection": {"host": "redis.internal"}}
+    assert deploy_ids(HUEY=huey, DEBUG=True) == ["horizontal.W049"]
+    assert deploy_ids(HUEY=huey, DEBUG=False) == []

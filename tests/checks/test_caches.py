@@ -130,6 +130,14 @@ def test_a_shared_cache_addressed_as_this_host_is_w004(location: object) -> None
     assert deploy_ids(CACHES=_redis_at(location)) == ["horizontal.W004"]
 
 
+def test_django_redis_sentinels_on_this_host_are_w004() -> None:
+    sentinels = {"SENTINELS": [("localhost", 26379)]}
+    caches = _redis_at("redis://mymaster/0", OPTIONS=sentinels)
+    assert deploy_ids(CACHES=caches) == ["horizontal.W004"]
+    remote = _redis_at("redis://mymaster/0", OPTIONS={"SENTINELS": [("sentinel.internal", 26379)]})
+    assert deploy_ids(CACHES=remote) == []
+
+
 @pytest.mark.parametrize(
     "location",
     [
@@ -258,6 +266,23 @@ def test_a_random_key_prefix_in_the_settings_source_is_w005(
     module = _settings_module(tmp_path, monkeypatch, "random_prefix_settings", source)
     # The live value (one random hex string) looks like any other prefix.
     caches = _redis_at("redis://cache.internal:6379/0", KEY_PREFIX="3f2a9c0e5b7d")
+    assert deploy_ids(CACHES=caches, SETTINGS_MODULE=module) == ["horizontal.W005"]
+
+
+@pytest.mark.parametrize(
+    "expression", ["os.environ.get('HOSTNAME', '')", "os.environ['POD_NAME']", "env('DYNO')"]
+)
+def test_a_key_prefix_from_the_instances_own_name_in_the_environment_is_w005(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, expression: str
+) -> None:
+    # The pod's name in Kubernetes, the dyno's on Heroku: set only where it runs.
+    source = (
+        "import os\n"
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache',\n"
+        f"    'LOCATION': 'redis://cache.internal:6379/0', 'KEY_PREFIX': {expression}}}}}\n"
+    )
+    module = _settings_module(tmp_path, monkeypatch, "pod_prefix_settings", source)
+    caches = _redis_at("redis://cache.internal:6379/0", KEY_PREFIX="")
     assert deploy_ids(CACHES=caches, SETTINGS_MODULE=module) == ["horizontal.W005"]
 
 
