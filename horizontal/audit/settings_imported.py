@@ -290,7 +290,7 @@ def constant_instance_id_sites(module_name: str) -> list[tuple[str, str]]:
             value = getattr(statement, "value", None)
             if value is None:
                 continue
-            literal = _constant_text(value)
+            literal = _constant_text(value) or _fallback_text(value)
             if literal is None:
                 for node in ast.walk(value):
                     if isinstance(node, ast.Call) and len(node.args) >= 2:
@@ -302,6 +302,29 @@ def constant_instance_id_sites(module_name: str) -> list[tuple[str, str]]:
             if literal is not None:
                 found.append((f"{module.path}:{statement.lineno}", literal))
     return found
+
+
+def _fallback_text(node: ast.AST) -> str | None:
+    """The value ``node`` has when every environment lookup in it falls back to its
+    literal default (``f"web-{os.environ.get('REPLICA', '0')}"`` is ``web-0``), or None
+    when a part is neither (a call, a name): equal to the live value, no variable was set."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str | int):
+        return str(node.value)
+    if isinstance(node, ast.JoinedStr | ast.BinOp):
+        parts = node.values if isinstance(node, ast.JoinedStr) else [node.left, node.right]
+        if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.Add):
+            return None
+        texts = [_fallback_text(part) for part in parts]
+        return "".join(texts) if all(t is not None for t in texts) else None  # type: ignore[arg-type]
+    if isinstance(node, ast.FormattedValue) and node.format_spec is None:
+        return _fallback_text(node.value)
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+        return _fallback_text(node.values[-1])
+    if isinstance(node, ast.Call) and _environment_variable(node) is not None:
+        default = node.args[1] if len(node.args) >= 2 else None
+        default = next((k.value for k in node.keywords if k.arg == "default"), default)
+        return _fallback_text(default) if default is not None else None
+    return None
 
 
 def _constant_text(node: ast.AST) -> str | None:

@@ -187,8 +187,18 @@ def instance_id_errors(tmp_path: Any, monkeypatch: Any, source: str, value: obje
         ('import os\nHORIZONTAL_INSTANCE_ID = os.environ.get("POD_NAME", "web-1")\n', "web-1"),
         ('import os\nHORIZONTAL_INSTANCE_ID = os.getenv("POD_NAME") or "shop"\n', "shop"),
         ('import os\nHORIZONTAL_INSTANCE_ID = os.environ["INSTANCE"]\n', "production"),
+        (
+            "import os\nHORIZONTAL_INSTANCE_ID = f\"web-{os.environ.get('REPLICA', '0')}\"\n",
+            "web-0",
+        ),
     ],
-    ids=["literal", "environ-fallback-used", "or-fallback-used", "a-role-name"],
+    ids=[
+        "literal",
+        "environ-fallback-used",
+        "or-fallback-used",
+        "a-role-name",
+        "f-string-of-fallbacks",
+    ],
 )
 def test_an_instance_id_every_instance_shares_is_e007(
     tmp_path: Any, monkeypatch: Any, source: str, value: str
@@ -209,8 +219,12 @@ def test_an_instance_id_every_instance_shares_is_e007(
             'import os, socket\nHORIZONTAL_INSTANCE_ID = f"{socket.gethostname()}:{os.getpid()}"\n',
             "web-3:4121",
         ),
+        (
+            "import os\nHORIZONTAL_INSTANCE_ID = f\"web-{os.environ.get('REPLICA', '0')}\"\n",
+            "web-3",
+        ),
     ],
-    ids=["unset", "environ-set", "environ-unique", "hostname-and-pid"],
+    ids=["unset", "environ-set", "environ-unique", "hostname-and-pid", "f-string-set"],
 )
 def test_an_instance_id_of_its_own_per_instance_is_silent(
     tmp_path: Any, monkeypatch: Any, source: str, value: str | None
