@@ -255,9 +255,11 @@ def _environment_variable(node: ast.AST) -> str | None:
     return None
 
 
-def per_instance_calls_in(function: object) -> str | None:
-    """The first call in ``function``'s own source whose value differs per instance
-    (hostname, pid, random), or None; None too when the source cannot be read."""
+def per_instance_calls_in(function: object, depth: int = 2) -> str | None:
+    """The first call in ``function``'s source whose value differs per instance
+    (hostname, pid, random), or in the source of a function of its module that it calls
+    (``depth`` levels: a key function that asks a ``_node()`` helper); None when there is
+    none or the source cannot be read."""
     import inspect
     import textwrap
 
@@ -266,7 +268,18 @@ def per_instance_calls_in(function: object) -> str | None:
         tree = ast.parse(source)
     except (OSError, TypeError, SyntaxError):
         return None
-    return _first_call(tree, PER_INSTANCE_CALLS)
+    found = _first_call(tree, PER_INSTANCE_CALLS)
+    if found is not None or depth <= 1:
+        return found
+    module_names = getattr(function, "__globals__", {})
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            helper = module_names.get(node.func.id)
+            if inspect.isfunction(helper) and helper is not function:
+                found = per_instance_calls_in(helper, depth - 1)
+                if found is not None:
+                    return found
+    return None
 
 
 def _first_call(tree: ast.AST, calls: frozenset[str]) -> str | None:

@@ -215,6 +215,29 @@ def shared_key(key: str, key_prefix: str, version: int) -> str:
     return f"{key_prefix}:{version}:{key}"
 
 
+def _node() -> str:
+    return socket.gethostname()
+
+
+def _release() -> str:
+    return "2026-12-04"
+
+
+def key_through_a_helper(key: str, key_prefix: str, version: int) -> str:
+    return f"{_node()}:{key_prefix}:{version}:{key}"
+
+
+def key_with_a_release(key: str, key_prefix: str, version: int) -> str:
+    return f"{_release()}:{key_prefix}:{version}:{key}"
+
+
+def test_a_key_function_that_asks_a_helper_for_the_hostname_is_w005() -> None:
+    helped = _redis_at("redis://cache.internal:6379/0", KEY_FUNCTION=key_through_a_helper)
+    assert deploy_ids(CACHES=helped) == ["horizontal.W005"]
+    shared = _redis_at("redis://cache.internal:6379/0", KEY_FUNCTION=key_with_a_release)
+    assert deploy_ids(CACHES=shared) == []
+
+
 def test_a_key_function_that_reads_the_hostname_is_w005() -> None:
     caches = _redis_at("redis://cache.internal:6379/0", KEY_FUNCTION=per_host_key)
     assert deploy_ids(CACHES=caches) == ["horizontal.W005"]
