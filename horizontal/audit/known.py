@@ -300,8 +300,10 @@ LOCAL_HOST_NAMES = frozenset(
 SOCKET_SCHEMES = frozenset({"unix", "redis+socket", "socket", "rediss+socket"})
 
 
-def is_this_host(host: str) -> bool:
-    """Whether a host name or IP address is this machine (loopback or unspecified)."""
+def is_this_host(host: str, *, live: bool = False) -> bool:
+    """Whether a host name or IP address is this machine (loopback or unspecified; with
+    ``live``, for a value built at run time, also this machine's own name: the static
+    audit's verdict must not depend on the machine it runs on)."""
     host = host.strip().strip("[]").lower()
     if not host:
         return False
@@ -310,7 +312,7 @@ def is_this_host(host: str) -> bool:
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
-        return host == _own_host_name()
+        return live and host == _own_host_name()
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         address = address.ipv4_mapped  # ::ffff:127.0.0.1
     return address.is_loopback or address.is_unspecified
@@ -366,7 +368,7 @@ def _socket_path(text: str) -> bool:
     return text.endswith((".sock", ".socket")) or text.strip("/").count("/") >= 1
 
 
-def this_host_addresses(value: object) -> Iterator[str]:
+def this_host_addresses(value: object, *, live: bool = False) -> Iterator[str]:
     """Each address in ``value`` (a URL, ``host:port``, a list of them, a channels_redis
     ``(host, port)`` pair or ``{"address": …}`` mapping, a comma-separated list) that
     points at this host or a unix socket; the address as written."""
@@ -375,29 +377,29 @@ def this_host_addresses(value: object) -> Iterator[str]:
         # failover brokers on ";", Memcached's and libpq's host lists on ",".
         for part in re.split("[;,]", value) if ";" in value or "," in value else [value]:
             host = _address_host(part)
-            if host is not None and (host == "" or is_this_host(host)):
+            if host is not None and (host == "" or is_this_host(host, live=live)):
                 yield part.strip()
     elif isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
         if isinstance(value[1], int):
-            if is_this_host(value[0]):
+            if is_this_host(value[0], live=live):
                 yield f"{value[0]}:{value[1]}"
             return
         for item in value:
-            yield from this_host_addresses(item)
+            yield from this_host_addresses(item, live=live)
     elif isinstance(value, list | tuple):
         for item in value:
-            yield from this_host_addresses(item)
+            yield from this_host_addresses(item, live=live)
     elif isinstance(value, Mapping):
         for key in ("address", "url", "URL", "location", "LOCATION"):
             if key in value:
-                yield from this_host_addresses(value[key])
+                yield from this_host_addresses(value[key], live=live)
         for key in ("sentinels", "SENTINELS"):  # [("localhost", 26379)]
             if key in value:
-                yield from this_host_addresses(value[key])
+                yield from this_host_addresses(value[key], live=live)
         host = value.get("host", value.get("HOST"))
         if isinstance(host, str):
             host_name = _address_host(host)
-            if host_name is not None and (host_name == "" or is_this_host(host_name)):
+            if host_name is not None and (host_name == "" or is_this_host(host_name, live=live)):
                 yield host
         socket_path = value.get("unix_socket_path", value.get("UNIX_SOCKET_PATH"))
         if isinstance(socket_path, str) and socket_path:

@@ -408,7 +408,7 @@ def check_background_services_on_this_host(
 ) -> list[CheckMessage]:
     found: list[CheckMessage] = []
     for setting, value in _service_addresses():
-        address = next(known.this_host_addresses(value), None)
+        address = next(known.this_host_addresses(value, live=True), None)
         if address is not None:
             found.append(W048(setting, address))
     return found

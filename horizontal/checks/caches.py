@@ -189,7 +189,7 @@ def cache_address_on_this_host(config: Mapping[str, Any]) -> str | None:
         return None  # LOCATION is a table name; the database is W030's
     options = config.get("OPTIONS")
     sentinels = options.get("SENTINELS") if isinstance(options, Mapping) else None
-    return next(known.this_host_addresses([config.get("LOCATION"), sentinels]), None)
+    return next(known.this_host_addresses([config.get("LOCATION"), sentinels], live=True), None)
 
 
 # Session engines that keep sessions in SESSION_CACHE_ALIAS (subclasses count).
