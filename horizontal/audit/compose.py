@@ -20,11 +20,11 @@ from horizontal.audit import deploy
 from horizontal.audit.findings import Finding
 from horizontal.audit.patterns import lazy_compile
 
-__all__ = ["find_in_compose"]
+__all__ = ["command_blocks", "find_in_compose"]
 
 Block = tuple[int, list[str]]  # (number of the first line, the lines)
 
-COMMAND_KEY = lazy_compile(r"^(\s*)(command|entrypoint):\s*(.*)$")
+COMMAND_KEY = lazy_compile(r"^(\s*)(-\s+)?(command|entrypoint|args):\s*(.*)$")
 DEV_COMPOSE_NAME = lazy_compile(
     r"[._-](dev|develop|development|local|test|tests|testing|ci|debug|demo|example|sample)"
     r"[._-]",
@@ -54,7 +54,7 @@ def find_in_compose(path: str, lines: list[str]) -> Iterator[Finding]:
         merged = [anchors.get(name, "") for line in service for name in ALIAS.findall(line)]
         if DEV_FLAG.search("\n".join([*service, *merged])):
             continue
-        for start, block in _commands(service):
+        for start, block in command_blocks(service):
             command = " ".join(line.strip() for line in block)
             number = first + start - 1
             if deploy.runs_migrations(command) and deploy.PRODUCTION_SERVER.search(command):
@@ -117,18 +117,23 @@ def _anchors(lines: list[str]) -> dict[str, str]:
     return found
 
 
-def _commands(lines: list[str]) -> Iterator[Block]:
-    """(first line number, lines) of each ``command:`` value, with the lines indented
-    under it (a folded ``>`` scalar, a quoted string over several lines, a list)."""
+def command_blocks(lines: list[str]) -> Iterator[Block]:
+    """(first line number, lines) of each ``command:``, ``entrypoint:`` or ``args:``
+    value, with the lines indented under it (a folded ``>`` scalar, a quoted string over
+    several lines, a YAML list of one word per line)."""
     for index, line in enumerate(lines):
         match = COMMAND_KEY.match(line)
         if match is None:
             continue
         indent = len(match.group(1))
-        block = [match.group(3)]
+        block = [match.group(4)]
         for following in lines[index + 1 :]:
             stripped = following.strip()
-            if stripped and len(following) - len(following.lstrip()) <= indent:
+            depth = len(following) - len(following.lstrip())
+            # A list's items may sit at the key's own indentation (``command:`` then
+            # ``- python`` below it); a key or anything else ends the value.
+            item_at_key = depth == indent and stripped.startswith("- ")
+            if stripped and depth <= indent and not item_at_key:
                 break
             block.append(following)
         yield index + 1, block

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from horizontal.audit.compose import command_blocks
 from horizontal.audit.deploy import BOOT_MIGRATE, logical_lines, runs_migrations
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
@@ -71,10 +72,25 @@ def find_in_manifest(path: str, text: str) -> Iterator[Finding]:
     offset = 0
     for document in text.split("\n---"):
         if REPLICATED_KIND.search(document) and not ONE_OFF.search(document):
-            for line in logical_lines(document):
-                command = LIST_SYNTAX.sub(" ", line.text)
-                if runs_migrations(command):
-                    yield Finding(
-                        path, line.number + offset, "boot-migrate", BOOT_MIGRATE, line.text
-                    )
+            for number in sorted(_migrating_lines(document)):
+                line = document.splitlines()[number - 1].strip()
+                yield Finding(path, number + offset, "boot-migrate", BOOT_MIGRATE, line)
         offset += document.count("\n") + 1
+
+
+def _migrating_lines(document: str) -> set[int]:
+    """Lines of a manifest whose command migrates: a one-line command, or a ``command:``/
+    ``args:`` list of one word per line (``- python``, ``- manage.py``, ``- migrate``),
+    reported at its ``migrate`` line."""
+    found = {
+        line.number
+        for line in logical_lines(document)
+        if runs_migrations(LIST_SYNTAX.sub(" ", line.text))
+    }
+    for start, block in command_blocks(document.splitlines()):
+        words = [LIST_SYNTAX.sub(" ", item.strip().removeprefix("- ")) for item in block]
+        if runs_migrations(" ".join(words)):
+            at = next((i for i, item in enumerate(block) if "migrate" in item), 0)
+            if not found & set(range(start, start + len(block))):
+                found.add(start + at)
+    return found

@@ -103,3 +103,38 @@ def test_a_key_generated_only_under_a_test_run_is_silent_in_both_tools(
     assert where(scan(tmp_path / "b", {"proj/settings.py": unset}, "settings")) == [
         ("proj/settings.py", 4)
     ]
+
+
+# -- a Kubernetes container whose command is a list of one word per line ----------------
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+spec:
+  template:
+    spec:
+      initContainers:
+        - name: migrate
+          image: app
+          command:
+            - python
+            - manage.py
+            - {command}
+            - --noinput
+      containers:
+        - name: web
+          args:
+          - gunicorn
+          - app.wsgi
+"""
+
+
+def test_an_init_container_that_migrates_in_list_form_runs_in_every_pod(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"k8s/deployment.yaml": DEPLOYMENT.format(command="migrate")})
+    assert [(f.path, f.line, f.category) for f in found] == [
+        ("k8s/deployment.yaml", 12, "boot-migrate")
+    ]
+    job = DEPLOYMENT.format(command="migrate").replace("kind: Deployment", "kind: Job")
+    assert scan(tmp_path / "b", {"k8s/deployment.yaml": job}) == []
+    other = DEPLOYMENT.format(command="collectstatic")
+    assert scan(tmp_path / "c", {"k8s/deployment.yaml": other}) == []
