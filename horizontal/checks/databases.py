@@ -113,10 +113,15 @@ def W030(alias: str) -> checks.Warning:
     )
 
 
-def W031(alias: str) -> checks.Warning:
+def W031(alias: str, pooled: bool = False) -> checks.Warning:
     return checks.Warning(
         f"Database {alias!r} reuses connections unchecked: failovers become errors.",
-        hint="Set CONN_HEALTH_CHECKS = True, or CONN_MAX_AGE = 0, or use a connection pool.",
+        hint=(
+            "Set CONN_HEALTH_CHECKS = True: without it Django's pool lends its connections "
+            "unchecked (psycopg_pool's check is off)."
+            if pooled
+            else "Set CONN_HEALTH_CHECKS = True, or CONN_MAX_AGE = 0."
+        ),
         obj=f"DATABASES[{alias!r}]",
         id="horizontal.W031",
     )
@@ -216,14 +221,20 @@ def _positive_number(value: object) -> bool:
 
 
 def _persists_unchecked(alias: str) -> bool:
+    """Connections kept across requests (``CONN_MAX_AGE``) or in Django's pool
+    (``OPTIONS["pool"]``), with no check before reuse: Django passes the pool a check
+    only when ``CONN_HEALTH_CHECKS`` is on."""
     config = settings.DATABASES[alias]
+    if config.get("CONN_HEALTH_CHECKS"):
+        return False
+    if _pooled(alias):
+        return True
     max_age = config.get("CONN_MAX_AGE", 0)
-    persistent = max_age is None or _positive_number(max_age)
-    return (
-        persistent
-        and not config.get("CONN_HEALTH_CHECKS")
-        and not _database_options(alias).get("pool")
-    )
+    return max_age is None or _positive_number(max_age)
+
+
+def _pooled(alias: str) -> bool:
+    return bool(_database_options(alias).get("pool"))
 
 
 def _has_connect_timeout(alias: str) -> bool:
@@ -324,7 +335,11 @@ def check_sqlite(
 def check_persistent_connections(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
-    return [W031(alias) for alias in _network_databases() if _persists_unchecked(alias)]
+    return [
+        W031(alias, pooled=_pooled(alias))
+        for alias in _network_databases()
+        if _persists_unchecked(alias)
+    ]
 
 
 @register(TAG, deploy=True)

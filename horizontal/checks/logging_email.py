@@ -30,6 +30,10 @@ __all__ = [
 ]
 
 FILE_LOG_HANDLERS = known.paths(known.FILE_LOG_HANDLERS)
+# A file handler on the process's own output writes what the platform collects, not a file.
+PROCESS_STREAMS = frozenset(
+    {"/dev/stdout", "/dev/stderr", "/proc/self/fd/1", "/proc/self/fd/2", "/dev/null"}
+)
 FILE_EMAIL = known.paths(known.FILE_EMAIL_BACKENDS)
 
 
@@ -83,7 +87,9 @@ def check_file_logging(
     return [
         W051(str(name))
         for name, config in handlers.items()
-        if isinstance(config, Mapping) and is_a(_handler_class(config), FILE_LOG_HANDLERS)
+        if isinstance(config, Mapping)
+        and is_a(_handler_class(config), FILE_LOG_HANDLERS)
+        and config.get("filename") not in PROCESS_STREAMS
     ]
 
 

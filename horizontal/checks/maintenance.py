@@ -41,5 +41,9 @@ def check_maintenance_state(
 ) -> list[CheckMessage]:
     if not apps.is_installed(known.MAINTENANCE_APP):
         return []
+    # MAINTENANCE_MODE set in settings decides alone: the state file is never read, and
+    # switching at run time is refused.
+    if getattr(settings, "MAINTENANCE_MODE", None) is not None:
+        return []
     backend = getattr(settings, "MAINTENANCE_MODE_STATE_BACKEND", DEFAULT_STATE)
     return [W053] if is_a(backend, FILE_STATES) else []

@@ -30,6 +30,7 @@ from django.core.files.storage import storages
 from horizontal.audit import known
 from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import import_class, is_a
+from horizontal.storage.env import first_set
 from horizontal.storage.s3_options import RESOLVABLE_BACKENDS, ResolvedS3Options, resolve
 
 __all__ = [
@@ -56,6 +57,8 @@ S3_STORAGES = (f"{S3_STORAGE_MODULE}.S3Storage",)
 PUBLIC_ACLS = frozenset({"public-read", "public-read-write", "authenticated-read"})
 # A request worker blocked longer than this by one S3 call is an outage, not a blip.
 MAX_BLOCKING_SECONDS = 60.0
+# The region variables botocore itself reads when a client is given none.
+BOTOCORE_REGIONS = ("AWS_REGION", "AWS_DEFAULT_REGION")
 
 
 # -- messages ----------------------------------------------------------------------------
@@ -236,10 +239,12 @@ def check_s3_overwrite(
 def check_s3_endpoint_region(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
+    # botocore reads AWS_REGION / AWS_DEFAULT_REGION itself when a client is given none.
+    region_from_environment = first_set(BOTOCORE_REGIONS)
     return [
         W062(alias, storage.endpoint_url)
         for alias, storage in _s3_storages(settings.STORAGES)
-        if storage.endpoint_url and not storage.region_name
+        if storage.endpoint_url and not (storage.region_name or region_from_environment)
     ]
 
 

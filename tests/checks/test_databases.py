@@ -50,8 +50,25 @@ def test_persistent_connections_without_health_checks_are_w031(max_age: int | No
     assert deploy_ids(DATABASES={"default": database}) == ["horizontal.W031"]
 
 
+def test_a_pool_without_health_checks_is_w031() -> None:
+    # Django gives psycopg_pool a check only with CONN_HEALTH_CHECKS: a pooled
+    # connection that died with a failover is lent as it is.
+    database = {**POSTGRES, "OPTIONS": {**POSTGRES["OPTIONS"], "pool": True}}
+    with shared_settings(DATABASES={"default": database}):
+        [warning] = database_checks.check_persistent_connections()
+    assert warning.id == "horizontal.W031"
+    assert "pool" in (warning.hint or "")
+    checked = {**database, "CONN_HEALTH_CHECKS": True}
+    assert deploy_ids(DATABASES={"default": checked}) == []
+
+
 @pytest.mark.parametrize(
-    "fix", [{"CONN_HEALTH_CHECKS": True}, {"CONN_MAX_AGE": 0}, {"OPTIONS": {"pool": True}}]
+    "fix",
+    [
+        {"CONN_HEALTH_CHECKS": True},
+        {"CONN_MAX_AGE": 0},
+        {"CONN_MAX_AGE": 0, "CONN_HEALTH_CHECKS": True, "OPTIONS": {"pool": True}},
+    ],
 )
 def test_persistent_connections_fixed(fix: dict[str, Any]) -> None:
     database = {**POSTGRES, "CONN_MAX_AGE": 60, **fix}

@@ -15,20 +15,32 @@ from tests.checks.baseline import (
     deploy_messages,
 )
 
+# Never opened: the checks read the configuration only.
+LOG_FILE = "/var/log/shop/app.log"
+
 
 def test_file_log_handlers_are_w051() -> None:
     logging = {
         "version": 1,
         "handlers": {
             "console": {"class": "logging.StreamHandler"},
-            "file": {"class": "logging.FileHandler", "filename": os.devnull},
+            "file": {"class": "logging.FileHandler", "filename": LOG_FILE},
             "rotating": {
                 "class": "tests.checks.backends.CompressingRotatingFileHandler",
-                "filename": os.devnull,
+                "filename": LOG_FILE,
             },
         },
     }
     assert deploy_ids(LOGGING=logging) == ["horizontal.W051", "horizontal.W051"]
+
+
+@pytest.mark.parametrize("stream", ["/dev/stdout", "/dev/stderr", "/proc/self/fd/1", os.devnull])
+def test_a_file_handler_on_the_process_output_is_not_a_local_file(stream: str) -> None:
+    logging = {
+        "version": 1,
+        "handlers": {"out": {"class": "logging.FileHandler", "filename": stream}},
+    }
+    assert deploy_ids(LOGGING=logging) == []
 
 
 def test_logging_config_none_means_logging_is_not_ours() -> None:

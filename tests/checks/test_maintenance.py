@@ -32,6 +32,13 @@ def test_a_shared_state_backend_or_no_app_is_silent() -> None:
     assert ids() == []
 
 
+def test_maintenance_mode_set_in_settings_never_reads_the_state_file() -> None:
+    # django-maintenance-mode answers from settings.MAINTENANCE_MODE when it is not None
+    # and refuses to switch at run time: the local file plays no part.
+    assert ids(INSTALLED_APPS=APP, MAINTENANCE_MODE=False) == []
+    assert ids(INSTALLED_APPS=APP, MAINTENANCE_MODE=None) == ["horizontal.W053"]
+
+
 def test_w053_is_a_deploy_check() -> None:
     assert_registered_deploy_only(maintenance)
 

@@ -156,6 +156,20 @@ def test_cache_sessions_on_a_local_cache_are_w011(engine: str) -> None:
     assert ids == ["horizontal.W011"]
 
 
+DUMMY = {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}
+
+
+def test_cached_db_sessions_on_a_dummy_cache_read_the_shared_database() -> None:
+    # Every read misses the cache and goes to the database: nothing per instance. The
+    # DummyCache itself is still W003; the cache engine on it loses sessions (W011).
+    caches = {"default": baseline.REDIS, "sessions": DUMMY}
+    settings = {"SESSION_CACHE_ALIAS": "sessions", "CACHES": caches}
+    cached_db = "django.contrib.sessions.backends.cached_db"
+    assert deploy_ids(SESSION_ENGINE=cached_db, **settings) == ["horizontal.W003"]
+    cache = "django.contrib.sessions.backends.cache"
+    assert deploy_ids(SESSION_ENGINE=cache, **settings) == ["horizontal.W003", "horizontal.W011"]
+
+
 def test_cache_sessions_on_redis_are_fine() -> None:
     assert deploy_ids(SESSION_ENGINE="django.contrib.sessions.backends.cache") == []
 

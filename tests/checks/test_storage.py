@@ -85,12 +85,28 @@ def test_w061_follows_the_global_aws_setting() -> None:
         assert [m.id for m in checks.check_s3_overwrite()] == ["horizontal.W061"]
 
 
-def test_w062_endpoint_without_region() -> None:
+def test_w062_endpoint_without_region(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("AWS_REGION", "AWS_DEFAULT_REGION"):  # botocore would read them
+        monkeypatch.delenv(name, raising=False)
     options = {"bucket_name": "media", "endpoint_url": "http://minio:9000"}
     with override_settings(STORAGES=storages_with({"BACKEND": OURS, "OPTIONS": options})):
         messages = checks.check_s3_endpoint_region()
     assert [m.id for m in messages] == ["horizontal.W062"]
     assert "http://minio:9000" in messages[0].msg
+
+
+@pytest.mark.parametrize("variable", ["AWS_DEFAULT_REGION", "AWS_REGION"])
+def test_w062_botocores_region_variables_count_for_django_storages(
+    monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    # django-storages leaves region_name unset; botocore then reads the environment.
+    monkeypatch.delenv("AWS_REGION", raising=False)
+    monkeypatch.delenv("AWS_DEFAULT_REGION", raising=False)
+    monkeypatch.setenv(variable, "eu-west-1")
+    options = {"bucket_name": "media", "endpoint_url": "https://minio.internal:9000"}
+    backend = "storages.backends.s3.S3Storage"
+    with override_settings(STORAGES=storages_with({"BACKEND": backend, "OPTIONS": options})):
+        assert checks.check_s3_endpoint_region() == []
 
 
 def test_w062_region_from_the_environment_counts(monkeypatch: pytest.MonkeyPatch) -> None:
