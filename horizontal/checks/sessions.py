@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from django.apps import AppConfig, apps
 from django.conf import settings
@@ -64,6 +65,8 @@ FILE_SESSIONS = tuple(
     f"{engine}.SessionStore" for engine in known.paths(known.FILE_SESSION_ENGINES)
 )
 CACHED_DB_SESSIONS = ("django.contrib.sessions.backends.cached_db.SessionStore",)
+# django-redis-sessions: its own Redis client, configured by SESSION_REDIS.
+REDIS_SESSIONS = ("redis_sessions.session.SessionStore",)
 CACHE_SESSIONS = ("django.contrib.sessions.backends.cache.SessionStore", *CACHED_DB_SESSIONS)
 # Engines whose sessions every instance reads, classified without imports.
 SHARED_SESSIONS = frozenset(
@@ -102,14 +105,15 @@ def W011(alias: str) -> checks.Warning:
     )
 
 
-def W026(alias: str, address: str) -> checks.Warning:
+def W026(alias: str | None, address: str) -> checks.Warning:
+    store = f"cache {alias!r}" if alias is not None else "SESSION_REDIS"
     return checks.Warning(
-        f"Sessions use cache {alias!r} on this host: each instance has its own.",
+        f"Sessions use {store} on this host: each instance has its own.",
         hint=(
-            f"LOCATION {address} is this host: point it at the shared Redis. Behind a sidecar "
-            "proxy to it, silence horizontal.W026."
+            f"{'LOCATION ' if alias is not None else ''}{address} is this host: point it at "
+            "the shared Redis. Behind a sidecar proxy to it, silence horizontal.W026."
         ),
-        obj="SESSION_CACHE_ALIAS",
+        obj="SESSION_CACHE_ALIAS" if alias is not None else "SESSION_REDIS",
         id="horizontal.W026",
     )
 
@@ -247,13 +251,36 @@ def _cache_options(config: Mapping[str, Any]) -> Mapping[str, Any]:
     return options if isinstance(options, Mapping) else {}
 
 
-def _servers(location: object) -> list[str]:
-    """django-redis accepts a list or a comma-separated string of servers."""
+def _servers(location: object) -> list[tuple[str, int | str, int | str]]:
+    """The Redis databases a django-redis ``LOCATION`` names (a list or a comma-separated
+    string of URLs), each as (host or socket path, port, database number):
+    ``redis://h/3``, ``redis://h:6379/3`` and ``rediss://h:6379?db=3`` are one database,
+    and a URL with no number is database 0."""
     if isinstance(location, str):
-        return [server.strip() for server in location.split(",") if server.strip()]
-    if isinstance(location, (list, tuple)):
-        return [str(server) for server in location]
-    return []
+        urls = [server.strip() for server in location.split(",") if server.strip()]
+    elif isinstance(location, (list, tuple)):
+        urls = [str(server) for server in location]
+    else:
+        return []
+    return [_redis_database(url) for url in urls]
+
+
+def _redis_database(url: str) -> tuple[str, int | str, int | str]:
+    try:
+        parts = urlsplit(url)
+        port: int | str = parts.port or 6379
+    except ValueError:
+        return (url, "", "")  # unparsable: compared as written
+    query = parse_qs(parts.query)
+    if parts.scheme == "unix":
+        return (parts.path, "unix", _number(query.get("db", ["0"])[0]))
+    path = parts.path.strip("/")
+    database = path or query.get("db", ["0"])[0]
+    return ((parts.hostname or "localhost").lower(), port, _number(database))
+
+
+def _number(text: str) -> int | str:
+    return int(text) if text.isdigit() else text
 
 
 # -- checks: Django's engines ------------------------------------------------------------
@@ -288,8 +315,13 @@ def check_session_cache_is_shared(
 def check_session_cache_is_not_on_this_host(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
+    if not _uses_sessions():
+        return []
+    if _session_store_is(REDIS_SESSIONS):
+        address = _redis_sessions_address()
+        return [] if address is None else [W026(None, address)]
     alias = session_cache_alias()
-    if alias is None or not _uses_sessions():
+    if alias is None:
         return []
     # HORIZONTAL_LOCAL_CACHES does not excuse it (as W011): sessions must be shared.
     for shared_alias, config in shared_cache_configs():
@@ -297,6 +329,23 @@ def check_session_cache_is_not_on_this_host(
             address = cache_address_on_this_host(config)
             return [] if address is None else [W026(alias, address)]
     return []
+
+
+def _redis_sessions_address() -> str | None:
+    """django-redis-sessions' server, if it is this host: ``SESSION_REDIS``'s ``url``,
+    socket, sentinels or ``host`` (``localhost`` when none is given)."""
+    config = getattr(settings, "SESSION_REDIS", None) or {}
+    if not isinstance(config, Mapping):
+        return None
+    if config.get("url"):
+        value: object = config["url"]
+    elif config.get("unix_domain_socket_path"):
+        value = f"unix:{config['unix_domain_socket_path']}"
+    elif config.get("sentinel_list"):
+        value = list(config["sentinel_list"])
+    else:
+        value = {"host": config.get("host", "localhost")}
+    return next(known.this_host_addresses(value, live=True), None)
 
 
 # -- checks: the Redis session store -----------------------------------------------------

@@ -127,6 +127,31 @@ def test_w025_shared_with_a_general_cache():
     assert session_ids(CACHES=caches) == []
 
 
+@pytest.mark.parametrize(
+    "other",
+    [
+        "redis://R:6379/1",
+        "redis://r/1",
+        "rediss://r:6379?db=1",
+        ["redis://x:6379/0", "redis://r/1"],
+    ],
+)
+def test_w025_compares_the_server_and_database_not_the_spelling(other):
+    caches = sessions_cache(OPTIONS=GOOD_OPTIONS)
+    caches["sessions"]["LOCATION"] = "redis://r:6379/1"
+    caches["default"] = {"BACKEND": REDIS, "LOCATION": other}
+    assert session_ids(CACHES=caches) == ["horizontal.W025"]
+
+
+def test_w025_a_url_with_no_number_is_database_zero():
+    caches = sessions_cache(OPTIONS=GOOD_OPTIONS)
+    caches["sessions"]["LOCATION"] = "redis://r:6379"
+    caches["default"] = {"BACKEND": REDIS, "LOCATION": "redis://r:6379/0"}
+    assert session_ids(CACHES=caches) == ["horizontal.W025"]
+    caches["default"]["LOCATION"] = "redis://r:6380/0"  # another server
+    assert session_ids(CACHES=caches) == []
+
+
 def test_checks_are_deploy_only():
     baseline.assert_registered_deploy_only(session_checks_module)
     assert session_checks(deploy=False) == []
@@ -242,3 +267,32 @@ def test_w026_not_raised_for_a_shared_session_redis_nor_the_db_engine() -> None:
 
 def test_w026_message_follows_the_contract() -> None:
     assert_follows_the_contract(session_checks_module.W026("sessions", "redis://localhost:6379/1"))
+
+
+# -- W026 for django-redis-sessions: its own client, configured by SESSION_REDIS ----------
+
+
+@pytest.mark.parametrize(
+    "session_redis",
+    [
+        None,  # the package's default: localhost:6379
+        {"host": "localhost", "port": 6379, "db": 0},
+        {"url": "redis://127.0.0.1:6379/2"},
+        {"unix_domain_socket_path": "/var/run/redis/redis.sock"},
+        {"sentinel_list": [("localhost", 26379)], "sentinel_master_alias": "m"},
+    ],
+)
+def test_django_redis_sessions_on_this_host_is_w026(session_redis):
+    settings = {"SESSION_ENGINE": "redis_sessions.session"}
+    if session_redis is not None:
+        settings["SESSION_REDIS"] = session_redis
+    assert "horizontal.W026" in deploy_ids(**settings)
+
+
+@pytest.mark.parametrize(
+    "session_redis",
+    [{"host": "sessions.internal", "port": 6379}, {"url": "redis://sessions.internal:6379/2"}],
+)
+def test_django_redis_sessions_on_the_shared_redis_is_silent(session_redis):
+    ids = deploy_ids(SESSION_ENGINE="redis_sessions.session", SESSION_REDIS=session_redis)
+    assert "horizontal.W026" not in ids
