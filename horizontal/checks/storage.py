@@ -41,8 +41,10 @@ __all__ = [
     "W063",
     "W064",
     "W065",
+    "W066",
     "check_local_storage",
     "check_s3_check_then_write",
+    "check_s3_endpoint_on_this_host",
     "check_s3_endpoint_region",
     "check_s3_overwrite",
     "check_s3_public_acl",
@@ -142,6 +144,19 @@ def W065(alias: str, seconds: float) -> checks.Warning:
         ),
         obj=f"STORAGES[{alias!r}]",
         id="horizontal.W065",
+    )
+
+
+def W066(alias: str, endpoint: str) -> checks.Warning:
+    return checks.Warning(
+        f"STORAGES[{alias!r}] is an object store on this host ({endpoint}): each instance "
+        "keeps its own uploads.",
+        hint=(
+            "Point endpoint_url at the object store every instance shares. Behind a sidecar "
+            "proxy to it, silence horizontal.W066."
+        ),
+        obj=f"STORAGES[{alias!r}]",
+        id="horizontal.W066",
     )
 
 
@@ -281,4 +296,17 @@ def check_s3_timeouts(
         seconds = _worst_case_seconds(options)
         if seconds > MAX_BLOCKING_SECONDS:
             messages.append(W065(alias, seconds))
+    return messages
+
+
+@register(Tags.files, TAG, deploy=True)
+def check_s3_endpoint_on_this_host(
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    # A MinIO beside each instance is a local disk with an S3 API: uploads stay on it.
+    messages: list[CheckMessage] = []
+    for alias, storage in _s3_storages(_shared_aliases()):
+        endpoint = storage.endpoint_url
+        if isinstance(endpoint, str) and next(known.this_host_addresses(endpoint, live=True), None):
+            messages.append(W066(alias, endpoint))
     return messages

@@ -219,3 +219,24 @@ def test_check_deploy_builds_any_other_s3_backend() -> None:
     imported, output = imported_by_check_deploy("storages.backends.s3.S3StaticStorage")
     assert {"boto3", "botocore"} <= imported
     assert "horizontal.W061" in output
+
+
+# -- W066: an object store on this host ---------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", [OURS, UPSTREAM])
+@pytest.mark.parametrize(
+    "endpoint", ["http://localhost:9000", "http://127.0.0.1:9000", "http://[::1]:9000"]
+)
+def test_an_s3_endpoint_on_this_host_is_w066(backend: str, endpoint: str) -> None:
+    with override_settings(STORAGES=storages_with(s3(backend, endpoint_url=endpoint))):
+        messages = checks.check_s3_endpoint_on_this_host()
+    assert [m.id for m in messages] == ["horizontal.W066"]
+    assert endpoint in messages[0].msg
+
+
+@pytest.mark.parametrize("backend", [OURS, UPSTREAM])
+def test_a_shared_s3_endpoint_or_aws_itself_is_silent(backend: str) -> None:
+    for options in ({"endpoint_url": "https://minio.internal:9000"}, {}):
+        with override_settings(STORAGES=storages_with(s3(backend, **options))):
+            assert checks.check_s3_endpoint_on_this_host() == []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 import urllib.error
@@ -216,4 +217,6 @@ def test_deploy_checks_say_when_files_are_local(project: tuple[dict[str, str], s
     local = manage("check", "--deploy", "--tag", "files", env=no_bucket)
     assert "horizontal.W060" in local.stdout + local.stderr
     shared = manage("check", "--deploy", "--tag", "files", env=env)
-    assert "horizontal.W06" not in shared.stdout + shared.stderr
+    found = set(re.findall(r"horizontal\.W06\d", shared.stdout + shared.stderr))
+    # The test's S3 is moto on 127.0.0.1, which W066 rightly calls this host's own.
+    assert found == {"horizontal.W066"}
