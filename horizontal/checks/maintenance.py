@@ -19,11 +19,19 @@ from django.core.checks import CheckMessage
 from horizontal.audit import known
 from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import is_a
+from horizontal.checks.caches import NOT_SHARED_CACHES, cache_is
 
 __all__ = ["W053", "check_maintenance_state"]
 
 FILE_STATES = known.paths(known.MAINTENANCE_STATE_FILES)
 DEFAULT_STATE = FILE_STATES[0]
+CACHE_STATE = "maintenance_mode.backends.CacheBackend"
+# The storage backends write the state through a storage alias: local storage, local state.
+STORAGE_STATES = {
+    "maintenance_mode.backends.DefaultStorageBackend": "default",
+    "maintenance_mode.backends.StaticStorageBackend": "staticfiles",
+}
+LOCAL_STORAGES = known.paths(known.LOCAL_STORAGES)
 
 W053 = checks.Warning(
     "django-maintenance-mode keeps its state in a local file: other instances never see "
@@ -46,4 +54,23 @@ def check_maintenance_state(
     if getattr(settings, "MAINTENANCE_MODE", None) is not None:
         return []
     backend = getattr(settings, "MAINTENANCE_MODE_STATE_BACKEND", DEFAULT_STATE)
-    return [W053] if is_a(backend, FILE_STATES) else []
+    if is_a(backend, FILE_STATES):
+        return [W053]
+    # The shared backends are only as shared as what they write through.
+    if is_a(backend, (CACHE_STATE,)):
+        cache_config = settings.CACHES.get(_state_cache_alias()) or {}
+        return [W053] if cache_is(cache_config.get("BACKEND"), NOT_SHARED_CACHES) else []
+    storage_alias = STORAGE_STATES.get(str(backend))
+    if storage_alias is not None:
+        storage_config = settings.STORAGES.get(storage_alias) or {}
+        return [W053] if is_a(storage_config.get("BACKEND"), LOCAL_STORAGES) else []
+    return []
+
+
+def _state_cache_alias() -> str:
+    """The cache CacheBackend uses: MAINTENANCE_MODE_CACHE_BACKEND, else an alias named
+    ``maintenance_mode``, else ``default``."""
+    alias = getattr(settings, "MAINTENANCE_MODE_CACHE_BACKEND", None)
+    if alias:
+        return str(alias)
+    return "maintenance_mode" if "maintenance_mode" in settings.CACHES else "default"

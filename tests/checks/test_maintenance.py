@@ -39,6 +39,37 @@ def test_maintenance_mode_set_in_settings_never_reads_the_state_file() -> None:
     assert ids(INSTALLED_APPS=APP, MAINTENANCE_MODE=None) == ["horizontal.W053"]
 
 
+LOCMEM = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+REDIS = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://r:6379"}
+LOCAL_FILES = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+S3 = {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": {"bucket_name": "b"}}
+
+
+def test_a_shared_backend_on_a_local_cache_or_storage_is_w053() -> None:
+    # CacheBackend on a per-process cache (excused for other uses by
+    # HORIZONTAL_LOCAL_CACHES), StaticStorageBackend on local static files.
+    cache_state = "maintenance_mode.backends.CacheBackend"
+    caches = {"default": REDIS, "local": LOCMEM}
+    local_cache = {"CACHES": caches, "HORIZONTAL_LOCAL_CACHES": ["local"]}
+    assert ids(
+        INSTALLED_APPS=APP,
+        MAINTENANCE_MODE_STATE_BACKEND=cache_state,
+        MAINTENANCE_MODE_CACHE_BACKEND="local",
+        **local_cache,
+    ) == ["horizontal.W053"]
+    assert ids(INSTALLED_APPS=APP, MAINTENANCE_MODE_STATE_BACKEND=cache_state, CACHES=caches) == []
+    static_state = "maintenance_mode.backends.StaticStorageBackend"
+    local_static = {"default": S3, "staticfiles": LOCAL_FILES}
+    assert ids(
+        INSTALLED_APPS=APP, MAINTENANCE_MODE_STATE_BACKEND=static_state, STORAGES=local_static
+    ) == ["horizontal.W053"]
+    shared_static = {"default": S3, "staticfiles": S3}
+    assert (
+        ids(INSTALLED_APPS=APP, MAINTENANCE_MODE_STATE_BACKEND=static_state, STORAGES=shared_static)
+        == []
+    )
+
+
 def test_w053_is_a_deploy_check() -> None:
     assert_registered_deploy_only(maintenance)
 
