@@ -61,6 +61,7 @@ PUBLIC_ACLS = frozenset({"public-read", "public-read-write", "authenticated-read
 MAX_BLOCKING_SECONDS = 60.0
 # The region variables botocore itself reads when a client is given none.
 BOTOCORE_REGIONS = ("AWS_REGION", "AWS_DEFAULT_REGION")
+BOTOCORE_ENDPOINTS = ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
 
 
 # -- messages ----------------------------------------------------------------------------
@@ -256,11 +257,19 @@ def check_s3_endpoint_region(
 ) -> list[CheckMessage]:
     # botocore reads AWS_REGION / AWS_DEFAULT_REGION itself when a client is given none.
     region_from_environment = first_set(BOTOCORE_REGIONS)
-    return [
-        W062(alias, storage.endpoint_url)
-        for alias, storage in _s3_storages(settings.STORAGES)
-        if storage.endpoint_url and not (storage.region_name or region_from_environment)
-    ]
+    messages: list[CheckMessage] = []
+    for alias, storage in _s3_storages(settings.STORAGES):
+        endpoint = _endpoint(storage)
+        if endpoint and not (storage.region_name or region_from_environment):
+            messages.append(W062(alias, endpoint))
+    return messages
+
+
+def _endpoint(storage: Any) -> str | None:
+    """The endpoint a storage's client uses: its own, else the one botocore reads from
+    the environment (AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL) when given none."""
+    endpoint = storage.endpoint_url
+    return endpoint if isinstance(endpoint, str) and endpoint else first_set(BOTOCORE_ENDPOINTS)
 
 
 @register(Tags.files, TAG, deploy=True)
@@ -306,7 +315,7 @@ def check_s3_endpoint_on_this_host(
     # A MinIO beside each instance is a local disk with an S3 API: uploads stay on it.
     messages: list[CheckMessage] = []
     for alias, storage in _s3_storages(_shared_aliases()):
-        endpoint = storage.endpoint_url
-        if isinstance(endpoint, str) and next(known.this_host_addresses(endpoint, live=True), None):
+        endpoint = _endpoint(storage)
+        if endpoint and next(known.this_host_addresses(endpoint, live=True), None):
             messages.append(W066(alias, endpoint))
     return messages

@@ -240,3 +240,16 @@ def test_a_shared_s3_endpoint_or_aws_itself_is_silent(backend: str) -> None:
     for options in ({"endpoint_url": "https://minio.internal:9000"}, {}):
         with override_settings(STORAGES=storages_with(s3(backend, **options))):
             assert checks.check_s3_endpoint_on_this_host() == []
+
+
+def test_an_endpoint_botocore_reads_from_the_environment_counts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # No endpoint_url in settings: botocore takes AWS_ENDPOINT_URL_S3 (or AWS_ENDPOINT_URL).
+    for name in ("AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_ENDPOINT_URL_S3", "http://127.0.0.1:9000")
+    storage = {"BACKEND": UPSTREAM, "OPTIONS": {"bucket_name": "media"}}
+    with override_settings(STORAGES=storages_with(storage)):
+        assert [m.id for m in checks.check_s3_endpoint_region()] == ["horizontal.W062"]
+        assert [m.id for m in checks.check_s3_endpoint_on_this_host()] == ["horizontal.W066"]
