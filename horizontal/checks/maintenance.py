@@ -26,11 +26,9 @@ __all__ = ["W053", "check_maintenance_state"]
 FILE_STATES = known.paths(known.MAINTENANCE_STATE_FILES)
 DEFAULT_STATE = FILE_STATES[0]
 CACHE_STATE = "maintenance_mode.backends.CacheBackend"
-# The storage backends write the state through a storage alias: local storage, local state.
-STORAGE_STATES = {
-    "maintenance_mode.backends.DefaultStorageBackend": "default",
-    "maintenance_mode.backends.StaticStorageBackend": "staticfiles",
-}
+# The storage backends write the state through a storage alias: local storage, local
+# state. DefaultStorageBackend on a local default storage is W060's one finding already.
+STORAGE_STATES = {"maintenance_mode.backends.StaticStorageBackend": "staticfiles"}
 LOCAL_STORAGES = known.paths(known.LOCAL_STORAGES)
 
 W053 = checks.Warning(
