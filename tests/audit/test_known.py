@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import types
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,8 @@ from tests.checks.baseline import (
 )
 
 STABLE_KEY = "a-stable-key-read-from-the-environment-in-real-life-0123456789"
+# A real file (a handler on /dev/null writes no local file): Django 6.1 may open it.
+LOG_FILE = os.path.join(tempfile.gettempdir(), "horizontal-test-app.log")
 
 
 def changes_for(entry: SingleBox) -> dict[str, Any]:
@@ -56,7 +59,7 @@ def changes_for(entry: SingleBox) -> dict[str, Any]:
     if setting == "DJANGO_CRON_LOCK_BACKEND":
         return {"INSTALLED_APPS": with_app("django_cron"), setting: path}
     if setting == "LOGGING":
-        handlers = {**CONSOLE_LOGGING["handlers"], "file": {"class": path, "filename": os.devnull}}
+        handlers = {**CONSOLE_LOGGING["handlers"], "file": {"class": path, "filename": LOG_FILE}}
         return {"LOGGING": {**CONSOLE_LOGGING, "handlers": handlers}}
     if setting == "EMAIL_BACKEND":
         return {"EMAIL_BACKEND": path}
