@@ -22,7 +22,7 @@ from pathlib import Path
 from horizontal.audit.known import PER_INSTANCE_CALLS, PER_INSTANCE_ENVIRONMENT
 from horizontal.audit.settings_branches import off_by_default_statements
 from horizontal.audit.settings_rules import random_value_line
-from horizontal.audit.settings_values import top_level_settings
+from horizontal.audit.settings_values import env_default, top_level_settings
 from horizontal.audit.source import PythonModule, dotted, string_value
 
 __all__ = [
@@ -334,8 +334,7 @@ def _fallback_text(node: ast.AST) -> str | None:
     if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
         return _fallback_text(node.values[-1])
     if isinstance(node, ast.Call) and _environment_variable(node) is not None:
-        default = node.args[1] if len(node.args) >= 2 else None
-        default = next((k.value for k in node.keywords if k.arg == "default"), default)
+        default = env_default(node)
         return _fallback_text(default) if default is not None else None
     return None
 

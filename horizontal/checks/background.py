@@ -368,7 +368,7 @@ def _huey_addresses(huey: object) -> Iterable[tuple[str, object]]:
     if huey is None:
         return
     if isinstance(huey, Mapping):
-        if huey.get("immediate", getattr(settings, "DEBUG", False)):
+        if _huey_immediate(huey):
             return
         connection = {k: v for k, v in huey.items() if k not in HUEY_OPTIONS}
         if isinstance(huey.get("connection"), Mapping):
@@ -391,6 +391,12 @@ def _huey_addresses(huey: object) -> Iterable[tuple[str, object]]:
         socket_path = pool_options.get("path")
         host = pool_options.get("host", "localhost")
         yield "HUEY", f"unix:{socket_path}" if socket_path else {"host": host}
+
+
+def _huey_immediate(huey: Mapping[str, Any]) -> bool:
+    """Whether djhuey runs this ``HUEY`` dict's tasks inline: its ``immediate``, which
+    defaults to ``DEBUG``."""
+    return bool(huey.get("immediate", getattr(settings, "DEBUG", False)))
 
 
 def _django_q_addresses(cluster: object) -> Iterable[tuple[str, object]]:
@@ -446,6 +452,6 @@ def check_eager_task_queues(
 ) -> list[CheckMessage]:
     found = [_eager(*entry) for entry in known.EAGER_TASK_SETTINGS]
     huey = getattr(settings, "HUEY", None)
-    if isinstance(huey, Mapping) and "immediate" not in huey and settings.DEBUG:
-        found.append("HUEY['immediate'] (unset, so DEBUG)")  # djhuey's default
+    if isinstance(huey, Mapping) and "immediate" not in huey and _huey_immediate(huey):
+        found.append("HUEY['immediate'] (unset, so DEBUG)")
     return [W049(setting) for setting in found if setting is not None]

@@ -30,7 +30,11 @@ from django.core.files.storage import storages
 from horizontal.audit import known
 from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import import_class, is_a
-from horizontal.storage.env import first_set
+from horizontal.storage.env import (
+    BOTOCORE_ENDPOINT_VARIABLES,
+    BOTOCORE_REGION_VARIABLES,
+    first_set,
+)
 from horizontal.storage.s3_options import RESOLVABLE_BACKENDS, ResolvedS3Options, resolve
 
 __all__ = [
@@ -59,9 +63,6 @@ S3_STORAGES = (f"{S3_STORAGE_MODULE}.S3Storage",)
 PUBLIC_ACLS = frozenset({"public-read", "public-read-write", "authenticated-read"})
 # A request worker blocked longer than this by one S3 call is an outage, not a blip.
 MAX_BLOCKING_SECONDS = 60.0
-# The region variables botocore itself reads when a client is given none.
-BOTOCORE_REGIONS = ("AWS_REGION", "AWS_DEFAULT_REGION")
-BOTOCORE_ENDPOINTS = ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
 
 
 # -- messages ----------------------------------------------------------------------------
@@ -215,6 +216,17 @@ def _worst_case_seconds(options: Any) -> float:
     return worst_case_seconds(options.client_config, getattr(options, "deadline", None))
 
 
+def _endpoint(storage: Any) -> str | None:
+    """The endpoint a storage's client uses: its own, else the one botocore reads from
+    the environment (AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL) when given none."""
+    endpoint = storage.endpoint_url
+    return (
+        endpoint
+        if isinstance(endpoint, str) and endpoint
+        else first_set(BOTOCORE_ENDPOINT_VARIABLES)
+    )
+
+
 def _public_acl(storage: Any) -> str | None:
     acls = [(storage.object_parameters or {}).get("ACL"), storage.default_acl]
     return next((acl for acl in acls if acl in PUBLIC_ACLS), None)
@@ -256,20 +268,13 @@ def check_s3_endpoint_region(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
     # botocore reads AWS_REGION / AWS_DEFAULT_REGION itself when a client is given none.
-    region_from_environment = first_set(BOTOCORE_REGIONS)
+    region_from_environment = first_set(BOTOCORE_REGION_VARIABLES)
     messages: list[CheckMessage] = []
     for alias, storage in _s3_storages(settings.STORAGES):
         endpoint = _endpoint(storage)
         if endpoint and not (storage.region_name or region_from_environment):
             messages.append(W062(alias, endpoint))
     return messages
-
-
-def _endpoint(storage: Any) -> str | None:
-    """The endpoint a storage's client uses: its own, else the one botocore reads from
-    the environment (AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL) when given none."""
-    endpoint = storage.endpoint_url
-    return endpoint if isinstance(endpoint, str) and endpoint else first_set(BOTOCORE_ENDPOINTS)
 
 
 @register(Tags.files, TAG, deploy=True)

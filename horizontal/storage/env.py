@@ -21,7 +21,15 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["endpoint_from_env", "region_from_env", "s3_options_from_env", "storages_from_env"]
+__all__ = [
+    "BOTOCORE_ENDPOINT_VARIABLES",
+    "BOTOCORE_REGION_VARIABLES",
+    "endpoint_from_env",
+    "first_set",
+    "region_from_env",
+    "s3_options_from_env",
+    "storages_from_env",
+]
 
 S3_BACKEND = "horizontal.storage.S3Storage"
 LOCAL_BACKEND = "django.core.files.storage.FileSystemStorage"
@@ -31,8 +39,12 @@ DJANGO_STATICFILES = {"BACKEND": "django.contrib.staticfiles.storage.StaticFiles
 # AWS_* names are django-storages' setting names; the others are boto3's own, so a
 # platform that already exports them (AWS_REGION on Lambda and ECS, AWS_ENDPOINT_URL_S3
 # for MinIO/R2 setups) needs nothing new.
-REGION_VARIABLES = ("AWS_S3_REGION_NAME", "AWS_REGION", "AWS_DEFAULT_REGION")
-ENDPOINT_VARIABLES = ("AWS_S3_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
+# What botocore itself reads when a client is given no region or endpoint; the AWS_S3_*
+# names are django-storages' settings, which botocore never reads.
+BOTOCORE_REGION_VARIABLES = ("AWS_REGION", "AWS_DEFAULT_REGION")
+BOTOCORE_ENDPOINT_VARIABLES = ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
+REGION_VARIABLES = ("AWS_S3_REGION_NAME", *BOTOCORE_REGION_VARIABLES)
+ENDPOINT_VARIABLES = ("AWS_S3_ENDPOINT_URL", *BOTOCORE_ENDPOINT_VARIABLES)
 OPTION_VARIABLES: dict[str, tuple[str, ...]] = {
     "bucket_name": ("AWS_STORAGE_BUCKET_NAME",),
     "region_name": REGION_VARIABLES,
