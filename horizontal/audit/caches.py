@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from horizontal.audit.effects import reaches_outside
 from horizontal.audit.findings import Finding
+from horizontal.audit.prefilter import MEMO_SUFFIXES
 from horizontal.audit.source import PythonModule, last_part
 
 MEMO_DECORATORS = frozenset(
@@ -38,7 +39,11 @@ def memo_decorator(module: PythonModule, decorator: ast.expr) -> bool:
     if name in MEMO_DECORATORS:
         # A bare ``@cache`` is functools' only if imported from there.
         return name != "cache" or module.imports.get("cache") == "functools.cache"
-    return last_part(name) in {"lru_cache", "memoize", "memoized", "ttl_cache"}
+    # ``lang_lru_cache``: a project's own wrapper keeps the name's ending.
+    short = last_part(name)
+    return short in {"lru_cache", "memoize", "memoized", "ttl_cache"} or short.endswith(
+        MEMO_SUFFIXES
+    )
 
 
 def find_memoised_reads(module: PythonModule) -> Iterator[Finding]:
@@ -51,6 +56,8 @@ def find_memoised_reads(module: PythonModule) -> Iterator[Finding]:
             continue
         if _keyed_by_request(node):
             continue  # every request is a new key: the memo never outlives its request
+        if _expires_within_a_minute(decorator):
+            continue  # ``@memoize(ttl=20)``: as fresh as a cache read, by its own choice
         outside = reaches_outside(module, node)
         if not outside:
             continue
@@ -70,3 +77,21 @@ def _keyed_by_request(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     if arguments and arguments[0].arg in {"self", "cls"}:
         arguments = arguments[1:]
     return bool(arguments) and arguments[0].arg in {"request", "req"}
+
+
+# Keywords memo decorators take for their entries' lifetime, in seconds.
+LIFETIME_KEYWORDS = frozenset({"ttl", "timeout", "expire", "expires", "seconds", "max_age"})
+SHORT_LIFETIME = 60
+
+
+def _expires_within_a_minute(decorator: ast.expr) -> bool:
+    if not isinstance(decorator, ast.Call):
+        return False
+    return any(
+        k.arg in LIFETIME_KEYWORDS
+        and isinstance(k.value, ast.Constant)
+        and isinstance(k.value.value, int | float)
+        and not isinstance(k.value.value, bool)
+        and k.value.value <= SHORT_LIFETIME
+        for k in decorator.keywords
+    )

@@ -219,12 +219,24 @@ def _runs_beat(command: str, context: str) -> bool:
     return bool(IN_PROCESS_BEAT.search(command) and SERVER.search(context))
 
 
+DOCKER_STAGE = lazy_compile(r"\s+AS\s+([\w.-]+)\s*$", re.I)
+DEVELOPMENT_STAGE = lazy_compile(r"^(dev|development|local|test|tests|testing|ci|debug)$", re.I)
+
+
 def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
     lines = logical_lines(text)
     if serves_with_runserver([ln.text for ln in lines if ln.text.upper().startswith("CMD")]):
         return  # a development image (runserver is not for production)
+    development_stage = False
     for line in lines:
         instruction = line.text.split(None, 1)[0].upper() if line.text else ""
+        if instruction == "FROM":
+            # ``FROM base AS dev``: a stage built for developers (``--target dev``), whose
+            # CMD no replica runs; the next FROM starts another stage.
+            stage = DOCKER_STAGE.search(line.text)
+            development_stage = bool(stage and DEVELOPMENT_STAGE.match(stage.group(1)))
+        if development_stage:
+            continue
         if instruction == "ENV":
             yield from single_box_environment(path, line.number, line.text)
         runs_at_start = instruction in {"CMD", "ENTRYPOINT"}
@@ -355,6 +367,29 @@ def find_in_shell(
             yield _finding(path, line, "image-cron", IMAGE_CRON)
         elif _runs_beat(line.text, "gunicorn" if serves else ""):
             yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
+        elif UWSGI_MEDIA_OPTION.search(line.text):
+            yield _finding(path, _option_line(text, line), "file-write", UWSGI_SERVES_MEDIA)
+
+
+# ``uwsgi ... --static-map /media=/app/media``: the ini option given on the command line.
+STATIC_MAP_OF_MEDIA = r"--static-map2?[=\s]+\S*(?:media|upload)"
+MEDIA_OPTION = lazy_compile(STATIC_MAP_OF_MEDIA, re.I)
+UWSGI_MEDIA_OPTION = lazy_compile(r"\buwsgi\b.*" + STATIC_MAP_OF_MEDIA, re.I)
+UWSGI_SERVES_MEDIA = (
+    "uWSGI serves uploaded media from this host's disk: other instances have other files"
+)
+
+
+def _option_line(text: str, line: Line) -> Line:
+    """The physical line of a continued command that gives the media ``--static-map``."""
+    physical = text.splitlines()
+    for number in range(line.number, len(physical) + 1):
+        raw = physical[number - 1]
+        if MEDIA_OPTION.search(raw):
+            return Line(number, raw.strip())
+        if not raw.rstrip().endswith("\\"):
+            break
+    return line
 
 
 # Procfile process types a platform runs once per deploy (Heroku's release phase,
@@ -418,13 +453,7 @@ def find_in_server_config(path: str, text: str) -> Iterator[Finding]:
         if key.startswith("uwsgi_"):
             key = key.removeprefix("uwsgi_").replace("_", "-")
         if key in {"static-map", "static-map2"} and MEDIA_MAP.search(value):
-            yield _finding(
-                path,
-                line,
-                "file-write",
-                "uWSGI serves uploaded media from this host's disk: other instances have "
-                "other files",
-            )
+            yield _finding(path, line, "file-write", UWSGI_SERVES_MEDIA)
         elif _migrates(line.text) or (key in PROGRAM_KEYS and MIGRATION_SCRIPT.search(value)):
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
         elif resets_shared_state(line.text):

@@ -46,6 +46,10 @@ NETWORK_ROOTS = ("requests.", "httpx.")
 NETWORK_VERBS = frozenset({"get", "post", "put", "patch", "delete", "head", "request"})
 NETWORK_NAMES = frozenset({"urlopen"})
 DB_BACKED_CONFIG = ("constance.config", "dynamic_preferences", "solo.")
+# ``units.filter(default=True)``, ``.get(pk=pk)``, ``.exclude(Q(...))``: a lookup by field
+# names through any manager, a related one included. ``dict.get`` and the builtin
+# ``filter`` take positional arguments only.
+LOOKUP_METHODS = frozenset({"filter", "exclude", "get"})
 
 
 def touches(module: PythonModule, node: ast.AST, *, writes: bool = False) -> set[str]:
@@ -63,7 +67,7 @@ def touches(module: PythonModule, node: ast.AST, *, writes: bool = False) -> set
         elif isinstance(child, ast.Call):
             full = module.qualify(child.func) or ""
             name = last_part(full)
-            if name in ORM_FUNCTIONS:
+            if name in ORM_FUNCTIONS or field_lookup(full, child):
                 kinds.add("database")
             elif name in STORAGE_CALLS and "storage" in full.rsplit(".", 1)[0].lower():
                 kinds.add("file")
@@ -72,6 +76,18 @@ def touches(module: PythonModule, node: ast.AST, *, writes: bool = False) -> set
             ) or name in NETWORK_NAMES:
                 kinds.add("network")
     return kinds
+
+
+def field_lookup(name: str, call: ast.Call) -> bool:
+    """A queryset lookup: field names as keywords, ``Q`` objects as the only positionals."""
+    if not isinstance(call.func, ast.Attribute) or call.func.attr not in LOOKUP_METHODS:
+        return False
+    if name.startswith(NETWORK_ROOTS) or not (call.args or call.keywords):
+        return False
+    return all(
+        isinstance(argument, ast.Call) and last_part(dotted(argument.func) or "") == "Q"
+        for argument in call.args
+    )
 
 
 def local_callees(module: PythonModule, node: ast.AST) -> set[str]:

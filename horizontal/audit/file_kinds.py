@@ -61,7 +61,10 @@ def text_detector(path: str) -> TextDetector | None:
         return deploy.find_in_systemd_unit
     if lower.startswith("procfile"):
         return deploy.find_in_procfile
-    if lower.endswith((".ini", ".conf")) and ("uwsgi" in lower or "supervisor" in lower):
+    server_config = "uwsgi" in lower or "supervisor" in lower
+    if lower.endswith((".ini", ".conf")) and server_config and DEVELOPMENT_CONFIG.search(lower):
+        return None  # supervisord-dev.conf, uwsgi.local.ini: a developer's processes
+    if lower.endswith((".ini", ".conf")) and server_config:
         return deploy.find_in_server_config
     if lower.endswith(".ini") and lower not in NOT_UWSGI_INI:
         return deploy.find_in_uwsgi_section  # cashbook.ini: a uWSGI config by its [uwsgi]

@@ -110,6 +110,8 @@ TEMP_FACTORIES = ("mkdtemp", "mkstemp", "NamedTemporaryFile")
 MEMO_DECORATORS = frozenset(
     {"lru_cache", "cache", "memoize", "memoized", "cached", "ttl_cache", "lfu_cache"}
 )
+# A project's own wrapper of one (``@lang_lru_cache``) keeps the name's ending.
+MEMO_SUFFIXES = ("_lru_cache", "_ttl_cache")
 # open() only matters with a literal write mode somewhere in its first three lines.
 WRITE_MODE = lazy_compile(r"[\"'](?:[rbt]*[wax]|[rwabt]*\+)")
 THREAD_CLASS = lazy_compile(r"[ \t]*class[ \t]+(\w+)\([^)]*Thread\b")
@@ -195,7 +197,7 @@ def statement_triggers(text: str) -> bool:
         line = line_of(text, position).strip()
         if line.startswith("@"):
             name = line[1:].split("(", 1)[0].strip().rsplit(".", 1)[-1]
-            if name in MEMO_DECORATORS:
+            if name in MEMO_DECORATORS or name.endswith(MEMO_SUFFIXES):
                 return True
     return False
 

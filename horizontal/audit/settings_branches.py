@@ -46,7 +46,9 @@ def static_or_compared(tree: ast.AST) -> set[int]:
         ):
             # Chosen only when DEBUG (or an option left unset) is on: not production's.
             parts = list(node.body) if isinstance(node, ast.If) else [node.body]
-        elif isinstance(node, ast.If | ast.IfExp) and outcome is True:
+        elif isinstance(node, ast.If | ast.IfExp) and (
+            outcome is True or on_by_default(node.test, unset)
+        ):
             # The test holds by default: the other branch is what an option chooses.
             parts = list(node.orelse) if isinstance(node, ast.If) else [node.orelse]
         elif isinstance(node, ast.Dict) and (_is_choice_table(node) or _is_placeholder(node)):
@@ -290,6 +292,15 @@ def off_by_default(test: ast.AST, unset: AbstractSet[str] = frozenset()) -> bool
     return isinstance(test, ast.Call) and _falsy_when_unset(test)
 
 
+def on_by_default(test: ast.AST, unset: AbstractSet[str] = frozenset()) -> bool:
+    """``if not DEBUG:``: the branch production takes; its ``else`` is the developer's."""
+    return (
+        isinstance(test, ast.UnaryOp)
+        and isinstance(test.op, ast.Not)
+        and off_by_default(test.operand, unset)
+    )
+
+
 def off_by_default_statements(tree: ast.AST) -> set[int]:
     """``id()`` of each statement in a top-level branch that is off when nothing is set
     (see ``off_by_default``): a setting assigned only there is left at Django's default."""
@@ -314,6 +325,9 @@ def off_by_default_statements(tree: ast.AST) -> set[int]:
             ):
                 # The body only: the ``else:`` (or the next ``elif``) is what production gets.
                 found.update(id(node) for part in branch.body for node in ast.walk(part))
+            elif on_by_default(branch.test, unset):
+                found.update(id(node) for part in branch.orelse for node in ast.walk(part))
+                break
             elif_ = branch.orelse[0] if len(branch.orelse) == 1 else None
             branch = elif_ if isinstance(elif_, ast.If) else None
     return found

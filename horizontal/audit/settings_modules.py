@@ -26,6 +26,7 @@ from horizontal.audit.settings_files import KNOWN_SETTINGS, is_dev_module
 from horizontal.audit.settings_rules import (
     bad_backends,
     crontab_jobs,
+    django_defaults_copied,
     generated_secret_key,
     implicit_defaults,
     sqlite_by_default,
@@ -98,6 +99,7 @@ def find_settings_problems(
             *services_on_this_host(module),
             *databases_without_host(module),
             *sqlite_by_default(module),
+            *django_defaults_copied(module, settings),
         ):
             if not replaced(finding.line):
                 found.append(finding)

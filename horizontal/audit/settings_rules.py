@@ -33,12 +33,13 @@ from horizontal.audit.settings_values import (
     strings_with_paths,
     value_paths,
 )
-from horizontal.audit.source import PythonModule, call_name, last_part, string_value
+from horizontal.audit.source import PythonModule, call_name, dotted, last_part, string_value
 
 __all__ = [
     "FIXES",
     "bad_backends",
     "crontab_jobs",
+    "django_defaults_copied",
     "find_config_secret_keys",
     "generated_secret_key",
     "implicit_defaults",
@@ -224,6 +225,41 @@ def crontab_jobs(module: PythonModule, statement: ast.stmt) -> Finding:
         "runs 'crontab add'",
         FIXES["CRONJOBS"],
     )
+
+
+# Django's own defaults, copied in by name: what production gets is the default's.
+COPIED_DEFAULTS = {
+    "STORAGES": (
+        "STORAGES is Django's default (global_settings.STORAGES): uploads go to "
+        "FileSystemStorage on one host's disk",
+        "STORAGES['default']",
+    ),
+    "CACHES": (
+        "CACHES is Django's default (global_settings.CACHES): LocMemCache, a per-process "
+        "cache on every instance",
+        "CACHES",
+    ),
+}
+COPY_CALLS = frozenset({"copy", "deepcopy", "dict"})
+
+
+def django_defaults_copied(
+    module: PythonModule, settings: dict[str, list[ast.stmt]]
+) -> Iterator[Finding]:
+    """``STORAGES = global_settings.STORAGES`` (or a copy of it): the setting is set, and
+    set to the single-box default. ``settings``: what runs when nothing is set; a later
+    statement that changes the copy (``STORAGES["default"] = …``) is the operator's."""
+    ignored = static_or_compared(module.tree)
+    for name, (message, fix) in COPIED_DEFAULTS.items():
+        last = sorted(settings.get(name, []), key=lambda statement: statement.lineno)[-1:]
+        for statement in last:
+            value = statement.value if isinstance(statement, ast.Assign) else None
+            while isinstance(value, ast.Call) and last_part(dotted(value.func)) in COPY_CALLS:
+                value = value.args[0] if len(value.args) == 1 else None
+            if id(statement) in ignored or value is None:
+                continue
+            if module.qualify(value) == f"django.conf.global_settings.{name}":
+                yield _finding(module, statement.lineno, message, FIXES[fix])
 
 
 def implicit_defaults(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from horizontal.audit.findings import Finding
+from horizontal.audit.findings import Finding, Location
 from horizontal.audit.known import this_host_addresses
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.settings_branches import explicitly_chosen, static_or_compared
@@ -21,6 +21,7 @@ from horizontal.audit.settings_values import (
     env_default,
     module_strings,
     strings_with_paths,
+    top_level_settings,
 )
 from horizontal.audit.source import PythonModule, string_value
 
@@ -64,15 +65,17 @@ DEFAULTING_BROKERS = ("CELERY_BROKER_URL", "BROKER_URL")
 SERVER_ENGINES = ("postgresql", "postgis", "mysql", "oracle")
 
 
-def _database_aliases(module: PythonModule) -> Iterator[ast.Dict]:
-    """Each alias dict of a top-level ``DATABASES = {...}`` literal."""
-    for statement in module.tree.body:
+def _database_aliases(module: PythonModule) -> Iterator[tuple[ast.Assign, ast.Dict]]:
+    """Each alias dict of a ``DATABASES = {...}`` literal the module runs at import time,
+    under ``if``/``try`` too (``if "DATABASE_URL" in env: … else: DATABASES = {…}``), with
+    its statement."""
+    for statement in top_level_settings(module).get("DATABASES", []):
         if (
             isinstance(statement, ast.Assign)
             and any(isinstance(t, ast.Name) and t.id == "DATABASES" for t in statement.targets)
             and isinstance(statement.value, ast.Dict)
         ):
-            yield from (v for v in statement.value.values if isinstance(v, ast.Dict))
+            yield from ((statement, v) for v in statement.value.values if isinstance(v, ast.Dict))
 
 
 def _alias_values(alias: ast.Dict) -> dict[str, ast.expr]:
@@ -93,7 +96,7 @@ def databases_without_host(module: PythonModule) -> Iterator[Finding]:
     """A server database alias written out with no ``HOST``: libpq and MySQL's client then
     use this host's socket (``{"ENGINE": "…postgresql", "NAME": "app"}``)."""
     ignored = static_or_compared(module.tree)
-    for alias in _database_aliases(module):
+    for statement, alias in _database_aliases(module):
         if id(alias) in ignored or None in alias.keys:  # ``**base``: the host may be there
             continue
         values = _alias_values(alias)
@@ -102,13 +105,16 @@ def databases_without_host(module: PythonModule) -> Iterator[Finding]:
             continue
         if "NAME" not in values or _unnamed(values["NAME"]):
             continue  # no database named: a template other modules fill in
-        yield _finding(
+        finding = _finding(
             module,
             alias.lineno,
             "DATABASES: no HOST, which is the database server on this host (its local socket):"
             " each instance talks to its own server",
             FIXES["this host"],
         )
+        # The assignment is where the setting is decided, when the alias sits lower.
+        assigned = (Location(module.path, statement.lineno),)
+        yield finding._replace(related=assigned if statement.lineno != alias.lineno else ())
 
 
 def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
@@ -117,7 +123,7 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
     ignored = static_or_compared(module.tree)
     # An alias whose NAME is empty too is a template, its empty HOST no address; SQLite
     # ignores HOST (the file is the finding, sqlite_by_default's).
-    for alias in _database_aliases(module):
+    for _, alias in _database_aliases(module):
         values = _alias_values(alias)
         engine = string_value(values.get("ENGINE")) or ""
         if _unnamed(values.get("NAME")) or engine.endswith("sqlite3"):
@@ -260,8 +266,10 @@ def _service_setting(path: KeyPath) -> str | None:
         len(path) == 1 or path[-1].lower() in {"host", "hosts", "url", "location", "address"}
     ):
         return path[0]
-    if path[:1] == ("DATABASES",) and (len(path) == 2 or path[2:] == ("HOST",)):
-        return "DATABASES"  # a whole alias built from a URL, or its HOST
+    if path[:1] == ("DATABASES",) and (len(path) <= 2 or path[2:] == ("HOST",)):
+        # A whole alias built from a URL, or its HOST; the whole setting from one URL
+        # (django-configurations' ``DATABASES = values.DatabaseURLValue(url)``).
+        return "DATABASES"
     return None
 
 

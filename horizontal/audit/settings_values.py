@@ -38,6 +38,8 @@ __all__ = [
 # A setting and the dict keys under it: ("STORAGES", "default", "BACKEND").
 KeyPath = tuple[str, ...]
 PATH_CALLS = frozenset({"str", "Path", "join", "fspath"})
+# A printf-style field: %s, %d, %(name)s, %05.2f.
+PERCENT_FIELD = lazy_compile(r"%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdrifx]")
 
 
 def top_level_settings(module: PythonModule) -> dict[str, list[ast.stmt]]:
@@ -376,6 +378,12 @@ def address_text(node: ast.AST, names: dict[str, tuple[str, int]]) -> tuple[str,
     formatted = _str_format(node, names)
     if formatted is not None:
         return formatted
+    template = string_value(node.left) if isinstance(node, ast.BinOp) else None
+    if template is not None and isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        # "sqlite:///%s/db.sqlite3" % BASE_DIR: each field filled from the right side.
+        values = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+        fills = iter(address_text(value, names)[0] for value in values)
+        return PERCENT_FIELD.sub(lambda _: next(fills, "x"), template), line
     parts: list[ast.AST] = []
     separator = ""
     if isinstance(node, ast.JoinedStr):

@@ -146,6 +146,7 @@ class PythonModule:
             or self.text.startswith("#!")
             or path.rsplit("/", 1)[-1] in BUILD_SCRIPTS
             or "/_build/" in path
+            or bool(SCRIPTS_FOLDER.search(path))
             or any(target.split(".", 1)[0] in TOOL_PACKAGES for target in self.imports.values())
         )
 
@@ -169,6 +170,11 @@ class PythonModule:
 
     def line(self, number: int) -> str:
         return self.lines[number - 1].strip() if 0 < number <= len(self.lines) else ""
+
+
+# useful_scripts/get_emails.py, scripts/import_2019.py: a folder of scripts an operator
+# runs by hand (``manage.py shell < …``, ``runscript``), not code a request reaches.
+SCRIPTS_FOLDER = lazy_compile(r"/(?:[\w-]+[_-])?scripts/(?:[\w.-]+/)*[\w.-]+\.py$", re.I)
 
 
 def _child_statements(node: ast.stmt) -> Iterator[ast.stmt]:

@@ -9,6 +9,7 @@ development container. ``Scan.finish`` calls these with the findings and the tex
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterator
 
 from horizontal.audit import deploy, migrate_commands
@@ -102,6 +103,9 @@ def scripts_run_by_start_scripts(texts: dict[str, list[str]]) -> Iterator[Findin
                         (path, line.number, n, serving)
                         for _, n in deploy.scripts_started(line.text)
                     ]
+            services = _supervised_services(path, lines, shells, by_name)
+            callers += services
+            yield from _schedulers_beside_server(services, shells, by_name, judged)
     for _ in range(3):
         following: list[tuple[str, int, str, bool]] = []
         for caller, number, name, serving in callers:
@@ -119,6 +123,56 @@ def scripts_run_by_start_scripts(texts: dict[str, list[str]]) -> Iterator[Findin
                     (script, n, s, own) for n, s in deploy.scripts_started(shells[script])
                 ]
         callers = following
+
+
+# A script installed as a runit or s6 service's ``run`` (``ln -s …/run_beat.bash
+# /etc/service/beat/run``, ``COPY beat.sh /etc/services.d/beat/run``): the supervisor
+# starts it in every container of the image, beside the image's other services.
+SERVICE_RUN = lazy_compile(
+    r"(?:\bln\s+-\w+\s+|^(?:COPY|ADD)\s+(?:--\S+\s+)*)[\"']?(\S+?)[\"']?\s+[\"']?"
+    r"\S*(?:service|\bsv\b|s6)\S*/[\w.-]+/run\b",
+    re.I,
+)
+
+
+def _supervised_services(
+    path: str, lines: list[str], shells: dict[str, str], by_name: dict[str, list[str]]
+) -> list[tuple[str, int, str, bool]]:
+    """(Dockerfile, line, script name, whether a sibling service serves) per service the
+    image installs: a scheduler service runs beside the web service in each container."""
+    installed = [
+        (line.number, posixpath.basename(match.group(1).rstrip("/")))
+        for line in deploy.logical_lines("\n".join(lines))
+        for part in re.split(r"&&|;", line.text)
+        if (match := SERVICE_RUN.search(part.strip().removeprefix("RUN ").strip()))
+    ]
+    serving = any(
+        deploy.starts_a_server(shells[script])
+        for _, name in installed
+        for script in by_name.get(name, [])
+    )
+    return [(path, number, name, serving) for number, name in installed]
+
+
+def _schedulers_beside_server(
+    services: list[tuple[str, int, str, bool]],
+    shells: dict[str, str],
+    by_name: dict[str, list[str]],
+    judged: set[str],
+) -> Iterator[Finding]:
+    """A service script that looks like a start of its own (``run_celery_beat.bash``) was
+    judged alone, as a scheduler's own process; installed beside a serving service, it is
+    one scheduler per container."""
+    for dockerfile, number, name, serving in services:
+        for script in by_name.get(name, []) if serving else []:
+            if script not in judged:
+                continue  # judged below, as a script the image starts
+            alone = set(deploy.find_in_shell(script, shells[script]))
+            for finding in deploy.find_in_shell(
+                script, shells[script], started=True, beside_server=True
+            ):
+                if finding.category == "scheduler" and finding not in alone:
+                    yield finding._replace(related=(Location(dockerfile, number),))
 
 
 # AWS CodeDeploy's application specification: its hooks' scripts run on every instance.

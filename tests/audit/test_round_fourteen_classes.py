@@ -1,0 +1,315 @@
+"""Classes of the fourteenth round (issue 14), each with a true case and a safe twin.
+
+- A memo over a lookup through a related manager (``unit.display_units.filter(default=
+  True)``) or under a project's own ``@lang_lru_cache`` is a memo over the database; one
+  whose entries expire within a minute (``@memoize(ttl=20)``) is as fresh as a cache read.
+- ``uwsgi --static-map /media=…`` on a start script's command line serves uploads from
+  this host's disk, as the same option in an ini file does.
+- A ``DATABASES`` literal with no ``HOST`` chosen in the ``else`` of ``if "DATABASE_URL"
+  in env`` is what production gets when nothing is set.
+- A ``%``-formatted default (``default="sqlite:///%s/db.sqlite3" % BASE_DIR``) is read.
+- ``STORAGES = global_settings.STORAGES`` sets the setting to Django's local default.
+- A runit service the image installs next to the web service (``ln -s run_beat.bash
+  /etc/service/beat/run``) runs one scheduler per container.
+- django-configurations' ``DATABASES = values.DatabaseURLValue(url)`` is read as a URL.
+- Not what replicas run: a Dockerfile stage named ``dev``, a ``supervisord-dev.conf``, a
+  Python file in a ``*scripts/`` folder (run by hand).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.audit.test_outside_measurements import scan, where
+
+# -- memos over the database ---------------------------------------------------------------
+
+RELATED_LOOKUP = """\
+from functools import lru_cache
+
+
+@lru_cache()
+def get_display_unit(sales_unit):
+    return sales_unit.display_units.filter(default=True).first()
+"""
+
+PURE_LOOKUP = """\
+from functools import lru_cache
+
+
+@lru_cache()
+def get_display_unit(units, name):
+    return dict(units).get(name, None)
+"""
+
+
+def test_a_memo_over_a_related_managers_lookup_is_reported(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"units.py": RELATED_LOOKUP}, "cache")
+    assert where(found) == [("units.py", 4)]
+
+
+def test_a_memo_over_a_dict_lookup_is_not(tmp_path: Path) -> None:
+    assert scan(tmp_path, {"units.py": PURE_LOOKUP}, "cache") == []
+
+
+PROJECT_MEMO = """\
+from app.utils.i18n import lang_lru_cache
+from app.models import GDPRSettings
+
+
+@lang_lru_cache
+def get_setting(shop):
+    return GDPRSettings.objects.get_or_create(shop=shop)[0]
+"""
+
+
+def test_a_projects_own_lru_cache_wrapper_is_a_memo(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"gdpr.py": PROJECT_MEMO}, "cache")
+    assert where(found) == [("gdpr.py", 5)]
+
+
+def test_a_decorator_that_only_ends_in_cache_is_not(tmp_path: Path) -> None:
+    # ``@never_cache`` marks a response; it memoises nothing.
+    source = PROJECT_MEMO.replace("lang_lru_cache", "never_cache")
+    assert scan(tmp_path, {"gdpr.py": source}, "cache") == []
+
+
+def test_a_memo_that_expires_within_a_minute_is_not_reported(tmp_path: Path) -> None:
+    short = PROJECT_MEMO.replace("@lang_lru_cache", "@memoize(ttl=20)").replace(
+        "from app.utils.i18n import lang_lru_cache", "from app.utils import memoize"
+    )
+    assert scan(tmp_path, {"gdpr.py": short}, "cache") == []
+    hourly = short.replace("ttl=20", "ttl=3600")
+    assert where(scan(tmp_path / "b", {"gdpr.py": hourly}, "cache")) == [("gdpr.py", 5)]
+
+
+# -- uWSGI serving media, given on the command line --------------------------------------
+
+UWSGI_START = """\
+#!/bin/sh
+set -e
+uwsgi \\
+    --http :8000 \\
+    --module app.wsgi:application \\
+    --static-map /static=/app/static \\
+    --static-map /media=/app/media \\
+    --processes 4
+"""
+
+
+def test_uwsgi_static_map_of_media_on_the_command_line_is_reported(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"bin/docker_start.sh": UWSGI_START}, "file-write")
+    assert where(found) == [("bin/docker_start.sh", 7)]
+
+
+def test_uwsgi_static_map_of_static_files_alone_is_not(tmp_path: Path) -> None:
+    source = UWSGI_START.replace("    --static-map /media=/app/media \\\n", "")
+    assert scan(tmp_path, {"bin/docker_start.sh": source}, "file-write") == []
+
+
+# -- settings: the branch production gets, formatted defaults, Django's defaults ------------
+
+NO_HOST_IN_ELSE = """\
+import os
+import dj_database_url
+
+INSTALLED_APPS = []
+if "DATABASE_URL" in os.environ:
+    DATABASES = {"default": dj_database_url.config()}
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": "app",
+        }
+    }
+"""
+
+
+def test_a_database_with_no_host_in_the_branch_taken_when_nothing_is_set(
+    tmp_path: Path,
+) -> None:
+    found = scan(tmp_path, {"settings.py": NO_HOST_IN_ELSE}, "settings")
+    assert [(f.line, [r.line for r in f.related]) for f in found] == [(9, [8])]
+
+
+def test_a_database_with_no_host_only_under_debug_is_not_reported(tmp_path: Path) -> None:
+    source = NO_HOST_IN_ELSE.replace(
+        'if "DATABASE_URL" in os.environ:',
+        'DEBUG = os.environ.get("DEBUG") == "1"\nif not DEBUG:',
+    )
+    assert scan(tmp_path, {"settings.py": source}, "settings") == []
+
+
+PERCENT_DEFAULT = """\
+import environ
+
+env = environ.Env()
+BASE_DIR = "/app"
+INSTALLED_APPS = []
+DATABASES = {
+    "default": env.db_url(
+        "DATABASE_URL",
+        default="sqlite:///%s/db.sqlite3" % BASE_DIR,
+    ),
+}
+"""
+
+
+def test_a_percent_formatted_sqlite_default_is_read(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"settings.py": PERCENT_DEFAULT}, "settings")
+    assert [(f.line, f.message.split(":")[0]) for f in found] == [(9, "DATABASES")]
+
+
+def test_a_percent_formatted_server_default_is_not_sqlite(tmp_path: Path) -> None:
+    source = PERCENT_DEFAULT.replace(
+        '"sqlite:///%s/db.sqlite3" % BASE_DIR', '"postgres://app@%s/app" % "db.internal"'
+    )
+    assert scan(tmp_path, {"settings.py": source}, "settings") == []
+
+
+COPIED_DEFAULT = """\
+import copy
+import os
+
+from django.conf import global_settings
+
+INSTALLED_APPS = []
+CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://r"}}
+STORAGES = copy.deepcopy(global_settings.STORAGES)
+if os.environ.get("FILE_STORAGE"):
+    STORAGES["default"]["BACKEND"] = os.environ["FILE_STORAGE"]
+"""
+
+
+def test_storages_copied_from_djangos_defaults_is_local_disk(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"settings.py": COPIED_DEFAULT}, "settings")
+    assert [(f.line, f.message.split(" (")[0]) for f in found] == [
+        (8, "STORAGES is Django's default")
+    ]
+
+
+def test_a_copy_whose_backend_is_replaced_unconditionally_is_not(tmp_path: Path) -> None:
+    source = COPIED_DEFAULT.replace(
+        'if os.environ.get("FILE_STORAGE"):\n    STORAGES["default"]["BACKEND"] = '
+        'os.environ["FILE_STORAGE"]',
+        'STORAGES["default"]["BACKEND"] = "storages.backends.s3.S3Storage"',
+    )
+    assert scan(tmp_path, {"settings.py": source}, "settings") == []
+
+
+# -- runit services installed beside the web service --------------------------------------
+
+DOCKERFILE = """\
+FROM python:3.12
+ENV SERVICES_DIR=/etc/service
+COPY . /app
+RUN mkdir -p ${SERVICES_DIR}/uwsgi ${SERVICES_DIR}/celery_beat
+RUN ln -s "/app/docker/run_uwsgi.bash" "${SERVICES_DIR}/uwsgi/run" && \\
+    ln -s "/app/docker/run_celery_beat.bash" "${SERVICES_DIR}/celery_beat/run"
+CMD ["/sbin/my_init"]
+"""
+RUN_UWSGI = """\
+#!/bin/bash
+exec uwsgi --ini /app/docker/uwsgi.ini
+"""
+RUN_BEAT = """\
+#!/bin/bash
+cd /app
+exec celery -A app beat --loglevel=info
+"""
+
+
+def test_a_beat_service_installed_beside_the_web_service_is_reported(tmp_path: Path) -> None:
+    files = {
+        "Dockerfile": DOCKERFILE,
+        "docker/run_uwsgi.bash": RUN_UWSGI,
+        "docker/run_celery_beat.bash": RUN_BEAT,
+    }
+    found = scan(tmp_path, files, "scheduler")
+    assert [(f.path, f.line, [r.path for r in f.related]) for f in found] == [
+        ("docker/run_celery_beat.bash", 3, ["Dockerfile"])
+    ]
+
+
+def test_a_beat_service_in_an_image_that_serves_nothing_is_not(tmp_path: Path) -> None:
+    dockerfile = DOCKERFILE.replace(
+        'ln -s "/app/docker/run_uwsgi.bash" "${SERVICES_DIR}/uwsgi/run" && \\\n    ', ""
+    )
+    files = {"Dockerfile": dockerfile, "docker/run_celery_beat.bash": RUN_BEAT}
+    assert scan(tmp_path, files, "scheduler") == []
+
+
+# -- what developers and operators run, not replicas ---------------------------------------
+
+STAGED_DOCKERFILE = """\
+FROM python:3.12-alpine AS base
+COPY . /app
+
+FROM base AS dev
+CMD ["sh", "-c", "./manage.py migrate --no-input && gunicorn app.wsgi"]
+
+FROM base AS prod
+CMD ["sh", "-c", "./manage.py migrate --no-input && gunicorn app.wsgi"]
+"""
+
+
+def test_migrate_in_a_dockerfiles_production_stage_is_reported(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"Dockerfile": STAGED_DOCKERFILE}, "boot-migrate")
+    assert where(found) == [("Dockerfile", 8)]
+
+
+def test_migrate_in_a_development_stage_alone_is_not(tmp_path: Path) -> None:
+    development_only = STAGED_DOCKERFILE.split("FROM base AS prod")[0]
+    assert scan(tmp_path, {"Dockerfile": development_only}, "boot-migrate") == []
+
+
+SUPERVISOR = """\
+[program:app]
+command=sh -c "python manage.py migrate && gunicorn app.wsgi"
+"""
+
+
+def test_a_supervisor_config_named_for_development_is_not_read(tmp_path: Path) -> None:
+    files = {"back/supervisord.conf": SUPERVISOR, "back/supervisord-dev.conf": SUPERVISOR}
+    found = scan(tmp_path, files, "boot-migrate")
+    assert where(found) == [("back/supervisord.conf", 2)]
+
+
+HAND_RUN = """\
+from app.models import Email
+
+with open("emailtimes.txt", mode="w") as f:
+    f.write("\\n".join(str(e.sent) for e in Email.objects.all()))
+"""
+
+
+def test_a_script_in_a_scripts_folder_is_run_by_hand(tmp_path: Path) -> None:
+    assert scan(tmp_path, {"esp/useful_scripts/get_emails.py": HAND_RUN}, "file-write") == []
+    found = scan(tmp_path / "b", {"esp/app/export.py": HAND_RUN}, "file-write")
+    assert where(found) == [("esp/app/export.py", 3)]
+
+
+CONFIGURATION_URL = """\
+from configurations import Configuration, values
+
+
+class Base(Configuration):
+    INSTALLED_APPS = []
+    CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://r"}}
+    DATABASES = values.DatabaseURLValue("postgres://postgres@localhost/app")
+
+
+class Production(Base):
+    pass
+"""
+
+
+def test_a_configuration_database_url_defaulting_to_this_host(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"app/settings.py": CONFIGURATION_URL}, "settings")
+    assert where(found) == [("app/settings.py", 7)]
+
+
+def test_a_configuration_database_url_on_a_shared_host_is_not(tmp_path: Path) -> None:
+    shared = CONFIGURATION_URL.replace("@localhost/", "@db.internal/")
+    assert scan(tmp_path, {"app/settings.py": shared}, "settings") == []
