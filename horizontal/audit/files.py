@@ -42,10 +42,14 @@ from horizontal.audit.temp_paths import (
     writes_where_told,
 )
 
-HARMLESS_TARGETS = ("/dev/", "/proc/", "/sys/")
+# Devices and kernel files; ``/etc/`` is this host's own configuration (a syslog or
+# agent config written for the process beside it), per host by design.
+HARMLESS_TARGETS = ("/dev/", "/proc/", "/sys/", "/etc/")
 # os.devnull, also imported bare (from os import devnull), and the standard streams.
 HARMLESS_NAMES = frozenset({"os.devnull", "devnull", "sys.stdout", "sys.stderr"})
 PID_OR_LOG = lazy_compile(r"((^|_)(pid|log)s?(_?(file|path))?$|\.(pid|log)$)", re.I)
+# A profiler's report of this process (``profiler_output_path``, ``profile_file_path``).
+PROFILER_OUTPUT = lazy_compile(r"profiler|profiling|(^|_)profile_file", re.I)
 
 
 LOCAL_WRITE = (
@@ -401,5 +405,9 @@ def _harmless(target: ast.AST) -> bool:
     name = dotted(target) or ""
     if text.startswith(HARMLESS_TARGETS) or name in HARMLESS_NAMES:
         return True
-    # A pid file or a log this process appends to: this host's own, read by no request.
-    return bool(PID_OR_LOG.search(text) or PID_OR_LOG.search(last_part(name)))
+    # A pid file or a log this process appends to, a profiler's report: this host's own,
+    # read by no request. (A lock file is not: other requests look for it.)
+    short = last_part(name)
+    return bool(
+        PID_OR_LOG.search(text) or PID_OR_LOG.search(short) or PROFILER_OUTPUT.search(short)
+    )

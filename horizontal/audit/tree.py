@@ -63,8 +63,16 @@ EXCLUDED_DIRS = frozenset(
         "examples",
         "vagrant",
         "provisioning",
+        "sample",
+        "samples",
+        "localdev",
     }
 )
+# A documentation folder is a docs build's (mkdocs hooks, a Sphinx extension, scripts
+# that fetch the API schema), unless it is a Django app of its own (djangoproject.com's
+# ``docs`` serves the documentation): then it has the files an app has.
+DOCUMENTATION_DIRS = frozenset({"doc", "docs", "documentation"})
+APP_FILES = ("apps.py", "models.py", "views.py", "urls.py")
 # Hidden folders that hold what production runs (``.prod/uwsgi.ini``, Elastic
 # Beanstalk's ``.platform/`` and ``.ebextensions/``); other dot folders are tools' own.
 DEPLOYMENT_DOT_DIRS = frozenset(
@@ -109,11 +117,16 @@ def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
             and d not in exclude
             and (not d.startswith(".") or d in DEPLOYMENT_DOT_DIRS)
             and not EXAMPLE_DIR.search(d)
+            and (d not in DOCUMENTATION_DIRS or _is_an_app(Path(directory, d)))
         )
         for name in sorted(names):
             if name.endswith(".py") and TEST_FILE.match(name):
                 continue
             yield Path(directory, name)
+
+
+def _is_an_app(folder: Path) -> bool:
+    return any(folder.joinpath(name).is_file() for name in APP_FILES)
 
 
 def relative(absolute: str, base: str) -> str:

@@ -13,7 +13,10 @@
   /etc/service/beat/run``) runs one scheduler per container.
 - django-configurations' ``DATABASES = values.DatabaseURLValue(url)`` is read as a URL.
 - Not what replicas run: a Dockerfile stage named ``dev``, a ``supervisord-dev.conf``, a
-  Python file in a ``*scripts/`` folder (run by hand).
+  Python file in a ``*scripts/`` folder (run by hand), ``samples/`` and ``localdev/``
+  folders, a ``docs/`` folder that is not a Django app.
+- This host's own files: a profiler's report, a file moved into ``/etc/``. (A lock file is
+  not: other requests look for it, so it stays a finding.)
 """
 
 from __future__ import annotations
@@ -313,3 +316,64 @@ def test_a_configuration_database_url_defaulting_to_this_host(tmp_path: Path) ->
 def test_a_configuration_database_url_on_a_shared_host_is_not(tmp_path: Path) -> None:
     shared = CONFIGURATION_URL.replace("@localhost/", "@db.internal/")
     assert scan(tmp_path, {"app/settings.py": shared}, "settings") == []
+
+
+# -- writes that are this host's own, and folders no replica runs --------------------------
+
+PROFILER = """\
+import cProfile
+
+
+class ProfileMiddleware:
+    def __call__(self, request):
+        with open(self.profiler_output_path, "w") as f:
+            f.write(self.report)
+        with open(self.report_path, "w") as f:
+            f.write(self.report)
+"""
+
+
+def test_a_profilers_report_is_this_hosts_own_and_a_report_is_not(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"app/middleware.py": PROFILER}, "file-write")
+    assert [f.source.strip() for f in found] == ['with open(self.report_path, "w") as f:']
+
+
+HOST_CONFIG = """\
+import shutil
+
+
+def apply_logging(path):
+    shutil.move(path, "/etc/rsyslog.d/app.conf")
+
+
+def keep_export(path):
+    shutil.move(path, "/srv/app/exports/latest.csv")
+"""
+
+
+def test_a_file_moved_into_etc_is_host_configuration(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"app/logging_setup.py": HOST_CONFIG}, "file-write")
+    assert [f.line for f in found] == [9]
+
+
+WRITER = """\
+def write_report(rows):
+    with open("/srv/app/report.csv", "w") as f:
+        f.write(rows)
+"""
+
+
+def test_sample_and_localdev_folders_are_not_scanned(tmp_path: Path) -> None:
+    files = {
+        "plugin/samples/integration/report.py": WRITER,
+        "localdev/configs/api.py": WRITER,
+        "plugin/report.py": WRITER,
+    }
+    assert where(scan(tmp_path, files, "file-write")) == [("plugin/report.py", 2)]
+
+
+def test_a_docs_folder_is_scanned_only_when_it_is_a_django_app(tmp_path: Path) -> None:
+    files = {"docs/hooks.py": WRITER, "docs/__init__.py": ""}
+    assert scan(tmp_path, files, "file-write") == []
+    app = {**files, "docs/models.py": "", "docs/views.py": ""}
+    assert where(scan(tmp_path / "b", app, "file-write")) == [("docs/hooks.py", 2)]
