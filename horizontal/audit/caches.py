@@ -9,10 +9,12 @@ they restart. Module-level memo dicts and lazily loaded globals are handled in `
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from horizontal.audit.effects import reaches_outside
 from horizontal.audit.findings import Finding
+from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import MEMO_SUFFIXES
 from horizontal.audit.source import PythonModule, last_part
 
@@ -46,8 +48,15 @@ def memo_decorator(module: PythonModule, decorator: ast.expr) -> bool:
     )
 
 
+# An import or ETL job's own code (``importer/base.py``, ``data_loaders/mixins.py``,
+# ``legacy_migration.py``): its memo lives as long as one run of the job, in one process.
+BATCH_JOB_PART = lazy_compile(
+    r"(^|/)(importers?|imports|data_?loaders?|etl\w*|legacy_migrations?)(/|\.py$)", re.I
+)
+
+
 def find_memoised_reads(module: PythonModule) -> Iterator[Finding]:
-    if module.is_script:
+    if module.is_script or BATCH_JOB_PART.search(module.path):
         return
     for node in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
         assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)

@@ -377,3 +377,8 @@ def test_a_docs_folder_is_scanned_only_when_it_is_a_django_app(tmp_path: Path) -
     assert scan(tmp_path, files, "file-write") == []
     app = {**files, "docs/models.py": "", "docs/views.py": ""}
     assert where(scan(tmp_path / "b", app, "file-write")) == [("docs/hooks.py", 2)]
+
+
+def test_a_memo_in_an_import_jobs_code_lives_as_long_as_the_run(tmp_path: Path) -> None:
+    files = {"app/importer/base.py": RELATED_LOOKUP, "app/units.py": RELATED_LOOKUP}
+    assert where(scan(tmp_path, files, "cache")) == [("app/units.py", 4)]
