@@ -36,6 +36,7 @@ __all__ = [
     "FILE_SESSION_ENGINES",
     "IMMEDIATE_TASKS",
     "IN_MEMORY_CHANNEL_LAYERS",
+    "LOCAL_SEARCH_INDEXES",
     "LOCAL_STORAGES",
     "LOCMEM_CACHES",
     "LOCMEM_CACHE_URL",
@@ -228,6 +229,22 @@ ON_DISK_QUEUES = tuple(
     )
 )
 
+# django-haystack engines whose index is a folder on this host's disk.
+LOCAL_SEARCH_INDEXES = (
+    SingleBox(
+        "HAYSTACK_CONNECTIONS",
+        "haystack.backends.whoosh_backend.WhooshEngine",
+        "a Whoosh index is a folder on one host's disk: each instance indexes and searches "
+        "its own copy",
+    ),
+    SingleBox(
+        "HAYSTACK_CONNECTIONS",
+        "xapian_backend.XapianEngine",
+        "a Xapian index is a folder on one host's disk: each instance indexes and searches "
+        "its own copy",
+    ),
+)
+
 CATALOGUE: tuple[SingleBox, ...] = (
     *LOCMEM_CACHES,
     *FILE_CACHES,
@@ -245,6 +262,7 @@ CATALOGUE: tuple[SingleBox, ...] = (
     *FILE_LOG_HANDLERS,
     *FILE_EMAIL_BACKENDS,
     *MAINTENANCE_STATE_FILES,
+    *LOCAL_SEARCH_INDEXES,
 )
 
 # Calls (by their last name: ``secrets.token_hex`` is ``token_hex``) that return a fresh

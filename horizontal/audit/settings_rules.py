@@ -358,6 +358,8 @@ def _finding(module: PythonModule, line: int, message: str, fix: str = "") -> Fi
 
 # The fix for each setting the audit reports, by the name the catalogue gives it.
 FIXES: dict[str, str] = {
+    "HAYSTACK_CONNECTIONS": "Point HAYSTACK_CONNECTIONS at a search server every instance "
+    "shares (Elasticsearch, OpenSearch or Solr).",
     "CACHES": "Point CACHES['default'] at the shared Redis (django.core.cache.backends.redis."
     "RedisCache or django-redis) or Memcached; a per-instance alias goes in "
     "HORIZONTAL_LOCAL_CACHES (horizontal.W001-W005).",

@@ -12,6 +12,7 @@ Id ranges, one module each (docs/checks.md has every id):
 - ``horizontal.W050``: a random ``SECRET_KEY`` (``secret_key.py``)
 - ``horizontal.W051``–``W052``: logging and email to local files (``logging_email.py``)
 - ``horizontal.W053``: django-maintenance-mode's state in a local file (``maintenance.py``)
+- ``horizontal.W054``: a search index in a folder on this host (``search.py``)
 - ``horizontal.W060``–``W069``: file storage (``storage.py``)
 - ``horizontal.W070``–``W079``: migrations that break a rolling deploy (``migrations.py``)
 - ``horizontal.W080``–``W089``: triggers: the HTTP trigger (``W080``–``W084``), Celery and
@@ -36,6 +37,7 @@ from horizontal.checks import (
     logging_email,
     maintenance,
     migrations,
+    search,
     secret_key,
     sessions,
     storage,
@@ -55,6 +57,7 @@ __all__ = [
     "maintenance",
     "migrations",
     "register",
+    "search",
     "secret_key",
     "sessions",
     "storage",

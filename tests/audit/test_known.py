@@ -63,6 +63,8 @@ def changes_for(entry: SingleBox) -> dict[str, Any]:
         return {"LOGGING": {**CONSOLE_LOGGING, "handlers": handlers}}
     if setting == "EMAIL_BACKEND":
         return {"EMAIL_BACKEND": path}
+    if setting == "HAYSTACK_CONNECTIONS":
+        return {setting: {"default": {"ENGINE": path, "PATH": "/srv/app/index"}}}
     if setting == "MAINTENANCE_MODE_STATE_BACKEND":
         return {"INSTALLED_APPS": with_app("maintenance_mode"), setting: path}
     raise AssertionError(f"no way to configure {setting}: teach changes_for()")

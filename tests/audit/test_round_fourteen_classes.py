@@ -382,3 +382,27 @@ def test_a_docs_folder_is_scanned_only_when_it_is_a_django_app(tmp_path: Path) -
 def test_a_memo_in_an_import_jobs_code_lives_as_long_as_the_run(tmp_path: Path) -> None:
     files = {"app/importer/base.py": RELATED_LOOKUP, "app/units.py": RELATED_LOOKUP}
     assert where(scan(tmp_path, files, "cache")) == [("app/units.py", 4)]
+
+
+SEARCH_INDEX = """\
+INSTALLED_APPS = ["haystack"]
+CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://r"}}
+HAYSTACK_CONNECTIONS = {
+    "default": {
+        "ENGINE": "haystack.backends.whoosh_backend.WhooshEngine",
+        "PATH": "/srv/app/whoosh_index",
+    }
+}
+"""
+
+
+def test_a_whoosh_search_index_is_a_folder_on_one_host(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"app/settings.py": SEARCH_INDEX}, "settings")
+    assert [(f.line, f.message.split(":")[0]) for f in found] == [(5, "HAYSTACK_CONNECTIONS")]
+
+
+def test_an_elasticsearch_index_is_shared(tmp_path: Path) -> None:
+    shared = SEARCH_INDEX.replace(
+        "whoosh_backend.WhooshEngine", "elasticsearch7_backend.Elasticsearch7SearchEngine"
+    ).replace('"PATH": "/srv/app/whoosh_index"', '"URL": "http://search:9200/"')
+    assert scan(tmp_path, {"app/settings.py": shared}, "settings") == []

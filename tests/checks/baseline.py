@@ -33,6 +33,7 @@ from horizontal.checks import (
     databases,
     logging_email,
     maintenance,
+    search,
     secret_key,
     sessions,
     storage,
@@ -51,6 +52,7 @@ SETTINGS_CHECK_MODULES: tuple[ModuleType, ...] = (
     secret_key,
     logging_email,
     maintenance,
+    search,
 )
 ALL_SETTINGS_CHECK_MODULES = (*SETTINGS_CHECK_MODULES, storage)
 
