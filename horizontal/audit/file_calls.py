@@ -26,6 +26,12 @@ COPIES = frozenset(
     {"shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.move", "os.rename", "os.replace"}
 )
 FRAME_WRITERS = frozenset({"to_csv", "to_excel", "to_parquet", "savefig"})
+# Renderers that write their output to the path they are given (WeasyPrint).
+RENDERERS = frozenset({"write_pdf", "write_png"})
+# A library call's destination given by keyword: ``render_pdf(html, output=path)``.
+OUTPUT_KEYWORDS = frozenset(
+    {"output", "output_path", "output_file", "outfile", "out_path", "destination", "dest_path"}
+)
 
 OPEN_MODE = lazy_compile(r"^[rwxabtU+]{1,4}$")
 
@@ -58,10 +64,23 @@ def written_path(module: PythonModule, call: ast.Call) -> ast.AST | None:
             return call.args[0]
     if name in COPIES and len(call.args) > 1:
         return call.args[1]
+    if method in RENDERERS and call.args and _looks_like_path(call.args[0]):
+        return call.args[0]  # HTML(string=…).write_pdf(path): WeasyPrint renders to a file
+    output = next((k.value for k in call.keywords if k.arg in OUTPUT_KEYWORDS), None)
+    if output is not None and _names_a_folder(output):
+        return output  # render_pdf(html, output=settings.INVOICES_PATH / name)
     if method == "ZipFile" and write_mode(call, 1) and call.args:
         # ZipFile(BytesIO(), "w") builds an archive in memory: only a path is a file.
         return call.args[0] if _looks_like_path(call.args[0]) else None
     return None
+
+
+def _names_a_folder(node: ast.AST) -> bool:
+    """A path built under a folder (``settings.X_PATH / name``, ``os.path.join(ROOT, n)``),
+    not a bare name: an ``output=`` keyword also names formats and argparse targets."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        return True
+    return isinstance(node, ast.Call) and last_part(dotted(node.func)) == "join"
 
 
 def _looks_like_path(node: ast.AST) -> bool:

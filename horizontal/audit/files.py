@@ -345,8 +345,12 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
             continue  # the caller chooses the place: judged where the path is built
         if read_through_update_mode(module, call, function):
             continue
-        writers.setdefault(call.lineno, _function_name(function))
-        yield Finding(module.path, call.lineno, "file-write", LOCAL_WRITE, module.line(call.lineno))
+        # A destination given by keyword (``output=settings.X / name``) is the line that
+        # says where the file goes, in a call spread over several lines.
+        by_keyword = any(k.value is target for k in call.keywords)
+        line = getattr(target, "lineno", call.lineno) if by_keyword else call.lineno
+        writers.setdefault(line, _function_name(function))
+        yield Finding(module.path, line, "file-write", LOCAL_WRITE, module.line(line))
 
 
 # ``update()`` of a threat feed: downloads a dataset and keeps a local copy of it.

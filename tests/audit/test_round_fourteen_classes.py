@@ -406,3 +406,52 @@ def test_an_elasticsearch_index_is_shared(tmp_path: Path) -> None:
         "whoosh_backend.WhooshEngine", "elasticsearch7_backend.Elasticsearch7SearchEngine"
     ).replace('"PATH": "/srv/app/whoosh_index"', '"URL": "http://search:9200/"')
     assert scan(tmp_path, {"app/settings.py": shared}, "settings") == []
+
+
+# -- a renderer's output written into a settings folder ------------------------------------
+
+RENDERED_INTO_FOLDER = """\
+from django.conf import settings
+
+from app.pdf import render_pdf
+
+
+class Invoice:
+    def generate_pdf(self):
+        settings.INVOICES_PATH.mkdir(exist_ok=True)
+        render_pdf(
+            html=self.render_html(),
+            output=settings.INVOICES_PATH / self.filename,
+        )
+"""
+
+
+def test_a_renderers_output_keyword_into_a_folder_is_a_write(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"app/invoices.py": RENDERED_INTO_FOLDER}, "file-write")
+    assert where(found) == [("app/invoices.py", 11)]
+
+
+def test_an_output_keyword_naming_a_format_is_not(tmp_path: Path) -> None:
+    source = RENDERED_INTO_FOLDER.replace(
+        "output=settings.INVOICES_PATH / self.filename", 'output="pdf"'
+    )
+    assert scan(tmp_path, {"app/invoices.py": source}, "file-write") == []
+
+
+WEASYPRINT = """\
+from django.conf import settings
+from weasyprint import HTML
+
+
+def render_badge(badge):
+    HTML(string=badge.html).write_pdf(settings.BADGES_ROOT / f"{badge.pk}.pdf")
+
+
+def render_badge_in_memory(badge):
+    return HTML(string=badge.html).write_pdf()
+"""
+
+
+def test_weasyprint_writing_to_a_path_is_a_write(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"app/badges.py": WEASYPRINT}, "file-write")
+    assert where(found) == [("app/badges.py", 6)]
