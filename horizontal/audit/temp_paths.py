@@ -36,6 +36,10 @@ TEMP_FACTORIES = frozenset(
         "gettempdir",
     }
 )
+# The factories whose file or folder goes away by itself (on close, or when collected).
+SELF_DELETING = frozenset(
+    {"NamedTemporaryFile", "TemporaryFile", "SpooledTemporaryFile", "TemporaryDirectory"}
+)
 CLEANUP_FUNCTIONS = frozenset({"os.remove", "os.unlink", "os.rmdir", "shutil.rmtree"})
 CLEANUP_METHODS = frozenset({"unlink", "rmtree", "cleanup"})  # Path, TemporaryDirectory
 # self.tempdir, self._temp_dir, self.scratch_dir: a scratch directory the object owns.
@@ -324,8 +328,16 @@ def cleans_up(module: PythonModule, function: ast.AST) -> bool:
                 return True
         if isinstance(node, ast.withitem) and isinstance(node.context_expr, ast.Call):
             factory = last_part(call_name(module, node.context_expr))
-            delete = keyword(node.context_expr, "delete")
-            kept = isinstance(delete, ast.Constant) and delete.value is False
-            if factory in TEMP_FACTORIES and not kept:
+            if factory in TEMP_FACTORIES and not _kept(node.context_expr):
+                return True
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            # nm = NamedTemporaryFile(): removed when closed or collected, with no ``with``.
+            factory = last_part(call_name(module, node.value))
+            if factory in SELF_DELETING and not _kept(node.value):
                 return True
     return False
+
+
+def _kept(call: ast.Call) -> bool:
+    delete = keyword(call, "delete")
+    return isinstance(delete, ast.Constant) and delete.value is False

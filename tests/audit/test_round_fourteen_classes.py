@@ -455,3 +455,26 @@ def render_badge_in_memory(badge):
 def test_weasyprint_writing_to_a_path_is_a_write(tmp_path: Path) -> None:
     found = scan(tmp_path, {"app/badges.py": WEASYPRINT}, "file-write")
     assert where(found) == [("app/badges.py", 6)]
+
+
+# -- a temp file that removes itself --------------------------------------------------------
+
+THUMBNAIL = """\
+from tempfile import NamedTemporaryFile
+
+
+def resize(image, storage, name):
+    nm = NamedTemporaryFile(suffix=".png")
+    image.save(nm.name)
+    storage.save(name, nm)
+"""
+
+
+def test_a_named_temporary_file_outside_a_with_removes_itself(tmp_path: Path) -> None:
+    assert scan(tmp_path, {"app/images.py": THUMBNAIL}, "file-write") == []
+    kept = THUMBNAIL.replace(
+        'NamedTemporaryFile(suffix=".png")', "NamedTemporaryFile(delete=False)"
+    )
+    assert where(scan(tmp_path / "b", {"app/images.py": kept}, "file-write")) == [
+        ("app/images.py", 6)
+    ]
