@@ -83,9 +83,15 @@ def scripts_run_by_start_scripts(texts: dict[str, list[str]]) -> Iterator[Findin
         by_name.setdefault(posixpath.basename(path), []).append(path)
     # Start scripts were judged as such already; the scripts they run are judged here.
     judged = {path for path, text in shells.items() if deploy.runs_at_start(path, text)}
+    # A development start (runserver) runs its scripts on a developer's machine only.
+    developers = {
+        path
+        for path in judged
+        if deploy.serves_with_runserver([line.text for line in deploy.shell_lines(shells[path])])
+    }
     # (caller, line, script name, whether the caller starts a server beside it)
     callers: list[tuple[str, int, str, bool]] = []
-    for path in sorted(judged):  # the first caller named is the related one: stable
+    for path in sorted(judged - developers):  # the first caller named is the related one
         serving = deploy.starts_a_server(shells[path])
         callers += [(path, n, name, serving) for n, name in deploy.scripts_started(shells[path])]
     for path, lines in texts.items():

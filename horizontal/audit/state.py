@@ -386,7 +386,10 @@ def _assignments_to(function: FunctionNode, name: str) -> list[ast.AST]:
 def _guarded_lazy_init(function: FunctionNode, assignment: ast.AST, names: list[str]) -> bool:
     """Build-once: the assignment sits under ``if NAME is None:``, or after a guard clause
     ``if NAME is not None: return NAME``, or it only resets NAME to a constant."""
-    if isinstance(getattr(assignment, "value", None), ast.Constant):
+    if isinstance(assignment, ast.AugAssign):
+        return True  # counter += 1: an update of the value, judged where it is built
+    value = getattr(assignment, "value", None)
+    if isinstance(value, ast.Constant) and not value.value:
         return True  # NAME = None / False: a reset (tests, reconfiguration), not state
     line = getattr(assignment, "lineno", 0)
     for node in ast.walk(function):
@@ -401,4 +404,21 @@ def _guarded_lazy_init(function: FunctionNode, assignment: ast.AST, names: list[
 
 
 def _tests_unset(test: ast.AST, name: str) -> bool:
-    return any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(test))
+    """``NAME is None``, ``NAME is not None``, ``not NAME`` or ``NAME`` itself, alone or in
+    an ``and``/``or``: a test of whether NAME is built yet, not of what it holds
+    (``if severity == "HIGH":`` decides a value each call)."""
+    if isinstance(test, ast.BoolOp):
+        return any(_tests_unset(value, name) for value in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _tests_unset(test.operand, name)
+    if isinstance(test, ast.Name):
+        return test.id == name
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == name
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Is | ast.IsNot | ast.Eq | ast.NotEq)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    )

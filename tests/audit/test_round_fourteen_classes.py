@@ -478,3 +478,69 @@ def test_a_named_temporary_file_outside_a_with_removes_itself(tmp_path: Path) ->
     assert where(scan(tmp_path / "b", {"app/images.py": kept}, "file-write")) == [
         ("app/images.py", 6)
     ]
+
+
+# -- globals used as scratch variables, not built once --------------------------------------
+
+SCRATCH_GLOBALS = """\
+from app.models import Finding, Rule
+
+vul_col = None
+severity = None
+
+
+def parse_report(data):
+    global vul_col, severity
+    for item in data:
+        severity = item["severity"]
+        if severity == "HIGH":
+            vul_col = "danger"
+        else:
+            vul_col = "info"
+        Finding.objects.create(severity=severity, colour=vul_col)
+"""
+
+BUILT_ONCE = """\
+from app.models import Rule
+
+RULES = None
+
+
+def rules():
+    global RULES
+    if RULES is None:
+        RULES = list(Rule.objects.all())
+    return RULES
+"""
+
+
+def test_globals_set_each_call_from_its_data_are_not_a_memo(tmp_path: Path) -> None:
+    assert scan(tmp_path, {"app/parser.py": SCRATCH_GLOBALS}, "cache") == []
+
+
+def test_a_global_built_once_from_the_database_is(tmp_path: Path) -> None:
+    assert where(scan(tmp_path, {"app/rules.py": BUILT_ONCE}, "cache")) == [("app/rules.py", 7)]
+
+
+# -- a script that only a development start runs -------------------------------------------
+
+POST_DEPLOY = """\
+#!/bin/bash -ex
+python manage.py migrate --noinput
+"""
+
+
+def test_a_script_only_a_runserver_start_runs_is_a_developers(tmp_path: Path) -> None:
+    files = {
+        "bin/post-deploy.sh": POST_DEPLOY,
+        "bin/run-dev.sh": "#!/bin/bash\nbin/post-deploy.sh\n./manage.py runserver 0.0.0.0:8000\n",
+    }
+    assert scan(tmp_path, files, "boot-migrate") == []
+    production = {
+        **files,
+        "bin/run-prod.sh": "#!/bin/bash\nbin/post-deploy.sh\ngunicorn app.wsgi\n",
+    }
+    found = scan(tmp_path / "b", production, "boot-migrate")
+    assert [(f.path, f.line, [r.path for r in f.related]) for f in found] == [
+        ("bin/post-deploy.sh", 2, ["bin/run-prod.sh"])
+    ]
