@@ -18,7 +18,7 @@ from horizontal.audit.findings import Finding
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import dotted, string_value
 
-__all__ = ["find_in_python_start", "is_python_start"]
+__all__ = ["execs_a_server", "find_in_python_start", "is_python_start"]
 
 # docker-entrypoint.py, entrypoint.py, docker_start.py: named for the container's start.
 START_PROGRAM = lazy_compile(r"^(docker[-_])?(entrypoint|start|boot)([-_][\w-]*)?\.py$", re.I)
@@ -28,8 +28,19 @@ RUNNER_FUNCTIONS = frozenset({"run", "call", "check_call", "check_output", "Pope
 SERVER_HANDOVER = lazy_compile(r"\bos\.exec\w*\(|\b(gunicorn|uwsgi|daphne|uvicorn|hypercorn)\b")
 
 
+# A console script that ends by becoming the server: ``os.execv(sys.executable, [...,
+# "gunicorn.app.wsgiapp", ...])`` (squad's ``squad`` command), whatever its file is named.
+EXEC_SERVER = lazy_compile(r"\bos\.exec\w*\(")
+SERVER_NAME = lazy_compile(r"\b(gunicorn|uwsgi|daphne|uvicorn|hypercorn)\b")
+
+
 def is_python_start(name: str) -> bool:
     return bool(START_PROGRAM.match(posixpath.basename(name)))
+
+
+def execs_a_server(text: str) -> bool:
+    """A module that replaces its process with a web server: a start, by what it does."""
+    return "os.exec" in text and bool(EXEC_SERVER.search(text) and SERVER_NAME.search(text))
 
 
 def _command_text(call: ast.Call) -> str:
@@ -50,6 +61,12 @@ def find_in_python_start(path: str, text: str) -> Iterator[Finding]:
     except (SyntaxError, ValueError):
         return
     lines = text.splitlines()
+    for node in ast.walk(tree):
+        # sys.argv = ["squad-admin", "migrate"]; manage(): a management command run in
+        # this process, by the argument list it sets.
+        if isinstance(node, ast.Assign) and _argv_runs_migrate(node):
+            source = lines[node.lineno - 1].strip() if node.lineno <= len(lines) else ""
+            yield Finding(path, node.lineno, "boot-migrate", deploy.BOOT_MIGRATE, source)
     for call in (node for node in ast.walk(tree) if isinstance(node, ast.Call)):
         name = dotted(call.func) or ""
         if not name.startswith(RUNNER_MODULES) and name.rpartition(".")[2] not in RUNNER_FUNCTIONS:
@@ -60,3 +77,12 @@ def find_in_python_start(path: str, text: str) -> Iterator[Finding]:
             yield Finding(path, call.lineno, "boot-migrate", deploy.BOOT_MIGRATE, source)
         elif deploy.resets_shared_state(command):
             yield Finding(path, call.lineno, "boot-reset", deploy.BOOT_RESET, source)
+
+
+def _argv_runs_migrate(node: ast.Assign) -> bool:
+    if not isinstance(node.value, ast.List | ast.Tuple):
+        return False
+    if not any(dotted(target) == "sys.argv" for target in node.targets):
+        return False
+    words = [string_value(item) for item in node.value.elts]
+    return "migrate" in words

@@ -47,7 +47,11 @@ from horizontal.audit.local_storage import (
 )
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
-from horizontal.audit.python_starts import find_in_python_start, is_python_start
+from horizontal.audit.python_starts import (
+    execs_a_server,
+    find_in_python_start,
+    is_python_start,
+)
 from horizontal.audit.served_folders import PRIVATE_STORAGE_SERVED
 from horizontal.audit.settings_classes import production_configuration
 from horizontal.audit.settings_files import (
@@ -383,6 +387,10 @@ class Scan:
             if command := migrate_commands.migrate_wrapper(name, text):
                 self.migrate_commands[command[0]] = Location(name, command[1])
         self.served_settings |= served_settings(name, text)
+        if not is_python_start(name) and execs_a_server(text) and not _run_by_hand(name, text):
+            # A console script's entry function that ends as the server (``squad``); a
+            # ``__main__`` program is one by its name only (``docker-entrypoint.py``).
+            yield from find_in_python_start(name, text)
         self.file_fields |= field_paths.file_fields(text)
         if not _run_by_hand(name, text):
             self.field_path_uses += field_paths.path_uses(name, text)

@@ -178,7 +178,65 @@ def random_value_line(
                     module, function, calls, depth + 1
                 ):
                     return node.lineno
+    return _key_file_written_here(module, statement) if depth == 0 else None
+
+
+def _key_file_written_here(module: PythonModule, statement: ast.AST) -> int | None:
+    """``SECRET_KEY = open(key_file).read()`` where the module itself writes ``key_file``
+    when it imports (``if not os.path.exists(key_file): … write(random_key(64))``): a key
+    made on first boot, on each host that boots, whatever generator filled it. The line
+    of the write."""
+    read = {name for node in ast.walk(statement) if (name := _file_read(node))}
+    if not read:
+        return None
+    for node in _import_time_nodes(module.tree):
+        if isinstance(node, ast.Call) and _file_written(node) in read:
+            return node.lineno
     return None
+
+
+def _file_read(node: ast.AST) -> str | None:
+    """The name of the file ``open(name).read()`` / ``Path(name).read_text()`` reads."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return None
+    if node.func.attr not in {"read", "read_text", "strip"}:
+        return None
+    inner = node.func.value
+    if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute):
+        return _file_read(inner)  # open(f).read().strip()
+    if isinstance(inner, ast.Call) and last_part(dotted(inner.func)) in {"open", "Path"}:
+        first = inner.args[0] if inner.args else None
+        return first.id if isinstance(first, ast.Name) else None
+    return None
+
+
+def _file_written(call: ast.Call) -> str | None:
+    """The name of the file ``open(name, "w")``, ``os.open(name, …)`` or
+    ``Path(name).write_text(…)`` writes."""
+    function = dotted(call.func) or ""
+    first = call.args[0] if call.args else None
+    if function in {"open", "io.open", "os.open"} and isinstance(first, ast.Name):
+        mode = string_value(call.args[1]) if len(call.args) > 1 else None
+        if function == "os.open" or (mode is not None and any(c in mode for c in "wax")):
+            return first.id
+    if isinstance(call.func, ast.Attribute) and call.func.attr in {"write_text", "write_bytes"}:
+        inner = call.func.value
+        if isinstance(inner, ast.Call) and inner.args and isinstance(inner.args[0], ast.Name):
+            return inner.args[0].id
+        if isinstance(inner, ast.Name):
+            return inner.id
+    return None
+
+
+def _import_time_nodes(tree: ast.Module) -> Iterator[ast.AST]:
+    """Every node a module runs when imported: not the bodies of functions or classes."""
+    pending: list[ast.AST] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        yield node
+        pending.extend(ast.iter_child_nodes(node))
 
 
 def generated_secret_key(module: PythonModule, statement: ast.stmt) -> Iterator[Finding]:

@@ -21,8 +21,13 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
 from pathlib import Path
 
+import pytest
+
+from horizontal.audit.settings_imported import random_secret_key_sites
 from tests.audit.test_outside_measurements import scan, where
 
 # -- memos over the database ---------------------------------------------------------------
@@ -544,3 +549,79 @@ def test_a_script_only_a_runserver_start_runs_is_a_developers(tmp_path: Path) ->
     assert [(f.path, f.line, [r.path for r in f.related]) for f in found] == [
         ("bin/post-deploy.sh", 2, ["bin/run-prod.sh"])
     ]
+
+
+# -- a key file the settings module writes at first boot -----------------------------------
+
+KEY_FILE_SETTINGS = """\
+import os
+
+from keyutil import random_key
+
+DATA_DIR = {data_dir!r}
+secret_key_file = os.getenv("SECRET_KEY_FILE", None)
+if secret_key_file is None:
+    secret_key_file = os.path.join(DATA_DIR, "secret.dat")
+
+if not os.path.exists(secret_key_file):
+    fd = os.open(secret_key_file, os.O_WRONLY | os.O_CREAT, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(random_key(64))
+
+SECRET_KEY = open(secret_key_file).read()
+"""
+
+
+def test_a_key_file_written_at_first_boot_is_found_by_both_tools(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "keyutil.py").write_text("def random_key(n):\n    return 'k' * n\n")
+    source = KEY_FILE_SETTINGS.format(data_dir=str(tmp_path))
+    (tmp_path / "first_boot_key.py").write_text(source)
+    monkeypatch.delitem(sys.modules, "first_boot_key", raising=False)
+    importlib.import_module("first_boot_key")  # W050 reads the module Django imported
+    assert random_secret_key_sites("first_boot_key") == [f"{tmp_path}/first_boot_key.py:11"]
+    found = scan(tmp_path / "a", {"proj/settings.py": source}, "settings")
+    assert [(f.line, f.message.split(":")[0]) for f in found] == [
+        (11, "SECRET_KEY is generated at start-up")
+    ]
+
+
+def test_a_key_file_only_read_is_the_operators(tmp_path: Path) -> None:
+    read_only = KEY_FILE_SETTINGS.split("if not os.path.exists")[0] + (
+        "SECRET_KEY = open(secret_key_file).read()\n"
+    )
+    source = read_only.format(data_dir=str(tmp_path))
+    assert scan(tmp_path, {"proj/settings.py": source}, "settings") == []
+
+
+# -- a console script that migrates, then becomes the server -------------------------------
+
+CONSOLE_SCRIPT = """\
+import os
+import sys
+
+from app.manage import main as manage
+
+
+def main():
+    fast = "--fast" in sys.argv
+    if not fast:
+        sys.argv = ["app-admin", "migrate"]
+        manage()
+    argv = [sys.executable, "-m", "gunicorn.app.wsgiapp", "app.wsgi"]
+    os.execv(sys.executable, argv)
+"""
+
+
+def test_a_console_script_that_migrates_then_execs_the_server(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"app/run/__init__.py": CONSOLE_SCRIPT}, "boot-migrate")
+    assert where(found) == [("app/run/__init__.py", 10)]
+
+
+def test_a_console_script_that_only_serves_is_not_reported(tmp_path: Path) -> None:
+    serves = CONSOLE_SCRIPT.replace(
+        'sys.argv = ["app-admin", "migrate"]', 'sys.argv = ["a", "check"]'
+    )
+    assert scan(tmp_path, {"app/run/__init__.py": serves}, "boot-migrate") == []
