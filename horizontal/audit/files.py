@@ -277,6 +277,40 @@ def _called(module: PythonModule, call: ast.Call) -> str:
     return last_part(call_name(module, call) or getattr(call.func, "attr", ""))
 
 
+SECRET_INTO_FILE = (
+    "a secret key is generated into a file on this host: each instance that runs this has "
+    "its own key (sessions, signatures and tokens do not verify across instances)"
+)
+GENERATED_SETTING = "SECRET_KEY is generated"
+
+
+def secret_with_its_file(findings: list[Finding]) -> list[Finding]:
+    """One root cause, one finding: a settings module that writes its key file and reads
+    ``SECRET_KEY`` from it is found twice (the setting, W109; the write, W103). The
+    setting's finding keeps the write as a related location."""
+    anchors = {
+        f.path: f
+        for f in findings
+        if f.category == "settings" and f.message.startswith(GENERATED_SETTING)
+    }
+    folded = [f for f in findings if f.message == SECRET_INTO_FILE and f.path in anchors]
+    if not folded:
+        return findings
+    merged = {
+        path: anchor._replace(
+            related=(
+                *anchor.related,
+                *(Location(f.path, f.line, f.source) for f in folded if f.path == path),
+            )
+        )
+        for path, anchor in anchors.items()
+    }
+    absorbed = {id(f) for f in folded}
+    return [
+        merged[f.path] if f is anchors.get(f.path) else f for f in findings if id(f) not in absorbed
+    ]
+
+
 def _generated_secrets(module: PythonModule) -> Iterator[Finding]:
     """A command (``manage.py generate_secret_key``, run at first boot) or any code that
     writes a fresh random key into a local file: every instance that runs it has its own."""
@@ -290,9 +324,7 @@ def _generated_secrets(module: PythonModule) -> Iterator[Finding]:
                 module.path,
                 call.lineno,
                 "file-write",
-                "a secret key is generated into a file on this host: each instance that "
-                "runs this has its own key (sessions, signatures and tokens do not verify "
-                "across instances)",
+                SECRET_INTO_FILE,
                 module.line(call.lineno),
                 fix_text="Generate the key once, store it in the environment or a secret "
                 "store every instance reads, and fail at start-up when it is missing.",

@@ -263,6 +263,7 @@ class Scan:
         self.result.findings = storage_with_its_consequences(
             storage_with_its_setting(self.result.findings)
         )
+        self.result.findings = files.secret_with_its_file(self.result.findings)
         self.result.findings.sort()
         return self.result
 

@@ -248,8 +248,16 @@ def _assigned_whole(module: PythonModule) -> set[int]:
 
 
 def _empty_default(node: ast.AST) -> bool:
+    """The environment default is empty, through nested lookups too
+    (``os.getenv("DB_HOST", config.get("database", "host", fallback=""))``)."""
     default = env_default(node)
-    return isinstance(default, ast.Constant) and default.value == ""
+    for _ in range(3):
+        if isinstance(default, ast.Constant):
+            return default.value == ""
+        if default is None:
+            return False
+        default = env_default(default)
+    return False
 
 
 def _database_setting(setting: str) -> bool:

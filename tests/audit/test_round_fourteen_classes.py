@@ -625,3 +625,55 @@ def test_a_console_script_that_only_serves_is_not_reported(tmp_path: Path) -> No
         'sys.argv = ["app-admin", "migrate"]', 'sys.argv = ["a", "check"]'
     )
     assert scan(tmp_path, {"app/run/__init__.py": serves}, "boot-migrate") == []
+
+
+PRETIX_STYLE_KEY = """\
+import os
+
+from django.utils.crypto import get_random_string
+
+DATA_DIR = "/data"
+SECRET_KEY = os.environ.get("APP_SECRET", "")
+if not SECRET_KEY:
+    SECRET_FILE = os.path.join(DATA_DIR, ".secret")
+    if os.path.exists(SECRET_FILE):
+        with open(SECRET_FILE) as f:
+            SECRET_KEY = f.read().strip()
+    else:
+        SECRET_KEY = get_random_string(50)
+        with open(SECRET_FILE, "w") as f:
+            f.write(SECRET_KEY)
+"""
+
+
+def test_a_key_file_and_the_key_read_from_it_are_one_finding(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"proj/settings.py": PRETIX_STYLE_KEY})
+    assert [(f.category, f.line, [r.line for r in f.related]) for f in found] == [
+        ("settings", 13, [14])
+    ]
+
+
+NESTED_EMPTY_HOST = """\
+import configparser
+import os
+
+config = configparser.RawConfigParser()
+INSTALLED_APPS = []
+CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://r"}}
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": "app",
+        "HOST": os.getenv("APP_DB_HOST", config.get("database", "host", fallback="")),
+    }
+}
+"""
+
+
+def test_an_empty_host_default_through_a_config_lookup_is_this_host(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"app/settings.py": NESTED_EMPTY_HOST}, "settings")
+    assert [(f.line, f.message.split(",")[0]) for f in found] == [
+        (11, "DATABASES: HOST defaults to empty")
+    ]
+    named = NESTED_EMPTY_HOST.replace('fallback=""', 'fallback="db.internal"')
+    assert scan(tmp_path / "b", {"app/settings.py": named}, "settings") == []
