@@ -116,6 +116,8 @@ def find_in_process_locks(module: PythonModule) -> Iterator[Finding]:
     for call in module.nodes(ast.Call):
         assert isinstance(call, ast.Call)
         if (call_name(module, call) or "") in {"fcntl.flock", "fcntl.lockf"}:
+            if _releases(call):
+                continue  # fcntl.lockf(f, fcntl.LOCK_UN): the lock's release, not another lock
             yield Finding(
                 module.path,
                 call.lineno,
@@ -124,6 +126,11 @@ def find_in_process_locks(module: PythonModule) -> Iterator[Finding]:
                 "not see the lock",
                 module.line(call.lineno),
             )
+
+
+def _releases(call: ast.Call) -> bool:
+    operation = call.args[1] if len(call.args) > 1 else None
+    return operation is not None and (dotted(operation) or "").endswith("LOCK_UN")
 
 
 def _host_lock_files(module: PythonModule) -> Iterator[Finding]:

@@ -677,3 +677,22 @@ def test_an_empty_host_default_through_a_config_lookup_is_this_host(tmp_path: Pa
     ]
     named = NESTED_EMPTY_HOST.replace('fallback=""', 'fallback="db.internal"')
     assert scan(tmp_path / "b", {"app/settings.py": named}, "settings") == []
+
+
+LOCKF = """\
+import fcntl
+
+
+def send_mail_once(path):
+    handle = open(path, "w")
+    fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    try:
+        send()
+    finally:
+        fcntl.lockf(handle, fcntl.LOCK_UN)
+"""
+
+
+def test_a_locks_release_is_not_a_second_lock(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"app/mail.py": LOCKF}, "in-process-lock")
+    assert where(found) == [("app/mail.py", 6)]
