@@ -113,19 +113,27 @@ def find_in_process_locks(module: PythonModule) -> Iterator[Finding]:
                 module.line(node.lineno),
             )
     yield from _host_lock_files(module)
-    for call in module.nodes(ast.Call):
-        assert isinstance(call, ast.Call)
-        if (call_name(module, call) or "") in {"fcntl.flock", "fcntl.lockf"}:
-            if _releases(call):
-                continue  # fcntl.lockf(f, fcntl.LOCK_UN): the lock's release, not another lock
-            yield Finding(
-                module.path,
-                call.lineno,
-                "in-process-lock",
-                "flock() serialises processes on one host only: other instances do "
-                "not see the lock",
-                module.line(call.lineno),
-            )
+    # One module's flock()s are one choice of lock (its file locks): one finding, the
+    # other calls related; a release (``LOCK_UN``) is not a lock.
+    flocks = sorted(
+        {
+            call.lineno
+            for call in module.nodes(ast.Call)
+            if isinstance(call, ast.Call)
+            and (call_name(module, call) or "") in {"fcntl.flock", "fcntl.lockf"}
+            and not _releases(call)
+        }
+    )
+    if flocks:
+        first, *rest = flocks
+        yield Finding(
+            module.path,
+            first,
+            "in-process-lock",
+            "flock() serialises processes on one host only: other instances do not see the lock",
+            module.line(first),
+            related=tuple(Location(module.path, line, module.line(line)) for line in rest),
+        )
 
 
 def _releases(call: ast.Call) -> bool:

@@ -696,3 +696,13 @@ def send_mail_once(path):
 def test_a_locks_release_is_not_a_second_lock(tmp_path: Path) -> None:
     found = scan(tmp_path, {"app/mail.py": LOCKF}, "in-process-lock")
     assert where(found) == [("app/mail.py", 6)]
+
+
+def test_one_modules_file_locks_are_one_finding(tmp_path: Path) -> None:
+    two = LOCKF + (
+        "\n\ndef rotate(path):\n"
+        "    with open(path) as handle:\n"
+        "        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)\n"
+    )
+    found = scan(tmp_path, {"app/mail.py": two}, "in-process-lock")
+    assert [(f.line, [r.line for r in f.related]) for f in found] == [(6, [15])]
