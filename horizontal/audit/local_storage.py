@@ -331,7 +331,11 @@ def storage_with_its_setting(findings: list[Finding]) -> list[Finding]:
 # (field_paths.py), ``storage.path()``, and django-sendfile serving a path.
 LOCAL_PATH_USES = (UPLOAD_PATH_READ, STORAGE_PATH, SENDFILE_SERVED)
 # The settings findings that say the project's uploads are on this host's disk.
-LOCAL_UPLOADS_SETTINGS = ("STORAGES[", "MEDIA_ROOT with no STORAGES")
+LOCAL_UPLOADS_SETTINGS = (
+    "STORAGES[",
+    "MEDIA_ROOT with no STORAGES",
+    "STORAGES is Django's default",
+)
 BUILT_CLASS = lazy_compile(r"\b(\w+)\(")
 
 

@@ -706,3 +706,15 @@ def test_one_modules_file_locks_are_one_finding(tmp_path: Path) -> None:
     )
     found = scan(tmp_path, {"app/mail.py": two}, "in-process-lock")
     assert [(f.line, [r.line for r in f.related]) for f in found] == [(6, [15])]
+
+
+def test_a_storage_path_is_part_of_the_copied_default_storages_finding(tmp_path: Path) -> None:
+    files = {
+        "app/settings.py": COPIED_DEFAULT,
+        "app/exports.py": "from django.core.files.storage import default_storage\n\n\n"
+        "def export_path(name):\n    return default_storage.path(name)\n",
+    }
+    found = scan(tmp_path, files)
+    assert [(f.path, f.line, [(r.path, r.line) for r in f.related]) for f in found] == [
+        ("app/settings.py", 8, [("app/exports.py", 5)])
+    ]
