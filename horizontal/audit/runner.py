@@ -379,21 +379,22 @@ class Scan:
         if text is None or MIGRATION_MODULE in text:
             return  # unreadable, or a migration: it runs once, in migrate
         self._note_uses(name, text)
-        if "Storage(" in text and not _run_by_hand(name, text):
+        by_hand = _run_by_hand(name, text)
+        if "Storage(" in text and not by_hand:
             self.storages_built.update(STORAGE_BUILT.findall(text))
         if "import" in text:
             self.imports[name] = importers.imported_names(name, text)
-        if _run_by_hand(name, text):
+        if by_hand:
             self.by_hand.add(name)
             if command := migrate_commands.migrate_wrapper(name, text):
                 self.migrate_commands[command[0]] = Location(name, command[1])
         self.served_settings |= served_settings(name, text)
-        if not is_python_start(name) and execs_a_server(text) and not _run_by_hand(name, text):
+        if not is_python_start(name) and execs_a_server(text) and not by_hand:
             # A console script's entry function that ends as the server (``squad``); a
             # ``__main__`` program is one by its name only (``docker-entrypoint.py``).
             yield from find_in_python_start(name, text)
         self.file_fields |= field_paths.file_fields(text)
-        if not _run_by_hand(name, text):
+        if not by_hand:
             self.field_path_uses += field_paths.path_uses(name, text)
         # Settings modules are read for the file-write category too: a data folder's
         # finding names where its setting is assigned.
@@ -401,7 +402,7 @@ class Scan:
             is_settings_path(name) or looks_like_settings(text)
         )
         lines = hot_lines(text)
-        threads = not _run_by_hand(name, text) and (
+        threads = not by_hand and (
             boot_threads.may_start(text) or boot_threads.may_define_threads(text)
         )
         if lines is None and not settings and not threads:
@@ -413,7 +414,7 @@ class Scan:
         self.texts[name] = module.lines
         if "FileSystemStorage" in text:
             self.local_storages.update(storage_subclasses(module, name))
-            if not settings and not _run_by_hand(name, text):
+            if not settings and not by_hand:
                 self.storage_classes.update(storage_class_findings(module))
         if settings and not DEV_FILE.search(name):
             self.helper_uses.append(settings_helpers.uses_of_helpers(module))
