@@ -307,6 +307,8 @@ def django_defaults_copied(
     """``STORAGES = global_settings.STORAGES`` (or a copy of it): the setting is set, and
     set to the single-box default. ``settings``: what runs when nothing is set; a later
     statement that changes the copy (``STORAGES["default"] = …``) is the operator's."""
+    if "global_settings" not in module.text:
+        return  # the common case: no walk of the module for branches
     ignored = static_or_compared(module.tree)
     for name, (message, fix) in COPIED_DEFAULTS.items():
         last = sorted(settings.get(name, []), key=lambda statement: statement.lineno)[-1:]
