@@ -28,8 +28,7 @@ import platform
 import socket
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit, urlunsplit
 
 import django
@@ -222,8 +221,7 @@ def on_first_request(sender: object, **kwargs: object) -> None:
         request_started.disconnect(on_first_request, dispatch_uid="horizontal.fleet")
 
 
-@dataclass(frozen=True)
-class Drift:
+class Drift(NamedTuple):
     """One field on which live instances differ: each value, and who has it."""
 
     field: str

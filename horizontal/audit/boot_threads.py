@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from horizontal.audit.concurrency import STARTUP_FUNCTIONS, sleeping_loop, thread_subclasses
 from horizontal.audit.findings import Finding, Location
@@ -21,8 +21,7 @@ from horizontal.audit.source import PythonModule, class_paths, dotted
 __all__ = ["BootStart", "boot_starts", "boot_thread_findings", "looping_threads", "may_start"]
 
 
-@dataclass(frozen=True)
-class BootStart:
+class BootStart(NamedTuple):
     target: str  # the dotted name the started class is imported by
     built: Location
     started: Location

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 
@@ -112,17 +111,21 @@ RUN_BY_HAND_SPARES = frozenset({"file-write", "cache", "module-state", "timer-th
 CHANNEL_LAYER_USE = ("channel_layer", "group_send", "group_add", "WebsocketConsumer")
 
 
-@dataclass
 class AuditResult:
-    findings: list[Finding] = field(default_factory=list)
-    suppressed: int = 0
-    files: int = 0
-    uses_cache: bool = False
-    uses_channel_layer: bool = False
-    read_models: bool = False  # whether the facts above describe a project's code
-    # Python files that needed a parse and that this interpreter cannot parse (newer
-    # syntax, or broken): nothing in them was audited, and the summary says so.
-    unparsed: list[str] = field(default_factory=list)
+    """What one audit found, and what it read. (Plain classes here, not dataclasses:
+    ``check --deploy`` imports this module, and generating a dataclass's methods at import
+    costs about what importing a small module does.)"""
+
+    def __init__(self) -> None:
+        self.findings: list[Finding] = []
+        self.suppressed = 0
+        self.files = 0
+        self.uses_cache = False
+        self.uses_channel_layer = False
+        self.read_models = False  # whether the facts above describe a project's code
+        # Python files that needed a parse and that this interpreter cannot parse (newer
+        # syntax, or broken): nothing in them was audited, and the summary says so.
+        self.unparsed: list[str] = []
 
 
 def scan_paths(
@@ -146,47 +149,47 @@ def scan_paths(
     return scan.finish()
 
 
-@dataclass
 class Scan:
     """One audit run: what was read (for suppressions) and what settings were seen."""
 
-    base: str
-    wanted: set[str]
-    result: AuditResult = field(default_factory=AuditResult)
-    texts: dict[str, list[str]] = field(default_factory=dict)
-    settings_groups: dict[str, list[PythonModule]] = field(default_factory=dict)
-    # Dotted paths of the project's own FileSystemStorage subclasses (app.storage.Media).
-    local_storages: set[str] = field(default_factory=set)
-    # Data folders (settings.X_DIR) written and read, paired once every module is read.
-    data_writes: list[datadirs.Use] = field(default_factory=list)
-    data_reads: list[datadirs.Use] = field(default_factory=list)
-    media_folders: set[str] = field(default_factory=set)
-    # Uploads read by local path (x.document.path), kept once a model declares the field.
-    file_fields: set[str] = field(default_factory=set)
-    field_path_uses: list[field_paths.PathUse] = field(default_factory=list)
-    # Settings modules wsgi.py/asgi.py default to (DJANGO_SETTINGS_MODULE's setdefault).
-    served_settings: set[str] = field(default_factory=set)
-    # Project modules each file imports, and the commands and scripts (importers.py).
-    imports: dict[str, set[str]] = field(default_factory=dict)
-    by_hand: set[str] = field(default_factory=set)
-    # Lines of project code that write through Django's cache (CACHE_WRITE).
-    cache_writes: list[Location] = field(default_factory=list)
-    # The project's FileSystemStorage subclasses defined in code (name to the class line)
-    # and the storage classes code instantiates (``problem_data_storage = DataStorage()``).
-    storage_classes: dict[str, Finding] = field(default_factory=dict)
-    storages_built: set[str] = field(default_factory=set)
-    # Looping thread classes (dotted path to the class line) and the threads start-up code
-    # of other modules starts (boot_threads.py).
-    looping_threads: dict[str, Location] = field(default_factory=dict)
-    boot_starts: list[boot_threads.BootStart] = field(default_factory=list)
-    # Service addresses a project helper defaults to this host, and what settings read
-    # through helpers (settings_helpers.py).
-    host_defaults: list[settings_helpers.HostDefault] = field(default_factory=list)
-    helper_uses: list[settings_helpers.HelperUses] = field(default_factory=list)
-    # Project commands that run migrate with no lock: name to the line (deploy.py).
-    migrate_commands: dict[str, Location] = field(default_factory=dict)
-    # Every file read, by its path in the tree (the programs start lines run).
-    paths: set[str] = field(default_factory=set)
+    def __init__(self, base: str, wanted: set[str]) -> None:
+        self.base = base
+        self.wanted = wanted
+        self.result = AuditResult()
+        self.texts: dict[str, list[str]] = {}
+        self.settings_groups: dict[str, list[PythonModule]] = {}
+        # Dotted paths of the project's own FileSystemStorage subclasses (app.storage.Media).
+        self.local_storages: set[str] = set()
+        # Data folders (settings.X_DIR) written and read, paired once every module is read.
+        self.data_writes: list[datadirs.Use] = []
+        self.data_reads: list[datadirs.Use] = []
+        self.media_folders: set[str] = set()
+        # Uploads read by local path (x.document.path), kept once a model declares the field.
+        self.file_fields: set[str] = set()
+        self.field_path_uses: list[field_paths.PathUse] = []
+        # Settings modules wsgi.py/asgi.py default to (DJANGO_SETTINGS_MODULE's setdefault).
+        self.served_settings: set[str] = set()
+        # Project modules each file imports, and the commands and scripts (importers.py).
+        self.imports: dict[str, set[str]] = {}
+        self.by_hand: set[str] = set()
+        # Lines of project code that write through Django's cache (CACHE_WRITE).
+        self.cache_writes: list[Location] = []
+        # The project's FileSystemStorage subclasses defined in code (name to the class
+        # line) and the storage classes code instantiates (``data = DataStorage()``).
+        self.storage_classes: dict[str, Finding] = {}
+        self.storages_built: set[str] = set()
+        # Looping thread classes (dotted path to the class line) and the threads start-up
+        # code of other modules starts (boot_threads.py).
+        self.looping_threads: dict[str, Location] = {}
+        self.boot_starts: list[boot_threads.BootStart] = []
+        # Service addresses a project helper defaults to this host, and what settings read
+        # through helpers (settings_helpers.py).
+        self.host_defaults: list[settings_helpers.HostDefault] = []
+        self.helper_uses: list[settings_helpers.HelperUses] = []
+        # Project commands that run migrate with no lock: name to the line (deploy.py).
+        self.migrate_commands: dict[str, Location] = {}
+        # Every file read, by its path in the tree (the programs start lines run).
+        self.paths: set[str] = set()
 
     def file(self, path: Path, name: str) -> None:
         self.result.files += 1

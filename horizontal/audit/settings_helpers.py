@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.known import this_host_addresses
@@ -28,16 +28,14 @@ THIS_HOST_NEEDLES = ("localhost", "127.0.0.1", "::1")
 ENVIRONMENT_READERS = frozenset({"os", "environ", "env", "config", "getenv"})
 
 
-@dataclass(frozen=True)
-class HostDefault:
+class HostDefault(NamedTuple):
     name: str  # the config key (DB_HOST) or the dotted helper function
     address: str
     at: Location
     source: str
 
 
-@dataclass
-class HelperUses:
+class HelperUses(NamedTuple):
     """What settings modules read through helpers: config keys and helper calls."""
 
     keys: dict[str, Location]

@@ -12,7 +12,6 @@ import bisect
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
 
@@ -38,22 +37,27 @@ class Scope(NamedTuple):
     cls: ast.ClassDef | None
 
 
-@dataclass
 class PythonModule:
-    path: str
-    text: str
-    tree: ast.Module
-    lines: list[str]
-    imports: dict[str, str] = field(default_factory=dict)
-    scopes: dict[int, Scope] = field(default_factory=dict)  # id(node) -> Scope
-    by_type: dict[type[ast.AST], list[ast.AST]] = field(default_factory=lambda: defaultdict(list))
-    functions: dict[str, list[FunctionNode]] = field(default_factory=lambda: defaultdict(list))
-    decorator_names: set[str] = field(default_factory=set)
+    """One parsed module, indexed once for every detector.
 
-    hot_lines: list[int] = field(default_factory=list)
-    # Class-based settings: the line of the class production runs (settings_classes.py),
-    # where a setting it leaves unset is decided.
-    decided_at: int = 0
+    A plain class, not a dataclass: ``check --deploy`` imports the scanner, and generating
+    a dataclass's methods at import costs about what importing a small module does.
+    """
+
+    def __init__(self, path: str, text: str, tree: ast.Module, lines: list[str]) -> None:
+        self.path = path
+        self.text = text
+        self.tree = tree
+        self.lines = lines
+        self.imports: dict[str, str] = {}
+        self.scopes: dict[int, Scope] = {}  # id(node) -> Scope
+        self.by_type: dict[type[ast.AST], list[ast.AST]] = defaultdict(list)
+        self.functions: dict[str, list[FunctionNode]] = defaultdict(list)
+        self.decorator_names: set[str] = set()
+        self.hot_lines: list[int] = []
+        # Class-based settings: the line of the class production runs (settings_classes.py),
+        # where a setting it leaves unset is decided.
+        self.decided_at = 0
 
     @classmethod
     def parse(cls, path: str, text: str, hot_lines: Iterable[int] = ()) -> PythonModule | None:

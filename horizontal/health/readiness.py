@@ -25,8 +25,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.core.signals import setting_changed
 
@@ -44,8 +43,7 @@ TIMEOUT = "timeout"
 _DETAIL_LIMIT = 300
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(NamedTuple):
     """The answer of one dependency."""
 
     name: str
@@ -68,11 +66,10 @@ class Check:
         }
 
 
-@dataclass(frozen=True)
-class Report:
+class Report(NamedTuple):
     checks: tuple[Check, ...]
     draining: bool = False
-    drain: dict[str, Any] = field(default_factory=dict)
+    drain: dict[str, Any] | None = None  # the drain's state, while draining
 
     @property
     def ok(self) -> bool:
@@ -88,7 +85,7 @@ class Report:
             "status": status,
             "instance": instance_id(),
             "draining": self.draining,
-            **({"drain": self.drain} if self.draining else {}),
+            **({"drain": self.drain or {}} if self.draining else {}),
             "checks": {check.name: check.as_dict() for check in self.checks},
         }
 
