@@ -45,9 +45,9 @@ def text_detector(path: str) -> TextDetector | None:
     if DOCUMENTATION.search(f"/{path}"):
         return None  # examples a reader adapts, not what this project deploys
     if is_provisioning(path):
-        # A role is applied by hand; only the cron jobs it installs keep running, on
-        # every host it provisions.
-        return manifests.find_provisioned_crons if lower.endswith((".yaml", ".yml")) else None
+        # A role is applied by hand; only the cron jobs and timers it installs keep
+        # running, on every host it provisions.
+        return manifests.find_provisioned_jobs if lower.endswith((".yaml", ".yml")) else None
     if lower.startswith(("dockerfile", "containerfile")) or lower.endswith(".dockerfile"):
         return deploy.find_in_dockerfile
 

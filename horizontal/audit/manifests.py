@@ -1,8 +1,8 @@
 """Kubernetes manifests, Helm templates and Ansible roles: what every pod or host runs.
 
 A Deployment's container that migrates runs in every pod (a Job or a Helm hook runs once
-per release); an Ansible ``cron:`` task that runs a Django command is installed on every
-host the role provisions.
+per release); an Ansible ``cron:`` task that runs a Django command, or a systemd timer a
+role that deploys the Django app enables, runs on every host the role provisions.
 """
 
 from __future__ import annotations
@@ -15,7 +15,12 @@ from horizontal.audit.deploy import BOOT_MIGRATE, logical_lines, runs_migrations
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
 
-__all__ = ["find_in_manifest", "find_provisioned_crons"]
+__all__ = [
+    "find_in_manifest",
+    "find_provisioned_crons",
+    "find_provisioned_jobs",
+    "find_provisioned_timers",
+]
 
 REPLICATED_KIND = lazy_compile(r"^kind:\s*(Deployment|StatefulSet|DaemonSet|ReplicaSet)\b", re.M)
 ONE_OFF = lazy_compile(r"^kind:\s*(Job|CronJob)\b|helm\.sh/hook", re.M)
@@ -31,6 +36,25 @@ DJANGO_COMMAND = lazy_compile(r"\bmanage\.py\b|\bdjango-admin\b")
 ANSIBLE_CRON_JOB = (
     "cron job installed by provisioning: every host the role provisions runs it "
     "(a second web host runs it twice)"
+)
+# An Ansible task's systemd module, the ``.timer`` unit it names, and whether it turns the
+# unit on (``enabled: yes``, ``state: started``). A role that also deploys the Django app
+# (its server or ``manage.py``) puts the timer on every web host it provisions.
+ANSIBLE_SYSTEMD = lazy_compile(
+    r"^(?P<indent>\s*)(-\s+)?(ansible\.builtin\.)?systemd(_service)?:\s*$"
+)
+ANSIBLE_TIMER = lazy_compile(r"^\s+name:\s*[\"']?[\w@.{}\s-]+\.timer[\"']?\s*$")
+ANSIBLE_TURNED_ON = lazy_compile(
+    r"^\s+(enabled:\s*[\"']?(yes|true)\b|state:\s*[\"']?(started|restarted)\b)", re.I
+)
+DJANGO_APP_ROLE = lazy_compile(r"\bmanage\.py\b|\bgunicorn\b|\buwsgi\b|\bdjango-admin\b", re.I)
+ANSIBLE_TIMER_JOB = (
+    "systemd timer enabled by provisioning that also deploys the web app: every web host "
+    "the role provisions runs its job (a second host runs it twice)"
+)
+ANSIBLE_TIMER_FIX = (
+    "Enable the timer on one host only (a 'when:' on one inventory host), or register the "
+    "command as a @job and run 'manage.py runjob NAME' from every host."
 )
 
 
@@ -61,6 +85,48 @@ def find_provisioned_crons(path: str, text: str) -> Iterator[Finding]:
                     line.strip(),
                     related=(Location(path, number),),
                 )
+
+
+def find_provisioned_jobs(path: str, text: str) -> Iterator[Finding]:
+    """What an Ansible task file installs on every host: cron jobs and timers."""
+    if "cron:" in text:
+        yield from find_provisioned_crons(path, text)
+    if ".timer" in text:
+        yield from find_provisioned_timers(path, text)
+
+
+def find_provisioned_timers(path: str, text: str) -> Iterator[Finding]:
+    """The systemd timers a role that deploys the Django app turns on: one finding at the
+    first, the others related (one role, one root cause)."""
+    if not DJANGO_APP_ROLE.search(text):
+        return
+    lines = text.splitlines()
+    timers: list[Location] = []
+    for index, line in enumerate(lines):
+        module = ANSIBLE_SYSTEMD.match(line)
+        if module is None:
+            continue
+        indent = len(module.group("indent"))
+        block: list[tuple[int, str]] = []
+        for number, following in enumerate(lines[index + 1 :], index + 2):
+            if following.strip() and len(following) - len(following.lstrip()) <= indent:
+                break
+            block.append((number, following))
+        named = [(n, t) for n, t in block if ANSIBLE_TIMER.match(t)]
+        if named and any(ANSIBLE_TURNED_ON.match(t) for _, t in block):
+            number, unit = named[0]  # the finding names the unit the task turns on
+            timers.append(Location(path, number, unit.strip()))
+    if timers:
+        first, *others = timers
+        yield Finding(
+            path,
+            first.line,
+            "image-cron",
+            ANSIBLE_TIMER_JOB,
+            first.source,
+            related=tuple(others),
+            fix_text=ANSIBLE_TIMER_FIX,
+        )
 
 
 def find_in_manifest(path: str, text: str) -> Iterator[Finding]:
