@@ -24,6 +24,8 @@ __all__ = [
     "CACHE_URL_CONFIGS",
     "CACHE_URL_SCHEMES",
     "CATALOGUE",
+    "COMPRESSOR_APP",
+    "COMPRESSOR_LOCAL_OUTPUT",
     "CRONTAB_APPS",
     "DJANGO_CRON_CACHE_LOCKS",
     "DJANGO_CRON_FILE_LOCKS",
@@ -243,6 +245,26 @@ LOCAL_SEARCH_INDEXES = (
         "a Xapian index is a folder on one host's disk: each instance indexes and searches "
         "its own copy",
     ),
+)
+
+# django-compressor compressing on request (``COMPRESS_ENABLED``, by default ``not
+# DEBUG``, with ``COMPRESS_OFFLINE`` unset) into its storage, by default a folder under
+# ``STATIC_ROOT`` on this host: a page one instance renders links a file only that
+# instance wrote. Judged only with the app installed and compression on request, so not
+# in CATALOGUE (the same storage is right for offline compression at build time).
+COMPRESSOR_APP = "compressor"
+COMPRESSOR_LOCAL_OUTPUT = tuple(
+    SingleBox(
+        "COMPRESS_STORAGE",
+        f"compressor.storage.{name}",
+        "django-compressor compresses on request into a folder on this host: a page one "
+        "instance renders links CSS and JS that only that instance wrote",
+    )
+    for name in (
+        "CompressorFileStorage",
+        "GzipCompressorFileStorage",
+        "BrotliCompressorFileStorage",
+    )
 )
 
 CATALOGUE: tuple[SingleBox, ...] = (

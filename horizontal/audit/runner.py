@@ -30,6 +30,7 @@ from horizontal.audit import (
     task_results,
 )
 from horizontal.audit import compose as compose_rules
+from horizontal.audit.compress_tags import is_template, templates_use_compress
 from horizontal.audit.file_kinds import is_compose_file, is_provisioning, text_detector
 from horizontal.audit.findings import (
     DEFAULT_CATEGORIES,
@@ -190,6 +191,8 @@ class Scan:
         self.migrate_commands: dict[str, Location] = {}
         # Every file read, by its path in the tree (the programs start lines run).
         self.paths: set[str] = set()
+        # Template files, read only when a settings module installs django-compressor.
+        self.templates: list[Path] = []
 
     def file(self, path: Path, name: str) -> None:
         self.result.files += 1
@@ -199,6 +202,8 @@ class Scan:
             if is_python_start(name) and (text := read_text(path)) is not None:
                 findings = chain(findings, find_in_python_start(name, text))
         else:
+            if is_template(name):
+                self.templates.append(path)
             findings = self.other(path, name)
         for finding in findings:
             self.keep(finding)
@@ -257,6 +262,7 @@ class Scan:
                     unused=self._unused_features(),
                     served=frozenset(self.served_settings),
                     elsewhere=elsewhere,
+                    compresses=self._templates_compress(settings),
                 ):
                     if finding.category in self.wanted:
                         self.keep(_with_cache_writes(finding, self.cache_writes))
@@ -294,6 +300,14 @@ class Scan:
                 if finding.category == "boot-migrate" and place in lines and place not in known:
                     self.keep(finding)
         return lines
+
+    def _templates_compress(self, settings: list[PythonModule]) -> bool:
+        """Whether django-compressor has work at run time: a template of the tree uses
+        ``{% compress %}``, or the tree has no template to tell (a settings folder
+        scanned alone). Read only when a settings module names the app."""
+        if not any("compressor" in module.text for module in settings):
+            return True  # no such app: the answer is never asked
+        return templates_use_compress(self.templates) is not False
 
     def _private_storage_is_remote(self) -> bool:
         """A settings module chose django-private-storage's class, and not its default

@@ -56,6 +56,7 @@ def find_settings_problems(
     unused: frozenset[str] = frozenset(),
     served: frozenset[str] = frozenset(),
     elsewhere: Mapping[str, frozenset[str]] | None = None,
+    compresses: bool = True,
 ) -> Iterator[Finding]:
     """Findings for one settings package (or one settings file) read together, the way
     Python runs it: a value a later statement of the same module replaces, or that every
@@ -70,6 +71,8 @@ def find_settings_problems(
     the settings modules the project's ``wsgi.py``/``asgi.py`` default to. ``elsewhere``:
     the names each other settings module of the project assigns, by dotted module name
     (``project_settings_names``), for the star imports that reach outside the package.
+    ``compresses``: whether a template uses django-compressor's ``{% compress %}`` (or
+    none could be read): without one, compression on request writes nothing.
     """
     elsewhere = elsewhere or {}
     for module in modules:
@@ -118,7 +121,12 @@ def find_settings_problems(
             found.extend(
                 _at_decider(finding, replaced, nearest)
                 for finding in implicit_defaults(
-                    module, settings, everything | imported, uses_cache, conditional[module.path]
+                    module,
+                    settings,
+                    everything | imported,
+                    uses_cache,
+                    conditional[module.path],
+                    compresses,
                 )
             )
     found = [f for f in found if f.message.split(":", 1)[0].split(" ", 1)[0] not in unused]

@@ -17,6 +17,9 @@ from horizontal.audit.findings import Finding, Location
 from horizontal.audit.known import (
     CACHE_URL_CONFIGS,
     CATALOGUE,
+    COMPRESSOR_APP,
+    COMPRESSOR_LOCAL_OUTPUT,
+    LOCAL_STORAGES,
     LOCMEM_CACHES,
     MAINTENANCE_APP,
     MAINTENANCE_STATE_FILES,
@@ -328,6 +331,7 @@ def implicit_defaults(
     everything: set[str],
     uses_cache: bool,
     conditional: dict[str, list[ast.stmt]] | None = None,
+    compresses: bool = True,
 ) -> Iterator[Finding]:
     """What Django chooses for a setting no production module sets (``everything``):
     ``LocMemCache`` for a missing ``CACHES``, local disk for a missing storage.
@@ -364,6 +368,16 @@ def implicit_defaults(
             line,
             f"{maintenance.setting} is not set, so {maintenance.why}",
             FIXES[maintenance.setting],
+        )
+    compressor_at = _installed_at(settings, COMPRESSOR_APP)
+    if compresses and compressor_at and _compresses_on_request(settings, everything):
+        enabled = settings.get("COMPRESS_ENABLED")
+        output = COMPRESSOR_LOCAL_OUTPUT[0]
+        yield _finding(
+            module,
+            enabled[-1].lineno if enabled else compressor_at,
+            f"COMPRESS_OFFLINE is not set, so {output.why}",
+            FIXES["COMPRESS_OFFLINE"],
         )
     if "MEDIA_ROOT" in settings and not everything & {"STORAGES", "DEFAULT_FILE_STORAGE"}:
         decided, *others = settings["MEDIA_ROOT"]
@@ -403,6 +417,52 @@ def _option_places(module: PythonModule, line: int) -> list[Location]:
     return places
 
 
+def _compresses_on_request(settings: dict[str, list[ast.stmt]], everything: set[str]) -> bool:
+    """django-compressor, installed by this module, compresses on request into a folder
+    on this host, as the deploy check W067 judges it: not turned off here
+    (``COMPRESS_ENABLED = False``), ``COMPRESS_OFFLINE`` set by no production module (or
+    to ``False`` here), and no other kind of storage chosen for its output. A value the
+    scan cannot read counts as the project's choice."""
+    if _last_constant(settings, "COMPRESS_ENABLED") is False:
+        return False
+    offline = _last_constant(settings, "COMPRESS_OFFLINE")
+    if "COMPRESS_OFFLINE" in everything and offline is not False:
+        return False
+    local = {entry.path for entry in (*COMPRESSOR_LOCAL_OUTPUT, *LOCAL_STORAGES)}
+    storage = _last_constant(settings, "COMPRESS_STORAGE")
+    if "COMPRESS_STORAGE" in everything and storage not in local:
+        return False
+    alias = _last_constant(settings, "COMPRESS_STORAGE_ALIAS") or "compressor"
+    backend = _storages_backend(settings, str(alias))
+    return backend is None or backend in local
+
+
+def _last_constant(settings: dict[str, list[ast.stmt]], name: str) -> object:
+    """The literal the module's last assignment of ``name`` gives, or None."""
+    statements = settings.get(name)
+    value = getattr(statements[-1], "value", None) if statements else None
+    return value.value if isinstance(value, ast.Constant) else None
+
+
+def _storages_backend(settings: dict[str, list[ast.stmt]], alias: str) -> str | None:
+    """The ``BACKEND`` a ``STORAGES`` literal of this module gives ``alias`` (an unread
+    value is ""), or None when it names no such alias."""
+    for statement in reversed(settings.get("STORAGES", [])):
+        for node in ast.walk(statement):
+            if not isinstance(node, ast.Dict):
+                continue
+            for key, value in zip(node.keys, node.values, strict=True):
+                if key is not None and string_value(key) == alias:
+                    options = value if isinstance(value, ast.Dict) else ast.Dict([], [])
+                    backends = [
+                        string_value(v) or ""
+                        for k, v in zip(options.keys, options.values, strict=True)
+                        if k is not None and string_value(k) == "BACKEND"
+                    ]
+                    return backends[0] if backends else ""
+    return None
+
+
 def _installed_at(settings: dict[str, list[ast.stmt]], app: str) -> int:
     """The line where this module's ``INSTALLED_APPS`` names ``app``, or 0."""
     for statement in settings.get("INSTALLED_APPS", []):
@@ -438,6 +498,9 @@ FIXES: dict[str, str] = {
     "scheduler, or run the scheduler in exactly one process (horizontal.W043/W044).",
     "DJANGO_CRON_LOCK_BACKEND": "Have cron call 'manage.py runjob NAME' (one run per slot) "
     "instead of runcrons (horizontal.W045/W046).",
+    "COMPRESS_OFFLINE": "Set COMPRESS_OFFLINE = True and run 'manage.py compress' when the "
+    "image is built, after collectstatic; or send the output to storage every instance "
+    "shares (COMPRESS_STORAGE, or STORAGES['compressor']) (horizontal.W067).",
     "MAINTENANCE_MODE_STATE_BACKEND": "MAINTENANCE_MODE_STATE_BACKEND = 'maintenance_mode."
     "backends.CacheBackend' (on the shared cache) or '…DefaultStorageBackend' (on S3) "
     "(horizontal.W053).",

@@ -1,7 +1,9 @@
 """Deploy checks for file storage: ``horizontal.W060`` to ``W069`` (docs/checks.md).
 
 Every ``STORAGES`` alias is looked at except ``staticfiles``: static files are built
-into every identical image, and collectstatic overwriting them is intended. Backends
+into every identical image, and collectstatic overwriting them is intended. Nor is
+django-compressor's alias by W060: W067 judges it, with whether compression happens on
+request (local output then breaks) or at build time (it is static files). Backends
 are matched by class (subclasses count; the local ones are the catalogue's,
 ``horizontal.audit.known``).
 
@@ -18,10 +20,11 @@ tell, is built as Django builds it (``storages[alias]``), which does no network 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
-from django.apps import AppConfig
+from django.apps import AppConfig, apps
 from django.conf import settings
 from django.core import checks
 from django.core.checks import CheckMessage, Tags
@@ -46,6 +49,8 @@ __all__ = [
     "W064",
     "W065",
     "W066",
+    "W067",
+    "check_compressor_output",
     "check_local_storage",
     "check_s3_check_then_write",
     "check_s3_endpoint_on_this_host",
@@ -57,6 +62,11 @@ __all__ = [
 
 STATIC_ALIAS = "staticfiles"
 LOCAL_STORAGES = known.paths(known.LOCAL_STORAGES)
+COMPRESSOR_LOCAL_OUTPUT = known.paths(known.COMPRESSOR_LOCAL_OUTPUT)
+# django-compressor's defaults (compressor/settings.py): its alias, and the storage it
+# falls back to when STORAGES has no such alias (the only way before its 4.5).
+COMPRESSOR_ALIAS = "compressor"
+COMPRESSOR_STORAGE = COMPRESSOR_LOCAL_OUTPUT[0]
 # django-storages' class; ours and S3Boto3Storage subclass it.
 S3_STORAGE_MODULE = "storages.backends.s3"
 S3_STORAGES = (f"{S3_STORAGE_MODULE}.S3Storage",)
@@ -162,7 +172,49 @@ def W066(alias: str, endpoint: str) -> checks.Warning:
     )
 
 
+def W067(storage: str) -> checks.Warning:
+    return checks.Warning(
+        "django-compressor compresses on request (COMPRESS_OFFLINE is off) into "
+        f"{storage}, a folder on this host: a page one instance renders links CSS and JS "
+        "that only that instance wrote, a 404 through every other.",
+        hint=(
+            "Set COMPRESS_OFFLINE = True and run 'manage.py compress' when the image is "
+            "built, after collectstatic; or send the output to storage every instance "
+            "shares (COMPRESS_STORAGE, or STORAGES['compressor'])."
+        ),
+        obj="COMPRESS_OFFLINE",
+        id="horizontal.W067",
+    )
+
+
 # -- helpers -----------------------------------------------------------------------------
+
+
+def _project_templates() -> Iterator[Path]:
+    """The template files of ``TEMPLATES`` ``DIRS`` and of the project's own apps
+    (installed packages are theirs to configure), as the audit reads a tree's."""
+    from horizontal.audit.compress_tags import is_template
+    from horizontal.checks.code import project_app_paths
+
+    folders: list[Path] = []
+    for config in settings.TEMPLATES:
+        dirs = config.get("DIRS") if isinstance(config, Mapping) else None
+        if isinstance(dirs, list | tuple):
+            folders += [Path(folder) for folder in dirs]
+    for app in project_app_paths():
+        folders += [app / "templates", app / "jinja2"]
+    for folder in folders:
+        if folder.is_dir():
+            for path in sorted(folder.rglob("*")):
+                if is_template(path.name) and path.is_file():
+                    yield path
+
+
+def _compressor_alias() -> str | None:
+    """The ``STORAGES`` alias django-compressor writes through, if it is installed."""
+    if not apps.is_installed(known.COMPRESSOR_APP):
+        return None
+    return str(getattr(settings, "COMPRESS_STORAGE_ALIAS", COMPRESSOR_ALIAS))
 
 
 def _backend(alias: str) -> object:
@@ -240,7 +292,10 @@ def check_local_storage(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
     messages: list[CheckMessage] = []
+    compressor = _compressor_alias()
     for alias in _shared_aliases():
+        if alias == compressor:
+            continue  # W067's
         backend = _backend(alias)
         if isinstance(backend, str) and backend in RESOLVABLE_BACKENDS:
             continue  # S3, known without importing it (boto3)
@@ -324,3 +379,31 @@ def check_s3_endpoint_on_this_host(
         if endpoint and next(known.this_host_addresses(endpoint, live=True), None):
             messages.append(W066(alias, endpoint))
     return messages
+
+
+@register(Tags.files, TAG, deploy=True)
+def check_compressor_output(
+    app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
+) -> list[CheckMessage]:
+    alias = _compressor_alias()
+    if alias is None:
+        return []
+    # django-compressor's own defaults: on unless DEBUG, compressing on request.
+    if not getattr(settings, "COMPRESS_ENABLED", not settings.DEBUG):
+        return []
+    if getattr(settings, "COMPRESS_OFFLINE", False):
+        return []  # compressed at build time: static files like any other
+    config = settings.STORAGES.get(alias)
+    if isinstance(config, Mapping):
+        backend = config.get("BACKEND", "")
+    else:
+        backend = getattr(settings, "COMPRESS_STORAGE", COMPRESSOR_STORAGE)
+    if not is_a(backend, (*COMPRESSOR_LOCAL_OUTPUT, *LOCAL_STORAGES)):
+        return []
+    # No template uses {% compress %}: nothing is compressed, on request or ever.
+    # (Imported here: only a project with the app installed asks.)
+    from horizontal.audit.compress_tags import templates_use_compress
+
+    if templates_use_compress(_project_templates()) is False:
+        return []
+    return [W067(backend if isinstance(backend, str) else backend.__name__)]

@@ -11,7 +11,9 @@ No entry differs by design. Two need context to be judged at all, and get it in 
 tools alike: django_cron's lock backends (and django-maintenance-mode's state backend) are
 read by the check only when ``django_cron`` (``maintenance_mode``) is installed, so those
 entries come with it in ``INSTALLED_APPS``; a log handler is a
-``LOGGING`` handler's ``class``.
+``LOGGING`` handler's ``class``. django-compressor's local output storages are judged
+only with the app installed and compression on request, so they are outside CATALOGUE
+and have their own test of both tools' verdicts.
 """
 
 from __future__ import annotations
@@ -26,7 +28,13 @@ from typing import Any
 import pytest
 
 from horizontal.audit import scan_paths
-from horizontal.audit.known import CATALOGUE, RANDOM_VALUE_CALLS, SingleBox
+from horizontal.audit.known import (
+    CATALOGUE,
+    COMPRESSOR_APP,
+    COMPRESSOR_LOCAL_OUTPUT,
+    RANDOM_VALUE_CALLS,
+    SingleBox,
+)
 from tests.checks.baseline import (
     ALL_SETTINGS_CHECK_MODULES,
     CONSOLE_LOGGING,
@@ -122,3 +130,26 @@ def test_every_random_call_gets_the_same_verdict_from_both_tools(
     flagged_by_check = check_ids(SETTINGS_MODULE=module.__name__)
     assert flagged_by_check == ["horizontal.W050"]
     assert len(flagged_by_audit) == 1 and flagged_by_audit[0].startswith("SECRET_KEY is")
+
+
+@pytest.mark.parametrize(
+    ("changes", "flagged"),
+    [
+        ({}, True),
+        ({"COMPRESS_ENABLED": True, "COMPRESS_OFFLINE": False}, True),
+        ({"COMPRESS_OFFLINE": True}, False),
+        ({"COMPRESS_ENABLED": False}, False),
+        ({"COMPRESS_STORAGE": "storages.backends.s3.S3Storage"}, False),
+    ],
+)
+def test_django_compressor_gets_the_same_verdict_from_both_tools(
+    changes: dict[str, Any], flagged: bool, tmp_path: Path
+) -> None:
+    """COMPRESSOR_LOCAL_OUTPUT is judged with the app installed and compression on
+    request, in both tools (not in CATALOGUE: offline output is static files)."""
+    changes = {"INSTALLED_APPS": with_app(COMPRESSOR_APP), **changes}
+    entry = COMPRESSOR_LOCAL_OUTPUT[0]
+    by_check = check_ids(**changes)
+    by_audit = audit_findings(tmp_path, settings_source(changes))
+    assert by_check == (["horizontal.W067"] if flagged else [])
+    assert by_audit == ([f"COMPRESS_OFFLINE is not set, so {entry.why}"] if flagged else [])

@@ -5,6 +5,11 @@
   one finding for the role, at the first timer's unit, the others related. A role that
   only installs a timer elsewhere (a backup host's role with no web app), or that stops
   one, is not reported.
+- django-compressor installed with compression on (``COMPRESS_ENABLED``, or its default)
+  and ``COMPRESS_OFFLINE`` unset compresses on request into a folder on this host (W067
+  alike): found at ``COMPRESS_ENABLED``, else at the app's ``INSTALLED_APPS`` entry. Not
+  when compression is off, offline, or its output goes to another kind of storage, nor
+  when the tree has templates and none uses ``{% compress %}`` (nothing to compress).
 """
 
 from __future__ import annotations
@@ -69,3 +74,58 @@ def test_a_timer_of_a_role_with_no_web_app_is_not_reported(tmp_path: Path) -> No
 def test_a_timer_a_role_stops_is_not_reported(tmp_path: Path) -> None:
     files = {"ansible/roles/web/tasks/main.yml": STOPPED_TIMER}
     assert scan(tmp_path, files, "image-cron") == []
+
+
+# -- django-compressor compressing on request ------------------------------------------------
+
+COMPRESSOR_SETTINGS = """\
+INSTALLED_APPS = [
+    "django.contrib.staticfiles",
+    "compressor",
+]
+CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://r"}}
+STATIC_ROOT = "/srv/static"
+{extra}
+"""
+
+
+def compressor_findings(tmp_path: Path, extra: str) -> list[tuple[str, int]]:
+    files = {"app/settings.py": COMPRESSOR_SETTINGS.replace("{extra}", extra)}
+    return where(scan(tmp_path, files, "settings"))
+
+
+def test_compression_on_request_is_found_where_it_is_turned_on(tmp_path: Path) -> None:
+    assert compressor_findings(tmp_path, "COMPRESS_ENABLED = True") == [("app/settings.py", 7)]
+
+
+def test_compression_by_default_is_found_at_the_installed_app(tmp_path: Path) -> None:
+    assert compressor_findings(tmp_path, "COMPRESS_OFFLINE = False") == [("app/settings.py", 3)]
+
+
+def test_offline_off_or_shared_compression_is_not_reported(tmp_path: Path) -> None:
+    for extra in (
+        "COMPRESS_ENABLED = True\nCOMPRESS_OFFLINE = True",
+        "COMPRESS_ENABLED = False",
+        "COMPRESS_STORAGE = 'storages.backends.s3.S3Storage'",
+        "STORAGES = {'default': {'BACKEND': 'storages.backends.s3.S3Storage'},"
+        " 'compressor': {'BACKEND': 'storages.backends.s3.S3Storage'}}",
+        "COMPRESS_OFFLINE = env.bool('COMPRESS_OFFLINE', True)",
+    ):
+        assert compressor_findings(tmp_path, extra) == [], extra
+
+
+def test_with_templates_none_of_which_compresses_nothing_is_reported(tmp_path: Path) -> None:
+    files = {
+        "app/settings.py": COMPRESSOR_SETTINGS.replace("{extra}", "COMPRESS_ENABLED = True"),
+        "app/templates/base.html": "{% load static %}<script src='{% static 'a.js' %}'>",
+    }
+    assert scan(tmp_path, files, "settings") == []
+
+
+def test_with_a_template_that_compresses_it_is_reported(tmp_path: Path) -> None:
+    files = {
+        "app/settings.py": COMPRESSOR_SETTINGS.replace("{extra}", "COMPRESS_ENABLED = True"),
+        "app/templates/base.html": "{% load static %}",
+        "app/jinja2/page.jinja": "{%- compress js -%}<script src=a.js></script>{% endcompress %}",
+    }
+    assert where(scan(tmp_path, files, "settings")) == [("app/settings.py", 7)]
