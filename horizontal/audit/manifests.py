@@ -61,17 +61,7 @@ ANSIBLE_TIMER_FIX = (
 def find_provisioned_crons(path: str, text: str) -> Iterator[Finding]:
     """A provisioning role's ``cron:`` task that runs a Django command: installed on every
     host the role is applied to."""
-    lines = text.splitlines()
-    for index, line in enumerate(lines):
-        module = ANSIBLE_CRON.match(line)
-        if module is None:
-            continue
-        indent = len(module.group("indent"))
-        block: list[tuple[int, str]] = []
-        for number, following in enumerate(lines[index + 1 :], index + 2):
-            if following.strip() and len(following) - len(following.lstrip()) <= indent:
-                break
-            block.append((number, following))
+    for index, line, block in _task_blocks(text, ANSIBLE_CRON):
         jobs = [(n, m.group("job")) for n, t in block if (m := ANSIBLE_JOB.match(t))]
         if any(ANSIBLE_ABSENT.match(t) for _, t in block):
             continue
@@ -100,18 +90,8 @@ def find_provisioned_timers(path: str, text: str) -> Iterator[Finding]:
     first, the others related (one role, one root cause)."""
     if not DJANGO_APP_ROLE.search(text):
         return
-    lines = text.splitlines()
     timers: list[Location] = []
-    for index, line in enumerate(lines):
-        module = ANSIBLE_SYSTEMD.match(line)
-        if module is None:
-            continue
-        indent = len(module.group("indent"))
-        block: list[tuple[int, str]] = []
-        for number, following in enumerate(lines[index + 1 :], index + 2):
-            if following.strip() and len(following) - len(following.lstrip()) <= indent:
-                break
-            block.append((number, following))
+    for _index, _line, block in _task_blocks(text, ANSIBLE_SYSTEMD):
         named = [(n, t) for n, t in block if ANSIBLE_TIMER.match(t)]
         if named and any(ANSIBLE_TURNED_ON.match(t) for _, t in block):
             number, unit = named[0]  # the finding names the unit the task turns on
@@ -127,6 +107,25 @@ def find_provisioned_timers(path: str, text: str) -> Iterator[Finding]:
             related=tuple(others),
             fix_text=ANSIBLE_TIMER_FIX,
         )
+
+
+def _task_blocks(
+    text: str, module: re.Pattern[str]
+) -> Iterator[tuple[int, str, list[tuple[int, str]]]]:
+    """Each line that opens an Ansible ``module`` (its pattern has an ``indent`` group),
+    by index, with the numbered lines of its arguments (indented deeper)."""
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        opened = module.match(line)
+        if opened is None:
+            continue
+        indent = len(opened.group("indent"))
+        block: list[tuple[int, str]] = []
+        for number, following in enumerate(lines[index + 1 :], index + 2):
+            if following.strip() and len(following) - len(following.lstrip()) <= indent:
+                break
+            block.append((number, following))
+        yield index, line, block
 
 
 def find_in_manifest(path: str, text: str) -> Iterator[Finding]:
