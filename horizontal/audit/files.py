@@ -344,7 +344,7 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
         scope = module.scope(call)
         function = scope.function
         target = written_path(module, call) or _saved_to_temp(module, call, function, temps)
-        if target is None or _harmless(target):
+        if target is None or _harmless(target, function):
             continue
         if function is not None:
             scratch = scratches.get(id(scope.cls)) if scope.cls is not None else NO_SCRATCH
@@ -436,9 +436,11 @@ def _saved_to_temp(
     return call.args[0] if mentions_temp(module, call.args[0], names) else None
 
 
-def _harmless(target: ast.AST) -> bool:
-    text = string_value(target) or ""
-    name = dotted(target) or ""
+def _harmless(target: ast.AST, function: FunctionNode | None = None) -> bool:
+    text = string_value(target) or _literal_bound_to(target, function) or ""
+    # A name bound to a literal path is judged by the path, not by what it is called
+    # (``log_file = "/app/home_page_counters.json"`` is a data file).
+    name = "" if text and isinstance(target, ast.Name) else dotted(target) or ""
     if text.startswith(HARMLESS_TARGETS) or name in HARMLESS_NAMES:
         return True
     # A pid file or a log this process appends to, a profiler's report: this host's own,
@@ -447,3 +449,18 @@ def _harmless(target: ast.AST) -> bool:
     return bool(
         PID_OR_LOG.search(text) or PID_OR_LOG.search(short) or PROFILER_OUTPUT.search(short)
     )
+
+
+def _literal_bound_to(target: ast.AST, function: FunctionNode | None) -> str | None:
+    """The string a local name is bound to in ``function`` when every assignment of it
+    there is one and the same literal; else None."""
+    if not isinstance(target, ast.Name) or function is None:
+        return None
+    values = {
+        string_value(node.value)
+        for node in ast.walk(function)
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == target.id for t in node.targets)
+    }
+    found = values.pop() if len(values) == 1 else None
+    return found if isinstance(found, str) else None

@@ -10,6 +10,9 @@
   alike): found at ``COMPRESS_ENABLED``, else at the app's ``INSTALLED_APPS`` entry. Not
   when compression is off, offline, or its output goes to another kind of storage, nor
   when the tree has templates and none uses ``{% compress %}`` (nothing to compress).
+- A write through a name bound to a literal path is judged by the path, not the name:
+  ``log_file = "/app/home_page_counters.json"`` is a data file a view reads; a name bound
+  to a ``.log`` path, or a log name bound to no literal, is this host's log.
 """
 
 from __future__ import annotations
@@ -129,3 +132,28 @@ def test_with_a_template_that_compresses_it_is_reported(tmp_path: Path) -> None:
         "app/jinja2/page.jinja": "{%- compress js -%}<script src=a.js></script>{% endcompress %}",
     }
     assert where(scan(tmp_path, files, "settings")) == [("app/settings.py", 7)]
+
+
+# -- a name bound to a literal path ------------------------------------------------------------
+
+COUNTERS_TASK = """\
+import json
+
+
+def update_home_page_counters(counts):
+    log_file = "{path}"
+    with open(log_file, "w") as f:
+        json.dump(counts, f)
+"""
+
+
+def test_a_log_named_variable_holding_a_data_path_is_a_write(tmp_path: Path) -> None:
+    files = {"analytics/tasks.py": COUNTERS_TASK.replace("{path}", "/app/counters.json")}
+    assert where(scan(tmp_path, files, "file-write")) == [("analytics/tasks.py", 6)]
+
+
+def test_a_log_named_variable_holding_a_log_path_is_not(tmp_path: Path) -> None:
+    files = {"analytics/tasks.py": COUNTERS_TASK.replace("{path}", "/var/log/app/counts.log")}
+    assert scan(tmp_path, files, "file-write") == []
+    unbound = COUNTERS_TASK.replace('"{path}"', "counts.pop('path')")
+    assert scan(tmp_path, {"analytics/tasks.py": unbound}, "file-write") == []
