@@ -286,29 +286,31 @@ GENERATED_SETTING = "SECRET_KEY is generated"
 
 def secret_with_its_file(findings: list[Finding]) -> list[Finding]:
     """One root cause, one finding: a settings module that writes its key file and reads
-    ``SECRET_KEY`` from it is found twice (the setting, W109; the write, W103). The
+    ``SECRET_KEY`` from it, or calls a helper that does (the helper is a related location
+    of the setting's finding), is found twice (the setting, W109; the write, W103). The
     setting's finding keeps the write as a related location."""
-    anchors = {
-        f.path: f
-        for f in findings
-        if f.category == "settings" and f.message.startswith(GENERATED_SETTING)
-    }
-    folded = [f for f in findings if f.message == SECRET_INTO_FILE and f.path in anchors]
+    anchors = [
+        f for f in findings if f.category == "settings" and f.message.startswith(GENERATED_SETTING)
+    ]
+    owner = {path: id(a) for a in anchors for path in (a.path, *(r.path for r in a.related))}
+    folded = [f for f in findings if f.message == SECRET_INTO_FILE and f.path in owner]
     if not folded:
         return findings
     merged = {
-        path: anchor._replace(
+        id(anchor): anchor._replace(
             related=(
                 *anchor.related,
-                *(Location(f.path, f.line, f.source) for f in folded if f.path == path),
+                *(
+                    Location(f.path, f.line, f.source)
+                    for f in folded
+                    if owner[f.path] == id(anchor)
+                ),
             )
         )
-        for path, anchor in anchors.items()
+        for anchor in anchors
     }
     absorbed = {id(f) for f in folded}
-    return [
-        merged[f.path] if f is anchors.get(f.path) else f for f in findings if id(f) not in absorbed
-    ]
+    return [merged.get(id(f), f) for f in findings if id(f) not in absorbed]
 
 
 def _generated_secrets(module: PythonModule) -> Iterator[Finding]:

@@ -193,6 +193,8 @@ class Scan:
         self.paths: set[str] = set()
         # Template files, read only when a settings module installs django-compressor.
         self.templates: list[Path] = []
+        # Project modules parsed on request by dotted name (settings' helpers), or None.
+        self.modules_named: dict[str, PythonModule | None] = {}
 
     def file(self, path: Path, name: str) -> None:
         self.result.files += 1
@@ -263,6 +265,7 @@ class Scan:
                     served=frozenset(self.served_settings),
                     elsewhere=elsewhere,
                     compresses=self._templates_compress(settings),
+                    helpers=self._module_named,
                 ):
                     if finding.category in self.wanted:
                         self.keep(_with_cache_writes(finding, self.cache_writes))
@@ -300,6 +303,24 @@ class Scan:
                 if finding.category == "boot-migrate" and place in lines and place not in known:
                     self.keep(finding)
         return lines
+
+    def _module_named(self, dotted: str) -> PythonModule | None:
+        """The scanned module a dotted import name means (``horizon.utils.secret_key``:
+        the one file of the tree at ``…/horizon/utils/secret_key.py`` or its package's
+        ``__init__.py``), parsed once; None when it is not in the tree or is ambiguous."""
+        if dotted not in self.modules_named:
+            stem = dotted.replace(".", "/")
+            tails = (f"{stem}.py", f"{stem}/__init__.py")
+            matches = [
+                path
+                for path in self.paths
+                if any(path == tail or path.endswith(f"/{tail}") for tail in tails)
+            ]
+            module = None
+            if len(matches) == 1 and (text := read_text(Path(self.base, matches[0]))):
+                module = PythonModule.parse(matches[0], text)
+            self.modules_named[dotted] = module
+        return self.modules_named[dotted]
 
     def _templates_compress(self, settings: list[PythonModule]) -> bool:
         """Whether django-compressor has work at run time: a template of the tree uses

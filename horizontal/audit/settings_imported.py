@@ -71,7 +71,7 @@ def random_secret_key_sites(module_name: str) -> list[str]:
         for statement in sorted(statements, key=lambda node: node.lineno):
             if id(statement) in off or statement.lineno < last:
                 continue
-            line = random_value_line(module, statement)
+            line = random_value_line(module, statement, helpers=_imported_module)
             if line is not None:
                 sites.append(f"{module.path}:{line}")
     return sites
@@ -119,6 +119,12 @@ def _imported_source(module_name: str) -> tuple[PythonModule, str] | None:
         return None
     # A package's __init__ is its own package; a plain module's is its parent's.
     return module, getattr(loaded, "__package__", None) or module_name.rpartition(".")[0]
+
+
+def _imported_module(module_name: str) -> PythonModule | None:
+    """The parsed source of an imported module (a settings helper), or None."""
+    source = _imported_source(module_name)
+    return source[0] if source else None
 
 
 @cache

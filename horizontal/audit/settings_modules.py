@@ -24,6 +24,7 @@ from horizontal.audit.findings import Finding, Location
 from horizontal.audit.settings_branches import off_by_default_statements
 from horizontal.audit.settings_files import KNOWN_SETTINGS, is_dev_module
 from horizontal.audit.settings_rules import (
+    HelperModules,
     bad_backends,
     crontab_jobs,
     django_defaults_copied,
@@ -57,6 +58,7 @@ def find_settings_problems(
     served: frozenset[str] = frozenset(),
     elsewhere: Mapping[str, frozenset[str]] | None = None,
     compresses: bool = True,
+    helpers: HelperModules | None = None,
 ) -> Iterator[Finding]:
     """Findings for one settings package (or one settings file) read together, the way
     Python runs it: a value a later statement of the same module replaces, or that every
@@ -73,6 +75,8 @@ def find_settings_problems(
     (``project_settings_names``), for the star imports that reach outside the package.
     ``compresses``: whether a template uses django-compressor's ``{% compress %}`` (or
     none could be read): without one, compression on request writes nothing.
+    ``helpers``: the parsed source of another project module by its dotted name, for a
+    ``SECRET_KEY`` a helper function makes.
     """
     elsewhere = elsewhere or {}
     for module in modules:
@@ -108,7 +112,7 @@ def find_settings_problems(
                 found.append(finding)
         for statement in settings.get("SECRET_KEY", []):
             if not replaced(statement.lineno, "SECRET_KEY"):
-                found.extend(generated_secret_key(module, statement))
+                found.extend(generated_secret_key(module, statement, helpers))
         for statement in settings.get("CRONJOBS", []):
             found.append(crontab_jobs(module, statement))
         # What a star import brings in counts as set; an import the scan cannot read may

@@ -11,7 +11,7 @@ is ``settings_values``.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.known import (
@@ -36,7 +36,14 @@ from horizontal.audit.settings_values import (
     strings_with_paths,
     value_paths,
 )
-from horizontal.audit.source import PythonModule, call_name, dotted, last_part, string_value
+from horizontal.audit.source import (
+    FunctionNode,
+    PythonModule,
+    call_name,
+    dotted,
+    last_part,
+    string_value,
+)
 
 __all__ = [
     "FIXES",
@@ -158,15 +165,26 @@ def sqlite_by_default(module: PythonModule) -> Iterator[Finding]:
             )
 
 
+# The parsed source of a project module by its dotted name, or None (settings_modules.py
+# reads the scanned tree; settings_imported.py the modules the settings imported).
+HelperModules = Callable[[str], PythonModule | None]
+
+
 def random_value_line(
     module: PythonModule,
     statement: ast.AST,
     calls: frozenset[str] = RANDOM_VALUE_CALLS,
     depth: int = 0,
+    helpers: HelperModules | None = None,
+    through: list[Location] | None = None,
 ) -> int | None:
     """The line of the first call in ``statement`` that makes a fresh random value,
     following calls to the module's own functions (``SECRET_KEY = _load_or_create()``)
-    two levels deep; for such a call, the line of the call in ``statement``."""
+    two levels deep; for such a call, the line of the call in ``statement``.
+
+    ``helpers`` gives the parsed source of a module by its dotted name: then a call to a
+    function the module imports (``secret_key.generate_or_read_from_file(path)``) is
+    followed too, and ``through`` gets that function's location."""
     for node in ast.walk(statement):
         if not isinstance(node, ast.Call):
             continue
@@ -175,13 +193,37 @@ def random_value_line(
             name = node.func.attr  # random.SystemRandom().choice: the receiver is a call
         if last_part(name) in calls:
             return node.lineno
-        if depth < 2 and isinstance(node.func, ast.Name):
+        if depth >= 2:
+            continue
+        if isinstance(node.func, ast.Name):
             for function in module.functions.get(node.func.id, []):
                 if module.scope(function).function is None and random_value_line(
-                    module, function, calls, depth + 1
+                    module, function, calls, depth + 1, helpers
                 ):
                     return node.lineno
+        helper = _imported_function(module, name, helpers) if helpers and name else None
+        if helper is not None and random_value_line(*helper, calls, depth + 1, helpers):
+            if through is not None:
+                through.append(Location(helper[0].path, helper[1].lineno))
+            return node.lineno
     return _key_file_written_here(module, statement) if depth == 0 else None
+
+
+def _imported_function(
+    module: PythonModule, name: str, helpers: HelperModules
+) -> tuple[PythonModule, FunctionNode] | None:
+    """The module-level function a qualified call name (``horizon.utils.secret_key.
+    generate_or_read_from_file``) names in another module ``helpers`` can read."""
+    owner, _, function_name = name.rpartition(".")
+    if not owner:
+        return None  # the module's own function: followed by name
+    source = helpers(owner)
+    if source is None:
+        return None
+    for function in source.functions.get(function_name, []):
+        if source.scope(function).function is None and source.scope(function).cls is None:
+            return source, function
+    return None
 
 
 def _key_file_written_here(module: PythonModule, statement: ast.AST) -> int | None:
@@ -242,8 +284,13 @@ def _import_time_nodes(tree: ast.Module) -> Iterator[ast.AST]:
         pending.extend(ast.iter_child_nodes(node))
 
 
-def generated_secret_key(module: PythonModule, statement: ast.stmt) -> Iterator[Finding]:
-    line = random_value_line(module, statement)
+def generated_secret_key(
+    module: PythonModule, statement: ast.stmt, helpers: HelperModules | None = None
+) -> Iterator[Finding]:
+    """A ``SECRET_KEY`` made fresh at start-up, in the settings module or by a helper it
+    calls (``helpers``); the helper's function is a related location."""
+    through: list[Location] = []
+    line = random_value_line(module, statement, helpers=helpers, through=through)
     if line is not None:
         yield _finding(
             module,
@@ -251,7 +298,7 @@ def generated_secret_key(module: PythonModule, statement: ast.stmt) -> Iterator[
             "SECRET_KEY is generated at start-up: each instance signs sessions, CSRF and "
             "reset tokens with a different key",
             FIXES["SECRET_KEY"],
-        )
+        )._replace(related=tuple(through))
 
 
 def find_config_secret_keys(module: PythonModule) -> Iterator[Finding]:

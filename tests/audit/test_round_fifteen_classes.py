@@ -13,12 +13,21 @@
 - A write through a name bound to a literal path is judged by the path, not the name:
   ``log_file = "/app/home_page_counters.json"`` is a data file a view reads; a name bound
   to a ``.log`` path, or a log name bound to no literal, is this host's log.
+- ``SECRET_KEY`` from a project helper that generates a key into a file on first boot
+  (``secret_key.generate_or_read_from_file(path)``) is generated at start-up, in both
+  tools (W109 and W050): one finding at the settings line, the helper and its write
+  related. A helper that only reads a key file someone put there is silent.
 """
 
 from __future__ import annotations
 
+import importlib
+import sys
 from pathlib import Path
 
+import pytest
+
+from horizontal.audit.settings_imported import random_secret_key_sites
 from tests.audit.test_outside_measurements import scan, where
 
 # -- timers an Ansible role turns on -------------------------------------------------------
@@ -157,3 +166,77 @@ def test_a_log_named_variable_holding_a_log_path_is_not(tmp_path: Path) -> None:
     assert scan(tmp_path, files, "file-write") == []
     unbound = COUNTERS_TASK.replace('"{path}"', "counts.pop('path')")
     assert scan(tmp_path, {"analytics/tasks.py": unbound}, "file-write") == []
+
+
+# -- a key file a settings helper writes on first boot --------------------------------------
+
+KEY_HELPER = """\
+import os
+import random
+import string
+
+
+def generate_key(length=64):
+    chars = string.ascii_letters + string.digits
+    return "".join(random.SystemRandom().choice(chars) for _ in range(length))
+
+
+def generate_or_read_from_file(key_file=".secret_key"):
+    if os.path.exists(key_file):
+        return open(key_file).read()
+    key = generate_key()
+    with open(key_file, "w") as f:
+        f.write(key)
+    return key
+"""
+
+READ_ONLY_HELPER = """\
+def generate_or_read_from_file(key_file=".secret_key"):
+    return open(key_file).read()
+"""
+
+HELPER_SETTINGS = """\
+import os
+
+SECRET_KEY = os.environ.get("SECRET_KEY")
+if not SECRET_KEY:
+    from keyhelpers import secret_key
+    SECRET_KEY = secret_key.generate_or_read_from_file(
+        os.path.join({folder!r}, ".secret_key_store")
+    )
+"""
+
+
+def test_a_key_a_settings_helper_generates_into_a_file_is_found_by_both_tools(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {
+        "keyhelpers/__init__.py": "",
+        "keyhelpers/secret_key.py": KEY_HELPER,
+        "helper_key_settings.py": HELPER_SETTINGS.format(folder=str(tmp_path)),
+    }
+    found = scan(tmp_path, files, None)
+    assert [(f.path, f.line, f.message.split(":")[0]) for f in found] == [
+        ("helper_key_settings.py", 6, "SECRET_KEY is generated at start-up")
+    ]
+    assert [(r.path, r.line) for r in found[0].related] == [
+        ("keyhelpers/secret_key.py", 11),
+        ("keyhelpers/secret_key.py", 15),
+    ]
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv("SECRET_KEY", raising=False)
+    for name in ("helper_key_settings", "keyhelpers", "keyhelpers.secret_key"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    importlib.import_module("helper_key_settings")  # W050 reads the module Django imported
+    assert random_secret_key_sites("helper_key_settings") == [
+        f"{tmp_path}/helper_key_settings.py:6"
+    ]
+
+
+def test_a_key_a_settings_helper_only_reads_is_the_operators(tmp_path: Path) -> None:
+    files = {
+        "keyhelpers/__init__.py": "",
+        "keyhelpers/secret_key.py": READ_ONLY_HELPER,
+        "helper_key_settings.py": HELPER_SETTINGS.format(folder=str(tmp_path)),
+    }
+    assert scan(tmp_path, files, "settings") == []
