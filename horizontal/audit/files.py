@@ -37,6 +37,7 @@ from horizontal.audit.temp_paths import (
     callers_pass_temp,
     class_scratch,
     cleans_up,
+    kept_temp_files,
     mentions_temp,
     temp_names,
     writes_where_told,
@@ -65,6 +66,7 @@ def find_file_writes(module: PythonModule) -> Iterator[Finding]:
     producers = (
         _generated_secrets(module),
         _local_writes(module, writers),
+        _handed_on_temp_files(module),
         find_local_storage(module),
         find_served_folders(module),
     )
@@ -363,12 +365,12 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
             if mentions_temp(module, target, names):
                 if cleans_up(module, function) or caller_cleans_up(module, function, names):
                     continue
-                message = (
-                    "temp file is written and left behind: a later request on another "
-                    "instance cannot read it"
-                )
                 yield Finding(
-                    module.path, call.lineno, "file-write", message, module.line(call.lineno)
+                    module.path,
+                    call.lineno,
+                    "file-write",
+                    TEMP_LEFT_BEHIND,
+                    module.line(call.lineno),
                 )
                 continue
         if _removed_here(module, function, call, target):
@@ -419,6 +421,87 @@ def _refreshes_a_remote_copy(module: PythonModule, function: FunctionNode) -> bo
 
 def _function_name(function: FunctionNode | None) -> str:
     return f"{function.name}@{function.lineno}" if function is not None else ""
+
+
+# Calls that hand a value to another process: a task queue's.
+HAND_OFF_CALLS = frozenset({"delay", "apply_async", "send_task", "enqueue", "defer"})
+# A write into Django's cache (cache.set, caches["x"].set): another request reads it.
+CACHE_STORE = lazy_compile(r"(\w+_)?caches?(\[[^\]]+\])?\.(set|add|set_many)$")
+TEMP_LEFT_BEHIND = (
+    "temp file is written and left behind: a later request on another instance cannot read it"
+)
+
+
+def _handed_on_temp_files(module: PythonModule) -> Iterator[Finding]:
+    """``x = NamedTemporaryFile(delete=False)`` whose name is handed to another request
+    or process (a task, the session, the cache) and that nothing here removes: the
+    reader opens it by name, on whichever instance it lands. (Written through
+    ``x.write()``: no path-write call to see.)"""
+    if module.is_script or "delete=False" not in module.text:
+        return
+    for functions in module.functions.values():
+        for function in functions:
+            for call, name in kept_temp_files(module, function):
+                if _written_by_path(module, function, name):
+                    continue  # that write is the finding (_local_writes)
+                if _escapes(module, function, name) and not _removes_temp(module, function, name):
+                    yield Finding(
+                        module.path,
+                        call.lineno,
+                        "file-write",
+                        TEMP_LEFT_BEHIND,
+                        module.line(call.lineno),
+                    )
+
+
+def _written_by_path(module: PythonModule, function: FunctionNode, name: str) -> bool:
+    """Whether ``function`` writes to a path built from ``name`` (``open(x.name, "w")``)."""
+    for node in ast.walk(function):
+        target = written_path(module, node) if isinstance(node, ast.Call) else None
+        if target is not None and any(
+            isinstance(n, ast.Name) and n.id == name for n in ast.walk(target)
+        ):
+            return True
+    return False
+
+
+def _removes_temp(module: PythonModule, function: FunctionNode, name: str) -> bool:
+    """Whether ``function`` removes the file ``name`` holds (``os.remove(x.name)``,
+    ``Path(x.name).unlink()``): other removals there are of other files."""
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Call):
+            continue
+        method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+        removal = (call_name(module, node) or "") in CLEANUP_FUNCTIONS or method in CLEANUP_METHODS
+        if removal and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node)):
+            return True
+    return False
+
+
+def _escapes(module: PythonModule, function: FunctionNode, name: str) -> bool:
+    """Whether ``name`` (or ``name.name``) is handed to another request or process: to
+    a task queue's call, into the session, or into the cache. (Returned to the caller
+    or kept in a local mapping, it is most often consumed in the same request.)"""
+
+    def mentions(node: ast.AST | None) -> bool:
+        return node is not None and any(
+            isinstance(n, ast.Name) and n.id == name for n in ast.walk(node)
+        )
+
+    for node in ast.walk(function):
+        session = isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Subscript) and "session" in (dotted(t.value) or "")
+            for t in node.targets
+        )
+        if session and mentions(getattr(node, "value", None)):
+            return True
+        called = last_part(call_name(module, node)) if isinstance(node, ast.Call) else None
+        cached = isinstance(node, ast.Call) and CACHE_STORE.match(dotted(node.func) or "")
+        if (called in HAND_OFF_CALLS or cached) and any(
+            mentions(a) for a in ast.iter_child_nodes(node) if a is not getattr(node, "func", None)
+        ):
+            return True
+    return False
 
 
 def _saved_to_temp(

@@ -217,8 +217,10 @@ def hot_lines(text: str) -> list[int] | None:
     positions = [p for needle in HOT_NEEDLES for p in find_all(text, needle)]
     positions = [p for p in positions if not _read_only_open(text, p)]
     if any(factory in text for factory in TEMP_FACTORIES):
-        # obj.save(path) into a temp dir that outlives the function (see files.py)
+        # obj.save(path) into a temp dir that outlives the function, and a temp file
+        # kept (delete=False) that may be handed on (see files.py)
         positions += find_all(text, ".save(")
+        positions += find_all(text, "delete=False")
     positions += mutation_positions(text)
     for position in find_all(text, "settings."):
         match = DATA_FOLDER.match(text, position)

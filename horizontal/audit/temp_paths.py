@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from horizontal.audit.patterns import lazy_compile
@@ -336,6 +336,21 @@ def cleans_up(module: PythonModule, function: ast.AST) -> bool:
             if factory in SELF_DELETING and not _kept(node.value):
                 return True
     return False
+
+
+def kept_temp_files(module: PythonModule, function: FunctionNode) -> Iterator[tuple[ast.Call, str]]:
+    """``x = NamedTemporaryFile(..., delete=False)`` in ``function``: each such call with
+    the name it is bound to."""
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
+            continue
+        if last_part(call_name(module, node.value)) != "NamedTemporaryFile":
+            continue
+        if not _kept(node.value):
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                yield node.value, target.id
 
 
 def _kept(call: ast.Call) -> bool:

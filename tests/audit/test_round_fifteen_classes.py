@@ -17,6 +17,10 @@
   (``secret_key.generate_or_read_from_file(path)``) is generated at start-up, in both
   tools (W109 and W050): one finding at the settings line, the helper and its write
   related. A helper that only reads a key file someone put there is silent.
+- ``x = NamedTemporaryFile(delete=False)`` whose name is handed to another request or
+  process (a task's ``.delay()``, the session, the cache) and that the function does not
+  remove is a file a reader opens on another instance. Returned to the caller, kept in a
+  local mapping, used only there, or removed (``os.remove(x.name)``), it is silent.
 """
 
 from __future__ import annotations
@@ -240,3 +244,82 @@ def test_a_key_a_settings_helper_only_reads_is_the_operators(tmp_path: Path) -> 
         "helper_key_settings.py": HELPER_SETTINGS.format(folder=str(tmp_path)),
     }
     assert scan(tmp_path, files, "settings") == []
+
+
+# -- a kept temp file handed on ------------------------------------------------------------
+
+KEPT_TEMP = """\
+import tempfile
+
+from django.core.cache import cache
+
+
+def cache_report(key, data):
+    report = tempfile.NamedTemporaryFile(suffix=".zip", delete=False)
+    report.write(data)
+    cache.set(key, report.name)
+
+
+def queue_report(request, data):
+    report = tempfile.NamedTemporaryFile(delete=False)
+    report.write(data)
+    report.close()
+    request.session["report"] = report.name
+
+
+def mail_export(data):
+    export = tempfile.NamedTemporaryFile(delete=False)
+    export.write(data)
+    send_export.delay(export.name)
+"""
+
+KEPT_HERE = """\
+import os
+import shutil
+import subprocess
+import tempfile
+
+
+def website_zip(export_dir):
+    webzip = tempfile.NamedTemporaryFile(suffix=".zip", delete=False)
+    shutil.make_archive(os.path.splitext(webzip.name)[0], "zip", export_dir)
+    return webzip
+
+
+def git_env(cert):
+    env = {}
+    cert_file = tempfile.NamedTemporaryFile(suffix=".pem", delete=False, mode="w")
+    cert_file.write(cert)
+    env["GIT_SSL_CAINFO"] = cert_file.name
+    subprocess.run(["git", "fetch"], env=env)
+
+
+def convert(data):
+    source = tempfile.NamedTemporaryFile(delete=False)
+    source.write(data)
+    source.close()
+    subprocess.run(["convert", source.name])
+    return len(data)
+
+
+def build(data):
+    report = tempfile.NamedTemporaryFile(delete=False)
+    report.write(data)
+    try:
+        return report.name
+    finally:
+        os.remove(report.name)
+"""
+
+
+def test_a_kept_temp_file_that_leaves_its_function_is_left_behind(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"exports/export.py": KEPT_TEMP}, "file-write")
+    assert where(found) == [
+        ("exports/export.py", 7),
+        ("exports/export.py", 13),
+        ("exports/export.py", 20),
+    ]
+
+
+def test_a_kept_temp_file_used_or_removed_in_its_function_is_not(tmp_path: Path) -> None:
+    assert scan(tmp_path, {"exports/convert.py": KEPT_HERE}, "file-write") == []
