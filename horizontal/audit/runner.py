@@ -12,6 +12,7 @@ import posixpath
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from itertools import chain
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from horizontal.audit import (
     boot_threads,
@@ -24,7 +25,6 @@ from horizontal.audit import (
     importers,
     migrate_commands,
     services,
-    settings_helpers,
     starts,
     state,
     task_results,
@@ -60,17 +60,14 @@ from horizontal.audit.settings_files import (
     looks_like_settings,
     served_settings,
 )
-from horizontal.audit.settings_modules import (
-    find_settings_problems,
-    project_settings_names,
-    settings_packages,
-    star_imported_helpers,
-)
 from horizontal.audit.settings_rules import find_config_secret_keys
 from horizontal.audit.settings_values import top_level_settings
 from horizontal.audit.source import PythonModule, is_runscript
 from horizontal.audit.suppress import is_suppressed
 from horizontal.audit.tree import iter_files, read_text, relative
+
+if TYPE_CHECKING:
+    from horizontal.audit import settings_helpers
 
 MODELS_MODULE = lazy_compile(r"/models(\.py$|/)")
 # A migration outside a migrations/ folder (MIGRATION_MODULES = {"app": "app.db_migrations"}).
@@ -246,9 +243,20 @@ class Scan:
             ):
                 self.keep(finding)
         if "settings" in self.wanted:
-            for finding in settings_helpers.helper_findings(self.host_defaults, self.helper_uses):
+            from horizontal.audit.settings_helpers import helper_findings
+
+            for finding in helper_findings(self.host_defaults, self.helper_uses):
                 self.keep(finding)
         if self.wanted & SETTINGS_CATEGORIES:
+            # Imported here: check --deploy scans code only and leaves settings to the W0xx
+            # checks, so it never loads the settings scan.
+            from horizontal.audit.settings_modules import (
+                find_settings_problems,
+                project_settings_names,
+                settings_packages,
+                star_imported_helpers,
+            )
+
             settings = [m for modules in self.settings_groups.values() for m in modules]
             elsewhere = {
                 **star_imported_helpers(
@@ -454,10 +462,8 @@ class Scan:
             self.local_storages.update(storage_subclasses(module, name))
             if not settings and not by_hand:
                 self.storage_classes.update(storage_class_findings(module))
-        if settings and not DEV_FILE.search(name):
-            self.helper_uses.append(settings_helpers.uses_of_helpers(module))
-        if settings_helpers.may_hold_host_defaults(text):
-            self.host_defaults += settings_helpers.host_defaults(module)
+        if "settings" in self.wanted:  # read for the settings category alone
+            self._note_helpers(module, name, text, settings)
         if settings:
             self.settings_groups.setdefault(posixpath.dirname(name), []).append(
                 production_configuration(module) if "Configuration" in text else module
@@ -470,6 +476,16 @@ class Scan:
         self.data_writes += writes
         self.data_reads += reads
         yield from self._detect(module)
+
+    def _note_helpers(self, module: PythonModule, name: str, text: str, settings: bool) -> None:
+        """What settings read through the project's helpers, and the service addresses
+        helpers default to this host (settings_helpers.py)."""
+        from horizontal.audit import settings_helpers
+
+        if settings and not DEV_FILE.search(name):
+            self.helper_uses.append(settings_helpers.uses_of_helpers(module))
+        if settings_helpers.may_hold_host_defaults(text):
+            self.host_defaults += settings_helpers.host_defaults(module)
 
     def _note_uses(self, name: str, text: str) -> None:
         result = self.result
