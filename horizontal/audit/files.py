@@ -315,6 +315,10 @@ def secret_with_its_file(findings: list[Finding]) -> list[Finding]:
     return [merged.get(id(f), f) for f in findings if id(f) not in absorbed]
 
 
+def _file_write(module: PythonModule, line: int, message: str, fix_text: str = "") -> Finding:
+    return Finding(module.path, line, "file-write", message, module.line(line), fix_text=fix_text)
+
+
 def _generated_secrets(module: PythonModule) -> Iterator[Finding]:
     """A command (``manage.py generate_secret_key``, run at first boot) or any code that
     writes a fresh random key into a local file: every instance that runs it has its own."""
@@ -324,12 +328,10 @@ def _generated_secrets(module: PythonModule) -> Iterator[Finding]:
         if scope is None:  # settings that create their key file at import time
             scope = _top_level_statement(module, call.lineno)
         if scope is not None and _secret_into_file(module, call, scope):
-            yield Finding(
-                module.path,
+            yield _file_write(
+                module,
                 call.lineno,
-                "file-write",
                 SECRET_INTO_FILE,
-                module.line(call.lineno),
                 fix_text="Generate the key once, store it in the environment or a secret "
                 "store every instance reads, and fail at start-up when it is missing.",
             )
@@ -365,13 +367,7 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
             if mentions_temp(module, target, names):
                 if cleans_up(module, function) or caller_cleans_up(module, function, names):
                     continue
-                yield Finding(
-                    module.path,
-                    call.lineno,
-                    "file-write",
-                    TEMP_LEFT_BEHIND,
-                    module.line(call.lineno),
-                )
+                yield _file_write(module, call.lineno, TEMP_LEFT_BEHIND)
                 continue
         if _removed_here(module, function, call, target):
             continue
@@ -386,7 +382,7 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
         by_keyword = any(k.value is target for k in call.keywords)
         line = getattr(target, "lineno", call.lineno) if by_keyword else call.lineno
         writers.setdefault(line, _function_name(function))
-        yield Finding(module.path, line, "file-write", LOCAL_WRITE, module.line(line))
+        yield _file_write(module, line, LOCAL_WRITE)
 
 
 # ``update()`` of a threat feed: downloads a dataset and keeps a local copy of it.
@@ -445,13 +441,7 @@ def _handed_on_temp_files(module: PythonModule) -> Iterator[Finding]:
                 if _written_by_path(module, function, name):
                     continue  # that write is the finding (_local_writes)
                 if _escapes(module, function, name) and not _removes_temp(module, function, name):
-                    yield Finding(
-                        module.path,
-                        call.lineno,
-                        "file-write",
-                        TEMP_LEFT_BEHIND,
-                        module.line(call.lineno),
-                    )
+                    yield _file_write(module, call.lineno, TEMP_LEFT_BEHIND)
 
 
 def _written_by_path(module: PythonModule, function: FunctionNode, name: str) -> bool:
