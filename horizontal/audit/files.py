@@ -421,8 +421,9 @@ def _function_name(function: FunctionNode | None) -> str:
 
 # Calls that hand a value to another process: a task queue's.
 HAND_OFF_CALLS = frozenset({"delay", "apply_async", "send_task", "enqueue", "defer"})
-# A write into Django's cache (cache.set, caches["x"].set): another request reads it.
-CACHE_STORE = lazy_compile(r"(\w+_)?caches?(\[[^\]]+\])?\.(set|add|set_many)$")
+# A write into Django's cache (cache.set, caches["x"].set, self.cache.add): another
+# request reads it.
+CACHE_STORES = frozenset({"set", "add", "set_many"})
 TEMP_LEFT_BEHIND = (
     "temp file is written and left behind: a later request on another instance cannot read it"
 )
@@ -455,11 +456,27 @@ def _written_by_path(module: PythonModule, function: FunctionNode, name: str) ->
     return False
 
 
+def _stores_in_cache(call: ast.Call) -> bool:
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr in CACHE_STORES):
+        return False
+    receiver = call.func.value
+    if isinstance(receiver, ast.Subscript):
+        receiver = receiver.value  # caches["default"]
+    return last_part(dotted(receiver)).endswith(("cache", "caches"))
+
+
 def _removes_temp(module: PythonModule, function: FunctionNode, name: str) -> bool:
     """Whether ``function`` removes the file ``name`` holds (``os.remove(x.name)``,
-    ``Path(x.name).unlink()``): other removals there are of other files."""
+    ``Path(x.name).unlink()``): other removals there are of other files, and a removal
+    in an ``except`` handler leaves the file of the path that succeeds."""
+    on_error = {
+        id(inner)
+        for handler in ast.walk(function)
+        if isinstance(handler, ast.ExceptHandler)
+        for inner in ast.walk(handler)
+    }
     for node in ast.walk(function):
-        if not isinstance(node, ast.Call):
+        if not isinstance(node, ast.Call) or id(node) in on_error:
             continue
         method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
         removal = (call_name(module, node) or "") in CLEANUP_FUNCTIONS or method in CLEANUP_METHODS
@@ -486,7 +503,7 @@ def _escapes(module: PythonModule, function: FunctionNode, name: str) -> bool:
         if session and mentions(getattr(node, "value", None)):
             return True
         called = last_part(call_name(module, node)) if isinstance(node, ast.Call) else None
-        cached = isinstance(node, ast.Call) and CACHE_STORE.match(dotted(node.func) or "")
+        cached = isinstance(node, ast.Call) and _stores_in_cache(node)
         if (called in HAND_OFF_CALLS or cached) and any(
             mentions(a) for a in ast.iter_child_nodes(node) if a is not getattr(node, "func", None)
         ):

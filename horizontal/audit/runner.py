@@ -258,6 +258,7 @@ class Scan:
             )
 
             settings = [m for modules in self.settings_groups.values() for m in modules]
+            compresses = self._templates_compress(settings)
             elsewhere = {
                 **star_imported_helpers(
                     settings, self.paths, lambda name: read_text(Path(self.base, name))
@@ -272,7 +273,7 @@ class Scan:
                     unused=self._unused_features(),
                     served=frozenset(self.served_settings),
                     elsewhere=elsewhere,
-                    compresses=self._templates_compress(settings),
+                    compresses=compresses,
                     helpers=self._module_named,
                 ):
                     if finding.category in self.wanted:

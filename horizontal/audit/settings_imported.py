@@ -122,9 +122,23 @@ def _imported_source(module_name: str) -> tuple[PythonModule, str] | None:
 
 
 def _imported_module(module_name: str) -> PythonModule | None:
-    """The parsed source of an imported module (a settings helper), or None."""
+    """The parsed source of an imported project module (a settings helper), or None for
+    the standard library and installed packages: the audit follows only the scanned
+    tree's modules, and parsing ``os.py`` on every ``check --deploy`` would cost."""
+    loaded = sys.modules.get(module_name)
+    filename = getattr(loaded, "__file__", None)
+    if not isinstance(filename, str) or _installed(filename):
+        return None
     source = _imported_source(module_name)
     return source[0] if source else None
+
+
+def _installed(filename: str) -> bool:
+    parts = Path(filename).parts
+    if "site-packages" in parts or "dist-packages" in parts:
+        return True
+    prefixes = {sys.base_prefix, sys.base_exec_prefix}
+    return any(Path(filename).is_relative_to(Path(prefix, "lib")) for prefix in prefixes)
 
 
 @cache

@@ -198,11 +198,11 @@ def random_value_line(
         if isinstance(node.func, ast.Name):
             for function in module.functions.get(node.func.id, []):
                 if module.scope(function).function is None and random_value_line(
-                    module, function, calls, depth + 1, helpers
+                    module, function, calls, depth + 1, helpers, through
                 ):
                     return node.lineno
         helper = _imported_function(module, name, helpers) if helpers and name else None
-        if helper is not None and random_value_line(*helper, calls, depth + 1, helpers):
+        if helper is not None and random_value_line(*helper, calls, depth + 1, helpers, through):
             if through is not None:
                 through.append(Location(helper[0].path, helper[1].lineno))
             return node.lineno
@@ -423,7 +423,7 @@ def implicit_defaults(
         yield _finding(
             module,
             enabled[-1].lineno if enabled else compressor_at,
-            f"COMPRESS_OFFLINE is not set, so {output.why}",
+            f"COMPRESS_OFFLINE is off, so {output.why}",
             FIXES["COMPRESS_OFFLINE"],
         )
     if "MEDIA_ROOT" in settings and not everything & {"STORAGES", "DEFAULT_FILE_STORAGE"}:
@@ -465,49 +465,69 @@ def _option_places(module: PythonModule, line: int) -> list[Location]:
 
 
 def _compresses_on_request(settings: dict[str, list[ast.stmt]], everything: set[str]) -> bool:
-    """django-compressor, installed by this module, compresses on request into a folder
-    on this host, as the deploy check W067 judges it: not turned off here
-    (``COMPRESS_ENABLED = False``), ``COMPRESS_OFFLINE`` set by no production module (or
-    to ``False`` here), and no other kind of storage chosen for its output. A value the
-    scan cannot read counts as the project's choice."""
-    if _last_constant(settings, "COMPRESS_ENABLED") is False:
-        return False
-    offline = _last_constant(settings, "COMPRESS_OFFLINE")
-    if "COMPRESS_OFFLINE" in everything and offline is not False:
+    """django-compressor, installed by this module, writes its output on request into a
+    folder on this host, as the deploy check W067 judges it. It writes when compression
+    is on (not ``COMPRESS_ENABLED = False`` here) and ``COMPRESS_OFFLINE`` is set by no
+    production module (or to ``False`` here); and, compression on or off, when
+    ``COMPRESS_PRECOMPILERS`` compile SCSS or LESS on request. Its storage is
+    ``STORAGES[COMPRESS_STORAGE_ALIAS]`` when this module names that alias, else
+    ``COMPRESS_STORAGE``, else its local default. A storage the scan cannot read counts
+    as the project's choice; an unread ``COMPRESS_ENABLED`` as on, its default."""
+    enabled = _last_constant(settings, "COMPRESS_ENABLED") is not False
+    precompiles = "COMPRESS_PRECOMPILERS" in everything and bool(
+        _last_constant(settings, "COMPRESS_PRECOMPILERS", default=True)
+    )
+    offline = "COMPRESS_OFFLINE" in everything and (
+        _last_constant(settings, "COMPRESS_OFFLINE") is not False
+    )
+    if not (enabled and not offline) and not (precompiles and not enabled):
         return False
     local = {entry.path for entry in (*COMPRESSOR_LOCAL_OUTPUT, *LOCAL_STORAGES)}
-    storage = _last_constant(settings, "COMPRESS_STORAGE")
-    if "COMPRESS_STORAGE" in everything and storage not in local:
-        return False
     alias = _last_constant(settings, "COMPRESS_STORAGE_ALIAS") or "compressor"
     backend = _storages_backend(settings, str(alias))
-    return backend is None or backend in local
+    if backend is not None:  # django-compressor 4.5+ takes the alias first
+        return backend in local
+    storage = _last_constant(settings, "COMPRESS_STORAGE")
+    return "COMPRESS_STORAGE" not in everything or storage in local
 
 
-def _last_constant(settings: dict[str, list[ast.stmt]], name: str) -> object:
-    """The literal the module's last assignment of ``name`` gives, or None."""
+def _last_constant(
+    settings: dict[str, list[ast.stmt]], name: str, default: object = None
+) -> object:
+    """The literal the module's last assignment of ``name`` gives (a container literal:
+    whether it is empty), or ``default``."""
     statements = settings.get(name)
     value = getattr(statements[-1], "value", None) if statements else None
-    return value.value if isinstance(value, ast.Constant) else None
+    if isinstance(value, ast.Tuple | ast.List | ast.Dict | ast.Set):
+        return bool(value.keys if isinstance(value, ast.Dict) else value.elts)
+    return value.value if isinstance(value, ast.Constant) else default
 
 
 def _storages_backend(settings: dict[str, list[ast.stmt]], alias: str) -> str | None:
     """The ``BACKEND`` a ``STORAGES`` literal of this module gives ``alias`` (an unread
     value is ""), or None when it names no such alias."""
     for statement in reversed(settings.get("STORAGES", [])):
+        # STORAGES["compressor"] = {"BACKEND": …}: the alias is the subscript.
+        targets = statement.targets if isinstance(statement, ast.Assign) else []
+        if any(isinstance(t, ast.Subscript) and string_value(t.slice) == alias for t in targets):
+            return _backend_of(getattr(statement, "value", None))
         for node in ast.walk(statement):
             if not isinstance(node, ast.Dict):
                 continue
             for key, value in zip(node.keys, node.values, strict=True):
                 if key is not None and string_value(key) == alias:
-                    options = value if isinstance(value, ast.Dict) else ast.Dict([], [])
-                    backends = [
-                        string_value(v) or ""
-                        for k, v in zip(options.keys, options.values, strict=True)
-                        if k is not None and string_value(k) == "BACKEND"
-                    ]
-                    return backends[0] if backends else ""
+                    return _backend_of(value)
     return None
+
+
+def _backend_of(options: ast.AST | None) -> str:
+    """The literal ``BACKEND`` of a storage's options dict, or "" when unread."""
+    if not isinstance(options, ast.Dict):
+        return ""
+    for key, value in zip(options.keys, options.values, strict=True):
+        if key is not None and string_value(key) == "BACKEND":
+            return string_value(value) or ""
+    return ""
 
 
 def _installed_at(settings: dict[str, list[ast.stmt]], app: str) -> int:

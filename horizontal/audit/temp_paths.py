@@ -339,18 +339,28 @@ def cleans_up(module: PythonModule, function: ast.AST) -> bool:
 
 
 def kept_temp_files(module: PythonModule, function: FunctionNode) -> Iterator[tuple[ast.Call, str]]:
-    """``x = NamedTemporaryFile(..., delete=False)`` in ``function``: each such call with
-    the name it is bound to."""
+    """``NamedTemporaryFile(..., delete=False)`` in ``function``, bound to a name by an
+    assignment or a ``with … as x``: each such call with the name."""
     for node in ast.walk(function):
-        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
-            continue
-        if last_part(call_name(module, node.value)) != "NamedTemporaryFile":
-            continue
-        if not _kept(node.value):
-            continue
-        for target in node.targets:
-            if isinstance(target, ast.Name):
-                yield node.value, target.id
+        bound: list[tuple[ast.AST | None, list[ast.AST]]] = []
+        if isinstance(node, ast.Assign):
+            bound.append((node.value, list(node.targets)))
+        elif isinstance(node, ast.AnnAssign):
+            bound.append((node.value, [node.target]))
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            bound += [
+                (item.context_expr, [item.optional_vars])
+                for item in node.items
+                if item.optional_vars is not None
+            ]
+        for value, targets in bound:
+            if not isinstance(value, ast.Call) or not _kept(value):
+                continue
+            if last_part(call_name(module, value)) != "NamedTemporaryFile":
+                continue
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    yield value, target.id
 
 
 def _kept(call: ast.Call) -> bool:

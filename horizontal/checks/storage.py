@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from django.apps import AppConfig, apps
-from django.conf import settings
+from django.conf import DEFAULT_STORAGE_ALIAS, settings
 from django.core import checks
 from django.core.checks import CheckMessage, Tags
 from django.core.files.storage import storages
@@ -174,9 +174,10 @@ def W066(alias: str, endpoint: str) -> checks.Warning:
 
 def W067(storage: str) -> checks.Warning:
     return checks.Warning(
-        "django-compressor compresses on request (COMPRESS_OFFLINE is off) into "
-        f"{storage}, a folder on this host: a page one instance renders links CSS and JS "
-        "that only that instance wrote, a 404 through every other.",
+        "django-compressor writes its output on request (COMPRESS_OFFLINE is off, or "
+        f"COMPRESS_PRECOMPILERS compile) into {storage}, a folder on this host: a page one "
+        "instance renders links CSS and JS that only that instance wrote, a 404 through "
+        "every other.",
         hint=(
             "Set COMPRESS_OFFLINE = True and run 'manage.py compress' when the image is "
             "built, after collectstatic; or send the output to storage every instance "
@@ -294,8 +295,8 @@ def check_local_storage(
     messages: list[CheckMessage] = []
     compressor = _compressor_alias()
     for alias in _shared_aliases():
-        if alias == compressor:
-            continue  # W067's
+        if alias == compressor and alias != DEFAULT_STORAGE_ALIAS:
+            continue  # W067's (uploads through "default" stay W060's)
         backend = _backend(alias)
         if isinstance(backend, str) and backend in RESOLVABLE_BACKENDS:
             continue  # S3, known without importing it (boto3)
@@ -388,11 +389,14 @@ def check_compressor_output(
     alias = _compressor_alias()
     if alias is None:
         return []
-    # django-compressor's own defaults: on unless DEBUG, compressing on request.
-    if not getattr(settings, "COMPRESS_ENABLED", not settings.DEBUG):
+    # django-compressor's own defaults: on unless DEBUG, compressing on request. With
+    # compression off, COMPRESS_PRECOMPILERS still compile SCSS/LESS on request; with it
+    # on, COMPRESS_OFFLINE moves all of it to build time (static files like any other).
+    enabled = bool(getattr(settings, "COMPRESS_ENABLED", not settings.DEBUG))
+    precompiles = bool(getattr(settings, "COMPRESS_PRECOMPILERS", ()))
+    offline = bool(getattr(settings, "COMPRESS_OFFLINE", False))
+    if not (enabled and not offline) and not (precompiles and not enabled):
         return []
-    if getattr(settings, "COMPRESS_OFFLINE", False):
-        return []  # compressed at build time: static files like any other
     config = settings.STORAGES.get(alias)
     if isinstance(config, Mapping):
         backend = config.get("BACKEND", "")

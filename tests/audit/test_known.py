@@ -140,6 +140,18 @@ def test_every_random_call_gets_the_same_verdict_from_both_tools(
         ({"COMPRESS_OFFLINE": True}, False),
         ({"COMPRESS_ENABLED": False}, False),
         ({"COMPRESS_STORAGE": "storages.backends.s3.S3Storage"}, False),
+        # django-compressor 4.5+ takes STORAGES[alias] first, COMPRESS_STORAGE after.
+        (
+            {
+                "COMPRESS_STORAGE": "storages.backends.s3.S3Storage",
+                "STORAGES": {
+                    **SHARED["STORAGES"],
+                    "compressor": {"BACKEND": "compressor.storage.CompressorFileStorage"},
+                },
+            },
+            True,
+        ),
+        ({"COMPRESS_ENABLED": False, "COMPRESS_PRECOMPILERS": [["text/x-scss", "sassc"]]}, True),
     ],
 )
 def test_django_compressor_gets_the_same_verdict_from_both_tools(
@@ -152,4 +164,4 @@ def test_django_compressor_gets_the_same_verdict_from_both_tools(
     by_check = check_ids(**changes)
     by_audit = audit_findings(tmp_path, settings_source(changes))
     assert by_check == (["horizontal.W067"] if flagged else [])
-    assert by_audit == ([f"COMPRESS_OFFLINE is not set, so {entry.why}"] if flagged else [])
+    assert by_audit == ([f"COMPRESS_OFFLINE is off, so {entry.why}"] if flagged else [])

@@ -7,7 +7,8 @@
   one, is not reported.
 - django-compressor installed with compression on (``COMPRESS_ENABLED``, or its default)
   and ``COMPRESS_OFFLINE`` unset compresses on request into a folder on this host (W067
-  alike): found at ``COMPRESS_ENABLED``, else at the app's ``INSTALLED_APPS`` entry. Not
+  alike; or compression off and ``COMPRESS_PRECOMPILERS`` set, which compile on
+  request): found at ``COMPRESS_ENABLED``, else at the app's ``INSTALLED_APPS`` entry. Not
   when compression is off, offline, or its output goes to another kind of storage, nor
   when the tree has templates and none uses ``{% compress %}`` (nothing to compress).
 - A write through a name bound to a literal path is judged by the path, not the name:
@@ -17,9 +18,10 @@
   (``secret_key.generate_or_read_from_file(path)``) is generated at start-up, in both
   tools (W109 and W050): one finding at the settings line, the helper and its write
   related. A helper that only reads a key file someone put there is silent.
-- ``x = NamedTemporaryFile(delete=False)`` whose name is handed to another request or
-  process (a task's ``.delay()``, the session, the cache) and that the function does not
-  remove is a file a reader opens on another instance. Returned to the caller, kept in a
+- ``x = NamedTemporaryFile(delete=False)`` (or ``with … as x``) whose name is handed to
+  another request or process (a task's ``.delay()``, the session, the cache) and that the
+  function does not remove (a removal in an ``except`` handler does not count) is a file
+  a reader opens on another instance. Returned to the caller, kept in a
   local mapping, used only there, or removed (``os.remove(x.name)``), it is silent.
 """
 
@@ -126,6 +128,8 @@ def test_offline_off_or_shared_compression_is_not_reported(tmp_path: Path) -> No
         "STORAGES = {'default': {'BACKEND': 'storages.backends.s3.S3Storage'},"
         " 'compressor': {'BACKEND': 'storages.backends.s3.S3Storage'}}",
         "COMPRESS_OFFLINE = env.bool('COMPRESS_OFFLINE', True)",
+        "STORAGES = {'default': {'BACKEND': 'storages.backends.s3.S3Storage'}}\n"
+        "STORAGES['compressor'] = {'BACKEND': 'storages.backends.s3.S3Storage'}",
     ):
         assert compressor_findings(tmp_path, extra) == [], extra
 
@@ -249,6 +253,7 @@ def test_a_key_a_settings_helper_only_reads_is_the_operators(tmp_path: Path) -> 
 # -- a kept temp file handed on ------------------------------------------------------------
 
 KEPT_TEMP = """\
+import os
 import tempfile
 
 from django.core.cache import cache
@@ -271,6 +276,16 @@ def mail_export(data):
     export = tempfile.NamedTemporaryFile(delete=False)
     export.write(data)
     send_export.delay(export.name)
+
+
+def stash_export(data):
+    with tempfile.NamedTemporaryFile(suffix=".csv", delete=False) as export:
+        export.write(data)
+    try:
+        caches["exports"].set("latest", export.name)
+    except Exception:
+        os.remove(export.name)
+        raise
 """
 
 KEPT_HERE = """\
@@ -315,9 +330,10 @@ def build(data):
 def test_a_kept_temp_file_that_leaves_its_function_is_left_behind(tmp_path: Path) -> None:
     found = scan(tmp_path, {"exports/export.py": KEPT_TEMP}, "file-write")
     assert where(found) == [
-        ("exports/export.py", 7),
-        ("exports/export.py", 13),
-        ("exports/export.py", 20),
+        ("exports/export.py", 8),
+        ("exports/export.py", 14),
+        ("exports/export.py", 21),
+        ("exports/export.py", 27),
     ]
 
 

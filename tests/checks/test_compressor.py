@@ -65,3 +65,24 @@ def test_a_template_with_a_compress_block_is_w067(tmp_path: Path) -> None:
     nested.mkdir()
     (nested / "base.html").write_text("{% load compress %}{% compress css %}…{% endcompress %}")
     assert ids(INSTALLED_APPS=APP, TEMPLATES=templates_in(tmp_path)) == ["horizontal.W067"]
+
+
+def test_precompilers_write_on_request_even_with_compression_off() -> None:
+    scss = (("text/x-scss", "sassc {infile} {outfile}"),)
+    assert ids(INSTALLED_APPS=APP, COMPRESS_ENABLED=False, COMPRESS_PRECOMPILERS=scss) == [
+        "horizontal.W067"
+    ]
+    # With compression on, offline compression precompiles at build time too.
+    assert ids(INSTALLED_APPS=APP, COMPRESS_OFFLINE=True, COMPRESS_PRECOMPILERS=scss) == []
+
+
+def test_compressor_writing_through_default_leaves_uploads_to_w060() -> None:
+    local = "django.core.files.storage.FileSystemStorage"
+    storages = {**SHARED["STORAGES"], "default": {"BACKEND": local}}
+    found = ids(
+        INSTALLED_APPS=APP,
+        STORAGES=storages,
+        COMPRESS_STORAGE_ALIAS="default",
+        COMPRESS_OFFLINE=True,
+    )
+    assert found == ["horizontal.W060"]
