@@ -28,16 +28,17 @@ from horizontal.audit.source import (
     string_value,
 )
 from horizontal.audit.suppress import is_suppressed
+from horizontal.audit.temp_handoff import handed_on_temp_files
 from horizontal.audit.temp_paths import (
     CLEANUP_FUNCTIONS,
     CLEANUP_METHODS,
     NO_SCRATCH,
+    TEMP_LEFT_BEHIND,
     Scratch,
     caller_cleans_up,
     callers_pass_temp,
     class_scratch,
     cleans_up,
-    kept_temp_files,
     mentions_temp,
     temp_names,
     writes_where_told,
@@ -66,7 +67,7 @@ def find_file_writes(module: PythonModule) -> Iterator[Finding]:
     producers = (
         _generated_secrets(module),
         _local_writes(module, writers),
-        _handed_on_temp_files(module),
+        handed_on_temp_files(module),
         find_local_storage(module),
         find_served_folders(module),
     )
@@ -417,98 +418,6 @@ def _refreshes_a_remote_copy(module: PythonModule, function: FunctionNode) -> bo
 
 def _function_name(function: FunctionNode | None) -> str:
     return f"{function.name}@{function.lineno}" if function is not None else ""
-
-
-# Calls that hand a value to another process: a task queue's.
-HAND_OFF_CALLS = frozenset({"delay", "apply_async", "send_task", "enqueue", "defer"})
-# A write into Django's cache (cache.set, caches["x"].set, self.cache.add): another
-# request reads it.
-CACHE_STORES = frozenset({"set", "add", "set_many"})
-TEMP_LEFT_BEHIND = (
-    "temp file is written and left behind: a later request on another instance cannot read it"
-)
-
-
-def _handed_on_temp_files(module: PythonModule) -> Iterator[Finding]:
-    """``x = NamedTemporaryFile(delete=False)`` whose name is handed to another request
-    or process (a task, the session, the cache) and that nothing here removes: the
-    reader opens it by name, on whichever instance it lands. (Written through
-    ``x.write()``: no path-write call to see.)"""
-    if module.is_script or "delete=False" not in module.text:
-        return
-    for functions in module.functions.values():
-        for function in functions:
-            for call, name in kept_temp_files(module, function):
-                if _written_by_path(module, function, name):
-                    continue  # that write is the finding (_local_writes)
-                if _escapes(module, function, name) and not _removes_temp(module, function, name):
-                    yield _file_write(module, call.lineno, TEMP_LEFT_BEHIND)
-
-
-def _written_by_path(module: PythonModule, function: FunctionNode, name: str) -> bool:
-    """Whether ``function`` writes to a path built from ``name`` (``open(x.name, "w")``)."""
-    for node in ast.walk(function):
-        target = written_path(module, node) if isinstance(node, ast.Call) else None
-        if target is not None and any(
-            isinstance(n, ast.Name) and n.id == name for n in ast.walk(target)
-        ):
-            return True
-    return False
-
-
-def _stores_in_cache(call: ast.Call) -> bool:
-    if not (isinstance(call.func, ast.Attribute) and call.func.attr in CACHE_STORES):
-        return False
-    receiver = call.func.value
-    if isinstance(receiver, ast.Subscript):
-        receiver = receiver.value  # caches["default"]
-    return last_part(dotted(receiver)).endswith(("cache", "caches"))
-
-
-def _removes_temp(module: PythonModule, function: FunctionNode, name: str) -> bool:
-    """Whether ``function`` removes the file ``name`` holds (``os.remove(x.name)``,
-    ``Path(x.name).unlink()``): other removals there are of other files, and a removal
-    in an ``except`` handler leaves the file of the path that succeeds."""
-    on_error = {
-        id(inner)
-        for handler in ast.walk(function)
-        if isinstance(handler, ast.ExceptHandler)
-        for inner in ast.walk(handler)
-    }
-    for node in ast.walk(function):
-        if not isinstance(node, ast.Call) or id(node) in on_error:
-            continue
-        method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
-        removal = (call_name(module, node) or "") in CLEANUP_FUNCTIONS or method in CLEANUP_METHODS
-        if removal and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node)):
-            return True
-    return False
-
-
-def _escapes(module: PythonModule, function: FunctionNode, name: str) -> bool:
-    """Whether ``name`` (or ``name.name``) is handed to another request or process: to
-    a task queue's call, into the session, or into the cache. (Returned to the caller
-    or kept in a local mapping, it is most often consumed in the same request.)"""
-
-    def mentions(node: ast.AST | None) -> bool:
-        return node is not None and any(
-            isinstance(n, ast.Name) and n.id == name for n in ast.walk(node)
-        )
-
-    for node in ast.walk(function):
-        session = isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Subscript) and "session" in (dotted(t.value) or "")
-            for t in node.targets
-        )
-        if session and mentions(getattr(node, "value", None)):
-            return True
-        called = last_part(call_name(module, node)) if isinstance(node, ast.Call) else None
-        cached = isinstance(node, ast.Call) and _stores_in_cache(node)
-        if (called in HAND_OFF_CALLS or cached) and any(
-            mentions(a) for a in ast.iter_child_nodes(node) if a is not getattr(node, "func", None)
-        ):
-            return True
-    return False
 
 
 def _saved_to_temp(

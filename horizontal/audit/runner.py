@@ -30,7 +30,7 @@ from horizontal.audit import (
     task_results,
 )
 from horizontal.audit import compose as compose_rules
-from horizontal.audit.compress_tags import is_template, templates_use_compress
+from horizontal.audit.compressor import is_template, templates_use_compress
 from horizontal.audit.file_kinds import is_compose_file, is_provisioning, text_detector
 from horizontal.audit.findings import (
     DEFAULT_CATEGORIES,
@@ -64,7 +64,7 @@ from horizontal.audit.settings_rules import find_config_secret_keys
 from horizontal.audit.settings_values import top_level_settings
 from horizontal.audit.source import PythonModule, is_runscript
 from horizontal.audit.suppress import is_suppressed
-from horizontal.audit.tree import iter_files, read_text, relative
+from horizontal.audit.tree import iter_files, module_file, read_text, relative
 
 if TYPE_CHECKING:
     from horizontal.audit import settings_helpers
@@ -318,17 +318,9 @@ class Scan:
         the one file of the tree at ``…/horizon/utils/secret_key.py`` or its package's
         ``__init__.py``), parsed once; None when it is not in the tree or is ambiguous."""
         if dotted not in self.modules_named:
-            stem = dotted.replace(".", "/")
-            tails = (f"{stem}.py", f"{stem}/__init__.py")
-            matches = [
-                path
-                for path in self.paths
-                if any(path == tail or path.endswith(f"/{tail}") for tail in tails)
-            ]
-            module = None
-            if len(matches) == 1 and (text := read_text(Path(self.base, matches[0]))):
-                module = PythonModule.parse(matches[0], text)
-            self.modules_named[dotted] = module
+            name = module_file(self.paths, dotted)
+            text = read_text(Path(self.base, name)) if name else None
+            self.modules_named[dotted] = PythonModule.parse(name, text) if name and text else None
         return self.modules_named[dotted]
 
     def _templates_compress(self, settings: list[PythonModule]) -> bool:

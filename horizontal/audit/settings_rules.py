@@ -13,13 +13,13 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 
+from horizontal.audit.compressor import compresses_on_request
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.known import (
     CACHE_URL_CONFIGS,
     CATALOGUE,
     COMPRESSOR_APP,
     COMPRESSOR_LOCAL_OUTPUT,
-    LOCAL_STORAGES,
     LOCMEM_CACHES,
     MAINTENANCE_APP,
     MAINTENANCE_STATE_FILES,
@@ -417,7 +417,7 @@ def implicit_defaults(
             FIXES[maintenance.setting],
         )
     compressor_at = _installed_at(settings, COMPRESSOR_APP)
-    if compresses and compressor_at and _compresses_on_request(settings, everything):
+    if compresses and compressor_at and compresses_on_request(settings, everything):
         enabled = settings.get("COMPRESS_ENABLED")
         output = COMPRESSOR_LOCAL_OUTPUT[0]
         yield _finding(
@@ -462,72 +462,6 @@ def _option_places(module: PythonModule, line: int) -> list[Location]:
             and any(isinstance(t, ast.Name) and t.id in tested for t in statement.targets)
         ]
     return places
-
-
-def _compresses_on_request(settings: dict[str, list[ast.stmt]], everything: set[str]) -> bool:
-    """django-compressor, installed by this module, writes its output on request into a
-    folder on this host, as the deploy check W067 judges it. It writes when compression
-    is on (not ``COMPRESS_ENABLED = False`` here) and ``COMPRESS_OFFLINE`` is set by no
-    production module (or to ``False`` here); and, compression on or off, when
-    ``COMPRESS_PRECOMPILERS`` compile SCSS or LESS on request. Its storage is
-    ``STORAGES[COMPRESS_STORAGE_ALIAS]`` when this module names that alias, else
-    ``COMPRESS_STORAGE``, else its local default. A storage the scan cannot read counts
-    as the project's choice; an unread ``COMPRESS_ENABLED`` as on, its default."""
-    enabled = _last_constant(settings, "COMPRESS_ENABLED") is not False
-    precompiles = "COMPRESS_PRECOMPILERS" in everything and bool(
-        _last_constant(settings, "COMPRESS_PRECOMPILERS", default=True)
-    )
-    offline = "COMPRESS_OFFLINE" in everything and (
-        _last_constant(settings, "COMPRESS_OFFLINE") is not False
-    )
-    if not (enabled and not offline) and not (precompiles and not enabled):
-        return False
-    local = {entry.path for entry in (*COMPRESSOR_LOCAL_OUTPUT, *LOCAL_STORAGES)}
-    alias = _last_constant(settings, "COMPRESS_STORAGE_ALIAS") or "compressor"
-    backend = _storages_backend(settings, str(alias))
-    if backend is not None:  # django-compressor 4.5+ takes the alias first
-        return backend in local
-    storage = _last_constant(settings, "COMPRESS_STORAGE")
-    return "COMPRESS_STORAGE" not in everything or storage in local
-
-
-def _last_constant(
-    settings: dict[str, list[ast.stmt]], name: str, default: object = None
-) -> object:
-    """The literal the module's last assignment of ``name`` gives (a container literal:
-    whether it is empty), or ``default``."""
-    statements = settings.get(name)
-    value = getattr(statements[-1], "value", None) if statements else None
-    if isinstance(value, ast.Tuple | ast.List | ast.Dict | ast.Set):
-        return bool(value.keys if isinstance(value, ast.Dict) else value.elts)
-    return value.value if isinstance(value, ast.Constant) else default
-
-
-def _storages_backend(settings: dict[str, list[ast.stmt]], alias: str) -> str | None:
-    """The ``BACKEND`` a ``STORAGES`` literal of this module gives ``alias`` (an unread
-    value is ""), or None when it names no such alias."""
-    for statement in reversed(settings.get("STORAGES", [])):
-        # STORAGES["compressor"] = {"BACKEND": …}: the alias is the subscript.
-        targets = statement.targets if isinstance(statement, ast.Assign) else []
-        if any(isinstance(t, ast.Subscript) and string_value(t.slice) == alias for t in targets):
-            return _backend_of(getattr(statement, "value", None))
-        for node in ast.walk(statement):
-            if not isinstance(node, ast.Dict):
-                continue
-            for key, value in zip(node.keys, node.values, strict=True):
-                if key is not None and string_value(key) == alias:
-                    return _backend_of(value)
-    return None
-
-
-def _backend_of(options: ast.AST | None) -> str:
-    """The literal ``BACKEND`` of a storage's options dict, or "" when unread."""
-    if not isinstance(options, ast.Dict):
-        return ""
-    for key, value in zip(options.keys, options.values, strict=True):
-        if key is not None and string_value(key) == "BACKEND":
-            return string_value(value) or ""
-    return ""
 
 
 def _installed_at(settings: dict[str, list[ast.stmt]], app: str) -> int:

@@ -40,6 +40,9 @@ TEMP_FACTORIES = frozenset(
 SELF_DELETING = frozenset(
     {"NamedTemporaryFile", "TemporaryFile", "SpooledTemporaryFile", "TemporaryDirectory"}
 )
+TEMP_LEFT_BEHIND = (
+    "temp file is written and left behind: a later request on another instance cannot read it"
+)
 CLEANUP_FUNCTIONS = frozenset({"os.remove", "os.unlink", "os.rmdir", "shutil.rmtree"})
 CLEANUP_METHODS = frozenset({"unlink", "rmtree", "cleanup"})  # Path, TemporaryDirectory
 # self.tempdir, self._temp_dir, self.scratch_dir: a scratch directory the object owns.

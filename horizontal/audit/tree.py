@@ -12,7 +12,7 @@ from pathlib import Path
 
 from horizontal.audit.patterns import lazy_compile
 
-__all__ = ["iter_files", "read_text", "relative", "uses_tasks"]
+__all__ = ["iter_files", "module_file", "read_text", "relative", "uses_tasks"]
 
 # Never ours to audit: dependencies, build output, VCS, caches; migrations run once.
 EXCLUDED_DIRS = frozenset(
@@ -148,3 +148,15 @@ def read_text(path: Path) -> str | None:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
+
+
+def module_file(paths: Iterable[str], dotted: str) -> str | None:
+    """The one path of ``paths`` a dotted module name means (``a.b``: ``…/a/b.py`` or
+    ``…/a/b/__init__.py``; the tree may be scanned from above the import root), or None
+    when none or several do."""
+    stem = dotted.replace(".", "/")
+    tails = (f"{stem}.py", f"{stem}/__init__.py")
+    matches = [
+        path for path in paths if any(path == tail or path.endswith(f"/{tail}") for tail in tails)
+    ]
+    return matches[0] if len(matches) == 1 else None

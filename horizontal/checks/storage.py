@@ -194,7 +194,7 @@ def W067(storage: str) -> checks.Warning:
 def _project_templates() -> Iterator[Path]:
     """The template files of ``TEMPLATES`` ``DIRS`` and of the project's own apps
     (installed packages are theirs to configure), as the audit reads a tree's."""
-    from horizontal.audit.compress_tags import is_template
+    from horizontal.audit.compressor import is_template
     from horizontal.checks.code import project_app_paths
 
     folders: list[Path] = []
@@ -389,13 +389,15 @@ def check_compressor_output(
     alias = _compressor_alias()
     if alias is None:
         return []
-    # django-compressor's own defaults: on unless DEBUG, compressing on request. With
-    # compression off, COMPRESS_PRECOMPILERS still compile SCSS/LESS on request; with it
-    # on, COMPRESS_OFFLINE moves all of it to build time (static files like any other).
-    enabled = bool(getattr(settings, "COMPRESS_ENABLED", not settings.DEBUG))
-    precompiles = bool(getattr(settings, "COMPRESS_PRECOMPILERS", ()))
-    offline = bool(getattr(settings, "COMPRESS_OFFLINE", False))
-    if not (enabled and not offline) and not (precompiles and not enabled):
+    # django-compressor's own defaults (on unless DEBUG, not offline). Imported here:
+    # only a project with the app installed asks.
+    from horizontal.audit.compressor import templates_use_compress, writes_on_request
+
+    if not writes_on_request(
+        enabled=bool(getattr(settings, "COMPRESS_ENABLED", not settings.DEBUG)),
+        offline=bool(getattr(settings, "COMPRESS_OFFLINE", False)),
+        precompiles=bool(getattr(settings, "COMPRESS_PRECOMPILERS", ())),
+    ):
         return []
     config = settings.STORAGES.get(alias)
     if isinstance(config, Mapping):
@@ -405,9 +407,6 @@ def check_compressor_output(
     if not is_a(backend, (*COMPRESSOR_LOCAL_OUTPUT, *LOCAL_STORAGES)):
         return []
     # No template uses {% compress %}: nothing is compressed, on request or ever.
-    # (Imported here: only a project with the app installed asks.)
-    from horizontal.audit.compress_tags import templates_use_compress
-
     if templates_use_compress(_project_templates()) is False:
         return []
     return [W067(backend if isinstance(backend, str) else backend.__name__)]
