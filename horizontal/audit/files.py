@@ -17,6 +17,7 @@ from horizontal.audit.file_calls import read_through_update_mode, written_path
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.local_storage import MEDIA_ROOT_BY_PATH, STORAGE_PATH, find_local_storage
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.rebuilt_files import rebuilt_when_missing
 from horizontal.audit.served_folders import find_served_folders
 from horizontal.audit.source import (
     FunctionNode,
@@ -28,7 +29,7 @@ from horizontal.audit.source import (
     string_value,
 )
 from horizontal.audit.suppress import is_suppressed
-from horizontal.audit.temp_handoff import handed_on_temp_files
+from horizontal.audit.temp_handoff import escapes, handed_on_temp_files
 from horizontal.audit.temp_paths import (
     CLEANUP_FUNCTIONS,
     CLEANUP_METHODS,
@@ -368,8 +369,9 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
             if mentions_temp(module, target, names):
                 if cleans_up(module, function) or caller_cleans_up(module, function, names):
                     continue
-                yield _file_write(module, call.lineno, TEMP_LEFT_BEHIND)
-                continue
+                if escapes(module, function, names):
+                    yield _file_write(module, call.lineno, TEMP_LEFT_BEHIND)
+                continue  # left behind, but read only here: this host's own litter
         if _removed_here(module, function, call, target):
             continue
         if function is not None and _refreshes_a_remote_copy(module, function):
@@ -378,6 +380,8 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
             continue  # the caller chooses the place: judged where the path is built
         if read_through_update_mode(module, call, function):
             continue
+        if function is not None and rebuilt_when_missing(function, call, target):
+            continue  # a per-host cache: every instance rebuilds what it lacks
         # A destination given by keyword (``output=settings.X / name``) is the line that
         # says where the file goes, in a call spread over several lines.
         by_keyword = any(k.value is target for k in call.keywords)

@@ -149,6 +149,8 @@ class PythonModule:
             or "__main__" in self.text
             or self.text.startswith("#!")
             or path.rsplit("/", 1)[-1] in BUILD_SCRIPTS
+            or bool(BUILD_STEP.search(path))
+            or bool(CLI_PACKAGE.search(path))
             or "/_build/" in path
             or bool(SCRIPTS_FOLDER.search(path))
             or any(target.split(".", 1)[0] in TOOL_PACKAGES for target in self.imports.values())
@@ -179,6 +181,11 @@ class PythonModule:
 # useful_scripts/get_emails.py, scripts/import_2019.py: a folder of scripts an operator
 # runs by hand (``manage.py shell < …``, ``runscript``), not code a request reaches.
 SCRIPTS_FOLDER = lazy_compile(r"/(?:[\w-]+[_-])?scripts/(?:[\w.-]+/)*[\w.-]+\.py$", re.I)
+# build_assets.py, build_docs.py: a build step a command or the image build runs.
+BUILD_STEP = lazy_compile(r"/build_\w+\.py$")
+# tethys_cli/, myapp_cli/: the command-line client shipped beside the web app, run on
+# an operator's machine (a bare cli/ package is often also reached through an API).
+CLI_PACKAGE = lazy_compile(r"/\w+_cli/(?:[\w.-]+/)*[\w.-]+\.py$")
 
 
 def _child_statements(node: ast.stmt) -> Iterator[ast.stmt]:

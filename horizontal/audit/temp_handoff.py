@@ -14,7 +14,14 @@ from collections.abc import Iterator
 
 from horizontal.audit.file_calls import written_path
 from horizontal.audit.findings import Finding
-from horizontal.audit.source import FunctionNode, PythonModule, call_name, dotted, last_part
+from horizontal.audit.source import (
+    FunctionNode,
+    PythonModule,
+    call_name,
+    calls_to,
+    dotted,
+    last_part,
+)
 from horizontal.audit.temp_paths import (
     CLEANUP_FUNCTIONS,
     CLEANUP_METHODS,
@@ -22,10 +29,19 @@ from horizontal.audit.temp_paths import (
     kept_temp_files,
 )
 
-__all__ = ["handed_on_temp_files"]
+__all__ = ["escapes", "handed_on_temp_files"]
 
 # Calls that hand a value to another process: a task queue's.
-HAND_OFF_CALLS = frozenset({"delay", "apply_async", "send_task", "enqueue", "defer"})
+# Celery's signatures (``task.s(...)``, ``.si``, ``.signature``) are sent later, in a
+# chain or chord.
+HAND_OFF_CALLS = frozenset(
+    {"delay", "apply_async", "send_task", "enqueue", "defer", "s", "si", "signature"}
+)
+# Calls that put a value into the response: the next request comes back with it, on
+# whichever instance it lands.
+RESPONSE_CALLS = frozenset(
+    {"redirect", "HttpResponseRedirect", "reverse", "JsonResponse", "Response", "urlencode"}
+)
 # A write into Django's cache (cache.set, caches["x"].set, self.cache.add): another
 # request reads it.
 CACHE_STORES = frozenset({"set", "add", "set_many"})
@@ -43,7 +59,7 @@ def handed_on_temp_files(module: PythonModule) -> Iterator[Finding]:
             for call, name in kept_temp_files(module, function):
                 if _written_by_path(module, function, name):
                     continue  # that write is the finding (files._local_writes)
-                if _escapes(module, function, name) and not _removes_temp(module, function, name):
+                if escapes(module, function, {name}) and not _removes_temp(module, function, name):
                     line = call.lineno
                     yield Finding(
                         module.path, line, "file-write", TEMP_LEFT_BEHIND, module.line(line)
@@ -51,9 +67,14 @@ def handed_on_temp_files(module: PythonModule) -> Iterator[Finding]:
 
 
 def _written_by_path(module: PythonModule, function: FunctionNode, name: str) -> bool:
-    """Whether ``function`` writes to a path built from ``name`` (``open(x.name, "w")``)."""
+    """Whether ``function`` writes to a path built from ``name`` (``open(x.name, "w")``,
+    ``image.save(x.name)``): that write is the finding, reported in ``files.py``."""
     for node in ast.walk(function):
-        target = written_path(module, node) if isinstance(node, ast.Call) else None
+        if not isinstance(node, ast.Call):
+            continue
+        target = written_path(module, node)
+        if target is None and isinstance(node.func, ast.Attribute) and node.func.attr == "save":
+            target = node.args[0] if node.args else None
         if target is not None and _names(target, name):
             return True
     return False
@@ -88,23 +109,64 @@ def _removes_temp(module: PythonModule, function: FunctionNode, name: str) -> bo
     return False
 
 
-def _escapes(module: PythonModule, function: FunctionNode, name: str) -> bool:
-    """Whether ``name`` (or ``name.name``) is handed to another request or process: to
-    a task queue's call, into the session, or into the cache. (Returned to the caller
-    or kept in a local mapping, it is most often consumed in the same request.)"""
+def escapes(module: PythonModule, function: FunctionNode, names: set[str]) -> bool:
+    """Whether a value held by one of ``names`` (a temp path, or what was built from it)
+    leaves this process or request: a task queue's call, the session, the cache, the
+    response (a redirect or a URL that names it, a JSON body), or a field of another
+    object (``upload.path = tmp``, saved for later readers). Returned to the caller, used
+    here or kept on ``self``, it is most often consumed where it was made; a caller in
+    this module that takes it back is judged the same way."""
+    if _escapes_here(module, function, names):
+        return True
+    returned = any(
+        isinstance(node, ast.Return) and _mentions(node.value, names) for node in ast.walk(function)
+    )
+    if not returned:
+        return False
+    for caller, call in calls_to(module, function.name):
+        taken = {
+            name
+            for node in ast.walk(caller)
+            if isinstance(node, ast.Assign) and any(n is call for n in ast.walk(node.value))
+            for target in node.targets
+            for name in _bound(target)
+        }
+        if taken and caller is not function and _escapes_here(module, caller, taken):
+            return True
+    return False
+
+
+def _escapes_here(module: PythonModule, function: FunctionNode, names: set[str]) -> bool:
     for node in ast.walk(function):
-        if isinstance(node, ast.Assign) and _names(node.value, name):
-            if any(
-                isinstance(t, ast.Subscript) and "session" in (dotted(t.value) or "")
-                for t in node.targets
-            ):
+        if isinstance(node, ast.Assign) and _mentions(node.value, names):
+            if any(_shared_target(target) for target in node.targets):
                 return True
         elif isinstance(node, ast.Call):
-            handed = last_part(call_name(module, node)) in HAND_OFF_CALLS
+            called = last_part(call_name(module, node))
+            handed = called in HAND_OFF_CALLS or called in RESPONSE_CALLS
             arguments = (*node.args, *(keyword.value for keyword in node.keywords))
-            if (handed or _stores_in_cache(node)) and any(_names(a, name) for a in arguments):
+            if (handed or _stores_in_cache(node)) and any(_mentions(a, names) for a in arguments):
                 return True
     return False
+
+
+def _shared_target(target: ast.expr) -> bool:
+    """``request.session["x"] = …`` or ``upload.path = …`` (not ``self.x``, not a local)."""
+    if isinstance(target, ast.Subscript):
+        return "session" in (dotted(target.value) or "")
+    if isinstance(target, ast.Attribute):
+        return dotted(target.value) not in {None, "self", "cls"}
+    return False
+
+
+def _bound(target: ast.expr) -> set[str]:
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def _mentions(node: ast.AST | None, names: set[str]) -> bool:
+    return node is not None and any(
+        isinstance(n, ast.Name) and n.id in names for n in ast.walk(node)
+    )
 
 
 def _names(node: ast.AST | None, name: str) -> bool:

@@ -480,7 +480,10 @@ def test_a_named_temporary_file_outside_a_with_removes_itself(tmp_path: Path) ->
     kept = THUMBNAIL.replace(
         'NamedTemporaryFile(suffix=".png")', "NamedTemporaryFile(delete=False)"
     )
-    assert where(scan(tmp_path / "b", {"app/images.py": kept}, "file-write")) == [
+    # Kept but read only here: no other request opens it.
+    assert scan(tmp_path / "b", {"app/images.py": kept}, "file-write") == []
+    handed = kept.replace("storage.save(name, nm)", "store_thumbnail.delay(name, nm.name)")
+    assert where(scan(tmp_path / "c", {"app/images.py": handed}, "file-write")) == [
         ("app/images.py", 6)
     ]
 

@@ -44,6 +44,13 @@ def keep_upload(upload):
     handle = tempfile.NamedTemporaryFile(delete=False, suffix=".pdf")
     with open(handle.name, "wb") as out:  # expect: file-write
         out.write(upload.read())
+    convert_upload.delay(handle.name)
+
+
+def stage_upload(upload):
+    handle = tempfile.NamedTemporaryFile(delete=False, suffix=".pdf")
+    with open(handle.name, "wb") as out:  # ok: the caller reads it in this request
+        out.write(upload.read())
     return handle.name
 
 

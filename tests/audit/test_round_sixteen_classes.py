@@ -1,0 +1,125 @@
+"""Classes of the sixteenth round (issue 14), each with a true case and a safe twin.
+
+- A local file written only when it is missing (``if not os.path.exists(p)``, or
+  ``if p.exists(): return p`` ahead of the write) is a per-host cache that every instance
+  rebuilds for itself: not a file-write finding. The same write unguarded, guarded by
+  another path, or behind ``if exists(p): raise`` (a refusal to overwrite) is reported.
+- A build step (``themes/x/build_assets.py``) and the command-line client shipped beside
+  the web app (a ``<name>_cli/`` package) are run by an operator, like a management
+  command: their writes are not reported. The same write in an app module is.
+- A temp file left behind is reported only when its path (or a value built from it)
+  leaves the request: handed to a task (also a Celery signature, ``task.s(...)``), put
+  into the session, the cache, the response (a redirect whose URL names it), or a field
+  of another object; also when a caller in the module takes it back and hands it on.
+  Left behind and used only where it was made (a subprocess reads it, the caller
+  attaches it to a mail), it is this host's litter, and is not reported.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.audit.test_outside_measurements import scan, where
+
+# -- a local file rebuilt wherever it is missing -----------------------------------------
+
+PDF_VIEW = """\
+import os
+
+from django.conf import settings
+
+
+def problem_pdf(request, code):
+    pdf = os.path.join(settings.PDF_CACHE, code + ".pdf")
+    {guard}
+        with open(pdf, "wb") as f:
+            f.write(render(code))
+    return serve(pdf)
+"""
+
+ASSET_DOWNLOAD = """\
+from pathlib import Path
+
+
+def local_asset(url, name):
+    path = Path("/srv/assets") / name
+    if path.exists():
+        return path
+    path.write_bytes(fetch(url))
+    return path
+"""
+
+
+def test_a_write_guarded_by_its_own_path_missing_is_not_reported(tmp_path: Path) -> None:
+    for guard in ("if not os.path.exists(pdf):", "if not os.path.isfile(pdf):"):
+        files = {"problems/views.py": PDF_VIEW.replace("{guard}", guard)}
+        assert scan(tmp_path, files, "file-write") == [], guard
+    assert scan(tmp_path, {"assets/fetch.py": ASSET_DOWNLOAD}, "file-write") == []
+
+
+def test_the_same_write_unguarded_or_guarded_by_another_path_is_reported(
+    tmp_path: Path,
+) -> None:
+    for guard in ("if True:", "if not os.path.exists(settings.PDF_CACHE):"):
+        files = {"problems/views.py": PDF_VIEW.replace("{guard}", guard)}
+        assert where(scan(tmp_path, files, "file-write")) == [("problems/views.py", 9)], guard
+
+
+def test_a_refusal_to_overwrite_is_not_a_cache(tmp_path: Path) -> None:
+    refusal = ASSET_DOWNLOAD.replace(
+        "return path\n    path.write", 'raise IOError("exists")\n    path.write'
+    )
+    assert where(scan(tmp_path, {"assets/fetch.py": refusal}, "file-write")) == [
+        ("assets/fetch.py", 8)
+    ]
+
+
+# -- build steps and command-line clients -------------------------------------------------
+
+WRITER = """\
+def write_css(path, text):
+    with open("/srv/app/static/theme.css", "w") as f:
+        f.write(text)
+"""
+
+
+def test_a_build_step_or_a_cli_package_is_run_by_an_operator(tmp_path: Path) -> None:
+    for name in ("themes/clean/build_assets.py", "portal_cli/scaffold_commands.py"):
+        assert scan(tmp_path / name.replace("/", "_"), {name: WRITER}, "file-write") == [], name
+
+
+def test_the_same_write_in_an_app_module_is_reported(tmp_path: Path) -> None:
+    for name in ("themes/clean/assets.py", "cli/commands.py"):
+        found = scan(tmp_path / name.replace("/", "_"), {name: WRITER}, "file-write")
+        assert where(found) == [(name, 2)], name
+
+
+# -- a temp file left behind is reported when its path leaves the request ---------------
+
+WHEEL_UPLOAD = """\
+import os
+import subprocess
+import tempfile
+
+
+def upload(request, file):
+    tmp_dir = tempfile.mkdtemp()
+    token = os.path.basename(tmp_dir)
+    with open(os.path.join(tmp_dir, file.name), "wb") as out:
+        out.write(file.read())
+    {after}
+"""
+
+
+def test_a_temp_whose_token_goes_into_the_redirect_is_reported(tmp_path: Path) -> None:
+    after = 'return HttpResponseRedirect(reverse("confirm") + "?token=" + token)'
+    for handed in (after, "consume.s(tmp_dir).apply_async()", "request.session['t'] = token"):
+        files = {"addons/views.py": WHEEL_UPLOAD.replace("{after}", handed)}
+        found = scan(tmp_path / str(len(handed)), files, "file-write")
+        assert where(found) == [("addons/views.py", 9)], handed
+
+
+def test_a_temp_used_only_where_it_was_made_is_not_reported(tmp_path: Path) -> None:
+    after = 'subprocess.run(["pip", "install", tmp_dir], check=True)'
+    files = {"addons/views.py": WHEEL_UPLOAD.replace("{after}", after)}
+    assert scan(tmp_path, files, "file-write") == []
