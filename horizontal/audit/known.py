@@ -19,6 +19,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
+from horizontal.audit.patterns import lazy_compile
+
 __all__ = [
     "APSCHEDULER_APPS",
     "CACHE_URL_CONFIGS",
@@ -48,6 +50,7 @@ __all__ = [
     "PER_INSTANCE_CALLS",
     "PER_INSTANCE_ENVIRONMENT",
     "RANDOM_VALUE_CALLS",
+    "SECRET_KEY_FRESH_CALLS",
     "SQLITE_ENGINES",
     "SingleBox",
     "cache_url_backend",
@@ -312,6 +315,9 @@ RANDOM_VALUE_CALLS = frozenset(
         "shuffle",
     }
 )
+# A SECRET_KEY made from the clock (``sha512(str(time.time()))``) differs between starts
+# as surely as a random one.
+SECRET_KEY_FRESH_CALLS = RANDOM_VALUE_CALLS | frozenset({"time", "time_ns", "now", "utcnow"})
 # Calls whose value differs between instances (or between starts of one): used as a cache
 # KEY_PREFIX/VERSION/KEY_FUNCTION or an instance id, each instance gets its own.
 # Environment variables whose value is this instance's own (a pod's or a dyno's name).
@@ -319,7 +325,18 @@ PER_INSTANCE_ENVIRONMENT = frozenset(
     {"HOSTNAME", "POD_NAME", "POD_IP", "MY_POD_NAME", "MY_POD_IP", "DYNO", "CONTAINER_ID"}
 )
 PER_INSTANCE_CALLS = RANDOM_VALUE_CALLS | frozenset(
-    {"gethostname", "getfqdn", "getpid", "node", "uname", "gethostbyname", "time", "time_ns"}
+    {
+        "gethostname",
+        "getfqdn",
+        "getpid",
+        "node",
+        "uname",
+        "gethostbyname",
+        "time",
+        "time_ns",
+        "now",
+        "utcnow",
+    }
 )
 
 # django.tasks' rivals run in the caller when these settings say so (setting, key, value):
@@ -338,24 +355,44 @@ LOCAL_HOST_NAMES = frozenset(
     {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"}
 )
 SOCKET_SCHEMES = frozenset({"unix", "redis+socket", "socket", "rediss+socket"})
+# Kombu's in-memory transport and Celery's in-memory result cache: this process only.
+IN_PROCESS_SCHEMES = frozenset({"memory", "cache+memory"})
 
 
 def is_this_host(host: str, *, live: bool = False) -> bool:
     """Whether a host name or IP address is this machine (loopback or unspecified; with
     ``live``, for a value built at run time, also this machine's own name: the static
     audit's verdict must not depend on the machine it runs on)."""
-    host = host.strip().strip("[]").lower()
+    # A trailing dot is the root zone: ``localhost.`` is ``localhost``.
+    host = host.strip().strip("[]").lower().rstrip(".")
     if not host:
         return False
     if host in LOCAL_HOST_NAMES or host.endswith(".localhost"):
         return True
+    address: ipaddress.IPv4Address | ipaddress.IPv6Address | None
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
+        address = _short_ipv4(host)
+    if address is None:
         return live and host == _own_host_name()
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         address = address.ipv4_mapped  # ::ffff:127.0.0.1
     return address.is_loopback or address.is_unspecified
+
+
+def _short_ipv4(host: str) -> ipaddress.IPv4Address | None:
+    """The classic IPv4 forms every resolver accepts (``127.1``, ``0x7f.0.0.1``,
+    ``2130706433``: ``inet_aton``'s), which ``ipaddress`` refuses."""
+    if not SHORT_IPV4.fullmatch(host):
+        return None
+    try:
+        return ipaddress.IPv4Address(socket.inet_aton(host))
+    except OSError:
+        return None
+
+
+SHORT_IPV4 = lazy_compile(r"(?:0x[0-9a-f]+|[0-9]+)(?:\.(?:0x[0-9a-f]+|[0-9]+)){0,3}")
 
 
 @functools.cache
@@ -380,12 +417,12 @@ def _address_host(text: str) -> str | None:
             host = parts.hostname
         except ValueError:
             return None
-        if parts.scheme.lower() in SOCKET_SCHEMES or _file_scheme(parts.scheme.lower()):
+        scheme = parts.scheme.lower()
+        if scheme in SOCKET_SCHEMES or _file_scheme(scheme) or scheme in IN_PROCESS_SCHEMES:
             return ""
         if host is None:
             # redis:///0 or amqp:// with no host: the client's default, localhost;
             # postgres:///app or mysql:///app: the server's socket on this host.
-            scheme = parts.scheme.lower()
             if scheme.startswith(("redis", "amqp")):
                 return "localhost"
             return "" if scheme.startswith(DATABASE_SCHEMES) and text.count("/") >= 3 else None

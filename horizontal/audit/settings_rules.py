@@ -24,7 +24,7 @@ from horizontal.audit.known import (
     MAINTENANCE_APP,
     MAINTENANCE_STATE_FILES,
     ON_DISK_QUEUES,
-    RANDOM_VALUE_CALLS,
+    SECRET_KEY_FRESH_CALLS,
     SingleBox,
     cache_url_backend,
 )
@@ -173,7 +173,7 @@ HelperModules = Callable[[str], PythonModule | None]
 def random_value_line(
     module: PythonModule,
     statement: ast.AST,
-    calls: frozenset[str] = RANDOM_VALUE_CALLS,
+    calls: frozenset[str] = SECRET_KEY_FRESH_CALLS,
     depth: int = 0,
     helpers: HelperModules | None = None,
     through: list[Location] | None = None,

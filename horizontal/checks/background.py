@@ -352,6 +352,8 @@ def _service_addresses() -> Iterable[tuple[str, object]]:
 
 # redis-py's default server: what a Redis-backed queue given no address connects to.
 REDIS_DEFAULT = "redis://localhost:6379"
+# MemoryHuey: the queue is a structure in this process; kombu's spelling of the same.
+IN_PROCESS_QUEUE = "memory://"
 # djhuey's settings that are not the storage's connection.
 HUEY_OPTIONS = frozenset(
     {"name", "huey_class", "immediate", "consumer", "results", "store_none", "utc"}
@@ -380,10 +382,14 @@ def _huey_addresses(huey: object) -> Iterable[tuple[str, object]]:
             yield "HUEY", os.path.abspath(str(path))  # a file: this host's
         elif "Redis" in huey_class:
             yield "HUEY['connection']", connection or REDIS_DEFAULT
+        elif "Memory" in huey_class:
+            yield "HUEY", IN_PROCESS_QUEUE
         return
     if getattr(huey, "immediate", False):
         return
     storage = getattr(huey, "storage", None)
+    if type(storage).__name__ == "MemoryStorage":
+        yield "HUEY", IN_PROCESS_QUEUE
     if isinstance(getattr(storage, "filename", None), str):
         yield "HUEY", os.path.abspath(storage.filename)  # type: ignore[union-attr]
     pool_options = getattr(getattr(storage, "pool", None), "connection_kwargs", None)

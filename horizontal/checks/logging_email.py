@@ -17,6 +17,7 @@ from django.core import checks
 from django.core.checks import CheckMessage
 
 from horizontal.audit import known
+from horizontal.audit.patterns import lazy_compile
 from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import backends, is_a, is_overridden
 
@@ -31,9 +32,9 @@ __all__ = [
 
 FILE_LOG_HANDLERS = known.paths(known.FILE_LOG_HANDLERS)
 # A file handler on the process's own output writes what the platform collects, not a file.
-PROCESS_STREAMS = frozenset(
-    {"/dev/stdout", "/dev/stderr", "/proc/self/fd/1", "/proc/self/fd/2", "/dev/null"}
-)
+PROCESS_STREAMS = frozenset({"/dev/stdout", "/dev/stderr", "/dev/null"})
+# /proc/self/fd/1, and /proc/1/fd/1: PID 1's output, the container's log stream.
+PROCESS_FD = lazy_compile(r"/proc/(?:self|\d+)/fd/[12]")
 FILE_EMAIL = known.paths(known.FILE_EMAIL_BACKENDS)
 
 
@@ -89,8 +90,14 @@ def check_file_logging(
         for name, config in handlers.items()
         if isinstance(config, Mapping)
         and is_a(_handler_class(config), FILE_LOG_HANDLERS)
-        and config.get("filename") not in PROCESS_STREAMS
+        and not _process_stream(config.get("filename"))
     ]
+
+
+def _process_stream(filename: object) -> bool:
+    """A file name that is this process's (or the container's) own output stream."""
+    text = str(filename)
+    return text in PROCESS_STREAMS or PROCESS_FD.fullmatch(text) is not None
 
 
 @register(TAG, deploy=True)

@@ -325,6 +325,10 @@ def test_new_messages_follow_the_contract(message: checks.CheckMessage) -> None:
         ("Q_CLUSTER", {"name": "shop", "workers": 4}),
         ("RQ_QUEUES", {"default": {"SENTINELS": [("localhost", 26379)], "MASTER_NAME": "m"}}),
         ("CELERY_RESULT_BACKEND", "db+sqlite:///celery-results.sqlite3"),
+        # In this process: kombu's memory transport, Celery's memory cache, MemoryHuey.
+        ("CELERY_BROKER_URL", "memory://"),
+        ("CELERY_RESULT_BACKEND", "cache+memory://"),
+        ("HUEY", {"huey_class": "huey.MemoryHuey", "name": "shop", "immediate": False}),
         (
             "CHANNEL_LAYERS",
             {

@@ -123,6 +123,9 @@ def _redis_at(location: object, **extra: object) -> dict[str, object]:
         "redis://cache.internal:6379/1;redis://localhost:6379/1",
         "redis://[::ffff:127.0.0.1]:6379/0",
         f"redis://{socket.gethostname()}:6379/0",
+        # Spellings a resolver takes for loopback: inet_aton's short form, the root zone.
+        "redis://127.1:6379/1",
+        "redis://localhost.:6379/1",
     ],
 )
 def test_a_shared_cache_addressed_as_this_host_is_w004(location: object) -> None:
@@ -164,6 +167,7 @@ def test_memcached_on_this_host_is_w004(location: str) -> None:
         "memcached-0.memcached:11211",
         "memcached-0.internal:11211;memcached-1.internal:11211",
         "redis://cache-0.internal:6379/1,redis://cache-1.internal:6379/1",
+        "redis://10.1:6379/1",  # 10.0.0.1 in inet_aton's short form
     ],
 )
 def test_a_shared_cache_on_another_host_is_silent(location: str) -> None:

@@ -36,7 +36,9 @@ def test_file_log_handlers_are_w051() -> None:
     assert deploy_ids(LOGGING=logging) == ["horizontal.W051", "horizontal.W051"]
 
 
-@pytest.mark.parametrize("stream", ["/dev/stdout", "/dev/stderr", "/proc/self/fd/1", os.devnull])
+@pytest.mark.parametrize(
+    "stream", ["/dev/stdout", "/dev/stderr", "/proc/self/fd/1", "/proc/1/fd/2", os.devnull]
+)
 def test_a_file_handler_on_the_process_output_is_not_a_local_file(stream: str) -> None:
     logging = {
         "version": 1,

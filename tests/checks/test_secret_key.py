@@ -15,6 +15,7 @@ from tests.checks.baseline import (
 )
 
 SETTINGS_MODULES = Path(__file__).parent / "settings_modules"
+STABLE = "tests.checks.settings_modules.stable_key"
 
 
 def secret_key_sites(module: str) -> list[str]:
@@ -55,6 +56,23 @@ def _caches(prefix: str) -> dict[str, dict[str, str]]:
             "KEY_PREFIX": prefix,
         }
     }
+
+
+def test_a_key_hashed_from_the_clock_is_w050_and_an_audit_finding() -> None:
+    """``sha512(str(time.time()))`` differs between starts as a random key does."""
+    module_name = "tests.checks.settings_modules.clock_key"
+    [site] = secret_key_sites(module_name)
+    assert site.endswith("settings_modules/clock_key.py:11")
+    path = SETTINGS_MODULES / "clock_key.py"
+    module = PythonModule.parse(str(path), path.read_text())
+    assert module is not None
+    assert [f.line for f in find_settings_problems([module])] == [11]
+    # Its cache prefix stamped with the boot time is a namespace per start: W005.
+    ids = [m.id for m in deploy_messages(SETTINGS_MODULE=module_name, CACHES=_caches("2026"))]
+    assert "horizontal.W005" in ids
+    assert "horizontal.W005" not in [
+        m.id for m in deploy_messages(SETTINGS_MODULE=STABLE, CACHES=_caches("2026"))
+    ]
 
 
 def test_secret_key_from_the_environment_is_fine() -> None:
