@@ -20,7 +20,7 @@ from horizontal.audit.known import this_host_addresses
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.settings_branches import required_defaults
 from horizontal.audit.settings_files import is_settings_path, looks_like_settings
-from horizontal.audit.source import PythonModule, call_name, last_part, string_value
+from horizontal.audit.source import PythonModule, call_name, dotted, last_part, string_value
 
 LOCAL_QUEUES = {
     "SqliteHuey": "Huey's SqliteHuey keeps the task queue in a SQLite file on this host",
@@ -63,20 +63,65 @@ def find_local_services(module: PythonModule) -> Iterator[Finding]:
                 "shares, or move the work to @job + runjob.",
             )
         elif not settings and not module.is_script:
-            address = _this_host_default(call) or _client_on_this_host(call, name)
+            address = (
+                _this_host_default(call)
+                or _client_on_this_host(call, name)
+                or _celery_conf_update_on_this_host(call)
+            )
             if address is not None:
-                yield Finding(
-                    module.path,
-                    call.lineno,
-                    "settings",
-                    f"{address} is this host (written in the code, or the default when the "
-                    "variable is unset): each instance talks to a server on its own host",
-                    module.line(call.lineno),
-                    fix_text="Fail when the service address is missing instead of falling "
-                    "back to localhost; point it at the server every instance shares.",
-                )
+                yield _service_on_this_host(module, call.lineno, address)
     if not module.is_script:
+        if not settings and ".conf." in module.text:
+            yield from _celery_conf_on_this_host(module)
         yield from _huey_periodic_tasks(module)
+
+
+def _service_on_this_host(module: PythonModule, line: int, address: str) -> Finding:
+    return Finding(
+        module.path,
+        line,
+        "settings",
+        f"{address} is this host (written in the code, or the default when the "
+        "variable is unset): each instance talks to a server on its own host",
+        module.line(line),
+        fix_text="Fail when the service address is missing instead of falling "
+        "back to localhost; point it at the server every instance shares.",
+    )
+
+
+# A Celery app configured in code rather than from Django's settings.
+CELERY_ADDRESS_OPTIONS = frozenset(
+    {"broker_url", "result_backend", "broker_read_url", "broker_write_url", "BROKER_URL"}
+)
+
+
+def _celery_conf_update_on_this_host(call: ast.Call) -> str | None:
+    """``app.conf.update(broker_url="redis://localhost:6379/0")``."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "update"):
+        return None
+    if last_part(dotted(func.value)) != "conf":
+        return None
+    for option in call.keywords:
+        if option.arg in CELERY_ADDRESS_OPTIONS:
+            address = next(this_host_addresses(string_value(option.value)), None)
+            if address is not None:
+                return address
+    return None
+
+
+def _celery_conf_on_this_host(module: PythonModule) -> Iterator[Finding]:
+    """``app.conf.broker_url = "redis://localhost:6379/0"``."""
+    for node in module.nodes(ast.Assign):
+        assert isinstance(node, ast.Assign)
+        for target in node.targets:
+            if not (isinstance(target, ast.Attribute) and target.attr in CELERY_ADDRESS_OPTIONS):
+                continue
+            if last_part(dotted(target.value)) != "conf":
+                continue
+            address = next(this_host_addresses(string_value(node.value)), None)
+            if address is not None:
+                yield _service_on_this_host(module, node.lineno, address)
 
 
 # Clients of shared services, and the arguments that say where the server is.

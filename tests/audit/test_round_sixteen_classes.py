@@ -13,6 +13,10 @@
   of another object; also when a caller in the module takes it back and hands it on.
   Left behind and used only where it was made (a subprocess reads it, the caller
   attaches it to a mail), it is this host's litter, and is not reported.
+- A Celery app configured in code rather than from Django's settings
+  (``app.conf.broker_url = "redis://localhost:6379/0"``, ``app.conf.update(result_backend=
+  …)``) on this host is a service every instance reaches on its own host; on a shared
+  host it is silent.
 """
 
 from __future__ import annotations
@@ -123,3 +127,28 @@ def test_a_temp_used_only_where_it_was_made_is_not_reported(tmp_path: Path) -> N
     after = 'subprocess.run(["pip", "install", tmp_dir], check=True)'
     files = {"addons/views.py": WHEEL_UPLOAD.replace("{after}", after)}
     assert scan(tmp_path, files, "file-write") == []
+
+
+# -- a Celery app configured in code ------------------------------------------------------
+
+CELERY_APP = """\
+from celery import Celery
+
+app = Celery("shop")
+app.conf.broker_url = "{broker}"
+app.conf.update(result_backend="{backend}", task_serializer="json")
+"""
+
+
+def test_a_celery_app_configured_in_code_on_this_host_is_reported(tmp_path: Path) -> None:
+    code = CELERY_APP.format(broker="redis://localhost:6379/0", backend="redis://127.0.0.1:6379/1")
+    assert where(scan(tmp_path, {"shop/celery.py": code}, "settings")) == [
+        ("shop/celery.py", 4),
+        ("shop/celery.py", 5),
+    ]
+
+
+def test_a_celery_app_configured_in_code_on_a_shared_host_is_silent(tmp_path: Path) -> None:
+    shared = "redis://redis.internal:6379/0"
+    code = CELERY_APP.format(broker=shared, backend=shared)
+    assert scan(tmp_path, {"shop/celery.py": code}, "settings") == []
