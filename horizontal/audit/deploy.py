@@ -12,6 +12,7 @@ Job or Helm hook are one-off release steps: all fine.
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 from collections.abc import Iterator
@@ -29,7 +30,10 @@ from horizontal.audit.shell_branches import (
 
 # migrate as the subcommand (options may come first), not an argument of another command
 # ("manage.py document_index migrate" migrates something else).
-MIGRATE = lazy_compile(r"(manage\.py|django-admin|-m\s+django)(\s+--?\S+)*\s+migrate\b(?!-)")
+# A project's own manage.py under another name is its console script: ``awx-manage``,
+# ``pulpcore-manager``, ``nautobot-server``, ``bugsink-manage``.
+MANAGE = r"(manage\.py|django-admin|-m\s+django|[\w-]+-(?:manage|manager|admin|server)\b)"
+MIGRATE = lazy_compile(MANAGE + r"(\s+--?\S+)*\s+migrate\b(?!-)")
 # A script whose whole job is migrating (``docker-entrypoint-migrator.sh``,
 # ``bin/migrate.sh``): what runs it decides how often migrations run.
 MIGRATION_SCRIPT = lazy_compile(r"[\w./-]*migrat[\w.-]*\.(sh|bash|py)\b", re.I)
@@ -170,8 +174,7 @@ def _migrates(text: str) -> bool:
 # A command that wipes state every running replica shares (the cache, every table's rows),
 # run as a management command (``manage.py``, ``django-admin``, ``nautobot-server``).
 RESET = lazy_compile(
-    r"(manage\.py|django-admin|-m\s+django|[\w-]+-server)(\s+--?\S+)*\s+"
-    r"(clear_cache|clearcache|flush|reset_db|invalidate_cachalot)\b(?!-)"
+    MANAGE + r"(\s+--?\S+)*\s+(clear_cache|clearcache|flush|reset_db|invalidate_cachalot)\b(?!-)"
 )
 BOOT_RESET = (
     "a replica's start wipes state every running replica shares (the cache, the tables): "
@@ -223,9 +226,26 @@ DOCKER_STAGE = lazy_compile(r"\s+AS\s+([\w.-]+)\s*$", re.I)
 DEVELOPMENT_STAGE = lazy_compile(r"^(dev|development|local|test|tests|testing|ci|debug)$", re.I)
 
 
+def exec_form(text: str) -> str:
+    """``CMD ["monofy", "manage.py", "migrate", "&&", "gunicorn"]`` as the words it runs
+    (``CMD monofy manage.py migrate && gunicorn``): the exec form read like the shell form."""
+    instruction, _, rest = text.partition(" ")
+    rest = rest.strip()
+    if not rest.startswith("["):
+        return text
+    try:
+        words = json.loads(rest)
+    except ValueError:
+        return text
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+        return text
+    return " ".join([instruction, *words])
+
+
 def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
     lines = logical_lines(text)
-    if serves_with_runserver([ln.text for ln in lines if ln.text.upper().startswith("CMD")]):
+    starts = [exec_form(ln.text) for ln in lines if ln.text.upper().startswith("CMD")]
+    if serves_with_runserver(starts):
         return  # a development image (runserver is not for production)
     development_stage = False
     for line in lines:
@@ -240,13 +260,14 @@ def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
         if instruction == "ENV":
             yield from single_box_environment(path, line.number, line.text)
         runs_at_start = instruction in {"CMD", "ENTRYPOINT"}
-        if runs_at_start and runs_migrations(line.text):
+        command = exec_form(line.text) if runs_at_start else line.text
+        if runs_at_start and runs_migrations(command):
             yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
-        if runs_at_start and resets_shared_state(line.text):
+        if runs_at_start and resets_shared_state(command):
             yield _finding(path, line, "boot-reset", BOOT_RESET)
-        if _starts_cron(line.text) and instruction in {"RUN", "COPY", "ADD", "CMD", "ENTRYPOINT"}:
+        if _starts_cron(command) and instruction in {"RUN", "COPY", "ADD", "CMD", "ENTRYPOINT"}:
             yield _finding(path, line, "image-cron", IMAGE_CRON)
-        if runs_at_start and _runs_beat(line.text, line.text):
+        if runs_at_start and _runs_beat(command, command):
             yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
 
 

@@ -56,6 +56,7 @@ from horizontal.audit.served_folders import PRIVATE_STORAGE_SERVED
 from horizontal.audit.settings_classes import production_configuration
 from horizontal.audit.settings_files import (
     DEV_FILE,
+    SETTINGS_TEMPLATE,
     is_settings_path,
     looks_like_settings,
     served_settings,
@@ -70,6 +71,8 @@ if TYPE_CHECKING:
     from horizontal.audit import settings_helpers
 
 MODELS_MODULE = lazy_compile(r"/models(\.py$|/)")
+TEMPLATE_TAG = lazy_compile(r"\{%.*?%\}")
+TEMPLATE_PLACEHOLDER = lazy_compile(r"\{\{.*?\}\}")
 # A migration outside a migrations/ folder (MIGRATION_MODULES = {"app": "app.db_migrations"}).
 MIGRATION_MODULE = "(migrations.Migration)"
 PythonDetector = Callable[[PythonModule], Iterable[Finding]]
@@ -200,6 +203,9 @@ class Scan:
             findings = () if is_provisioning(name) else self.python(path, name)
             if is_python_start(name) and (text := read_text(path)) is not None:
                 findings = chain(findings, find_in_python_start(name, text))
+        elif SETTINGS_TEMPLATE.search(name):
+            self.settings_template(path, name)
+            findings = ()
         else:
             if is_template(name):
                 self.templates.append(path)
@@ -412,6 +418,22 @@ class Scan:
             return
         self.texts[name] = text.splitlines()
         yield from (f for f in detector(name, text) if f.category in self.wanted)
+
+    def settings_template(self, path: Path, name: str) -> None:
+        """``conf_templates/docker.py.template``, ``settings.py.tpl``: a settings module an
+        image copies into place or an installer renders, judged with the settings when it
+        is Python as written (a Jinja template with ``{{ }}`` in code is not)."""
+        if not self.wanted & SETTINGS_CATEGORIES or is_provisioning(name):
+            return
+        text = read_text(path)
+        if text is None or not looks_like_settings(text):
+            return
+        # Template tags out, placeholders as a word: line numbers are kept.
+        text = TEMPLATE_PLACEHOLDER.sub("x", TEMPLATE_TAG.sub("", text))
+        module = PythonModule.parse(name, text)
+        if module is not None:
+            self.texts[name] = module.lines
+            self.settings_groups.setdefault(posixpath.dirname(name), []).append(module)
 
     def python(self, path: Path, name: str) -> Iterator[Finding]:
         text = read_text(path)

@@ -68,7 +68,13 @@ DEV_PROJECT = lazy_compile(
 
 
 def is_dev_settings(path: str) -> bool:
-    return bool(DEV_FILE.search(posixpath.basename(path)) or DEV_PROJECT.search(path))
+    name = TEMPLATE_SUFFIX.sub("", posixpath.basename(path))  # local.py.template: local.py
+    return bool(DEV_FILE.search(name) or DEV_PROJECT.search(path))
+
+
+# A Python module's template: ``docker.py.template``, ``settings.py.tpl``, ``….py.j2``.
+SETTINGS_TEMPLATE = lazy_compile(r"\.py\.(template|tpl|tmpl|j2)$")
+TEMPLATE_SUFFIX = lazy_compile(r"(?<=\.py)\.(template|tpl|tmpl|j2)$")
 
 
 # os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evap.settings") in wsgi.py / asgi.py.

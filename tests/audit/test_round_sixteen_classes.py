@@ -17,6 +17,14 @@
   (``app.conf.broker_url = "redis://localhost:6379/0"``, ``app.conf.update(result_backend=
   …)``) on this host is a service every instance reaches on its own host; on a shared
   host it is silent.
+- A settings module's template (``settings.py.tpl``, ``docker.py.template``, ``….py.j2``)
+  that an installer renders or an image copies into place is judged with the settings,
+  its template tags read as blanks and its placeholders as a word. A template named for
+  development (``local.py.template``) is not production's.
+- ``migrate`` in a Dockerfile's exec-form ``CMD`` whose words chain commands
+  (``["monofy", "manage.py", "migrate", "&&", "gunicorn", …]``), and through a project's
+  manage.py under another name (``bugsink-manage``, ``awx-manage``, ``pulpcore-manager``),
+  runs at every container start. ``migrate --check`` or ``showmigrations`` there does not.
 """
 
 from __future__ import annotations
@@ -152,3 +160,55 @@ def test_a_celery_app_configured_in_code_on_a_shared_host_is_silent(tmp_path: Pa
     shared = "redis://redis.internal:6379/0"
     code = CELERY_APP.format(broker=shared, backend=shared)
     assert scan(tmp_path, {"shop/celery.py": code}, "settings") == []
+
+
+# -- a settings module's template ---------------------------------------------------------
+
+SETTINGS_TPL = """\
+import os
+
+SECRET_KEY = "{{ secret_key }}"
+INSTALLED_APPS = (
+    "django.contrib.auth",
+{% for extension in extensions %}    "{{ extension }}",
+{% endfor %}
+)
+DATABASES = {"default": {"ENGINE": "django.db.backends.postgresql", "HOST": "db.internal"}}
+REDIS_HOST = "{redis}"
+"""
+
+
+def test_a_settings_template_an_installer_renders_is_judged(tmp_path: Path) -> None:
+    files = {
+        "shop/commands/templates/settings.py.tpl": SETTINGS_TPL.replace("{redis}", "localhost")
+    }
+    found = scan(tmp_path, files, "settings")
+    assert where(found) == [("shop/commands/templates/settings.py.tpl", 10)]
+
+
+def test_a_development_template_or_a_shared_host_is_silent(tmp_path: Path) -> None:
+    local = {"conf/local.py.template": SETTINGS_TPL.replace("{redis}", "localhost")}
+    assert scan(tmp_path / "a", local, "settings") == []
+    shared = {"conf/settings.py.tpl": SETTINGS_TPL.replace("{redis}", "redis.internal")}
+    assert scan(tmp_path / "b", shared, "settings") == []
+
+
+# -- migrate in an exec-form CMD, through a renamed manage.py --------------------------------
+
+EXEC_FORM = """\
+FROM python:3.12
+CMD ["monofy", "{manage}", "{command}", "&&", "gunicorn", "app.wsgi", "|||", "worker"]
+"""
+
+
+def test_migrate_in_an_exec_form_chain_or_a_renamed_manage_py_is_found(tmp_path: Path) -> None:
+    for manage in ("manage.py", "bugsink-manage", "pulpcore-manager", "awx-manage"):
+        dockerfile = EXEC_FORM.format(manage=manage, command="migrate")
+        found = scan(tmp_path / manage, {"Dockerfile": dockerfile}, "boot-migrate")
+        assert where(found) == [("Dockerfile", 2)], manage
+
+
+def test_a_dry_run_or_another_command_in_the_chain_is_not(tmp_path: Path) -> None:
+    for command in ("showmigrations", 'migrate", "--check'):
+        dockerfile = EXEC_FORM.format(manage="bugsink-manage", command=command)
+        assert scan(tmp_path / str(len(command)), {"Dockerfile": dockerfile}, "boot-migrate") == []
