@@ -432,7 +432,8 @@ def _address_host(text: str) -> str | None:
         return text[1 : text.find("]")] if "]" in text else None
     if text.count(":") > 1:
         return text
-    return text.partition(":")[0]
+    # ":x@" (a piece of a URL being built) names no host; "" would mean a socket.
+    return text.partition(":")[0] or None
 
 
 def _file_scheme(scheme: str) -> bool:

@@ -34,6 +34,7 @@ from horizontal.audit.known import (
     COMPRESSOR_LOCAL_OUTPUT,
     RANDOM_VALUE_CALLS,
     SingleBox,
+    this_host_addresses,
 )
 from tests.checks.baseline import (
     ALL_SETTINGS_CHECK_MODULES,
@@ -165,3 +166,20 @@ def test_django_compressor_gets_the_same_verdict_from_both_tools(
     by_audit = audit_findings(tmp_path, settings_source(changes))
     assert by_check == (["horizontal.W067"] if flagged else [])
     assert by_audit == ([f"COMPRESS_OFFLINE is off, so {entry.why}"] if flagged else [])
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["redis://127.1:6379/0", "redis://localhost.:6379/0", "memory://", "cache+memory://"],
+)
+def test_loopback_spellings_and_in_process_queues_are_this_host(value: str) -> None:
+    assert list(this_host_addresses(value)) == [value]
+
+
+@pytest.mark.parametrize(
+    "value", [":x@", "redis://10.1:6379/0", "redis://cache.internal:6379/0", "12"]
+)
+def test_a_url_piece_or_another_host_is_not_this_host(value: str) -> None:
+    """``f":{password}@"`` is a piece of a URL being built, not a host (an empty host would
+    read as a unix socket)."""
+    assert list(this_host_addresses(value)) == []
