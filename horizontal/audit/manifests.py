@@ -22,7 +22,16 @@ __all__ = [
     "find_provisioned_timers",
 ]
 
-REPLICATED_KIND = lazy_compile(r"^kind:\s*(Deployment|StatefulSet|DaemonSet|ReplicaSet)\b", re.M)
+# Kinds whose pods are replicas: Kubernetes' own, OpenShift's DeploymentConfig, Argo's
+# Rollout, Clowder's ClowdApp (its ``deployments``).
+REPLICATED_KIND = lazy_compile(
+    r"^kind:\s*(Deployment|StatefulSet|DaemonSet|ReplicaSet|DeploymentConfig|Rollout|ClowdApp)\b",
+    re.M,
+)
+# A document that is a list of objects: an OpenShift Template's ``objects:``, a ``List``.
+OBJECT_LIST = lazy_compile(r"^kind:\s*(Template|List)\b", re.M)
+LIST_KEY = lazy_compile(r"^(objects|items):\s*$")
+JOBS_KEY = lazy_compile(r"^\s*jobs:\s*$")
 ONE_OFF = lazy_compile(r"^kind:\s*(Job|CronJob)\b|helm\.sh/hook", re.M)
 LIST_SYNTAX = lazy_compile(r"[\[\]\"',]")
 
@@ -136,11 +145,59 @@ def find_in_manifest(path: str, text: str) -> Iterator[Finding]:
         yield from find_provisioned_crons(path, text)
     offset = 0
     for document in text.split("\n---"):
-        if REPLICATED_KIND.search(document) and not ONE_OFF.search(document):
-            for number in sorted(_migrating_lines(document)):
-                line = document.splitlines()[number - 1].strip()
-                yield Finding(path, number + offset, "boot-migrate", BOOT_MIGRATE, line)
+        for start, manifest in _objects(document):
+            if REPLICATED_KIND.search(manifest) and not ONE_OFF.search(manifest):
+                for number in sorted(_migrating_lines(manifest) - _job_lines(manifest)):
+                    line = manifest.splitlines()[number - 1].strip()
+                    yield Finding(path, number + start + offset, "boot-migrate", BOOT_MIGRATE, line)
         offset += document.count("\n") + 1
+
+
+def _job_lines(manifest: str) -> set[int]:
+    """Lines under a ``jobs:`` key (a ClowdApp's one-off jobs, run by an invocation):
+    once per release, as a Job is."""
+    found: set[int] = set()
+    key_indent: int | None = None
+    for number, line in enumerate(manifest.splitlines(), start=1):
+        indent = len(line) - len(line.lstrip())
+        # YAML may write a key's list at the key's own indentation (``jobs:\n- name:``).
+        in_list = indent == key_indent and line.lstrip().startswith("- ")
+        if key_indent is not None and line.strip() and indent <= key_indent and not in_list:
+            key_indent = None
+        if key_indent is not None:
+            found.add(number)
+        elif JOBS_KEY.match(line):
+            key_indent = indent
+    return found
+
+
+def _objects(document: str) -> Iterator[tuple[int, str]]:
+    """The manifests of a document, each with the number of lines before it: the document
+    itself, or each object of an OpenShift Template's ``objects:`` (a ``List``'s
+    ``items:``), dedented so that its ``kind:`` starts the line."""
+    if not OBJECT_LIST.search(document):
+        yield 0, document
+        return
+    lines = document.splitlines()
+    starts = [i + 1 for i, line in enumerate(lines) if LIST_KEY.match(line)]
+    for first in starts:
+        item_indent: int | None = None
+        current: list[str] = []
+        current_start = first
+        for index in range(first, len(lines)):
+            line = lines[index]
+            indent = len(line) - len(line.lstrip())
+            if line.strip() and indent == 0 and not line.startswith("-"):
+                break  # the next top-level key
+            if line.lstrip().startswith("- ") and item_indent in (None, indent):
+                item_indent = indent
+                if current:
+                    yield current_start, "\n".join(current)
+                current, current_start = [], index
+                line = line.replace("- ", "  ", 1)
+            current.append(line[(item_indent or 0) + 2 :] if line.strip() else "")
+        if current:
+            yield current_start, "\n".join(current)
 
 
 def _migrating_lines(document: str) -> set[int]:

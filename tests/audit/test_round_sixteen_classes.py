@@ -25,6 +25,10 @@
   (``["monofy", "manage.py", "migrate", "&&", "gunicorn", …]``), and through a project's
   manage.py under another name (``bugsink-manage``, ``awx-manage``, ``pulpcore-manager``),
   runs at every container start. ``migrate --check`` or ``showmigrations`` there does not.
+- An OpenShift ``Template`` (or a ``List``) holds its manifests in ``objects:``: each is
+  judged as a document of its own, and a ``DeploymentConfig``, an Argo ``Rollout`` or a
+  Clowder ``ClowdApp`` runs replicas like a ``Deployment``. A ClowdApp's ``jobs:`` run
+  once per invocation, as a Job does.
 """
 
 from __future__ import annotations
@@ -212,3 +216,50 @@ def test_a_dry_run_or_another_command_in_the_chain_is_not(tmp_path: Path) -> Non
     for command in ("showmigrations", 'migrate", "--check'):
         dockerfile = EXEC_FORM.format(manage="bugsink-manage", command=command)
         assert scan(tmp_path / str(len(command)), {"Dockerfile": dockerfile}, "boot-migrate") == []
+
+
+# -- manifests inside an OpenShift Template --------------------------------------------------
+
+TEMPLATE = """\
+apiVersion: template.openshift.io/v1
+kind: Template
+metadata:
+  name: shop
+objects:
+- apiVersion: cloud.redhat.com/v1alpha1
+  kind: ClowdApp
+  metadata:
+    name: shop
+  spec:
+    deployments:
+    - name: api
+      podSpec:
+        image: shop:latest
+        {deployment}
+    jobs:
+    - name: db-migrate
+      podSpec:
+        command:
+        - /bin/bash
+        - -c
+        - $APP_ROOT/scripts/run_migrations.sh
+- apiVersion: v1
+  kind: Secret
+  metadata:
+    name: shop
+"""
+INIT_MIGRATE = """initContainers:
+        - command:
+          - /bin/bash
+          - -c
+          - $APP_ROOT/scripts/run_migrations.sh"""
+
+
+def test_a_clowdapp_deployment_that_migrates_in_a_template_is_found(tmp_path: Path) -> None:
+    files = {"deploy/clowdapp.yaml": TEMPLATE.format(deployment=INIT_MIGRATE)}
+    assert where(scan(tmp_path, files, "boot-migrate")) == [("deploy/clowdapp.yaml", 19)]
+
+
+def test_a_clowdapp_job_that_migrates_is_not(tmp_path: Path) -> None:
+    files = {"deploy/clowdapp.yaml": TEMPLATE.format(deployment="replicas: 3")}
+    assert scan(tmp_path, files, "boot-migrate") == []
