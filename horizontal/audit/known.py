@@ -19,8 +19,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
-from horizontal.audit.patterns import lazy_compile
-
 __all__ = [
     "APSCHEDULER_APPS",
     "CACHE_URL_CONFIGS",
@@ -384,7 +382,7 @@ def is_this_host(host: str, *, live: bool = False) -> bool:
 def _short_ipv4(host: str) -> ipaddress.IPv4Address | None:
     """The classic IPv4 forms every resolver accepts (``127.1``, ``0x7f.0.0.1``,
     ``2130706433``: ``inet_aton``'s), which ``ipaddress`` refuses."""
-    if not SHORT_IPV4.fullmatch(host):
+    if not _short_ipv4_form().fullmatch(host):
         return None
     try:
         return ipaddress.IPv4Address(socket.inet_aton(host))
@@ -392,7 +390,11 @@ def _short_ipv4(host: str) -> ipaddress.IPv4Address | None:
         return None
 
 
-SHORT_IPV4 = lazy_compile(r"(?:0x[0-9a-f]+|[0-9]+)(?:\.(?:0x[0-9a-f]+|[0-9]+)){0,3}")
+@functools.cache
+def _short_ipv4_form() -> re.Pattern[str]:
+    # Compiled on first use, here rather than through audit.patterns: every web worker
+    # imports this module, and none should load the scanner's modules.
+    return re.compile(r"(?:0x[0-9a-f]+|[0-9]+)(?:\.(?:0x[0-9a-f]+|[0-9]+)){0,3}")
 
 
 @functools.cache

@@ -17,7 +17,6 @@ from django.core import checks
 from django.core.checks import CheckMessage
 
 from horizontal.audit import known
-from horizontal.audit.patterns import lazy_compile
 from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import backends, is_a, is_overridden
 
@@ -33,8 +32,7 @@ __all__ = [
 FILE_LOG_HANDLERS = known.paths(known.FILE_LOG_HANDLERS)
 # A file handler on the process's own output writes what the platform collects, not a file.
 PROCESS_STREAMS = frozenset({"/dev/stdout", "/dev/stderr", "/dev/null"})
-# /proc/self/fd/1, and /proc/1/fd/1: PID 1's output, the container's log stream.
-PROCESS_FD = lazy_compile(r"/proc/(?:self|\d+)/fd/[12]")
+
 FILE_EMAIL = known.paths(known.FILE_EMAIL_BACKENDS)
 
 
@@ -97,7 +95,17 @@ def check_file_logging(
 def _process_stream(filename: object) -> bool:
     """A file name that is this process's (or the container's) own output stream."""
     text = str(filename)
-    return text in PROCESS_STREAMS or PROCESS_FD.fullmatch(text) is not None
+    if text in PROCESS_STREAMS:
+        return True
+    # /proc/self/fd/1, and /proc/1/fd/1: PID 1's output, the container's log stream.
+    parts = text.split("/")
+    return (
+        len(parts) == 5
+        and parts[:2] == ["", "proc"]
+        and (parts[2] == "self" or parts[2].isdigit())
+        and parts[3] == "fd"
+        and parts[4] in {"1", "2"}
+    )
 
 
 @register(TAG, deploy=True)

@@ -37,7 +37,10 @@ def test_file_log_handlers_are_w051() -> None:
 
 
 @pytest.mark.parametrize(
-    "stream", ["/dev/stdout", "/dev/stderr", "/proc/self/fd/1", "/proc/1/fd/2", os.devnull]
+    # /proc/<pid>/fd/2 by number (PID 1's in a container): this process's, which the test
+    # may open wherever it runs.
+    "stream",
+    ["/dev/stdout", "/dev/stderr", "/proc/self/fd/1", f"/proc/{os.getpid()}/fd/2", os.devnull],
 )
 def test_a_file_handler_on_the_process_output_is_not_a_local_file(stream: str) -> None:
     logging = {
@@ -88,3 +91,18 @@ def test_every_check_is_registered_deploy_only() -> None:
 )
 def test_message_follows_the_contract(message: checks.CheckMessage) -> None:
     assert_follows_the_contract(message)
+
+
+@pytest.mark.parametrize(
+    ("filename", "stream"),
+    [
+        ("/proc/1/fd/1", True),  # PID 1's output: the container's log stream
+        ("/proc/1/fd/2", True),
+        ("/proc/self/fd/2", True),
+        ("/proc/1/fd/3", False),  # another descriptor: a file
+        ("/proc/1/environ", False),
+        ("/var/log/app/proc/1/fd/1", False),
+    ],
+)
+def test_a_process_output_stream_is_told_by_its_path(filename: str, stream: bool) -> None:
+    assert logging_email._process_stream(filename) is stream
