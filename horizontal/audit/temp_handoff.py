@@ -75,7 +75,7 @@ def _written_by_path(module: PythonModule, function: FunctionNode, name: str) ->
         target = written_path(module, node)
         if target is None and isinstance(node.func, ast.Attribute) and node.func.attr == "save":
             target = node.args[0] if node.args else None
-        if target is not None and _names(target, name):
+        if target is not None and _mentions(target, {name}):
             return True
     return False
 
@@ -104,7 +104,7 @@ def _removes_temp(module: PythonModule, function: FunctionNode, name: str) -> bo
             continue
         method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
         removal = (call_name(module, node) or "") in CLEANUP_FUNCTIONS or method in CLEANUP_METHODS
-        if removal and _names(node, name):
+        if removal and _mentions(node, {name}):
             return True
     return False
 
@@ -166,11 +166,4 @@ def _bound(target: ast.expr) -> set[str]:
 def _mentions(node: ast.AST | None, names: set[str]) -> bool:
     return node is not None and any(
         isinstance(n, ast.Name) and n.id in names for n in ast.walk(node)
-    )
-
-
-def _names(node: ast.AST | None, name: str) -> bool:
-    """Whether ``node`` mentions the local ``name`` (``x``, ``x.name``, ``f(x)``)."""
-    return node is not None and any(
-        isinstance(n, ast.Name) and n.id == name for n in ast.walk(node)
     )
