@@ -60,6 +60,7 @@ from horizontal.audit.settings_files import (
     is_settings_path,
     looks_like_settings,
     served_settings,
+    untemplated,
 )
 from horizontal.audit.settings_rules import find_config_secret_keys
 from horizontal.audit.settings_values import top_level_settings
@@ -71,8 +72,6 @@ if TYPE_CHECKING:
     from horizontal.audit import settings_helpers
 
 MODELS_MODULE = lazy_compile(r"/models(\.py$|/)")
-TEMPLATE_TAG = lazy_compile(r"\{%.*?%\}")
-TEMPLATE_PLACEHOLDER = lazy_compile(r"\{\{.*?\}\}")
 # A migration outside a migrations/ folder (MIGRATION_MODULES = {"app": "app.db_migrations"}).
 MIGRATION_MODULE = "(migrations.Migration)"
 PythonDetector = Callable[[PythonModule], Iterable[Finding]]
@@ -428,9 +427,7 @@ class Scan:
         text = read_text(path)
         if text is None or not looks_like_settings(text):
             return
-        # Template tags out, placeholders as a word: line numbers are kept.
-        text = TEMPLATE_PLACEHOLDER.sub("x", TEMPLATE_TAG.sub("", text))
-        module = PythonModule.parse(name, text)
+        module = PythonModule.parse(name, untemplated(text))
         if module is not None:
             self.texts[name] = module.lines
             self.settings_groups.setdefault(posixpath.dirname(name), []).append(module)

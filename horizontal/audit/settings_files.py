@@ -75,6 +75,14 @@ def is_dev_settings(path: str) -> bool:
 # A Python module's template: ``docker.py.template``, ``settings.py.tpl``, ``….py.j2``.
 SETTINGS_TEMPLATE = lazy_compile(r"\.py\.(template|tpl|tmpl|j2)$")
 TEMPLATE_SUFFIX = lazy_compile(r"(?<=\.py)\.(template|tpl|tmpl|j2)$")
+TEMPLATE_TAG = lazy_compile(r"\{%.*?%\}")
+TEMPLATE_PLACEHOLDER = lazy_compile(r"\{\{.*?\}\}")
+
+
+def untemplated(text: str) -> str:
+    """A settings template read as Python: its tags out, its placeholders a word; the
+    line numbers are kept."""
+    return TEMPLATE_PLACEHOLDER.sub("x", TEMPLATE_TAG.sub("", text))
 
 
 # os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evap.settings") in wsgi.py / asgi.py.
