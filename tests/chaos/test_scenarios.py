@@ -116,7 +116,11 @@ def test_f2_runner_paused_past_its_ttl_at_each_failpoint(chaos_db: ScratchDataba
         f"F2 SIGSTOP the first runner 3xTTL at {', '.join(points)}, {chaos_db.vendor}"
         f" ({cluster.frozen_write_locks} pauses that froze SQLite's write lock undone)",
     )
-    assert metrics.attempts_lost >= 1, "no resumed zombie's write was rejected"
+    assert metrics.attempts_lost >= 1, "no resumed zombie's write was rejected\n" + "\n".join(
+        f"--- {w.name} (last lines of its log)\n" + "\n".join(w.output().splitlines()[-12:])
+        for w in cluster.workers
+        if w.name in zombies
+    )
     # No zombie's fenced write was accepted after a newer token's for the same slot (commit
     # order is id order). A write it made while it still held the claim is legitimate, even
     # though the slot was claimed again once it froze (paused in a heartbeat, say).
