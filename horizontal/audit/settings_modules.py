@@ -120,18 +120,20 @@ def find_settings_problems(
         imported = (
             star_imported_settings(module, modules, elsewhere) if has_star_import(module) else set()
         )
-        if imported is not None:
+        judged = _decided_in_branch(settings, conditional[module.path])
+        if imported is not None or judged:
             nearest = _nearest(module, children, production)
             found.extend(
                 _at_decider(finding, replaced, nearest)
                 for finding in implicit_defaults(
                     module,
                     settings,
-                    everything | imported,
+                    everything | (imported or set()),
                     uses_cache,
                     conditional[module.path],
                     compresses,
                 )
+                if imported is not None or finding.message.split(None, 1)[0] in judged
             )
     found = [f for f in found if f.message.split(":", 1)[0].split(" ", 1)[0] not in unused]
     found = _one_upload_storage(found)
@@ -139,6 +141,25 @@ def find_settings_problems(
         # A file log handler is its own (opt-in) category: split logs, not broken state.
         log_file = finding.message.startswith("LOGGING:")
         yield finding._replace(category="log-file") if log_file else finding
+
+
+# A setting a module assigns only in a branch that is off when nothing is set is decided
+# there, whatever a star import the scan cannot read brings in: the module's author chose
+# Django's default for production (``if USE_S3: STORAGES = …`` below ``from vendor import
+# *``). By setting, the finding that names Django's default.
+DECIDED_DEFAULTS = {
+    "CACHES": "CACHES",
+    "STORAGES": "MEDIA_ROOT",
+    "DEFAULT_FILE_STORAGE": "MEDIA_ROOT",
+}
+
+
+def _decided_in_branch(
+    settings: dict[str, list[ast.stmt]], every_assignment: dict[str, list[ast.stmt]]
+) -> set[str]:
+    """The implicit-default findings this module decides (see ``DECIDED_DEFAULTS``)."""
+    only_in_branch = every_assignment.keys() - settings.keys()
+    return {DECIDED_DEFAULTS[name] for name in only_in_branch if name in DECIDED_DEFAULTS}
 
 
 def _one_upload_storage(found: list[Finding]) -> list[Finding]:
