@@ -67,6 +67,7 @@ from horizontal.audit.settings_values import top_level_settings
 from horizontal.audit.source import PythonModule, is_runscript
 from horizontal.audit.suppress import is_suppressed
 from horizontal.audit.tree import iter_files, module_file, read_text, relative
+from horizontal.audit.web_servers import one_media_server
 
 if TYPE_CHECKING:
     from horizontal.audit import settings_helpers
@@ -222,7 +223,9 @@ class Scan:
         self.result.findings = starts.without_development_starts(
             starts.without_build_steps(
                 starts.one_cron_per_image(
-                    cron_jobs.without_host_housekeeping(self.result.findings, self.texts)
+                    one_media_server(
+                        cron_jobs.without_host_housekeeping(self.result.findings, self.texts)
+                    )
                 ),
                 self.texts,
             ),

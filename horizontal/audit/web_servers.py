@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from horizontal.audit.deploy import MEDIA_MAP, Line, logical_lines
+from horizontal.audit.deploy import MEDIA_MAP, UWSGI_SERVES_MEDIA, Line, logical_lines
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
 
-__all__ = ["MEDIA_FROM_DISK", "find_in_caddyfile", "find_in_nginx"]
+__all__ = ["MEDIA_FROM_DISK", "find_in_caddyfile", "find_in_nginx", "one_media_server"]
 
 MEDIA_FROM_DISK = (
     "the web server serves uploaded files from this host's folder: other instances have "
@@ -65,3 +65,18 @@ def find_in_nginx(path: str, text: str) -> Iterator[Finding]:
 def find_in_caddyfile(path: str, text: str) -> Iterator[Finding]:
     """``handle_path /media/* { file_server { root /srv/media } }``."""
     return _media_blocks_from_disk(path, text, CADDY_HANDLE, CADDY_FROM_DISK)
+
+
+def one_media_server(findings: list[Finding]) -> list[Finding]:
+    """Uploads served from this host's folder are one cause however many server configs
+    say so (a staging and a production nginx, uWSGI's ``static-map`` beside an nginx in
+    front): one finding at the first, the others related."""
+    serving = sorted(f for f in findings if f.message in {MEDIA_FROM_DISK, UWSGI_SERVES_MEDIA})
+    if len(serving) < 2:
+        return findings
+    first, rest = serving[0], serving[1:]
+    related = tuple(
+        place for f in rest for place in (Location(f.path, f.line, f.source), *f.related)
+    )
+    merged = first._replace(related=(*first.related, *related))
+    return [merged if f is first else f for f in findings if f not in rest]

@@ -5,6 +5,10 @@
   but a setting the module itself assigns only in a branch that is off when nothing is
   set (``if USE_S3: STORAGES = …`` with ``USE_S3`` false by default) is decided by the
   module: production gets Django's default (uploads on this host's disk, ``LocMemCache``).
+- Uploads served from this host's folder by the web server are one cause, however many
+  configs say so (a production and a staging nginx, uWSGI's ``static-map`` beside them):
+  one finding, the other places related. A config that serves only static files adds
+  nothing.
 """
 
 from __future__ import annotations
@@ -50,3 +54,38 @@ def test_storage_chosen_only_behind_an_option_under_an_unread_star_import(
 )
 def test_storage_left_to_an_unread_star_import_is_not_judged(tmp_path: Path, source: str) -> None:
     assert scan(tmp_path, {"app/settings.py": source}, "settings") == []
+
+
+# -- one finding for uploads served from this host's folder ---------------------------------
+
+NGINX_MEDIA = """\
+server {{
+    listen 80;
+    location /{path}/ {{
+        alias /srv/app/{path}/;
+    }}
+}}
+"""
+UWSGI_MEDIA = "[uwsgi]\nmodule = app.wsgi\nstatic-map = /media=/srv/app/media\n"
+
+
+def test_media_served_from_disk_by_several_configs_is_one_finding(tmp_path: Path) -> None:
+    files = {
+        "deploy/nginx/prod.conf": NGINX_MEDIA.format(path="media"),
+        "deploy/nginx/staging.conf": NGINX_MEDIA.format(path="media"),
+        "deploy/uwsgi.ini": UWSGI_MEDIA,
+    }
+    found = scan(tmp_path, files, "file-write")
+    assert where(found) == [("deploy/nginx/prod.conf", 3)]
+    related = {(r.path, r.line) for r in found[0].related}
+    assert {("deploy/nginx/staging.conf", 3), ("deploy/uwsgi.ini", 3)} <= related
+
+
+def test_a_config_serving_only_static_files_adds_nothing(tmp_path: Path) -> None:
+    files = {
+        "deploy/nginx/prod.conf": NGINX_MEDIA.format(path="media"),
+        "deploy/nginx/assets.conf": NGINX_MEDIA.format(path="static"),
+    }
+    found = scan(tmp_path, files, "file-write")
+    assert where(found) == [("deploy/nginx/prod.conf", 3)]
+    assert [r.path for r in found[0].related] == ["deploy/nginx/prod.conf"]
