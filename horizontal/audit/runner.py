@@ -108,8 +108,29 @@ THROTTLE_RATES = lazy_compile(r"[\"']DEFAULT_THROTTLE_(RATES|CLASSES)[\"']")
 RUN_BY_HAND_SPARES = frozenset({"file-write", "cache", "module-state", "timer-thread", "scheduler"})
 # A channel layer's API: without it an in-memory channel layer harms nobody. Judged only
 # once the scan has read the project's models (a settings file scanned alone is reported).
-# (Stored files are not judged this way: the FileFields are often a library's.)
 CHANNEL_LAYER_USE = ("channel_layer", "group_send", "group_add", "WebsocketConsumer")
+# Stored files: without any of these in the project's code, and with no installed app
+# that stores uploads (UPLOAD_APPS, read in settings), MEDIA_ROOT and the default storage
+# hold nothing, and a local default harms nobody.
+UPLOAD_USE = (
+    "FileField",
+    "ImageField",
+    "default_storage",
+    "storages[",
+    "get_storage_class",
+    "FileSystemStorage",
+    "request.FILES",
+    "UploadedFile",
+    "MEDIA_ROOT",
+)
+UPLOAD_APPS = lazy_compile(
+    r"[\"'](?:wagtail|filer|easy_thumbnails|sorl\.thumbnail|imagekit|attachments|"
+    r"django_summernote|martor|markdownx|ckeditor_uploader|django_ckeditor_5|photologue|"
+    r"avatar|cms|djangocms_\w+|mezzanine|wiki|machina|private_storage|filebrowser|"
+    r"django_drf_filepond|django_file_form|tinymce)(?:[.\"'])"
+)
+# The settings a project with no stored files leaves unused (as findings name them).
+UPLOAD_SETTINGS = frozenset({"MEDIA_ROOT", "STORAGES['default']"})
 
 
 class AuditResult:
@@ -123,6 +144,7 @@ class AuditResult:
         self.files = 0
         self.uses_cache = False
         self.uses_channel_layer = False
+        self.stores_files = False
         self.read_models = False  # whether the facts above describe a project's code
         # Python files that needed a parse and that this interpreter cannot parse (newer
         # syntax, or broken): nothing in them was audited, and the summary says so.
@@ -398,7 +420,8 @@ class Scan:
         """Settings whose feature the project's code never touches (``CHANNEL_LAYER_USE``)."""
         if not self.result.read_models:
             return frozenset()
-        return frozenset() if self.result.uses_channel_layer else frozenset({"CHANNEL_LAYERS"})
+        unused = frozenset() if self.result.uses_channel_layer else frozenset({"CHANNEL_LAYERS"})
+        return unused if self.result.stores_files else unused | UPLOAD_SETTINGS
 
     def keep(self, finding: Finding) -> None:
         if is_suppressed(finding, self.texts.get(finding.path, [])):
@@ -529,6 +552,16 @@ class Scan:
             ][: CACHE_WRITES_SHOWN - len(self.cache_writes)]
         if not result.uses_channel_layer and any(m in text for m in CHANNEL_LAYER_USE):
             result.uses_channel_layer = True
+        if not result.stores_files:
+            if is_settings_path(name):
+                result.stores_files = bool(UPLOAD_APPS.search(text))
+            elif any(marker in text for marker in UPLOAD_USE):
+                # urls.py's ``static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)``
+                # is the project template's, there whether or not anything is stored.
+                urls_only = name.endswith("urls.py") and "MEDIA_ROOT" in text
+                result.stores_files = not urls_only or any(
+                    marker in text for marker in UPLOAD_USE if marker != "MEDIA_ROOT"
+                )
         if not result.read_models and MODELS_MODULE.search(f"/{name}"):
             result.read_models = True
 

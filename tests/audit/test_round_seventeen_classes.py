@@ -9,6 +9,12 @@
   configs say so (a production and a staging nginx, uWSGI's ``static-map`` beside them):
   one finding, the other places related. A config that serves only static files adds
   nothing.
+- ``MEDIA_ROOT`` with no storage (or a local default storage) matters only where the
+  project stores files: a file or image field, ``default_storage``, ``request.FILES``,
+  ``MEDIA_ROOT`` in code (not the project template's ``static(…, document_root=
+  settings.MEDIA_ROOT)`` in ``urls.py``), or an installed app that stores uploads
+  (Wagtail's images, django-filer, …). A project whose code shows none of these, once its
+  models were read, stores nothing there, and is not told to move it.
 """
 
 from __future__ import annotations
@@ -89,3 +95,54 @@ def test_a_config_serving_only_static_files_adds_nothing(tmp_path: Path) -> None
     found = scan(tmp_path, files, "file-write")
     assert where(found) == [("deploy/nginx/prod.conf", 3)]
     assert [r.path for r in found[0].related] == ["deploy/nginx/prod.conf"]
+
+
+# -- the default storage of a project that stores no files -------------------------------
+
+UPLOAD_SETTINGS = """\
+INSTALLED_APPS = ["django.contrib.contenttypes", "app"{apps}]
+CACHES = {{"default": {{"BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://r"}}}}
+MEDIA_ROOT = "/srv/media"
+"""
+MODELS = """\
+from django.db import models
+
+
+class Invoice(models.Model):
+    number = models.CharField(max_length=20)
+{field}"""
+TEMPLATE_URLS = """\
+from django.conf import settings
+from django.conf.urls.static import static
+
+urlpatterns = [] + static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
+"""
+
+
+@pytest.mark.parametrize(
+    ("apps", "field"),
+    [
+        ("", "    scan = models.FileField(upload_to='scans/')\n"),
+        (', "wagtail.images"', ""),
+    ],
+    ids=["file-field", "upload-app"],
+)
+def test_media_root_without_storage_where_the_project_stores_files(
+    tmp_path: Path, apps: str, field: str
+) -> None:
+    files = {
+        "app/settings.py": UPLOAD_SETTINGS.format(apps=apps),
+        "app/models.py": MODELS.format(field=field),
+        "app/urls.py": TEMPLATE_URLS,
+    }
+    found = scan(tmp_path, files, "settings")
+    assert [f.message.split(" ", 1)[0] for f in found] == ["MEDIA_ROOT"]
+
+
+def test_media_root_without_storage_where_nothing_is_stored(tmp_path: Path) -> None:
+    files = {
+        "app/settings.py": UPLOAD_SETTINGS.format(apps=""),
+        "app/models.py": MODELS.format(field=""),
+        "app/urls.py": TEMPLATE_URLS,
+    }
+    assert scan(tmp_path, files, "settings") == []
