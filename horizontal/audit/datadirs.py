@@ -69,6 +69,10 @@ def data_folder_uses(module: PythonModule) -> tuple[list[Use], list[Use]]:
             continue  # nested functions are walked with their parent
         if scope.cls is not None and _static_files_finder(scope.cls):
             continue  # runs in collectstatic: a build step, once per image
+        first = min((d.lineno for d in function.decorator_list), default=function.lineno)
+        body = module.lines[first - 1 : function.end_lineno]
+        if not any("settings." in line for line in body):
+            continue  # a walk of the function's tree would find nothing
         named = _named_lines(function)
         if not named:
             continue

@@ -196,7 +196,7 @@ def _guarded_lines(module: PythonModule) -> set[int]:
     for node in ast.walk(module.tree):
         if not isinstance(node, ast.If):
             continue
-        test = ast.get_source_segment(module.text, node.test) or ""
+        test = module.segment(node.test)
         if not LOCAL_GUARD.search(test) or test.lstrip().startswith("not "):
             continue
         first = node.body[0].lineno
@@ -253,8 +253,7 @@ def _secret_into_file(module: PythonModule, call: ast.Call, scope: ast.AST) -> b
     if target is None:
         return False
     named = bool(
-        SECRET_NAME.search(ast.get_source_segment(module.text, target) or "")
-        or SECRET_NAME.search(getattr(scope, "name", ""))
+        SECRET_NAME.search(module.segment(target)) or SECRET_NAME.search(getattr(scope, "name", ""))
     )
     if not named:
         named = any(

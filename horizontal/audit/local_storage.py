@@ -121,7 +121,7 @@ def _read_only_storage(module: PythonModule, call: ast.Call) -> bool:
     function never saves, deletes or opens for writing through the local name it is bound
     to, nor hands it to a field as its ``storage`` (looked for in the whole module)."""
     location = call.args[0] if call.args else keyword(call, "location")
-    if location is None or "MEDIA" in (ast.get_source_segment(module.text, location) or ""):
+    if location is None or "MEDIA" in module.segment(location):
         return False
     if module.scope(call).function is None:
         return False  # a module-level storage: other modules may save through it

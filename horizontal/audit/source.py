@@ -37,6 +37,10 @@ class Scope(NamedTuple):
     cls: ast.ClassDef | None
 
 
+# ``str.splitlines()`` also breaks lines at these, the parser's line numbers do not.
+LINE_MARKS_THE_PARSER_IGNORES = ("\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
 class PythonModule:
     """One parsed module, indexed once for every detector.
 
@@ -176,6 +180,24 @@ class PythonModule:
 
     def line(self, number: int) -> str:
         return self.lines[number - 1].strip() if 0 < number <= len(self.lines) else ""
+
+    def segment(self, node: ast.AST) -> str:
+        """``ast.get_source_segment(text, node) or ""`` from the lines split once (the
+        standard one splits the whole text again on every call)."""
+        if any(mark in self.text for mark in LINE_MARKS_THE_PARSER_IGNORES):
+            return ast.get_source_segment(self.text, node) or ""
+        first, last = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+        start, end = getattr(node, "col_offset", None), getattr(node, "end_col_offset", None)
+        if first is None or last is None or start is None or end is None:
+            return ""
+        # Offsets count UTF-8 bytes, as the parser does.
+        lines = [line.encode() for line in self.lines[first - 1 : last]]
+        if len(lines) != last - first + 1:
+            return ""
+        if len(lines) == 1:
+            return lines[0][start:end].decode(errors="replace")
+        parts = [lines[0][start:], *lines[1:-1], lines[-1][:end]]
+        return "\n".join(part.decode(errors="replace") for part in parts)
 
 
 # useful_scripts/get_emails.py, scripts/import_2019.py: a folder of scripts an operator
