@@ -80,6 +80,9 @@ DEPLOYMENT_DOT_DIRS = frozenset(
 )
 # Folders of examples named for what they hold (``local.d.examples``, ``conf-samples``).
 EXAMPLE_DIR = lazy_compile(r"[._-](examples?|samples?)$")
+# Folders of tests and their support named as such (``test_framework``, ``tests_e2e``,
+# ``shuup_tests``, ``selenium-tests``), as test files are (``TEST_FILE``).
+TEST_DIR = lazy_compile(r"^tests?[_-]|[_-]tests?$")
 # Tests and their support: test_x.py, x_tests.py, conftest.py, a pytest plugin module
 # (pytest_plugin.py, pytest_fixtures.py).
 TEST_FILE = lazy_compile(r"(^test_.*|.*_tests?|^tests?|^conftest|^pytest_\w+)\.py$")
@@ -117,6 +120,7 @@ def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
             and d not in exclude
             and (not d.startswith(".") or d in DEPLOYMENT_DOT_DIRS)
             and not EXAMPLE_DIR.search(d)
+            and not TEST_DIR.search(d)
             and (d not in DOCUMENTATION_DIRS or _is_an_app(Path(directory, d)))
         )
         for name in sorted(names):

@@ -15,6 +15,9 @@
   settings.MEDIA_ROOT)`` in ``urls.py``), or an installed app that stores uploads
   (Wagtail's images, django-filer, …). A project whose code shows none of these, once its
   models were read, stores nothing there, and is not told to move it.
+- A folder named for tests (``test_framework/``, ``tests_e2e/``, ``shuup_tests/``,
+  ``selenium-tests/``) holds tests and their support, as a ``tests/`` folder does: not
+  audited. A folder whose name merely contains "test" (``latest/``, ``contest/``) is.
 """
 
 from __future__ import annotations
@@ -146,3 +149,23 @@ def test_media_root_without_storage_where_nothing_is_stored(tmp_path: Path) -> N
         "app/urls.py": TEMPLATE_URLS,
     }
     assert scan(tmp_path, files, "settings") == []
+
+
+# -- folders named for tests ---------------------------------------------------------------
+
+REPORT_WRITE = """\
+def export(request, rows):
+    with open("/srv/reports/latest.csv", "w") as out:
+        out.write(render(rows))
+"""
+
+
+@pytest.mark.parametrize("folder", ["test_framework", "tests_e2e", "shop_tests", "load-test"])
+def test_a_folder_named_for_tests_is_not_audited(tmp_path: Path, folder: str) -> None:
+    assert scan(tmp_path, {f"{folder}/harness.py": REPORT_WRITE}) == []
+
+
+@pytest.mark.parametrize("folder", ["contest", "latest", "attestation"])
+def test_a_folder_whose_name_contains_test_is_audited(tmp_path: Path, folder: str) -> None:
+    found = scan(tmp_path, {f"{folder}/harness.py": REPORT_WRITE})
+    assert [f.path for f in found] == [f"{folder}/harness.py"]
