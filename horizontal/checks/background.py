@@ -414,6 +414,22 @@ def _django_q_addresses(cluster: object) -> Iterable[tuple[str, object]]:
     yield "Q_CLUSTER['redis']", cluster.get("redis") or REDIS_DEFAULT
 
 
+# django-celery-results' cache backend: results in the Django cache alias named by
+# CELERY_CACHE_BACKEND, or the default cache without one.
+CELERY_DJANGO_CACHE = "django-cache"
+
+
+def _celery_results_cache() -> tuple[str, object] | None:
+    """(alias, BACKEND) of the cache that holds Celery's results, when it is Django's."""
+    if getattr(settings, "CELERY_RESULT_BACKEND", None) != CELERY_DJANGO_CACHE:
+        return None
+    caches = getattr(settings, "CACHES", None) or {}
+    alias = getattr(settings, "CELERY_CACHE_BACKEND", None)
+    alias = alias if isinstance(alias, str) and alias in caches else "default"
+    config = caches.get(alias)
+    return alias, config.get("BACKEND") if isinstance(config, Mapping) else None
+
+
 @register(TAG, deploy=True)
 def check_background_services_on_this_host(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
@@ -423,6 +439,14 @@ def check_background_services_on_this_host(
         address = next(known.this_host_addresses(value, live=True), None)
         if address is not None:
             found.append(W048(setting, address))
+    results = _celery_results_cache()
+    # A cache on this host's server is W004's; a cache in the process or its files is this.
+    if results is not None and cache_is(results[1], NOT_SHARED_CACHES):
+        alias, backend = results
+        kind = str(backend).rsplit(".", 1)[-1]
+        found.append(
+            W048("CELERY_RESULT_BACKEND", f"{CELERY_DJANGO_CACHE} on CACHES[{alias!r}], a {kind},")
+        )
     return found
 
 

@@ -370,3 +370,33 @@ def test_a_huey_dict_without_immediate_follows_debug() -> None:
     huey = {"name": "shop", "connection": {"host": "redis.internal"}}
     assert deploy_ids(HUEY=huey, DEBUG=True) == ["horizontal.W049"]
     assert deploy_ids(HUEY=huey, DEBUG=False) == []
+
+
+# django-celery-results' "django-cache": results in CACHES[CELERY_CACHE_BACKEND] (default).
+CACHES_WITH_A_LOCAL_ALIAS = {"default": REDIS, "local": LOCMEM}
+
+
+def test_celery_results_in_a_per_process_cache_are_w048() -> None:
+    messages = deploy_messages(
+        CACHES=CACHES_WITH_A_LOCAL_ALIAS,
+        HORIZONTAL_LOCAL_CACHES=["local"],
+        CELERY_RESULT_BACKEND="django-cache",
+        CELERY_CACHE_BACKEND="local",
+    )
+    warnings = [m for m in messages if m.level >= checks.WARNING]
+    assert [m.id for m in warnings] == ["horizontal.W048"]
+    assert "CACHES['local'], a LocMemCache" in (warnings[0].hint or "")
+
+
+@pytest.mark.parametrize("alias", [None, "default", "no-such-alias"])
+def test_celery_results_in_the_shared_cache_are_silent(alias: str | None) -> None:
+    chosen = {} if alias is None else {"CELERY_CACHE_BACKEND": alias}
+    assert (
+        deploy_ids(
+            CACHES=CACHES_WITH_A_LOCAL_ALIAS,
+            HORIZONTAL_LOCAL_CACHES=["local"],
+            CELERY_RESULT_BACKEND="django-cache",
+            **chosen,
+        )
+        == []
+    )
