@@ -20,6 +20,7 @@ from functools import cache
 from pathlib import Path
 
 from horizontal.audit.known import PER_INSTANCE_CALLS, PER_INSTANCE_ENVIRONMENT
+from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.settings_branches import off_by_default_statements
 from horizontal.audit.settings_rules import random_value_line
 from horizontal.audit.settings_values import env_default, top_level_settings
@@ -30,6 +31,7 @@ __all__ = [
     "per_instance_cache_options",
     "per_instance_calls_in",
     "random_secret_key_sites",
+    "release_instance_id_sites",
     "settings_sources",
 ]
 
@@ -334,6 +336,52 @@ def constant_instance_id_sites(module_name: str) -> list[tuple[str, str]]:
                         break
             if literal is not None:
                 found.append((f"{module.path}:{statement.lineno}", literal))
+    return found
+
+
+# Environment variables that name a release, the same on every instance of it: a
+# version, a commit, an image tag, a build or deployment id (Heroku's
+# ``HEROKU_RELEASE_VERSION``, Cloud Run's ``K_REVISION``, ``GIT_SHA``, ``IMAGE_TAG``).
+RELEASE_VARIABLE = lazy_compile(
+    r"(^|_)(RELEASE|VERSION|COMMIT|SHA|REVISION|BUILD|IMAGE|TAG|SLUG|DEPLOY|DEPLOYMENT)(_|$)"
+)
+
+
+def release_instance_id_sites(module_name: str) -> list[tuple[str, str]]:
+    """(``path:line``, the variable) for each ``HORIZONTAL_INSTANCE_ID`` the settings
+    source builds only from literals and environment variables that name the release
+    (``os.environ["GIT_SHA"]``, ``f"web-{os.getenv('RELEASE')}"``): one value for every
+    instance of a release."""
+    found: list[tuple[str, str]] = []
+    for module, _name in settings_sources(module_name):
+        for statement in top_level_settings(module).get("HORIZONTAL_INSTANCE_ID", []):
+            value = getattr(statement, "value", None)
+            variables = _release_variables(value) if value is not None else None
+            if variables:
+                found.append((f"{module.path}:{statement.lineno}", variables[0]))
+    return found
+
+
+def _release_variables(node: ast.AST) -> list[str] | None:
+    """The release variables ``node`` is built from, or None when a part is anything
+    else than a literal or such a variable (a hostname, a pid, another variable)."""
+    if isinstance(node, ast.Constant):
+        return []
+    if isinstance(node, ast.JoinedStr):
+        parts: list[ast.AST] = list(node.values)
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        parts = [node.left, node.right]
+    elif isinstance(node, ast.FormattedValue):
+        parts = [node.value]
+    else:
+        variable = _environment_variable(node)
+        return [variable] if variable and RELEASE_VARIABLE.search(variable.upper()) else None
+    found: list[str] = []
+    for part in parts:
+        variables = _release_variables(part)
+        if variables is None:
+            return None
+        found += variables
     return found
 
 

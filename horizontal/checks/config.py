@@ -356,11 +356,18 @@ def check_instance_id_is_per_instance(
         return []  # unset: hostname:pid:boot-id; a wrong type is E001's
     module_name = getattr(settings, "SETTINGS_MODULE", None)
     if module_name:
-        from horizontal.audit.settings_imported import constant_instance_id_sites
+        from horizontal.audit.settings_imported import (
+            constant_instance_id_sites,
+            release_instance_id_sites,
+        )
 
         for where, literal in constant_instance_id_sites(module_name):
             if literal == value:  # the literal itself, or the fallback that was used
                 return [E007(value, where)]
+        releases = release_instance_id_sites(module_name)
+        if releases:
+            where, variable = releases[0]
+            return [E007(value, f"{where}, from {variable}: one value per release")]
     if value.strip().lower() in GENERIC_INSTANCE_IDS:
         return [E007(value, "a role name, not an instance's")]
     return []

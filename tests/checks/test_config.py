@@ -191,6 +191,12 @@ def instance_id_errors(tmp_path: Any, monkeypatch: Any, source: str, value: obje
             "import os\nHORIZONTAL_INSTANCE_ID = f\"web-{os.environ.get('REPLICA', '0')}\"\n",
             "web-0",
         ),
+        ('import os\nHORIZONTAL_INSTANCE_ID = os.environ["GIT_SHA"]\n', "9f3c2ab"),
+        ('import os\nHORIZONTAL_INSTANCE_ID = os.getenv("K_REVISION")\n', "shop-00042-xoz"),
+        (
+            "import os\nHORIZONTAL_INSTANCE_ID = f\"web-{os.environ['HEROKU_RELEASE_VERSION']}\"\n",
+            "web-v117",
+        ),
     ],
     ids=[
         "literal",
@@ -198,6 +204,9 @@ def instance_id_errors(tmp_path: Any, monkeypatch: Any, source: str, value: obje
         "or-fallback-used",
         "a-role-name",
         "f-string-of-fallbacks",
+        "the-commit",
+        "the-revision",
+        "f-string-of-the-release",
     ],
 )
 def test_an_instance_id_every_instance_shares_is_e007(
@@ -223,8 +232,22 @@ def test_an_instance_id_every_instance_shares_is_e007(
             "import os\nHORIZONTAL_INSTANCE_ID = f\"web-{os.environ.get('REPLICA', '0')}\"\n",
             "web-3",
         ),
+        (
+            "import os, socket\n"
+            "HORIZONTAL_INSTANCE_ID = f\"{os.environ['GIT_SHA']}-{socket.gethostname()}\"\n",
+            "9f3c2ab-web-3",
+        ),
+        ('import os\nHORIZONTAL_INSTANCE_ID = os.environ["FLY_ALLOC_ID"]\n', "3d8d9e1b"),
     ],
-    ids=["unset", "environ-set", "environ-unique", "hostname-and-pid", "f-string-set"],
+    ids=[
+        "unset",
+        "environ-set",
+        "environ-unique",
+        "hostname-and-pid",
+        "f-string-set",
+        "release-and-hostname",
+        "an-instance-variable",
+    ],
 )
 def test_an_instance_id_of_its_own_per_instance_is_silent(
     tmp_path: Any, monkeypatch: Any, source: str, value: str | None
