@@ -45,14 +45,16 @@ CRON_INSTALL = lazy_compile(
     r"\bservice\s+cron\b|/etc/init\.d/cron\b|(^|[\s;&|'\"\[,])cron(\s+-f)?\s*($|[;&|'\"\],])"
 )
 PACKAGE_INSTALL = lazy_compile(r"\b(apt-get|apt|apk|yum|dnf|pip)\b.*\b(install|add)\b")
+# A script named for the server it starts (``python3 ./gunicorn_run.py``, ``run-uwsgi.sh``).
+SERVER_SCRIPT = r"|[\w-]*(gunicorn|uwsgi|daphne|uvicorn|hypercorn|granian)[\w-]*\.(py|sh)\b"
 SERVER = lazy_compile(
     r"\b(gunicorn|uwsgi|daphne|uvicorn|hypercorn|granian|runserver|supervisord|waitress)\b|"
-    r"exec\s+\"?\$@"
+    r"exec\s+\"?\$@" + SERVER_SCRIPT
 )
 # Django's development server: an image or script that serves with it is for development.
 DEV_SERVER = lazy_compile(r"\brunserver(_plus)?\b")
 PRODUCTION_SERVER = lazy_compile(
-    r"\b(gunicorn|uwsgi|daphne|uvicorn|hypercorn|granian|supervisord|waitress)\b"
+    r"\b(gunicorn|uwsgi|daphne|uvicorn|hypercorn|granian|supervisord|waitress)\b" + SERVER_SCRIPT
 )
 
 

@@ -18,6 +18,10 @@
 - A folder named for tests (``test_framework/``, ``tests_e2e/``, ``shuup_tests/``,
   ``selenium-tests/``) holds tests and their support, as a ``tests/`` folder does: not
   audited. A folder whose name merely contains "test" (``latest/``, ``contest/``) is.
+- A script named for the server it starts (``python3 ./gunicorn_run.py``,
+  ``./run-uwsgi.sh``) is the server: ``migrate && … && python3 ./gunicorn_run.py`` in a
+  compose service migrates at every container start. Chained before another script
+  (``load_fixtures.py``) it is a one-off job's.
 """
 
 from __future__ import annotations
@@ -169,3 +173,24 @@ def test_a_folder_named_for_tests_is_not_audited(tmp_path: Path, folder: str) ->
 def test_a_folder_whose_name_contains_test_is_audited(tmp_path: Path, folder: str) -> None:
     found = scan(tmp_path, {f"{folder}/harness.py": REPORT_WRITE})
     assert [f.path for f in found] == [f"{folder}/harness.py"]
+
+
+# -- a script named for the server it starts ------------------------------------------------
+
+COMPOSE_START = """\
+services:
+  web:
+    image: shop
+    command: ["python manage.py migrate --no-input && cd /app && python3 ./{script}"]
+"""
+
+
+@pytest.mark.parametrize("script", ["gunicorn_run.py", "run-uwsgi.sh"])
+def test_migrate_before_a_script_named_for_the_server(tmp_path: Path, script: str) -> None:
+    found = scan(tmp_path, {"docker-compose.yml": COMPOSE_START.format(script=script)})
+    assert [(f.category, f.line) for f in found] == [("boot-migrate", 4)]
+
+
+def test_migrate_before_another_script_is_a_one_off(tmp_path: Path) -> None:
+    files = {"docker-compose.yml": COMPOSE_START.format(script="load_fixtures.py")}
+    assert scan(tmp_path, files) == []
