@@ -1,7 +1,9 @@
 """Kubernetes manifests, Helm templates and Ansible roles: what every pod or host runs.
 
 A Deployment's container that migrates runs in every pod (a Job or a Helm hook runs once
-per release); an Ansible ``cron:`` task that runs a Django command, or a systemd timer a
+per release), and one whose celery worker embeds beat (``-B``/``--beat``) starts a
+scheduler in every pod; so does a Helm chart's ``values.yaml`` that gives a container
+that command. An Ansible ``cron:`` task that runs a Django command, or a systemd timer a
 role that deploys the Django app enables, runs on every host the role provisions.
 """
 
@@ -11,7 +13,7 @@ import re
 from collections.abc import Iterator
 
 from horizontal.audit.compose import command_blocks
-from horizontal.audit.deploy import BOOT_MIGRATE, logical_lines, runs_migrations
+from horizontal.audit.deploy import BOOT_MIGRATE, EMBEDDED_BEAT, logical_lines, runs_migrations
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
 
@@ -143,6 +145,9 @@ def find_in_manifest(path: str, text: str) -> Iterator[Finding]:
     Ansible task's cron that runs a Django command runs on every host it provisions."""
     if "cron:" in text:
         yield from find_provisioned_crons(path, text)
+    if HELM_VALUES.search(path):
+        yield from _embedded_beats(path, text, 0)
+        return
     offset = 0
     for document in text.split("\n---"):
         for start, manifest in _objects(document):
@@ -150,7 +155,39 @@ def find_in_manifest(path: str, text: str) -> Iterator[Finding]:
                 for number in sorted(_migrating_lines(manifest) - _job_lines(manifest)):
                     line = manifest.splitlines()[number - 1].strip()
                     yield Finding(path, number + start + offset, "boot-migrate", BOOT_MIGRATE, line)
+                yield from _embedded_beats(path, manifest, start + offset)
         offset += document.count("\n") + 1
+
+
+# A Helm chart's values (``charts/app/values.yaml``, ``helm/values-production.yaml``):
+# the commands its templates give the pods.
+HELM_VALUES = lazy_compile(r"(^|/)(charts?|helm)/(.+/)?values[\w.-]*\.ya?ml$")
+BEAT_FLAG = lazy_compile(r"(^|[\s\"'\[,-])(-B|--beat)\b")
+POD_BEAT = (
+    "the pod's celery worker embeds beat (-B/--beat): with N replicas, N schedulers send "
+    "every periodic task N times"
+)
+
+
+def _embedded_beats(path: str, text: str, offset: int) -> Iterator[Finding]:
+    """A ``command:``/``args:`` value (a line, a flow list, one word per line) that runs a
+    celery worker with beat embedded, at the line that embeds it (``- --beat``). A
+    container's ``command:`` and ``args:`` are read together, in order."""
+    lines = text.splitlines()
+    blocks = list(command_blocks(lines))
+    words = " ".join(
+        LIST_SYNTAX.sub(" ", item.strip().removeprefix("- "))
+        for _, block in blocks
+        for item in block
+    )
+    if not EMBEDDED_BEAT.search(words):
+        return
+    for start, block in blocks:
+        at = next((i for i, item in enumerate(block) if BEAT_FLAG.search(item)), None)
+        if at is not None:
+            number = start + at
+            yield Finding(path, number + offset, "scheduler", POD_BEAT, lines[number - 1].strip())
+            return
 
 
 def _job_lines(manifest: str) -> set[int]:

@@ -22,6 +22,10 @@
   ``./run-uwsgi.sh``) is the server: ``migrate && … && python3 ./gunicorn_run.py`` in a
   compose service migrates at every container start. Chained before another script
   (``load_fixtures.py``) it is a one-off job's.
+- A Kubernetes workload whose celery worker embeds beat (``worker --beat``, ``-B``) starts
+  a scheduler in every replica; so does a Helm chart's ``values.yaml`` that gives a
+  container that command. A Job, a worker without beat, and a values file outside a
+  chart are silent.
 """
 
 from __future__ import annotations
@@ -194,3 +198,62 @@ def test_migrate_before_a_script_named_for_the_server(tmp_path: Path, script: st
 def test_migrate_before_another_script_is_a_one_off(tmp_path: Path) -> None:
     files = {"docker-compose.yml": COMPOSE_START.format(script="load_fixtures.py")}
     assert scan(tmp_path, files) == []
+
+
+# -- celery beat embedded in every pod ------------------------------------------------------
+
+WORKLOAD = """\
+apiVersion: {api}
+kind: {kind}
+metadata:
+  name: worker
+spec:
+  template:
+    spec:
+      containers:
+        - name: worker
+          image: shop
+          command: ["celery", "-A", "shop", "worker", {flag}"-l", "info"]
+"""
+CHART_VALUES = """\
+tasks:
+  command:
+    - celery
+    - -A
+    - shop
+    - worker
+    - {flag}
+"""
+
+
+@pytest.mark.parametrize("flag", ['"--beat", ', '"-B", '])
+def test_a_deployment_whose_worker_embeds_beat(tmp_path: Path, flag: str) -> None:
+    files = {"k8s/worker.yaml": WORKLOAD.format(api="apps/v1", kind="Deployment", flag=flag)}
+    found = scan(tmp_path, files)
+    assert [(f.category, f.line) for f in found] == [("scheduler", 11)]
+
+
+@pytest.mark.parametrize(
+    ("kind", "flag"), [("Job", '"--beat", '), ("Deployment", "")], ids=["job", "no-beat"]
+)
+def test_a_job_or_a_worker_without_beat_is_silent(tmp_path: Path, kind: str, flag: str) -> None:
+    api = "batch/v1" if kind == "Job" else "apps/v1"
+    files = {"k8s/worker.yaml": WORKLOAD.format(api=api, kind=kind, flag=flag)}
+    assert scan(tmp_path, files) == []
+
+
+def test_a_chart_values_file_whose_worker_embeds_beat(tmp_path: Path) -> None:
+    files = {"charts/shop/values.yaml": CHART_VALUES.format(flag="--beat")}
+    found = scan(tmp_path, files)
+    assert [(f.category, f.line) for f in found] == [("scheduler", 7)]
+
+
+@pytest.mark.parametrize(
+    ("path", "flag"),
+    [("charts/shop/values.yaml", "--loglevel=info"), ("config/values.yaml", "--beat")],
+    ids=["no-beat", "not-a-chart"],
+)
+def test_values_without_beat_or_outside_a_chart_are_silent(
+    tmp_path: Path, path: str, flag: str
+) -> None:
+    assert scan(tmp_path, {path: CHART_VALUES.format(flag=flag)}) == []
