@@ -20,6 +20,7 @@ from horizontal.audit import (
     concurrency,
     cron_jobs,
     datadirs,
+    feature_use,
     field_paths,
     files,
     importers,
@@ -90,8 +91,6 @@ PYTHON_DETECTORS: tuple[PythonDetector, ...] = (
 )
 
 
-# Code that uses Django's cache API: only then is the implicit LocMemCache a problem.
-CACHE_USE = ("django.core.cache", "cache_page", "cache_control", "django_ratelimit")
 # A write of shared state through the cache (a throttle flag, a counter, a lock): where a
 # per-process cache shows. The cache by any name that ends so (``from django.core.cache
 # import cache as django_cache``). Related locations of the CACHES finding, the first few.
@@ -106,31 +105,6 @@ THROTTLE_RATES = lazy_compile(r"[\"']DEFAULT_THROTTLE_(RATES|CLASSES)[\"']")
 # What a command's process keeps ends with its run: not reported in commands and scripts,
 # nor in the modules only they import (their locks are).
 RUN_BY_HAND_SPARES = frozenset({"file-write", "cache", "module-state", "timer-thread", "scheduler"})
-# A channel layer's API: without it an in-memory channel layer harms nobody. Judged only
-# once the scan has read the project's models (a settings file scanned alone is reported).
-CHANNEL_LAYER_USE = ("channel_layer", "group_send", "group_add", "WebsocketConsumer")
-# Stored files: without any of these in the project's code, and with no installed app
-# that stores uploads (UPLOAD_APPS, read in settings), MEDIA_ROOT and the default storage
-# hold nothing, and a local default harms nobody.
-UPLOAD_USE = (
-    "FileField",
-    "ImageField",
-    "default_storage",
-    "storages[",
-    "get_storage_class",
-    "FileSystemStorage",
-    "request.FILES",
-    "UploadedFile",
-    "MEDIA_ROOT",
-)
-UPLOAD_APPS = lazy_compile(
-    r"[\"'](?:wagtail|filer|easy_thumbnails|sorl\.thumbnail|imagekit|attachments|"
-    r"django_summernote|martor|markdownx|ckeditor_uploader|django_ckeditor_5|photologue|"
-    r"avatar|cms|djangocms_\w+|mezzanine|wiki|machina|private_storage|filebrowser|"
-    r"django_drf_filepond|django_file_form|tinymce)(?:[.\"'])"
-)
-# The settings a project with no stored files leaves unused (as findings name them).
-UPLOAD_SETTINGS = frozenset({"MEDIA_ROOT", "STORAGES['default']"})
 
 
 class AuditResult:
@@ -421,7 +395,7 @@ class Scan:
         if not self.result.read_models:
             return frozenset()
         unused = frozenset() if self.result.uses_channel_layer else frozenset({"CHANNEL_LAYERS"})
-        return unused if self.result.stores_files else unused | UPLOAD_SETTINGS
+        return unused if self.result.stores_files else unused | feature_use.UPLOAD_SETTINGS
 
     def keep(self, finding: Finding) -> None:
         if is_suppressed(finding, self.texts.get(finding.path, [])):
@@ -527,7 +501,7 @@ class Scan:
 
     def _note_uses(self, name: str, text: str) -> None:
         result = self.result
-        if not result.uses_cache and any(marker in text for marker in CACHE_USE):
+        if not result.uses_cache and feature_use.uses_cache(text):
             result.uses_cache = True
         if "DEFAULT_THROTTLE_" in text and is_settings_path(name):
             throttles = [
@@ -550,18 +524,10 @@ class Scan:
                 for number, line in enumerate(text.splitlines(), 1)
                 if CACHE_WRITE.search(line)
             ][: CACHE_WRITES_SHOWN - len(self.cache_writes)]
-        if not result.uses_channel_layer and any(m in text for m in CHANNEL_LAYER_USE):
+        if not result.uses_channel_layer and feature_use.uses_channel_layer(text):
             result.uses_channel_layer = True
         if not result.stores_files:
-            if is_settings_path(name):
-                result.stores_files = bool(UPLOAD_APPS.search(text))
-            elif any(marker in text for marker in UPLOAD_USE):
-                # urls.py's ``static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)``
-                # is the project template's, there whether or not anything is stored.
-                urls_only = name.endswith("urls.py") and "MEDIA_ROOT" in text
-                result.stores_files = not urls_only or any(
-                    marker in text for marker in UPLOAD_USE if marker != "MEDIA_ROOT"
-                )
+            result.stores_files = feature_use.stores_files(name, text, is_settings_path(name))
         if not result.read_models and MODELS_MODULE.search(f"/{name}"):
             result.read_models = True
 

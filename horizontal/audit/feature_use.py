@@ -1,0 +1,63 @@
+"""Which of Django's features the project's code uses: the cache, channel layers, stored
+files. A setting whose feature nothing uses harms nobody however it is set (an
+in-memory channel layer no code sends to, a local ``MEDIA_ROOT`` nothing is stored in).
+
+Text only, one pass per file: the runner asks for each file it reads and keeps the answer
+once it is yes.
+"""
+
+from __future__ import annotations
+
+from horizontal.audit.patterns import lazy_compile
+
+__all__ = ["UPLOAD_SETTINGS", "stores_files", "uses_cache", "uses_channel_layer"]
+
+# Code that uses Django's cache API: only then is the implicit LocMemCache a problem.
+CACHE_USE = ("django.core.cache", "cache_page", "cache_control", "django_ratelimit")
+# A channel layer's API: without it an in-memory channel layer harms nobody. Judged only
+# once the scan has read the project's models (a settings file scanned alone is reported).
+CHANNEL_LAYER_USE = ("channel_layer", "group_send", "group_add", "WebsocketConsumer")
+# Stored files: without any of these in the project's code, and with no installed app
+# that stores uploads (UPLOAD_APPS, read in settings), MEDIA_ROOT and the default storage
+# hold nothing, and a local default harms nobody.
+UPLOAD_USE = (
+    "FileField",
+    "ImageField",
+    "default_storage",
+    "storages[",
+    "get_storage_class",
+    "FileSystemStorage",
+    "request.FILES",
+    "UploadedFile",
+    "MEDIA_ROOT",
+)
+UPLOAD_APPS = lazy_compile(
+    r"[\"'](?:wagtail|filer|easy_thumbnails|sorl\.thumbnail|imagekit|attachments|"
+    r"django_summernote|martor|markdownx|ckeditor_uploader|django_ckeditor_5|photologue|"
+    r"avatar|cms|djangocms_\w+|mezzanine|wiki|machina|private_storage|filebrowser|"
+    r"django_drf_filepond|django_file_form|tinymce)(?:[.\"'])"
+)
+# The settings a project with no stored files leaves unused (as findings name them).
+UPLOAD_SETTINGS = frozenset({"MEDIA_ROOT", "STORAGES['default']"})
+
+
+def uses_cache(text: str) -> bool:
+    return any(marker in text for marker in CACHE_USE)
+
+
+def uses_channel_layer(text: str) -> bool:
+    return any(marker in text for marker in CHANNEL_LAYER_USE)
+
+
+def stores_files(name: str, text: str, settings: bool) -> bool:
+    """Whether this file shows that the project stores files: code that declares or saves
+    them, or (``settings``) an installed app that stores uploads."""
+    if settings:
+        return bool(UPLOAD_APPS.search(text))
+    if not any(marker in text for marker in UPLOAD_USE):
+        return False
+    # urls.py's ``static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)`` is the
+    # project template's, there whether or not anything is stored.
+    if name.endswith("urls.py") and "MEDIA_ROOT" in text:
+        return any(marker in text for marker in UPLOAD_USE if marker != "MEDIA_ROOT")
+    return True

@@ -1,0 +1,44 @@
+"""horizontal/audit/feature_use.py: which of Django's features a file shows in use."""
+
+from __future__ import annotations
+
+import pytest
+
+from horizontal.audit import feature_use
+
+URLS_TEMPLATE = "urlpatterns = [] + static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "settings", "expected"),
+    [
+        ("shop/models.py", "scan = models.FileField(upload_to='x')\n", False, True),
+        ("shop/views.py", "upload = request.FILES['file']\n", False, True),
+        ("shop/export.py", "path = settings.MEDIA_ROOT / 'exports'\n", False, True),
+        ("shop/urls.py", URLS_TEMPLATE, False, False),
+        (
+            "shop/urls.py",
+            URLS_TEMPLATE + "from django.core.files.storage import default_storage\n",
+            False,
+            True,
+        ),
+        ("shop/settings.py", "INSTALLED_APPS = ['wagtail.images', 'shop']\n", True, True),
+        ("shop/settings.py", "INSTALLED_APPS = ['wagtailcore_extras', 'shop']\n", True, False),
+        ("shop/settings.py", "MEDIA_ROOT = '/srv/media'\n", True, False),
+        (
+            "shop/views.py",
+            "def index(request):\n    return render(request, 'x.html')\n",
+            False,
+            False,
+        ),
+    ],
+)
+def test_stores_files(name: str, text: str, settings: bool, expected: bool) -> None:
+    assert feature_use.stores_files(name, text, settings) is expected
+
+
+def test_uses_cache_and_channel_layer() -> None:
+    assert feature_use.uses_cache("from django.core.cache import cache\n")
+    assert not feature_use.uses_cache("cached = {}\n")
+    assert feature_use.uses_channel_layer("async_to_sync(layer.group_send)('g', {})\n")
+    assert not feature_use.uses_channel_layer("import channels\n")
