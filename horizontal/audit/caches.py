@@ -16,7 +16,7 @@ from horizontal.audit.effects import reaches_outside
 from horizontal.audit.findings import Finding
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import MEMO_SUFFIXES
-from horizontal.audit.source import PythonModule, last_part
+from horizontal.audit.source import PythonModule, dotted, last_part
 
 MEMO_DECORATORS = frozenset(
     {
@@ -63,7 +63,7 @@ def find_memoised_reads(module: PythonModule) -> Iterator[Finding]:
         decorator = next((d for d in node.decorator_list if memo_decorator(module, d)), None)
         if decorator is None:
             continue
-        if _keyed_by_request(node):
+        if _keyed_by_request(node) or _method_of_a_per_request_object(module, node):
             continue  # every request is a new key: the memo never outlives its request
         if _expires_within_a_minute(decorator):
             continue  # ``@memoize(ttl=20)``: as fresh as a cache read, by its own choice
@@ -86,6 +86,24 @@ def _keyed_by_request(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     if arguments and arguments[0].arg in {"self", "cls"}:
         arguments = arguments[1:]
     return bool(arguments) and arguments[0].arg in {"request", "req"}
+
+
+# Objects Django and DRF make anew for every request: a class-based view (``as_view()``
+# builds one per request), a serializer, a form.
+PER_REQUEST_CLASS = lazy_compile(r"(View|ViewSet|Serializer|Form)$")
+
+
+def _method_of_a_per_request_object(
+    module: PythonModule, node: ast.FunctionDef | ast.AsyncFunctionDef
+) -> bool:
+    """``@functools.cache def get_object(self)`` on a view: ``self`` is in every key, and
+    ``self`` lives for one request."""
+    arguments = [*node.args.posonlyargs, *node.args.args]
+    cls = module.scope(node).cls
+    if not arguments or arguments[0].arg != "self" or cls is None:
+        return False
+    names = [cls.name, *(last_part(dotted(base) or "") for base in cls.bases)]
+    return any(PER_REQUEST_CLASS.search(name) for name in names if name)
 
 
 # Keywords memo decorators take for their entries' lifetime, in seconds.

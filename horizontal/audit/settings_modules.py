@@ -29,7 +29,9 @@ from horizontal.audit.settings_rules import (
     crontab_jobs,
     django_defaults_copied,
     generated_secret_key,
+    generated_shared_secret,
     implicit_defaults,
+    is_shared_secret_setting,
     sqlite_by_default,
 )
 from horizontal.audit.settings_services import databases_without_host, services_on_this_host
@@ -113,6 +115,9 @@ def find_settings_problems(
         for statement in settings.get("SECRET_KEY", []):
             if not replaced(statement.lineno, "SECRET_KEY"):
                 found.extend(generated_secret_key(module, statement, helpers))
+        for name, statements in settings.items():
+            if is_shared_secret_setting(name) and not replaced(statements[-1].lineno, name):
+                found.extend(generated_shared_secret(module, name, statements[-1], helpers))
         for statement in settings.get("CRONJOBS", []):
             found.append(crontab_jobs(module, statement))
         # What a star import brings in counts as set; an import the scan cannot read may

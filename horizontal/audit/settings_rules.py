@@ -301,6 +301,41 @@ def generated_secret_key(
         )._replace(related=tuple(through))
 
 
+# Settings other than SECRET_KEY that every instance must share to agree: salts, signing
+# and encryption keys (``HASHID_FIELD_SALT``, ``JWT_SIGNING_KEY``, ``FIELD_ENCRYPTION_KEY``).
+SHARED_SECRET_SETTING = lazy_compile(
+    r"(^|_)(SALT|SECRET|SIGNING_KEY|ENCRYPTION_KEY|FERNET_KEYS?|HMAC_KEY)(_|$)"
+)
+# Names of a secret's place, not the secret: ``SECRET_FILE``, ``SALT_PATH``.
+SECRET_PLACE = lazy_compile(r"_(FILE|PATH|DIR|NAME|URL|BACKEND|CLASS)$")
+
+
+def is_shared_secret_setting(name: str) -> bool:
+    return (
+        name != "SECRET_KEY"
+        and bool(SHARED_SECRET_SETTING.search(name))
+        and not SECRET_PLACE.search(name)
+    )
+
+
+def generated_shared_secret(
+    module: PythonModule, name: str, statement: ast.stmt, helpers: HelperModules | None = None
+) -> Iterator[Finding]:
+    """A salt or a signing or encryption key made fresh at start-up, as ``SECRET_KEY``:
+    what one instance salts, signs or encrypts with it, no other instance matches."""
+    through: list[Location] = []
+    line = random_value_line(module, statement, helpers=helpers, through=through)
+    if line is not None:
+        yield _finding(
+            module,
+            line,
+            f"{name} is generated at start-up: each instance makes its own, and what one "
+            "salts, signs or encrypts with it the others do not match",
+            f"Read {name} from the environment or a secret store, the same on every "
+            "instance, and fail at start-up when it is missing.",
+        )._replace(related=tuple(through))
+
+
 def find_config_secret_keys(module: PythonModule) -> Iterator[Finding]:
     """A configuration class whose ``SECRET_KEY`` field defaults to a fresh random value
     (``SECRET_KEY: str = Field(default_factory=lambda: get_random_string(50))`` in a

@@ -26,6 +26,15 @@
   a scheduler in every replica; so does a Helm chart's ``values.yaml`` that gives a
   container that command. A Job, a worker without beat, and a values file outside a
   chart are silent.
+- A memo on a method of an object Django makes anew for every request (a class-based
+  view, a serializer, a form: ``@functools.cache def get_root_object(self)``) has
+  ``self`` in every key and lives one request: not a per-process memo. The same memo on
+  a long-lived object's method is.
+- A salt, a signing key or an encryption key other than ``SECRET_KEY`` generated at
+  start-up when the environment does not give one (``HASHID_FIELD_SALT = env(…,
+  default=get_random_string(50))``): what one instance salts, signs or encrypts, no
+  other matches. Read from the environment alone, or a setting that names a secret's
+  file, it is silent.
 """
 
 from __future__ import annotations
@@ -257,3 +266,77 @@ def test_values_without_beat_or_outside_a_chart_are_silent(
     tmp_path: Path, path: str, flag: str
 ) -> None:
     assert scan(tmp_path, {path: CHART_VALUES.format(flag=flag)}) == []
+
+
+# -- a memo on a per-request object's method ------------------------------------------------
+
+MEMO_METHOD = """\
+import functools
+
+from rest_framework.generics import DestroyAPIView
+
+from shop.models import Invoice
+
+
+class {name}({base}):
+    @functools.cache
+    def get_root_object(self):
+        return Invoice.objects.filter(pk=self.kwargs["pk"]).first()
+"""
+
+
+def test_a_memo_on_a_long_lived_objects_method(tmp_path: Path) -> None:
+    source = MEMO_METHOD.format(name="InvoiceRegistry", base="object")
+    found = scan(tmp_path, {"shop/registry.py": source}, "cache")
+    assert where(found) == [("shop/registry.py", 9)]
+
+
+@pytest.mark.parametrize(
+    ("name", "base"),
+    [("InvoiceDeleteView", "DestroyAPIView"), ("InvoiceRoot", "DestroyAPIView")],
+    ids=["named-view", "a-view-by-its-base"],
+)
+def test_a_memo_on_a_views_method_lives_one_request(tmp_path: Path, name: str, base: str) -> None:
+    source = MEMO_METHOD.format(name=name, base=base)
+    assert scan(tmp_path, {"shop/views.py": source}, "cache") == []
+
+
+# -- a salt or signing key generated at start-up -----------------------------------------
+
+SALTED_SETTINGS = """\
+import os
+
+from django.utils.crypto import get_random_string
+
+INSTALLED_APPS = ["shop"]
+SECRET_KEY = os.environ["DJANGO_SECRET_KEY"]
+{line}
+"""
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'HASHID_FIELD_SALT = os.environ.get("HASHID_SALT", get_random_string(50))',
+        "JWT_SIGNING_KEY = os.getenv('JWT_KEY') or get_random_string(64)",
+    ],
+    ids=["salt", "signing-key"],
+)
+def test_a_shared_secret_generated_at_start_up(tmp_path: Path, line: str) -> None:
+    found = scan(tmp_path, {"shop/settings.py": SALTED_SETTINGS.format(line=line)}, "settings")
+    assert where(found) == [("shop/settings.py", 7)]
+    assert "generated at start-up" in found[0].message
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'HASHID_FIELD_SALT = os.environ["HASHID_SALT"]',
+        'SALT_FILE = "/run/secrets/salt-" + get_random_string(4)',
+        "REQUEST_ID_PREFIX = get_random_string(8)",
+    ],
+    ids=["from-the-environment", "a-secrets-file", "not-a-secret"],
+)
+def test_a_shared_secret_from_the_environment_is_silent(tmp_path: Path, line: str) -> None:
+    files = {"shop/settings.py": SALTED_SETTINGS.format(line=line)}
+    assert scan(tmp_path, files, "settings") == []
