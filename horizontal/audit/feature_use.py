@@ -8,12 +8,33 @@ once it is yes.
 
 from __future__ import annotations
 
+from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
 
-__all__ = ["UPLOAD_SETTINGS", "stores_files", "uses_cache", "uses_channel_layer"]
+__all__ = [
+    "CACHE_WRITES_SHOWN",
+    "UPLOAD_SETTINGS",
+    "cache_write_lines",
+    "stores_files",
+    "throttle_lines",
+    "uses_cache",
+    "uses_channel_layer",
+    "with_cache_writes",
+]
 
 # Code that uses Django's cache API: only then is the implicit LocMemCache a problem.
 CACHE_USE = ("django.core.cache", "cache_page", "cache_control", "django_ratelimit")
+# A write of shared state through the cache (a throttle flag, a counter, a lock): where a
+# per-process cache shows. The cache by any name that ends so (``from django.core.cache
+# import cache as django_cache``). Related locations of the CACHES finding, the first few.
+CACHE_WRITE = lazy_compile(
+    r"\b(\w+_)?cache(s\[[^\]]+\])?\.(set|add|incr|decr|get_or_set|set_many|delete|delete_many|"
+    r"touch)\("
+)
+CACHE_WRITES_SHOWN = 10
+# Django REST framework's throttles count requests in the default cache: a rate there is
+# shared state the cache must hold for every instance (its settings lines are related).
+THROTTLE_RATES = lazy_compile(r"[\"']DEFAULT_THROTTLE_(RATES|CLASSES)[\"']")
 # A channel layer's API: without it an in-memory channel layer harms nobody. Judged only
 # once the scan has read the project's models (a settings file scanned alone is reported).
 CHANNEL_LAYER_USE = ("channel_layer", "group_send", "group_add", "WebsocketConsumer")
@@ -61,3 +82,31 @@ def stores_files(name: str, text: str, settings: bool) -> bool:
     if name.endswith("urls.py") and "MEDIA_ROOT" in text:
         return any(marker in text for marker in UPLOAD_USE if marker != "MEDIA_ROOT")
     return True
+
+
+def throttle_lines(name: str, text: str) -> list[Location]:
+    """A settings module's lines that name DRF throttles: rates counted in the cache."""
+    return [
+        Location(name, number)
+        for number, line in enumerate(text.splitlines(), 1)
+        if THROTTLE_RATES.search(line)
+    ]
+
+
+def cache_write_lines(name: str, text: str) -> list[Location]:
+    """The lines of code that write shared state through the cache."""
+    # One pass over the text before any line split.
+    if "cache" not in text or not CACHE_WRITE.search(text):
+        return []
+    return [
+        Location(name, number)
+        for number, line in enumerate(text.splitlines(), 1)
+        if CACHE_WRITE.search(line)
+    ]
+
+
+def with_cache_writes(finding: Finding, writes: list[Location]) -> Finding:
+    """A per-process or per-host ``CACHES``, with the code whose shared state it splits."""
+    if finding.category != "settings" or not finding.message.startswith("CACHES") or not writes:
+        return finding
+    return finding._replace(related=(*finding.related, *writes))

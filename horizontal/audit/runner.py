@@ -63,7 +63,7 @@ from horizontal.audit.settings_files import (
     served_settings,
     untemplated,
 )
-from horizontal.audit.settings_rules import find_config_secret_keys
+from horizontal.audit.settings_secrets import find_config_secret_keys
 from horizontal.audit.settings_values import top_level_settings
 from horizontal.audit.source import PythonModule, is_runscript
 from horizontal.audit.suppress import is_suppressed
@@ -91,17 +91,6 @@ PYTHON_DETECTORS: tuple[PythonDetector, ...] = (
 )
 
 
-# A write of shared state through the cache (a throttle flag, a counter, a lock): where a
-# per-process cache shows. The cache by any name that ends so (``from django.core.cache
-# import cache as django_cache``). Related locations of the CACHES finding, the first few.
-CACHE_WRITE = lazy_compile(
-    r"\b(\w+_)?cache(s\[[^\]]+\])?\.(set|add|incr|decr|get_or_set|set_many|delete|delete_many|"
-    r"touch)\("
-)
-CACHE_WRITES_SHOWN = 10
-# Django REST framework's throttles count requests in the default cache: a rate there is
-# shared state the cache must hold for every instance (its settings lines are related).
-THROTTLE_RATES = lazy_compile(r"[\"']DEFAULT_THROTTLE_(RATES|CLASSES)[\"']")
 # What a command's process keeps ends with its run: not reported in commands and scripts,
 # nor in the modules only they import (their locks are).
 RUN_BY_HAND_SPARES = frozenset({"file-write", "cache", "module-state", "timer-thread", "scheduler"})
@@ -281,7 +270,7 @@ class Scan:
                     helpers=self._module_named,
                 ):
                     if finding.category in self.wanted:
-                        self.keep(_with_cache_writes(finding, self.cache_writes))
+                        self.keep(feature_use.with_cache_writes(finding, self.cache_writes))
         self.result.findings = [
             _run_through_command(f, through_commands) for f in self.result.findings
         ]
@@ -504,26 +493,15 @@ class Scan:
         if not result.uses_cache and feature_use.uses_cache(text):
             result.uses_cache = True
         if "DEFAULT_THROTTLE_" in text and is_settings_path(name):
-            throttles = [
-                Location(name, number)
-                for number, line in enumerate(text.splitlines(), 1)
-                if THROTTLE_RATES.search(line)
-            ]
+            throttles = feature_use.throttle_lines(name, text)
             if throttles:
                 result.uses_cache = True
                 self.cache_writes[:0] = throttles  # before code's writes: they decide
-        if (
-            len(self.cache_writes) < CACHE_WRITES_SHOWN
-            and "cache" in text
-            and CACHE_WRITE.search(text)  # one pass over the text before any line split
-            and not _run_by_hand(name, text)
-            and not is_settings_path(name)
-        ):
-            self.cache_writes += [
-                Location(name, number)
-                for number, line in enumerate(text.splitlines(), 1)
-                if CACHE_WRITE.search(line)
-            ][: CACHE_WRITES_SHOWN - len(self.cache_writes)]
+        room = feature_use.CACHE_WRITES_SHOWN - len(self.cache_writes)
+        if room > 0 and not is_settings_path(name):
+            writes = feature_use.cache_write_lines(name, text)
+            if writes and not _run_by_hand(name, text):
+                self.cache_writes += writes[:room]
         if not result.uses_channel_layer and feature_use.uses_channel_layer(text):
             result.uses_channel_layer = True
         if not result.stores_files:
@@ -561,10 +539,3 @@ def _run_by_hand(name: str, text: str) -> bool:
         or text.startswith("#!")
         or "__main__" in text
     )
-
-
-def _with_cache_writes(finding: Finding, writes: list[Location]) -> Finding:
-    """A per-process or per-host ``CACHES``, with the code whose shared state it splits."""
-    if finding.category != "settings" or not finding.message.startswith("CACHES") or not writes:
-        return finding
-    return finding._replace(related=(*finding.related, *writes))

@@ -22,7 +22,7 @@ from pathlib import Path
 from horizontal.audit.known import PER_INSTANCE_CALLS, PER_INSTANCE_ENVIRONMENT
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.settings_branches import off_by_default_statements
-from horizontal.audit.settings_rules import random_value_line
+from horizontal.audit.settings_secrets import random_value_line
 from horizontal.audit.settings_values import env_default, top_level_settings
 from horizontal.audit.source import PythonModule, dotted, string_value
 
@@ -55,7 +55,7 @@ def random_secret_key_sites(module_name: str) -> list[str]:
     ``module_name`` and in the modules it takes its settings from (``from .base import *``,
     ``from X import SECRET_KEY``), followed to any depth.
 
-    The same rule as the audit's (``settings_rules.random_value_line``), for ``check
+    The same rule as the audit's (``settings_secrets.random_value_line``), for ``check
     --deploy`` (horizontal.W050).
     """
     sites: list[str] = []

@@ -10,7 +10,8 @@ split by job:
 - ``settings_files``: which files are settings modules, which are development or tests;
 - ``settings_values``: what a module gives production, read as Python runs it;
 - ``settings_branches``: the branches production does not take when nothing is set;
-- ``settings_rules``: the per-setting rules and their fix texts;
+- ``settings_rules``: the per-setting rules and their fix texts (``settings_secrets``:
+  values generated at start-up);
 - ``settings_imported``: the same rules over the imported settings, for ``check --deploy``.
 """
 
@@ -24,15 +25,17 @@ from horizontal.audit.findings import Finding, Location
 from horizontal.audit.settings_branches import off_by_default_statements
 from horizontal.audit.settings_files import KNOWN_SETTINGS, is_dev_module
 from horizontal.audit.settings_rules import (
-    HelperModules,
     bad_backends,
     crontab_jobs,
     django_defaults_copied,
+    implicit_defaults,
+    sqlite_by_default,
+)
+from horizontal.audit.settings_secrets import (
+    HelperModules,
     generated_secret_key,
     generated_shared_secret,
-    implicit_defaults,
     is_shared_secret_setting,
-    sqlite_by_default,
 )
 from horizontal.audit.settings_services import databases_without_host, services_on_this_host
 from horizontal.audit.settings_star_imports import (

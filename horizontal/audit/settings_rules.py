@@ -11,7 +11,7 @@ is ``settings_values``.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from horizontal.audit.compressor import compresses_on_request
 from horizontal.audit.findings import Finding, Location
@@ -24,7 +24,6 @@ from horizontal.audit.known import (
     MAINTENANCE_APP,
     MAINTENANCE_STATE_FILES,
     ON_DISK_QUEUES,
-    SECRET_KEY_FRESH_CALLS,
     SingleBox,
     cache_url_backend,
 )
@@ -37,9 +36,7 @@ from horizontal.audit.settings_values import (
     value_paths,
 )
 from horizontal.audit.source import (
-    FunctionNode,
     PythonModule,
-    call_name,
     dotted,
     last_part,
     string_value,
@@ -50,10 +47,7 @@ __all__ = [
     "bad_backends",
     "crontab_jobs",
     "django_defaults_copied",
-    "find_config_secret_keys",
-    "generated_secret_key",
     "implicit_defaults",
-    "random_value_line",
     "sqlite_by_default",
 ]
 
@@ -162,201 +156,6 @@ def sqlite_by_default(module: PythonModule) -> Iterator[Finding]:
                 "DATABASES: the engine is chosen at run time and its default NAME is a "
                 "SQLite file: unconfigured, each instance has its own database",
                 FIXES["DATABASES"],
-            )
-
-
-# The parsed source of a project module by its dotted name, or None (settings_modules.py
-# reads the scanned tree; settings_imported.py the modules the settings imported).
-HelperModules = Callable[[str], PythonModule | None]
-
-
-def random_value_line(
-    module: PythonModule,
-    statement: ast.AST,
-    calls: frozenset[str] = SECRET_KEY_FRESH_CALLS,
-    depth: int = 0,
-    helpers: HelperModules | None = None,
-    through: list[Location] | None = None,
-) -> int | None:
-    """The line of the first call in ``statement`` that makes a fresh random value,
-    following calls to the module's own functions (``SECRET_KEY = _load_or_create()``)
-    two levels deep; for such a call, the line of the call in ``statement``.
-
-    ``helpers`` gives the parsed source of a module by its dotted name: then a call to a
-    function the module imports (``secret_key.generate_or_read_from_file(path)``) is
-    followed too, and ``through`` gets that function's location."""
-    for node in ast.walk(statement):
-        if not isinstance(node, ast.Call):
-            continue
-        name = call_name(module, node)
-        if name is None and isinstance(node.func, ast.Attribute):
-            name = node.func.attr  # random.SystemRandom().choice: the receiver is a call
-        if last_part(name) in calls:
-            return node.lineno
-        if depth >= 2:
-            continue
-        if isinstance(node.func, ast.Name):
-            for function in module.functions.get(node.func.id, []):
-                if module.scope(function).function is None and random_value_line(
-                    module, function, calls, depth + 1, helpers, through
-                ):
-                    return node.lineno
-        helper = _imported_function(module, name, helpers) if helpers and name else None
-        if helper is not None and random_value_line(*helper, calls, depth + 1, helpers, through):
-            if through is not None:
-                through.append(Location(helper[0].path, helper[1].lineno))
-            return node.lineno
-    return _key_file_written_here(module, statement) if depth == 0 else None
-
-
-def _imported_function(
-    module: PythonModule, name: str, helpers: HelperModules
-) -> tuple[PythonModule, FunctionNode] | None:
-    """The module-level function a qualified call name (``horizon.utils.secret_key.
-    generate_or_read_from_file``) names in another module ``helpers`` can read."""
-    owner, _, function_name = name.rpartition(".")
-    if not owner:
-        return None  # the module's own function: followed by name
-    source = helpers(owner)
-    if source is None:
-        return None
-    for function in source.functions.get(function_name, []):
-        if source.scope(function).function is None and source.scope(function).cls is None:
-            return source, function
-    return None
-
-
-def _key_file_written_here(module: PythonModule, statement: ast.AST) -> int | None:
-    """``SECRET_KEY = open(key_file).read()`` where the module itself writes ``key_file``
-    when it imports (``if not os.path.exists(key_file): … write(random_key(64))``): a key
-    made on first boot, on each host that boots, whatever generator filled it. The line
-    of the write."""
-    read = {name for node in ast.walk(statement) if (name := _file_read(node))}
-    if not read:
-        return None
-    for node in _import_time_nodes(module.tree):
-        if isinstance(node, ast.Call) and _file_written(node) in read:
-            return node.lineno
-    return None
-
-
-def _file_read(node: ast.AST) -> str | None:
-    """The name of the file ``open(name).read()`` / ``Path(name).read_text()`` reads."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
-        return None
-    if node.func.attr not in {"read", "read_text", "strip"}:
-        return None
-    inner = node.func.value
-    if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute):
-        return _file_read(inner)  # open(f).read().strip()
-    if isinstance(inner, ast.Call) and last_part(dotted(inner.func)) in {"open", "Path"}:
-        first = inner.args[0] if inner.args else None
-        return first.id if isinstance(first, ast.Name) else None
-    return None
-
-
-def _file_written(call: ast.Call) -> str | None:
-    """The name of the file ``open(name, "w")``, ``os.open(name, …)`` or
-    ``Path(name).write_text(…)`` writes."""
-    function = dotted(call.func) or ""
-    first = call.args[0] if call.args else None
-    if function in {"open", "io.open", "os.open"} and isinstance(first, ast.Name):
-        mode = string_value(call.args[1]) if len(call.args) > 1 else None
-        if function == "os.open" or (mode is not None and any(c in mode for c in "wax")):
-            return first.id
-    if isinstance(call.func, ast.Attribute) and call.func.attr in {"write_text", "write_bytes"}:
-        inner = call.func.value
-        if isinstance(inner, ast.Call) and inner.args and isinstance(inner.args[0], ast.Name):
-            return inner.args[0].id
-        if isinstance(inner, ast.Name):
-            return inner.id
-    return None
-
-
-def _import_time_nodes(tree: ast.Module) -> Iterator[ast.AST]:
-    """Every node a module runs when imported: not the bodies of functions or classes."""
-    pending: list[ast.AST] = list(tree.body)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
-            continue
-        yield node
-        pending.extend(ast.iter_child_nodes(node))
-
-
-def generated_secret_key(
-    module: PythonModule, statement: ast.stmt, helpers: HelperModules | None = None
-) -> Iterator[Finding]:
-    """A ``SECRET_KEY`` made fresh at start-up, in the settings module or by a helper it
-    calls (``helpers``); the helper's function is a related location."""
-    through: list[Location] = []
-    line = random_value_line(module, statement, helpers=helpers, through=through)
-    if line is not None:
-        yield _finding(
-            module,
-            line,
-            "SECRET_KEY is generated at start-up: each instance signs sessions, CSRF and "
-            "reset tokens with a different key",
-            FIXES["SECRET_KEY"],
-        )._replace(related=tuple(through))
-
-
-# Settings other than SECRET_KEY that every instance must share to agree: salts, signing
-# and encryption keys (``HASHID_FIELD_SALT``, ``JWT_SIGNING_KEY``, ``FIELD_ENCRYPTION_KEY``).
-SHARED_SECRET_SETTING = lazy_compile(
-    r"(^|_)(SALT|SECRET|SIGNING_KEY|ENCRYPTION_KEY|FERNET_KEYS?|HMAC_KEY)(_|$)"
-)
-# Names of a secret's place, not the secret: ``SECRET_FILE``, ``SALT_PATH``.
-SECRET_PLACE = lazy_compile(r"_(FILE|PATH|DIR|NAME|URL|BACKEND|CLASS)$")
-
-
-def is_shared_secret_setting(name: str) -> bool:
-    return (
-        name != "SECRET_KEY"
-        and bool(SHARED_SECRET_SETTING.search(name))
-        and not SECRET_PLACE.search(name)
-    )
-
-
-def generated_shared_secret(
-    module: PythonModule, name: str, statement: ast.stmt, helpers: HelperModules | None = None
-) -> Iterator[Finding]:
-    """A salt or a signing or encryption key made fresh at start-up, as ``SECRET_KEY``:
-    what one instance salts, signs or encrypts with it, no other instance matches."""
-    through: list[Location] = []
-    line = random_value_line(module, statement, helpers=helpers, through=through)
-    if line is not None:
-        yield _finding(
-            module,
-            line,
-            f"{name} is generated at start-up: each instance makes its own, and what one "
-            "salts, signs or encrypts with it the others do not match",
-            f"Read {name} from the environment or a secret store, the same on every "
-            "instance, and fail at start-up when it is missing.",
-        )._replace(related=tuple(through))
-
-
-def find_config_secret_keys(module: PythonModule) -> Iterator[Finding]:
-    """A configuration class whose ``SECRET_KEY`` field defaults to a fresh random value
-    (``SECRET_KEY: str = Field(default_factory=lambda: get_random_string(50))`` in a
-    pydantic settings model, a dataclass field): each instance that does not set it makes
-    its own. Top-level assignments in settings modules are judged with the settings."""
-    for node in module.nodes(ast.AnnAssign, ast.Assign):
-        assert isinstance(node, ast.AnnAssign | ast.Assign)
-        scope = module.scope(node)
-        if scope.cls is None or scope.function is not None or node.value is None:
-            continue
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        if not any(isinstance(t, ast.Name) and t.id == "SECRET_KEY" for t in targets):
-            continue
-        line = random_value_line(module, node.value)
-        if line is not None:
-            yield _finding(
-                module,
-                line,
-                f"SECRET_KEY of {scope.cls.name} defaults to a value generated at start-up: "
-                "each instance that does not set it signs with its own key",
-                FIXES["SECRET_KEY"],
             )
 
 
