@@ -97,13 +97,17 @@ def _method_of_a_per_request_object(
     module: PythonModule, node: ast.FunctionDef | ast.AsyncFunctionDef
 ) -> bool:
     """``@functools.cache def get_object(self)`` on a view: ``self`` is in every key, and
-    ``self`` lives for one request."""
+    ``self`` lives for one request. A mixin's method that reads ``self.request`` is one
+    too, whatever its class is called."""
     arguments = [*node.args.posonlyargs, *node.args.args]
     cls = module.scope(node).cls
     if not arguments or arguments[0].arg != "self" or cls is None:
         return False
     names = [cls.name, *(last_part(dotted(base) or "") for base in cls.bases)]
-    return any(PER_REQUEST_CLASS.search(name) for name in names if name)
+    return any(PER_REQUEST_CLASS.search(name) for name in names if name) or any(
+        isinstance(child, ast.Attribute) and dotted(child) == "self.request"
+        for child in ast.walk(node)
+    )
 
 
 # Keywords memo decorators take for their entries' lifetime, in seconds.

@@ -51,6 +51,12 @@ HARMLESS_TARGETS = ("/dev/", "/proc/", "/sys/", "/etc/")
 # os.devnull, also imported bare (from os import devnull), and the standard streams.
 HARMLESS_NAMES = frozenset({"os.devnull", "devnull", "sys.stdout", "sys.stderr"})
 PID_OR_LOG = lazy_compile(r"((^|_)(pid|log)s?(_?(file|path))?$|\.(pid|log)$)", re.I)
+# A file an exec probe reads in the same container (``liveness_file``, ``/tmp/healthy``).
+PROBE_FILE = lazy_compile(
+    r"(^|[/_.-])(liveness|readiness|heartbeat|healthy|health_?check|alive)"
+    r"(_?(file|path|probe))?(\.\w+)?$",
+    re.I,
+)
 # A profiler's report of this process (``profiler_output_path``, ``profile_file_path``).
 PROFILER_OUTPUT = lazy_compile(r"profiler|profiling|(^|_)profile_file", re.I)
 
@@ -353,6 +359,8 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
         target = written_path(module, call) or _saved_to_temp(module, call, function, temps)
         if target is None or _harmless(target, function):
             continue
+        if function is None and scope.cls is None and _relative_literal(target):
+            continue  # ``with open("schema.csv", "w")`` at the top: a script run in its folder
         if function is not None:
             scratch = scratches.get(id(scope.cls)) if scope.cls is not None else NO_SCRATCH
             if scratch is None:
@@ -447,12 +455,23 @@ def _harmless(target: ast.AST, function: FunctionNode | None = None) -> bool:
     name = "" if text and isinstance(target, ast.Name) else dotted(target) or ""
     if text.startswith(HARMLESS_TARGETS) or name in HARMLESS_NAMES:
         return True
-    # A pid file or a log this process appends to, a profiler's report: this host's own,
-    # read by no request. (A lock file is not: other requests look for it.)
+    # A pid file or a log this process appends to, a profiler's report, a probe's file:
+    # this host's own, read by no request. (A lock file is not: other requests look for it.)
     short = last_part(name)
     return bool(
-        PID_OR_LOG.search(text) or PID_OR_LOG.search(short) or PROFILER_OUTPUT.search(short)
+        PID_OR_LOG.search(text)
+        or PID_OR_LOG.search(short)
+        or PROFILER_OUTPUT.search(short)
+        or PROBE_FILE.search(text or short)
     )
+
+
+def _relative_literal(target: ast.AST) -> bool:
+    """A literal path relative to the working directory (``"schema.csv"``): what a module
+    writes there when it runs is the output of a script run by hand in its folder, not of
+    a module the application imports (that would write wherever the server was started)."""
+    text = string_value(target) or ""
+    return bool(text) and not text.startswith(("/", "~", "\\")) and ":" not in text
 
 
 def _literal_bound_to(target: ast.AST, function: FunctionNode | None) -> str | None:

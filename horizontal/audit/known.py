@@ -84,6 +84,12 @@ FILE_CACHES = (
         "django.core.cache.backends.filebased.FileBasedCache",
         "FileBasedCache lives on one host's disk: each instance caches separately",
     ),
+    # python-diskcache's Django backend: SQLite and files in a folder on this host.
+    SingleBox(
+        "CACHES",
+        "diskcache.DjangoCache",
+        "diskcache's DjangoCache lives on one host's disk: each instance caches separately",
+    ),
 )
 DUMMY_CACHES = (
     SingleBox(

@@ -209,7 +209,8 @@ class Scan:
             starts.without_build_steps(
                 starts.one_cron_per_image(
                     one_media_server(
-                        cron_jobs.without_host_housekeeping(self.result.findings, self.texts)
+                        cron_jobs.without_host_housekeeping(self.result.findings, self.texts),
+                        stores_files=self.result.stores_files or not self.result.read_models,
                     )
                 ),
                 self.texts,

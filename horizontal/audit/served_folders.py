@@ -51,15 +51,15 @@ def find_served_folders(module: PythonModule) -> Iterator[Finding]:
                     value = item
         elif isinstance(node, ast.Call) and "serve" in last_part(call_name(module, node)):
             value = keyword(node, "document_root")
-        message = _serving_message(value)
+        message = _serving_message(module, value)
         if message is not None:
             line = getattr(node, "lineno", 1)
             yield Finding(module.path, line, "file-write", message, module.line(line))
 
 
-def _serving_message(document_root: ast.AST | None) -> str | None:
+def _serving_message(module: PythonModule, document_root: ast.AST | None) -> str | None:
     """What serving files from ``document_root`` breaks, or None for a safe root."""
-    root = _served_root(document_root)
+    root = _served_root(module, document_root)
     if root == "MEDIA_ROOT":
         return (
             "serves MEDIA_ROOT from this host's disk: an upload received by another "
@@ -70,7 +70,7 @@ def _serving_message(document_root: ast.AST | None) -> str | None:
             f"serves settings.{root} from this host's disk: files generated there on "
             "another instance are a 404 here"
         )
-    folder = _served_folder(document_root)
+    folder = _served_folder(module, document_root)
     if folder is not None:
         return (
             f"serves files from {folder} on this host's disk: files written there on "
@@ -79,13 +79,13 @@ def _serving_message(document_root: ast.AST | None) -> str | None:
     return None
 
 
-def _served_root(value: ast.AST | None) -> str | None:
+def _served_root(module: PythonModule, value: ast.AST | None) -> str | None:
     """The setting a ``document_root`` names: ``MEDIA_ROOT`` or a data folder
     (``settings.EXPORT_DIR``, joined or not); None for static files or anything else."""
     if value is None:
         return None
     for child in ast.walk(value):
-        if isinstance(child, ast.Attribute) and dotted(child.value) == "settings":
+        if isinstance(child, ast.Attribute) and module.is_settings(child.value):
             if child.attr == "MEDIA_ROOT":
                 return child.attr
             if is_data_setting(child.attr):
@@ -97,11 +97,13 @@ def _served_root(value: ast.AST | None) -> str | None:
 FOLDER_ATTRIBUTE = lazy_compile(r"(^|_)(dir|path|root|folder|directory)$")
 
 
-def _served_folder(value: ast.AST | None) -> str | None:
+def _served_folder(module: PythonModule, value: ast.AST | None) -> str | None:
     """A ``document_root`` that is an object's folder (``snapshot.output_dir``), not the
     static files' (those are in every image)."""
     name = dotted(value) if isinstance(value, ast.Attribute) else None
     if name is None or "static" in name.lower() or name.startswith("settings."):
+        return None
+    if isinstance(value, ast.Attribute) and module.is_settings(value.value):
         return None
     return name if FOLDER_ATTRIBUTE.search(last_part(name)) else None
 

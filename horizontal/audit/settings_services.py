@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from horizontal.audit import known
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.known import this_host_addresses
 from horizontal.audit.patterns import lazy_compile
@@ -78,6 +79,29 @@ def _database_aliases(module: PythonModule) -> Iterator[tuple[ast.Assign, ast.Di
             yield from ((statement, v) for v in statement.value.values if isinstance(v, ast.Dict))
 
 
+# A file cache's LOCATION is its folder, a LocMem cache's a name: no server's address (the
+# backend itself is the finding, settings_rules').
+LOCAL_CACHE_BACKENDS = frozenset(known.paths((*known.FILE_CACHES, *known.LOCMEM_CACHES)))
+
+
+def _cache_folders(module: PythonModule) -> Iterator[int]:
+    """The ids of the nodes under ``LOCATION`` of each ``CACHES`` alias whose backend
+    keeps its entries on this host."""
+    for statement in top_level_settings(module).get("CACHES", []):
+        value = getattr(statement, "value", None)
+        if not isinstance(value, ast.Dict):
+            continue
+        for alias in value.values:
+            if not isinstance(alias, ast.Dict):
+                continue
+            values = _alias_values(alias)
+            location = values.get("LOCATION")
+            if location is not None and string_value(values.get("BACKEND")) in (
+                LOCAL_CACHE_BACKENDS
+            ):
+                yield from (id(node) for node in ast.walk(location))
+
+
 def _alias_values(alias: ast.Dict) -> dict[str, ast.expr]:
     return {
         name: value
@@ -128,6 +152,7 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
         engine = string_value(values.get("ENGINE")) or ""
         if _unnamed(values.get("NAME")) or engine.endswith("sqlite3"):
             ignored.update(id(node) for node in ast.walk(alias))
+    ignored.update(_cache_folders(module))
     chosen = explicitly_chosen(module.tree)
     names = module_strings(module)
     seen: set[int] = set()

@@ -28,6 +28,9 @@ BUILD_SCRIPTS = frozenset({"setup.py", "_build.py", "build.py", "build_backend.p
 TOOL_PACKAGES = frozenset(
     {"pylint", "astroid", "flake8", "sphinx", "docutils", "setuptools", "invoke", "fabric"}
 )
+# A staticfiles finder runs in ``collectstatic``, a build step: what it writes is in the
+# image (or the static files' storage) before any instance serves a request.
+BUILD_TIME_MODULES = ("django.contrib.staticfiles.finders.",)
 
 
 class Scope(NamedTuple):
@@ -144,7 +147,8 @@ class PythonModule:
     @cached_property
     def is_script(self) -> bool:
         """A management command, a ``__main__`` or executable (``#!``) script, a build
-        step (``setup.py``, an in-tree build backend) or a developer tool's plugin: its
+        step (``setup.py``, an in-tree build backend, a staticfiles finder) or a developer
+        tool's plugin: its
         process ends with the run, and no request reads what it keeps."""
         path = f"/{self.path}"
         return (
@@ -158,6 +162,18 @@ class PythonModule:
             or "/_build/" in path
             or bool(SCRIPTS_FOLDER.search(path))
             or any(target.split(".", 1)[0] in TOOL_PACKAGES for target in self.imports.values())
+            or self._defines_a_build_time_class()
+        )
+
+    def _defines_a_build_time_class(self) -> bool:
+        """A class built on ``BUILD_TIME_MODULES``' (``class Vendor(BaseFinder)``)."""
+        if "staticfiles" not in self.text:
+            return False
+        return any(
+            (self.qualify(base) or "").startswith(BUILD_TIME_MODULES)
+            for cls in self.nodes(ast.ClassDef)
+            if isinstance(cls, ast.ClassDef)
+            for base in cls.bases
         )
 
     def nodes(self, *types: type[ast.AST]) -> Iterator[ast.AST]:
@@ -177,6 +193,14 @@ class PythonModule:
         if full is None:
             return name
         return f"{full}.{rest}" if rest else full
+
+    def is_settings(self, node: ast.AST) -> bool:
+        """``settings`` in ``settings.MEDIA_ROOT``, or Django's settings imported under
+        another name (``from django.conf import settings as djsettings``)."""
+        name = dotted(node)
+        return name == "settings" or (
+            name is not None and self.imports.get(name) == "django.conf.settings"
+        )
 
     def line(self, number: int) -> str:
         return self.lines[number - 1].strip() if 0 < number <= len(self.lines) else ""

@@ -67,11 +67,14 @@ def find_in_caddyfile(path: str, text: str) -> Iterator[Finding]:
     return _media_blocks_from_disk(path, text, CADDY_HANDLE, CADDY_FROM_DISK)
 
 
-def one_media_server(findings: list[Finding]) -> list[Finding]:
+def one_media_server(findings: list[Finding], stores_files: bool = True) -> list[Finding]:
     """Uploads served from this host's folder are one cause however many server configs
     say so (a staging and a production nginx, uWSGI's ``static-map`` beside an nginx in
-    front): one finding at the first, the others related."""
+    front): one finding at the first, the others related. A project whose code stores no
+    files (``feature_use.stores_files``) has no uploads there to miss: none."""
     serving = sorted(f for f in findings if f.message in {MEDIA_FROM_DISK, UWSGI_SERVES_MEDIA})
+    if serving and not stores_files:
+        return [f for f in findings if f not in serving]
     if len(serving) < 2:
         return findings
     first, rest = serving[0], serving[1:]

@@ -82,9 +82,10 @@ def W001(alias: str, implicit: bool) -> checks.Warning:
     )
 
 
-def W002(alias: str) -> checks.Warning:
+def W002(alias: str, backend: object = "FileBasedCache") -> checks.Warning:
+    name = str(getattr(backend, "__name__", backend)).rsplit(".", 1)[-1]
     return checks.Warning(
-        f"Cache {alias!r} is FileBasedCache: each host keeps its own cache.",
+        f"Cache {alias!r} is {name}: each host keeps its own cache in files.",
         hint="Use Redis or Memcached, or add the alias to HORIZONTAL_LOCAL_CACHES.",
         obj=f"CACHES[{alias!r}]",
         id="horizontal.W002",
@@ -134,13 +135,17 @@ def _local_caches() -> set[str]:
         return set()  # not a list: horizontal.E001 says so on the same run
 
 
-def _cache_aliases_using(known_paths: Collection[str]) -> list[str]:
+def _cache_backends_using(known_paths: Collection[str]) -> list[tuple[str, object]]:
     local = _local_caches()
     return [
-        alias
+        (alias, backend)
         for alias, backend in backends(settings.CACHES)
         if alias not in local and cache_is(backend, known_paths)
     ]
+
+
+def _cache_aliases_using(known_paths: Collection[str]) -> list[str]:
+    return [alias for alias, _ in _cache_backends_using(known_paths)]
 
 
 @register(Tags.caches, TAG, deploy=True)
@@ -155,7 +160,7 @@ def check_locmem_caches(
 def check_file_caches(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
-    return [W002(alias) for alias in _cache_aliases_using(FILE_CACHE)]
+    return [W002(alias, backend) for alias, backend in _cache_backends_using(FILE_CACHE)]
 
 
 @register(Tags.caches, TAG, deploy=True)

@@ -287,7 +287,7 @@ def test_a_supervisor_config_named_for_development_is_not_read(tmp_path: Path) -
 HAND_RUN = """\
 from app.models import Email
 
-with open("emailtimes.txt", mode="w") as f:
+with open("/srv/esp/emailtimes.txt", mode="w") as f:
     f.write("\\n".join(str(e.sent) for e in Email.objects.all()))
 """
 

@@ -398,7 +398,10 @@ def test_a_write_reached_only_from_a_debug_branch_is_silent(tmp_path: Path) -> N
 
 
 def test_code_in_a_fixtures_folder_is_not_scanned(tmp_path: Path) -> None:
-    generator = "import json\nwith open('initial.yaml', 'w') as out:\n    json.dump([], out)\n"
+    generator = (
+        "import json\nwith open('/srv/app/emojis/initial.yaml', 'w') as out:\n"
+        "    json.dump([], out)\n"
+    )
     assert scan(tmp_path, {"app/emojis/fixtures/generate.py": generator}) == []
     assert where(scan(tmp_path / "b", {"app/emojis/generate.py": generator})) == [
         ("app/emojis/generate.py", 2)

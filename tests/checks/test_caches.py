@@ -52,6 +52,14 @@ def test_file_cache_is_w002() -> None:
     assert deploy_ids(CACHES=caches) == ["horizontal.W002"]
 
 
+def test_diskcache_is_w002_by_its_path() -> None:
+    # python-diskcache keeps entries in files on this host; known by its path, so the
+    # warning does not need the package installed.
+    caches = {"default": {"BACKEND": "diskcache.DjangoCache", "LOCATION": "/var/tmp/cache"}}
+    assert deploy_ids(CACHES=caches) == ["horizontal.W002"]
+    assert "DjangoCache" in cache_checks.W002("default", "diskcache.DjangoCache").msg
+
+
 def test_dummy_cache_is_w003() -> None:
     caches = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
     assert deploy_ids(CACHES=caches) == ["horizontal.W003"]
