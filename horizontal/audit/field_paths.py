@@ -21,8 +21,10 @@ from horizontal.audit.patterns import lazy_compile
 
 # ``file = models.FileField(...)``, ``photo = ThumbnailerImageField(...)`` in a class body.
 FILE_FIELD = lazy_compile(r"^\s+(\w+)\s*(?::[^=]+)?=\s*(?:[\w.]+\.)?\w*(?:FileField|ImageField)\(")
-# ``<something>.<name>.path`` not followed by more attribute access or a call (``.path.join``).
-PATH_USE = lazy_compile(r"\.(\w+)\.path\b(?![\w.(])")
+# ``<something>.<name>.path`` not followed by more attribute access or a call (``.path.join``);
+# ``<name>.file.name``, the open file's name, is the same local path on FileSystemStorage.
+PATH_USE = lazy_compile(r"\.(\w+)(\.path|\.file\.name)\b(?![\w.(])")
+PATH_MARKERS = (".path", ".file.name")
 # Names that are never model fields' files: ``os.path``, ``request.path``, ``self.path``.
 NOT_FIELDS = frozenset({"os", "request", "self", "url", "parsed", "urlparse", "sys"})
 
@@ -40,6 +42,7 @@ class PathUse(NamedTuple):
     path: str
     line: int
     source: str
+    attribute: str = ".path"  # or ".file.name"
 
 
 # ``storage=AWSMediaStorage()``: a field that names a remote storage of its own has no
@@ -80,17 +83,17 @@ def _declaration(lines: list[str], start: int, most: int = 15) -> str:
 
 
 def path_uses(path: str, text: str) -> list[PathUse]:
-    """Each ``x.<name>.path`` of the module, outside comments."""
-    if ".path" not in text:
+    """Each ``x.<name>.path`` (or ``x.<name>.file.name``) of the module, outside comments."""
+    if not any(marker in text for marker in PATH_MARKERS):
         return []
     uses: list[PathUse] = []
     for number, line in enumerate(text.splitlines(), start=1):
         code = line.split("#", 1)[0]
-        if ".path" not in code or IN_MESSAGE.search(code):
+        if not any(marker in code for marker in PATH_MARKERS) or IN_MESSAGE.search(code):
             continue
         for match in PATH_USE.finditer(code):
             if match.group(1) not in NOT_FIELDS:
-                uses.append(PathUse(match.group(1), path, number, line.strip()))
+                uses.append(PathUse(match.group(1), path, number, line.strip(), match.group(2)))
     return uses
 
 
@@ -109,7 +112,7 @@ def local_path_reads(uses: Iterable[PathUse], fields: set[str]) -> Iterator[Find
             by_module.setdefault(use.path, []).append(use)
     for found in by_module.values():
         first, *others = found
-        names = ", ".join(dict.fromkeys(f"{u.field}.path" for u in found))
+        names = ", ".join(dict.fromkeys(f"{u.field}{u.attribute}" for u in found))
         yield Finding(
             first.path,
             first.line,

@@ -207,10 +207,12 @@ class Scan:
         self.result.findings = self._without_command_only_code(self.result.findings)
         self.result.findings = starts.without_development_starts(
             starts.without_build_steps(
-                starts.one_cron_per_image(
-                    one_media_server(
-                        cron_jobs.without_host_housekeeping(self.result.findings, self.texts),
-                        stores_files=self.result.stores_files or not self.result.read_models,
+                starts.one_migrate_per_script(
+                    starts.one_cron_per_image(
+                        one_media_server(
+                            cron_jobs.without_host_housekeeping(self.result.findings, self.texts),
+                            stores_files=self.result.stores_files or not self.result.read_models,
+                        )
                     )
                 ),
                 self.texts,

@@ -308,7 +308,13 @@ def _installed_at(settings: dict[str, list[ast.stmt]], app: str) -> int:
 
 
 def _finding(module: PythonModule, line: int, message: str, fix: str = "") -> Finding:
-    return Finding(module.path, line, "settings", message, module.line(line), fix_text=fix)
+    """A settings finding at ``line``; a default an environment schema declares elsewhere
+    in the module (``environ.Env(DB_HOST=(str, ""))``) has the schema's line related."""
+    declared = module.declared_defaults.get(line)
+    related = (Location(module.path, declared),) if declared and declared != line else ()
+    return Finding(
+        module.path, line, "settings", message, module.line(line), related=related, fix_text=fix
+    )
 
 
 # The fix for each setting the audit reports, by the name the catalogue gives it.

@@ -246,6 +246,7 @@ def apply_env_schema(module: PythonModule) -> None:
             # At the call's place: the setting that reads it decides (and may replace it).
             default = ast.copy_location(copy.copy(defaults[name]), node)
             node.keywords.append(ast.keyword(arg="default", value=default))
+            module.declared_defaults[node.lineno] = defaults[name].lineno
 
 
 # Methods of an environment or configuration object whose second argument is a default.

@@ -65,6 +65,9 @@ class PythonModule:
         # Class-based settings: the line of the class production runs (settings_classes.py),
         # where a setting it leaves unset is decided.
         self.decided_at = 0
+        # django-environ: the line of a call whose default its schema declares, and the
+        # schema's line (settings_values.apply_env_schema), shown beside the call's finding.
+        self.declared_defaults: dict[int, int] = {}
 
     @classmethod
     def parse(cls, path: str, text: str, hot_lines: Iterable[int] = ()) -> PythonModule | None:

@@ -31,6 +31,28 @@ __all__ = [
 ]
 
 
+def one_migrate_per_script(findings: list[Finding]) -> list[Finding]:
+    """A start script that migrates twice (``migrate``, then ``migrate --database=other``)
+    is one cause: one finding at its first ``migrate``, the others related."""
+    firsts: dict[str, Finding] = {}
+    rest: dict[str, list[Location]] = {}
+    for finding in sorted(f for f in findings if f.category == "boot-migrate"):
+        if finding.path in firsts:
+            rest[finding.path].append(Location(finding.path, finding.line, finding.source))
+        else:
+            firsts[finding.path], rest[finding.path] = finding, []
+    if not any(rest.values()):
+        return findings
+    kept: list[Finding] = []
+    for finding in findings:
+        first = firsts.get(finding.path) if finding.category == "boot-migrate" else None
+        if first is None:
+            kept.append(finding)
+        elif finding is first:
+            kept.append(first._replace(related=(*first.related, *rest[finding.path])))
+    return kept
+
+
 def one_cron_per_image(findings: list[Finding]) -> list[Finding]:
     """An image's cron is one finding: the cron lines of one file become related
     locations of its first, and every crontab of the tree becomes related to the
@@ -226,6 +248,18 @@ START_CATEGORIES = frozenset({"boot-migrate", "image-cron", "scheduler"})
 COMPOSE_START = lazy_compile(r"^\s*(command|entrypoint)\s*:")
 
 
+# A Dockerfile stage named for development: ``FROM base AS dev``, ``AS job-server-dev``.
+DEV_STAGE = lazy_compile(r"\s[Aa][Ss]\s+\S*?(^|[-_.]|\b)(dev|develop|development|local)\s*$")
+
+
+def _sort_starts(starts: list[str], development: set[str], production: set[str]) -> None:
+    """The scripts one stage's ``CMD``/``ENTRYPOINT`` start, development when its ``CMD``
+    serves with ``runserver``."""
+    commands = [t for t in starts if t.split(None, 1)[0].upper() == "CMD"]
+    named = {name for t in starts for _, name in deploy.scripts_started(t)}
+    (development if deploy.serves_with_runserver(commands) else production).update(named)
+
+
 def without_development_starts(
     findings: list[Finding], texts: dict[str, list[str]]
 ) -> list[Finding]:
@@ -235,6 +269,7 @@ def without_development_starts(
     production server, or a production image starts it too)."""
     development: set[str] = set()
     production: set[str] = set()
+    in_development = False
     for path, lines in texts.items():
         if is_compose_file(path):
             for line in lines:
@@ -243,14 +278,23 @@ def without_development_starts(
             continue
         if not is_dockerfile(path):
             continue
-        starts = [
-            line.text
-            for line in deploy.logical_lines("\n".join(lines))
-            if line.text.split(None, 1)[0].upper() in {"CMD", "ENTRYPOINT"}
-        ]
-        commands = [t for t in starts if t.split(None, 1)[0].upper() == "CMD"]
-        named = {name for t in starts for _, name in deploy.scripts_started(t)}
-        (development if deploy.serves_with_runserver(commands) else production).update(named)
+        starts: list[str] = []
+        for step in deploy.logical_lines("\n".join(lines)):
+            instruction = step.text.split(None, 1)[0].upper()
+            if instruction == "FROM":
+                # A new stage: ``FROM base AS job-server-dev`` starts a development image.
+                stage = DEV_STAGE.search(step.text)
+                if starts:
+                    _sort_starts(starts, development, production)
+                starts = []
+                in_development = stage is not None
+            elif instruction in {"CMD", "ENTRYPOINT"}:
+                if in_development:
+                    development.update(name for _, name in deploy.scripts_started(step.text))
+                else:
+                    starts.append(step.text)
+        _sort_starts(starts, development, production)
+        in_development = False
     scripts = development - production
     if not scripts:
         return findings

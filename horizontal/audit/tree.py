@@ -32,7 +32,6 @@ EXCLUDED_DIRS = frozenset(
         ".mypy_cache",
         ".ruff_cache",
         ".pytest_cache",
-        "build",
         "dist",
         "migrations",
         "tests",
@@ -73,6 +72,9 @@ EXCLUDED_DIRS = frozenset(
 # ``docs`` serves the documentation): then it has the files an app has.
 DOCUMENTATION_DIRS = frozenset({"doc", "docs", "documentation"})
 APP_FILES = ("apps.py", "models.py", "views.py", "urls.py")
+# ``build/`` is a build's output (setuptools' ``build/lib``), unless the project keeps its
+# image there: a Dockerfile in it or one folder down (``build/app/Dockerfile``).
+BUILD_DIR = "build"
 # Hidden folders that hold what production runs (``.prod/uwsgi.ini``, Elastic
 # Beanstalk's ``.platform/`` and ``.ebextensions/``); other dot folders are tools' own.
 DEPLOYMENT_DOT_DIRS = frozenset(
@@ -83,6 +85,9 @@ EXAMPLE_DIR = lazy_compile(r"[._-](examples?|samples?)$")
 # Folders of tests and their support named as such (``test_framework``, ``tests_e2e``,
 # ``shuup_tests``, ``selenium-tests``), as test files are (``TEST_FILE``).
 TEST_DIR = lazy_compile(r"^tests?[_-]|[_-]tests?$")
+# An unpacked release of another project kept in the tree (``py-mysql2pgsql-0.1.5``,
+# ``jquery-ui-1.12.1``): its author's code, as site-packages is.
+VENDORED_RELEASE = lazy_compile(r"^[A-Za-z][\w.]*(-[A-Za-z][\w.]*)*-v?\d+(\.\d+)+([.-]?\w+)?$")
 # Tests and their support: test_x.py, x_tests.py, conftest.py, a pytest plugin module
 # (pytest_plugin.py, pytest_fixtures.py).
 TEST_FILE = lazy_compile(r"(^test_.*|.*_tests?|^tests?|^conftest|^pytest_\w+)\.py$")
@@ -121,7 +126,9 @@ def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
             and (not d.startswith(".") or d in DEPLOYMENT_DOT_DIRS)
             and not EXAMPLE_DIR.search(d)
             and not TEST_DIR.search(d)
+            and not VENDORED_RELEASE.match(d)
             and (d not in DOCUMENTATION_DIRS or _is_an_app(Path(directory, d)))
+            and (d != BUILD_DIR or _holds_an_image(Path(directory, d)))
         )
         for name in sorted(names):
             if name.endswith(".py") and TEST_FILE.match(name):
@@ -131,6 +138,14 @@ def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
 
 def _is_an_app(folder: Path) -> bool:
     return any(folder.joinpath(name).is_file() for name in APP_FILES)
+
+
+def _holds_an_image(folder: Path) -> bool:
+    return any(
+        path.name == "Dockerfile" or path.name.endswith(".Dockerfile")
+        for pattern in ("*", "*/*")
+        for path in folder.glob(pattern)
+    )
 
 
 def relative(absolute: str, base: str) -> str:
