@@ -15,15 +15,27 @@ __all__ = [
     "CACHE_WRITES_SHOWN",
     "UPLOAD_SETTINGS",
     "cache_write_lines",
+    "keeps_state_in_cache",
     "stores_files",
     "throttle_lines",
-    "uses_cache",
     "uses_channel_layer",
     "with_cache_writes",
 ]
 
-# Code that uses Django's cache API: only then is the implicit LocMemCache a problem.
-CACHE_USE = ("django.core.cache", "cache_page", "cache_control", "django_ratelimit")
+# Code that keeps shared state in Django's cache: only then is the implicit LocMemCache a
+# problem. A memo (``get`` then ``set``, ``cache_page``) on a per-process cache recomputes
+# what another process cached; an invalidation (``delete``), a counter (``incr``), a gate
+# or lock (``add``) or a rate limit counts on every process seeing the same entry.
+CACHE_STATE = lazy_compile(
+    r"\b(\w+_)?cache(s\[[^\]]+\])?\.(add|incr|decr|delete|delete_many|clear|touch)\("
+    # A flag set to a constant (``cache.set(key, True, 3600)``): a throttle or a marker
+    # another request looks for, not a computed value kept for reuse.
+    r"|\b(\w+_)?cache(s\[[^\]]+\])?\.set\([^,\n]+,\s*(True|False|None|-?\d+|\"[^\"]*\"|'[^']*')\s*[,)]"
+)
+RATE_LIMIT_USE = ("django_ratelimit", "ratelimit(", "RateThrottle")
+# Any write: from a command or a script it is state for other processes to read (a cache
+# a management command fills for the requests), since the command's own process ends.
+CACHE_SET = lazy_compile(r"\b(\w+_)?cache(s\[[^\]]+\])?\.(set|set_many|get_or_set)\(")
 # A write of shared state through the cache (a throttle flag, a counter, a lock): where a
 # per-process cache shows. The cache by any name that ends so (``from django.core.cache
 # import cache as django_cache``). Related locations of the CACHES finding, the first few.
@@ -62,8 +74,14 @@ UPLOAD_APPS = lazy_compile(
 UPLOAD_SETTINGS = frozenset({"MEDIA_ROOT", "STORAGES['default']"})
 
 
-def uses_cache(text: str) -> bool:
-    return any(marker in text for marker in CACHE_USE)
+def keeps_state_in_cache(text: str, by_hand: bool = False) -> bool:
+    """Whether this code keeps shared state in the cache (``CACHE_STATE``), limits a rate
+    there, or (``by_hand``: a command, a script) fills it for other processes."""
+    if any(marker in text for marker in RATE_LIMIT_USE):
+        return True
+    if "cache" not in text:
+        return False
+    return bool(CACHE_STATE.search(text) or (by_hand and CACHE_SET.search(text)))
 
 
 def uses_channel_layer(text: str) -> bool:

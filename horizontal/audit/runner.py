@@ -105,7 +105,7 @@ class AuditResult:
         self.findings: list[Finding] = []
         self.suppressed = 0
         self.files = 0
-        self.uses_cache = False
+        self.uses_cache = False  # shared state kept in the cache (feature_use)
         self.uses_channel_layer = False
         self.stores_files = False
         self.read_models = False  # whether the facts above describe a project's code
@@ -493,7 +493,9 @@ class Scan:
 
     def _note_uses(self, name: str, text: str) -> None:
         result = self.result
-        if not result.uses_cache and feature_use.uses_cache(text):
+        if not result.uses_cache and feature_use.keeps_state_in_cache(
+            text, _run_by_hand(name, text)
+        ):
             result.uses_cache = True
         if "DEFAULT_THROTTLE_" in text and is_settings_path(name):
             throttles = feature_use.throttle_lines(name, text)

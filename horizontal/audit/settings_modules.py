@@ -71,8 +71,9 @@ def find_settings_problems(
     same problem set in a base and again in the module that imports it is one finding,
     at the importing module (the one that decides), with the base as a related location.
 
-    ``uses_cache``: whether the project's code calls Django's cache at all; without it
-    the implicit ``LocMemCache`` default harms nobody. ``local_storages``: dotted paths of
+    ``uses_cache``: whether the project's code keeps shared state in Django's cache
+    (``feature_use.keeps_state_in_cache``); without it the implicit ``LocMemCache``
+    default only recomputes memos per process. ``local_storages``: dotted paths of
     the project's own ``FileSystemStorage`` subclasses. ``unused``: settings (as findings
     name them) whose feature the project's code never uses: not reported. ``served``:
     the settings modules the project's ``wsgi.py``/``asgi.py`` default to. ``elsewhere``:

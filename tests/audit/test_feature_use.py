@@ -37,8 +37,31 @@ def test_stores_files(name: str, text: str, settings: bool, expected: bool) -> N
     assert feature_use.stores_files(name, text, settings) is expected
 
 
-def test_uses_cache_and_channel_layer() -> None:
-    assert feature_use.uses_cache("from django.core.cache import cache\n")
-    assert not feature_use.uses_cache("cached = {}\n")
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("from django.core.cache import cache\ncache.delete(f'user:{pk}')\n", True),
+        ("if not cache.add('import-lock', 1, 60):\n    return\n", True),
+        ("hits = caches['default'].incr(key)\n", True),
+        ("@ratelimit(key='ip', rate='5/m')\ndef login(request): ...\n", True),
+        ("throttle_classes = [UserRateThrottle]\n", True),
+        # A memo: on a per-process cache it is recomputed, not wrong.
+        ("value = cache.get(key)\nif value is None:\n    cache.set(key, compute())\n", False),
+        ("@cache_page(60)\ndef index(request): ...\n", False),
+        ("from django.core.cache import cache\n", False),
+        ("cached = {}\n", False),
+    ],
+)
+def test_keeps_state_in_cache(text: str, expected: bool) -> None:
+    assert feature_use.keeps_state_in_cache(text) is expected
+
+
+def test_a_cache_a_command_fills_is_state_for_the_requests() -> None:
+    fill = "cache.set('local_ids', ids, None)\n"
+    assert feature_use.keeps_state_in_cache(fill, by_hand=True)
+    assert not feature_use.keeps_state_in_cache(fill, by_hand=False)
+
+
+def test_uses_channel_layer() -> None:
     assert feature_use.uses_channel_layer("async_to_sync(layer.group_send)('g', {})\n")
     assert not feature_use.uses_channel_layer("import channels\n")

@@ -18,6 +18,10 @@ mailarchive, qgis-django), measured once before any of them was written.
   a ``build/`` folder of a build's output is not.
 - A start script that migrates twice (``migrate``, then ``migrate --database=other``) is
   one finding at its first ``migrate``, the second related.
+- From the tuning projects: ``CACHES`` left unset matters where the code keeps shared
+  state in the cache (an invalidation, a counter, a gate, a flag, a rate limit) or a
+  command fills it for the requests; a memo (``get`` then ``set`` of a computed value) on
+  a per-process cache only recomputes, and is not a reason to report it.
 """
 
 from __future__ import annotations
@@ -168,3 +172,48 @@ def test_a_build_folder_with_the_image_is_read(tmp_path: Path) -> None:
 def test_a_build_output_folder_is_not_read(tmp_path: Path) -> None:
     files = {"build/lib/app/start.sh": START_SCRIPT}
     assert scan(tmp_path, files, "boot-migrate") == []
+
+
+# -- the implicit LocMemCache where the code keeps state in the cache ------------------------
+
+NO_CACHES = "INSTALLED_APPS = ['shop']\nDATABASES = {}\n"
+MEMO = """\
+from django.core.cache import cache
+
+
+def price_list(currency):
+    prices = cache.get(currency)
+    if prices is None:
+        prices = compute(currency)
+        cache.set(currency, prices, 300)
+    return prices
+"""
+INVALIDATION = MEMO + "\n\ndef forget(currency):\n    cache.delete(currency)\n"
+FILLED_BY_A_COMMAND = """\
+from django.core.cache import cache
+from django.core.management.base import BaseCommand
+
+
+class Command(BaseCommand):
+    def handle(self, *args, **options):
+        cache.set("local_ids", load_ids(), None)
+"""
+
+
+def test_caches_unset_where_the_code_keeps_state_in_the_cache(tmp_path: Path) -> None:
+    files = {"shop/settings.py": NO_CACHES, "shop/prices.py": INVALIDATION}
+    found = scan(tmp_path, files, "settings")
+    assert [f.message.split(",")[0] for f in found] == ["CACHES is not set"]
+
+
+def test_caches_unset_where_a_command_fills_the_cache(tmp_path: Path) -> None:
+    files = {
+        "shop/settings.py": NO_CACHES,
+        "shop/management/commands/fill_ids.py": FILLED_BY_A_COMMAND,
+    }
+    assert [f.path for f in scan(tmp_path, files, "settings")] == ["shop/settings.py"]
+
+
+def test_caches_unset_where_the_code_only_memoises_is_silent(tmp_path: Path) -> None:
+    files = {"shop/settings.py": NO_CACHES, "shop/prices.py": MEMO}
+    assert scan(tmp_path, files, "settings") == []

@@ -359,6 +359,8 @@ def test_a_cache_imported_under_another_name_is_the_caches_related_write(tmp_pat
             "        value = compute()\n"
             "        django_cache.set(key, value, 300)\n"
             "    return value\n"
+            "def forget(key):\n"
+            "    django_cache.delete(key)\n"
         ),
     }
     found = [f for f in scan(tmp_path, files, "settings") if f.message.startswith("CACHES")]

@@ -55,7 +55,7 @@ CACHE_ONLY_WITH_URL = APPS + (
     "    CACHES = {'default': {'BACKEND': 'django.core.cache.backends.redis.RedisCache',\n"
     "                          'LOCATION': env('CACHE_URL')}}\n"
 )
-USES_CACHE = "from django.core.cache import cache\ndef hits():\n    return cache.get('hits')\n"
+USES_CACHE = "from django.core.cache import cache\ndef hit():\n    return cache.incr('hits')\n"
 
 
 def test_caches_set_only_when_an_option_is_given_is_found_at_that_assignment(

@@ -69,3 +69,8 @@ class Invoice:
 
 def cached_total(key):
     return cache.get(key)  # ok: the shared cache
+
+
+def forget_total(key):
+    # An invalidation every instance must see: shown beside the per-process CACHES.
+    cache.delete(key)  # expect: settings
