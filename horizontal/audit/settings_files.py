@@ -21,6 +21,7 @@ __all__ = [
     "KNOWN_SETTINGS",
     "is_dev_module",
     "is_dev_settings",
+    "is_served",
     "is_settings_path",
     "looks_like_settings",
     "served_settings",
@@ -72,9 +73,10 @@ def is_dev_settings(path: str) -> bool:
     return bool(DEV_FILE.search(name) or DEV_PROJECT.search(path))
 
 
-# A Python module's template: ``docker.py.template``, ``settings.py.tpl``, ``….py.j2``.
-SETTINGS_TEMPLATE = lazy_compile(r"\.py\.(template|tpl|tmpl|j2)$")
-TEMPLATE_SUFFIX = lazy_compile(r"(?<=\.py)\.(template|tpl|tmpl|j2)$")
+# A Python module's template: ``docker.py.template``, ``settings.py.tpl``, ``….py.j2``, and
+# the copy an operator makes of ``environment_settings.py.dist`` (``local.py-dist``).
+SETTINGS_TEMPLATE = lazy_compile(r"\.py(\.(template|tpl|tmpl|j2)|[.-]dist)$")
+TEMPLATE_SUFFIX = lazy_compile(r"(?<=\.py)(\.(template|tpl|tmpl|j2)|[.-]dist)$")
 TEMPLATE_TAG = lazy_compile(r"\{%.*?%\}")
 TEMPLATE_PLACEHOLDER = lazy_compile(r"\{\{.*?\}\}")
 
@@ -98,7 +100,8 @@ def served_settings(name: str, text: str) -> set[str]:
     return set(SERVED_SETTINGS.findall(text))
 
 
-def _is_served(path: str, served: AbstractSet[str]) -> bool:
+def is_served(path: str, served: AbstractSet[str]) -> bool:
+    """Whether ``wsgi.py``/``asgi.py`` default to the module at ``path``."""
     dotted = path[: -len(".py")].removesuffix("/__init__").replace("/", ".")
     return any(dotted == s or dotted.endswith("." + s) for s in served)
 
@@ -115,7 +118,7 @@ def is_dev_module(
     modules that star-import it; ``served``: the dotted modules the wsgi files default to."""
     if is_dev_settings(module.path):
         return True
-    if _is_served(module.path, served):
+    if is_served(module.path, served):
         return False
     debug = [
         s

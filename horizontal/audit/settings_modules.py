@@ -20,10 +20,16 @@ from __future__ import annotations
 import ast
 import posixpath
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.settings_branches import off_by_default_statements
-from horizontal.audit.settings_files import KNOWN_SETTINGS, is_dev_module
+from horizontal.audit.settings_files import (
+    KNOWN_SETTINGS,
+    is_dev_module,
+    is_dev_settings,
+    is_served,
+)
 from horizontal.audit.settings_rules import (
     bad_backends,
     crontab_jobs,
@@ -88,7 +94,10 @@ def find_settings_problems(
     for module in modules:
         apply_env_schema(module)
     assigned = [(m, top_level_settings(m)) for m in modules]
-    assigned = [(m, a) for m, a in assigned if a]
+    # A module that only re-exports another (``from .base import *`` in the package's
+    # ``__init__.py`` that wsgi.py serves) sets nothing, but production runs it: it keeps
+    # the base's values, whatever a sibling (``docker.py``) sets.
+    assigned = [(m, a) for m, a in assigned if a or _served_reexport(m, served)]
     # A setting assigned only in a branch that is off when nothing is set (``if
     # env("CACHE_URL"):``) is left at Django's default in production.
     conditional = {m.path: a for m, a in assigned}  # before the branches are dropped
@@ -145,11 +154,27 @@ def find_settings_problems(
                 if imported is not None or finding.message.split(None, 1)[0] in judged
             )
     found = [f for f in found if f.message.split(":", 1)[0].split(" ", 1)[0] not in unused]
-    found = _one_upload_storage(found)
+    found = _one_crontab(_one_upload_storage(found))
     for finding in _one_per_cause(found, children):
         # A file log handler is its own (opt-in) category: split logs, not broken state.
         log_file = finding.message.startswith("LOGGING:")
         yield finding._replace(category="log-file") if log_file else finding
+
+
+def _served_reexport(module: PythonModule, served: AbstractSet[str]) -> bool:
+    """A module wsgi.py serves that only star-imports production modules (``from .base
+    import *``); one that re-exports a development module (``from .dev import *``) gets
+    that module's values, which are not production's."""
+    imported = [
+        node.module or ""
+        for node in module.tree.body
+        if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
+    ]
+    return (
+        bool(imported)
+        and is_served(module.path, served)
+        and not any(is_dev_settings(name.rsplit(".", 1)[-1] + ".py") for name in imported)
+    )
 
 
 # A setting a module assigns only in a branch that is off when nothing is set is decided
@@ -182,6 +207,20 @@ def _one_upload_storage(found: list[Finding]) -> list[Finding]:
     first = storages[0]
     merged = first._replace(related=(*first.related, *(Location(f.path, f.line) for f in media)))
     return [merged if f is first else f for f in found if f not in media]
+
+
+def _one_crontab(found: list[Finding]) -> list[Finding]:
+    """django-crontab installed and its ``CRONJOBS`` are one cause (every host that runs
+    ``crontab add`` runs the jobs): the ``CRONJOBS`` finding, the app's entry related."""
+    jobs = [f for f in found if f.message.startswith("CRONJOBS (django-crontab)")]
+    installed = [f for f in found if f.message.startswith("INSTALLED_APPS: django_crontab")]
+    if not jobs or not installed:
+        return found
+    first = jobs[0]
+    merged = first._replace(
+        related=(*first.related, *(Location(f.path, f.line) for f in installed))
+    )
+    return [merged if f is first else f for f in found if f not in installed]
 
 
 def _at_decider(
