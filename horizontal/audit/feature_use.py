@@ -8,6 +8,8 @@ once it is yes.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
 
@@ -26,23 +28,20 @@ __all__ = [
 # problem. A memo (``get`` then ``set``, ``cache_page``) on a per-process cache recomputes
 # what another process cached; an invalidation (``delete``), a counter (``incr``), a gate
 # or lock (``add``) or a rate limit counts on every process seeing the same entry.
-CACHE_STATE = lazy_compile(
-    r"\b(\w+_)?cache(s\[[^\]]+\])?\.(add|incr|decr|delete|delete_many|clear|touch)\("
-    # A flag set to a constant (``cache.set(key, True, 3600)``): a throttle or a marker
-    # another request looks for, not a computed value kept for reuse.
-    r"|\b(\w+_)?cache(s\[[^\]]+\])?\.set\([^,\n]+,\s*(True|False|None|-?\d+|\"[^\"]*\"|'[^']*')\s*[,)]"
-)
+STATE_METHODS = frozenset({"add", "incr", "decr", "delete", "delete_many", "clear", "touch"})
+# A flag set to a constant (``cache.set(key, True, 3600)``): a throttle or a marker another
+# request looks for, not a computed value kept for reuse.
+FLAG_ARGUMENT = lazy_compile(r"[^,\n]+,\s*(True|False|None|-?\d+|\"[^\"]*\"|'[^']*')\s*[,)]")
 RATE_LIMIT_USE = ("django_ratelimit", "ratelimit(", "RateThrottle")
 # Any write: from a command or a script it is state for other processes to read (a cache
 # a management command fills for the requests), since the command's own process ends.
-CACHE_SET = lazy_compile(r"\b(\w+_)?cache(s\[[^\]]+\])?\.(set|set_many|get_or_set)\(")
+SET_METHODS = frozenset({"set", "set_many", "get_or_set"})
 # A write of shared state through the cache (a throttle flag, a counter, a lock): where a
-# per-process cache shows. The cache by any name that ends so (``from django.core.cache
-# import cache as django_cache``). Related locations of the CACHES finding, the first few.
-CACHE_WRITE = lazy_compile(
-    r"\b(\w+_)?cache(s\[[^\]]+\])?\.(set|add|incr|decr|get_or_set|set_many|delete|delete_many|"
-    r"touch)\("
-)
+# per-process cache shows. Related locations of the CACHES finding, the first few.
+WRITE_METHODS = STATE_METHODS - {"clear"} | SET_METHODS
+# A call on the cache, found by its literal first (a regex that starts with a word test
+# tries it at every word of a file); the name before it is checked in ``_cache_calls``.
+CACHE_CALL = lazy_compile(r"cache(?:s\[[^\]]+\])?\.(\w+)\(")
 CACHE_WRITES_SHOWN = 10
 # Django REST framework's throttles count requests in the default cache: a rate there is
 # shared state the cache must hold for every instance (its settings lines are related).
@@ -75,13 +74,35 @@ UPLOAD_SETTINGS = frozenset({"MEDIA_ROOT", "STORAGES['default']"})
 
 
 def keeps_state_in_cache(text: str, by_hand: bool = False) -> bool:
-    """Whether this code keeps shared state in the cache (``CACHE_STATE``), limits a rate
-    there, or (``by_hand``: a command, a script) fills it for other processes."""
+    """Whether this code keeps shared state in the cache (``STATE_METHODS``, a flag set),
+    limits a rate there, or (``by_hand``: a command, a script) fills it for other
+    processes."""
     if any(marker in text for marker in RATE_LIMIT_USE):
         return True
+    for _, method, end in _cache_calls(text):
+        if method in STATE_METHODS or (by_hand and method in SET_METHODS):
+            return True
+        if method == "set" and FLAG_ARGUMENT.match(text, end):
+            return True
+    return False
+
+
+def _cache_calls(text: str) -> Iterator[tuple[int, str, int]]:
+    """(position, method, end) of each call on the cache: ``cache.delete(``,
+    ``caches["default"].incr(``, ``django_cache.set(`` (a name that ends in ``_cache``),
+    not ``self._cache.clear(`` or ``mycache.add(``."""
     if "cache" not in text:
-        return False
-    return bool(CACHE_STATE.search(text) or (by_hand and CACHE_SET.search(text)))
+        return
+    for match in CACHE_CALL.finditer(text):
+        start = match.start()
+        before = text[start - 1] if start else " "
+        if before == "_":
+            # ``django_cache``: a word before the underscore; not ``._cache``.
+            if start < 2 or not (text[start - 2].isalnum() or text[start - 2] == "_"):
+                continue
+        elif before.isalnum():
+            continue
+        yield start, match.group(1), match.end()
 
 
 def uses_channel_layer(text: str) -> bool:
@@ -113,14 +134,13 @@ def throttle_lines(name: str, text: str) -> list[Location]:
 
 def cache_write_lines(name: str, text: str) -> list[Location]:
     """The lines of code that write shared state through the cache."""
-    # One pass over the text before any line split.
-    if "cache" not in text or not CACHE_WRITE.search(text):
-        return []
-    return [
-        Location(name, number)
-        for number, line in enumerate(text.splitlines(), 1)
-        if CACHE_WRITE.search(line)
-    ]
+    lines: list[Location] = []
+    for position, method, _ in _cache_calls(text):
+        if method in WRITE_METHODS:
+            number = text.count("\n", 0, position) + 1
+            if not lines or lines[-1].line != number:
+                lines.append(Location(name, number))
+    return lines
 
 
 def with_cache_writes(finding: Finding, writes: list[Location]) -> Finding:

@@ -158,7 +158,7 @@ class Scan:
         # Project modules each file imports, and the commands and scripts (importers.py).
         self.imports: dict[str, set[str]] = {}
         self.by_hand: set[str] = set()
-        # Lines of project code that write through Django's cache (CACHE_WRITE).
+        # Lines of project code that write through Django's cache (feature_use.WRITE_METHODS).
         self.cache_writes: list[Location] = []
         # The project's FileSystemStorage subclasses defined in code (name to the class
         # line) and the storage classes code instantiates (``data = DataStorage()``).
