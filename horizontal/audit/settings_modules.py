@@ -223,13 +223,21 @@ def _one_crontab(found: list[Finding]) -> list[Finding]:
     return [merged if f is first else f for f in found if f not in installed]
 
 
+# A finding named for one setting whose outcome another decides: ``COMPRESS_OFFLINE`` left
+# off matters where ``COMPRESS_ENABLED = True`` turns compression on.
+DECIDED_ELSEWHERE = {"COMPRESS_OFFLINE": "COMPRESS_ENABLED"}
+
+
 def _at_decider(
     finding: Finding, replaced: Callable[..., bool], importers: list[PythonModule]
 ) -> Finding:
     """A base's ``MEDIA_ROOT`` that the production modules importing it assign again: the
     problem is decided there (``prod.py``'s ``MEDIA_ROOT``), the base's line related."""
     setting = finding.message.split(None, 1)[0].rstrip(":")
-    if not setting.isupper() or not replaced(finding.line, setting):
+    if setting in DECIDED_ELSEWHERE:
+        # django-compressor's output is decided where a production module turns it on.
+        setting = DECIDED_ELSEWHERE[setting]
+    elif not setting.isupper() or not replaced(finding.line, setting):
         return finding
     places = [
         (child, top_level_settings(child)[setting][-1].lineno)

@@ -85,6 +85,9 @@ EXAMPLE_DIR = lazy_compile(r"[._-](examples?|samples?)$")
 # Folders of tests and their support named as such (``test_framework``, ``tests_e2e``,
 # ``shuup_tests``, ``selenium-tests``), as test files are (``TEST_FILE``).
 TEST_DIR = lazy_compile(r"^tests?[_-]|[_-]tests?$")
+# A Django project kept to test or demonstrate the app (``testproject``, ``demo_project``,
+# ``example_site``): its settings and URLs are a developer's, as ``demo/`` is.
+DEMO_PROJECT_DIR = lazy_compile(r"^(tests?|demo|example|sample|dev)[-_]?(project|site)s?$")
 # An unpacked release of another project kept in the tree (``py-mysql2pgsql-0.1.5``,
 # ``jquery-ui-1.12.1``): its author's code, as site-packages is.
 VENDORED_RELEASE = lazy_compile(r"^[A-Za-z][\w.]*(-[A-Za-z][\w.]*)*-v?\d+(\.\d+)+([.-]?\w+)?$")
@@ -126,6 +129,7 @@ def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
             and (not d.startswith(".") or d in DEPLOYMENT_DOT_DIRS)
             and not EXAMPLE_DIR.search(d)
             and not TEST_DIR.search(d)
+            and not DEMO_PROJECT_DIR.match(d)
             and not VENDORED_RELEASE.match(d)
             and (d not in DOCUMENTATION_DIRS or _is_an_app(Path(directory, d)))
             and (d != BUILD_DIR or _holds_an_image(Path(directory, d)))
