@@ -10,6 +10,7 @@ server sites named for development (``Caddyfile.dev``) are read by none. Paths o
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable, Iterable
 
 from horizontal.audit import deploy, manifests, web_servers
@@ -74,6 +75,8 @@ def text_detector(path: str) -> TextDetector | None:
         return None  # Caddyfile.dev, nginx.local.conf: the development server's site
     if (lower.endswith(".conf") and "nginx" in lower) or NGINX_DIR.search(f"/{path}"):
         return web_servers.find_in_nginx
+    if lower.endswith(".conf") and not DEVELOPMENT_CONFIG.search(lower):
+        return nginx_if_server_block  # default.conf: the name nginx's image gives a site
     if lower.startswith("caddyfile"):
         return web_servers.find_in_caddyfile
     if lower.endswith((".yaml", ".yml")) and not lower.startswith(("docker-compose", "compose")):
@@ -86,6 +89,16 @@ def text_detector(path: str) -> TextDetector | None:
 def is_provisioning(path: str) -> bool:
     """A file of an Ansible tree: provisioning an operator applies."""
     return "ansible" in path and bool(PROVISIONING.search(f"/{path}"))
+
+
+# An nginx site, whatever the file is called: ``server {`` at the start of a line.
+NGINX_SERVER_BLOCK = lazy_compile(r"^\s*server\s*\{", re.M)
+
+
+def nginx_if_server_block(path: str, text: str) -> Iterable[Finding]:
+    if "server" in text and NGINX_SERVER_BLOCK.search(text):
+        return web_servers.find_in_nginx(path, text)
+    return ()
 
 
 def shell_if_shebang(path: str, text: str) -> Iterable[Finding]:

@@ -110,8 +110,9 @@ CACHE_URL_SCHEMES = {
 
 
 def cache_url_backend(text: str) -> SingleBox | None:
-    """The single-box cache a cache URL names (``locmemcache://snowflake``), or None."""
-    scheme, found, _ = text.partition("://")
+    """The single-box cache a cache URL names (``locmemcache://snowflake``, or without
+    the slashes, as django-cache-url also parses it: ``locmem:default``), or None."""
+    scheme, found, _ = text.partition(":")
     return CACHE_URL_SCHEMES.get(f"{scheme.lower()}://") if found else None
 
 
