@@ -15,7 +15,7 @@ import ast
 import re
 from collections.abc import Iterator
 
-from horizontal.audit.findings import Finding
+from horizontal.audit.findings import Finding, Location
 from horizontal.audit.known import this_host_addresses
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.settings_branches import required_defaults
@@ -180,21 +180,30 @@ def _this_host_default(call: ast.Call) -> str | None:
 
 
 def _huey_periodic_tasks(module: PythonModule) -> Iterator[Finding]:
+    """Huey's periodic tasks: one finding per module (every consumer's scheduler enqueues
+    them all: one cause, one fix), at the first, the others related."""
     if "periodic_task" not in module.text or "huey" not in module.text:
         return
+    found: list[tuple[int, str]] = []
     for function in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
         assert isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
         for decorator in function.decorator_list:
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
             qualified = module.qualify(target) or ""
             if last_part(qualified) in HUEY_PERIODIC and "huey" in qualified:
-                yield Finding(
-                    module.path,
-                    decorator.lineno,
-                    "scheduler",
-                    f"Huey @{last_part(qualified)} is enqueued by the scheduler of every "
-                    "consumer: with a consumer per instance the task runs N times",
-                    module.line(decorator.lineno),
-                    fix_text="Run one consumer with periodic tasks and the others with "
-                    "'run_huey --no-periodic', or register the work with @job + runjob.",
-                )
+                found.append((decorator.lineno, last_part(qualified)))
+    if not found:
+        return
+    (line, kind), *others = sorted(found)
+    more = f" (and {len(others)} more periodic tasks here)" if others else ""
+    yield Finding(
+        module.path,
+        line,
+        "scheduler",
+        f"Huey @{kind} is enqueued by the scheduler of every consumer: with a consumer per "
+        f"instance the task runs N times{more}",
+        module.line(line),
+        related=tuple(Location(module.path, n, module.line(n)) for n, _ in others),
+        fix_text="Run one consumer with periodic tasks and the others with "
+        "'run_huey --no-periodic', or register the work with @job + runjob.",
+    )
