@@ -135,9 +135,11 @@ def throttle_lines(name: str, text: str) -> list[Location]:
 def cache_write_lines(name: str, text: str) -> list[Location]:
     """The lines of code that write shared state through the cache."""
     lines: list[Location] = []
+    number, counted = 1, 0  # the line at ``counted``; calls come in order of position
     for position, method, _ in _cache_calls(text):
         if method in WRITE_METHODS:
-            number = text.count("\n", 0, position) + 1
+            number += text.count("\n", counted, position)
+            counted = position
             if not lines or lines[-1].line != number:
                 lines.append(Location(name, number))
     return lines

@@ -428,8 +428,8 @@ class Scan:
         text = read_text(path)
         if text is None or MIGRATION_MODULE in text:
             return  # unreadable, or a migration: it runs once, in migrate
-        self._note_uses(name, text)
         by_hand = _run_by_hand(name, text)
+        self._note_uses(name, text, by_hand)
         if "Storage(" in text and not by_hand:
             self.storages_built.update(STORAGE_BUILT.findall(text))
         if "import" in text:
@@ -491,11 +491,9 @@ class Scan:
         if settings_helpers.may_hold_host_defaults(text):
             self.host_defaults += settings_helpers.host_defaults(module)
 
-    def _note_uses(self, name: str, text: str) -> None:
+    def _note_uses(self, name: str, text: str, by_hand: bool) -> None:
         result = self.result
-        if not result.uses_cache and feature_use.keeps_state_in_cache(
-            text, _run_by_hand(name, text)
-        ):
+        if not result.uses_cache and feature_use.keeps_state_in_cache(text, by_hand):
             result.uses_cache = True
         if "DEFAULT_THROTTLE_" in text and is_settings_path(name):
             throttles = feature_use.throttle_lines(name, text)
@@ -505,7 +503,7 @@ class Scan:
         room = feature_use.CACHE_WRITES_SHOWN - len(self.cache_writes)
         if room > 0 and not is_settings_path(name):
             writes = feature_use.cache_write_lines(name, text)
-            if writes and not _run_by_hand(name, text):
+            if writes and not by_hand:
                 self.cache_writes += writes[:room]
         if not result.uses_channel_layer and feature_use.uses_channel_layer(text):
             result.uses_channel_layer = True

@@ -46,6 +46,7 @@ from horizontal.audit.settings_secrets import (
 from horizontal.audit.settings_services import databases_without_host, services_on_this_host
 from horizontal.audit.settings_star_imports import (
     has_star_import,
+    star_imported_modules,
     star_imported_settings,
     star_importers,
 )
@@ -165,11 +166,7 @@ def _served_reexport(module: PythonModule, served: AbstractSet[str]) -> bool:
     """A module wsgi.py serves that only star-imports production modules (``from .base
     import *``); one that re-exports a development module (``from .dev import *``) gets
     that module's values, which are not production's."""
-    imported = [
-        node.module or ""
-        for node in module.tree.body
-        if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
-    ]
+    imported = star_imported_modules(module)
     return (
         bool(imported)
         and is_served(module.path, served)
@@ -200,27 +197,25 @@ def _one_upload_storage(found: list[Finding]) -> list[Finding]:
     """A local ``FileSystemStorage`` named in a settings value and ``MEDIA_ROOT`` with no
     ``STORAGES`` are one cause (uploads on this host's disk): the named storage is the
     finding, ``MEDIA_ROOT``'s line related."""
-    storages = [f for f in found if f.message.startswith("STORAGES['default']:")]
-    media = [f for f in found if f.message.startswith("MEDIA_ROOT with no STORAGES")]
-    if not storages or not media:
+    return _folded(found, "STORAGES['default']:", "MEDIA_ROOT with no STORAGES")
+
+
+def _folded(found: list[Finding], keeper: str, folded: str) -> list[Finding]:
+    """The findings whose message starts with ``folded`` become related locations of the
+    first that starts with ``keeper`` (one cause), when both are there."""
+    keepers = [f for f in found if f.message.startswith(keeper)]
+    others = [f for f in found if f.message.startswith(folded)]
+    if not keepers or not others:
         return found
-    first = storages[0]
-    merged = first._replace(related=(*first.related, *(Location(f.path, f.line) for f in media)))
-    return [merged if f is first else f for f in found if f not in media]
+    first = keepers[0]
+    merged = first._replace(related=(*first.related, *(Location(f.path, f.line) for f in others)))
+    return [merged if f is first else f for f in found if f not in others]
 
 
 def _one_crontab(found: list[Finding]) -> list[Finding]:
     """django-crontab installed and its ``CRONJOBS`` are one cause (every host that runs
     ``crontab add`` runs the jobs): the ``CRONJOBS`` finding, the app's entry related."""
-    jobs = [f for f in found if f.message.startswith("CRONJOBS (django-crontab)")]
-    installed = [f for f in found if f.message.startswith("INSTALLED_APPS: django_crontab")]
-    if not jobs or not installed:
-        return found
-    first = jobs[0]
-    merged = first._replace(
-        related=(*first.related, *(Location(f.path, f.line) for f in installed))
-    )
-    return [merged if f is first else f for f in found if f not in installed]
+    return _folded(found, "CRONJOBS (django-crontab)", "INSTALLED_APPS: django_crontab")
 
 
 # A finding named for one setting whose outcome another decides: ``COMPRESS_OFFLINE`` left

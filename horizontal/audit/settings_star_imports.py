@@ -12,7 +12,12 @@ from collections.abc import Mapping, Sequence
 from horizontal.audit.settings_values import top_level_settings
 from horizontal.audit.source import PythonModule
 
-__all__ = ["has_star_import", "star_imported_settings", "star_importers"]
+__all__ = [
+    "has_star_import",
+    "star_imported_modules",
+    "star_imported_settings",
+    "star_importers",
+]
 
 
 def star_importers(modules: list[PythonModule]) -> dict[str, list[PythonModule]]:
@@ -106,8 +111,15 @@ def _absolute_name(importer: str, node: ast.ImportFrom) -> str:
     return ".".join([*parts, *([node.module] if node.module else [])])
 
 
-def has_star_import(module: PythonModule) -> bool:
-    return any(
-        isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
+def star_imported_modules(module: PythonModule) -> list[str]:
+    """The modules ``module`` star-imports at its top level, as written (``.base``: ``base``
+    with its dots stripped; ``None`` for ``from . import *``: "")."""
+    return [
+        node.module or ""
         for node in module.tree.body
-    )
+        if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
+    ]
+
+
+def has_star_import(module: PythonModule) -> bool:
+    return bool(star_imported_modules(module))
