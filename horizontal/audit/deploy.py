@@ -22,6 +22,7 @@ from horizontal.audit.findings import Finding
 from horizontal.audit.image_env import single_box_environment
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.shell_branches import (
+    CALLED_BY_THE_SOURCING_SCRIPT,
     function_callers,
     leader_only,
     process_arms,
@@ -42,7 +43,9 @@ SCHEDULER_SCRIPT = lazy_compile(r"[\w./-]*(beat|scheduler)[\w.-]*\.(sh|bash|py)\
 DRY_RUN = lazy_compile(r"--(check|plan)\b|showmigrations|makemigrations")
 CRON_INSTALL = lazy_compile(
     r"\bcrontab\s+(?!-l\b)\S|(?<![\w.-])/etc/cron|\bcron\.d\b|\bsupercronic\b|\bcrond\b|"
-    r"\bservice\s+cron\b|/etc/init\.d/cron\b|(^|[\s;&|'\"\[,])cron(\s+-f)?\s*($|[;&|'\"\],])"
+    r"\bservice\s+cron\b|/etc/init\.d/cron\b|"
+    # cron as the command (``cron -f``, ``command=/usr/sbin/cron -f -L 15``)
+    r"(^|[\s;&|'\"\[,=])(/usr)?(/s?bin/)?cron(\s+-\w+(\s+\d+)?)*\s*($|[;&|'\"\],])"
 )
 PACKAGE_INSTALL = lazy_compile(r"\b(apt-get|apt|apk|yum|dnf|pip)\b.*\b(install|add)\b")
 # A script named for the server it starts (``python3 ./gunicorn_run.py``, ``run-uwsgi.sh``).
@@ -214,7 +217,15 @@ SECRET_AT_START = (
     "a secret is generated into a local file when the container starts: each replica "
     "has its own (sessions, signatures and tokens do not verify across replicas)"
 )
+SECRET_KEY_AT_START = (
+    "SECRET_KEY is generated when the container starts: each replica signs sessions, CSRF "
+    "and reset tokens with a different key"
+)
+# The variable Django's signing key is read from (SECRET_KEY, DJANGO_SECRET_KEY).
+SIGNING_KEY_VARIABLE = lazy_compile(r"(^|_)SECRET_KEY$")
 BEAT_EVERYWHERE = "a scheduler starts in every replica or worker: every job runs N times"
+# ``echo "Enabling celery-beat"``: a message printed, not a command run.
+MESSAGE = lazy_compile(r"^\s*(echo|printf)\s[^>|]*$")
 
 
 def _runs_beat(command: str, context: str) -> bool:
@@ -321,11 +332,16 @@ def scripts_started(text: str) -> Iterator[tuple[int, str]]:
 
 
 def find_in_shell(
-    path: str, text: str, started: bool = False, beside_server: bool = False
+    path: str,
+    text: str,
+    started: bool = False,
+    beside_server: bool = False,
+    called_elsewhere: frozenset[str] = frozenset(),
 ) -> Iterator[Finding]:
     """``started``: another start script runs this one (judged as part of the start);
     ``beside_server``: and that script starts the web server too (a scheduler this one
-    starts runs beside it)."""
+    starts runs beside it); ``called_elsewhere``: the words of a start script that sources
+    this one (its functions that script calls run at every start)."""
     if BY_HAND.match(posixpath.basename(path)) and not started:
         return
     lines = shell_lines(text)
@@ -349,8 +365,12 @@ def find_in_shell(
     arms = process_arms(texts)
     # A function's body runs in the arms of the lines that call it (none: never here).
     runs_in = [{arms[index]} for index in range(len(lines))]
-    for index, callers in function_callers(texts).items():
-        runs_in[index] = {arms[c] for c in callers if c is not None}
+    for index, callers in function_callers(texts, called_elsewhere).items():
+        runs_in[index] = {
+            None if c == CALLED_BY_THE_SOURCING_SCRIPT else arms[c]
+            for c in callers
+            if c is not None
+        }
     serving_arms = {
         arm
         for arms_of, line in zip(runs_in, lines, strict=True)
@@ -364,6 +384,9 @@ def find_in_shell(
         if serves_with_runserver([t.text for a, t in zip(runs_in, lines, strict=True) if arm in a])
     }
     secrets: set[str] = set()  # variables assigned a generated secret so far
+    # SECRET_KEY variables given a generated key, and those of them never written to a file.
+    signing_keys: dict[str, Finding] = {}
+    unsaved_keys: set[str] = set()
     first_instance_only = leader_only(texts)
     for index, (arms_of, line) in enumerate(zip(runs_in, lines, strict=True)):
         live = arms_of - development_arms
@@ -386,12 +409,23 @@ def find_in_shell(
             SECRET_GENERATOR.search(line.text) or _mentions(line.text, secrets)
         ):
             yield _finding(path, line, "file-write", SECRET_AT_START)
+            unsaved_keys -= {name for name in signing_keys if _mentions(line.text, {name})}
+        elif (
+            assigned
+            and SIGNING_KEY_VARIABLE.search(assigned.group(1))
+            and SECRET_GENERATOR.search(line.text)
+        ):
+            # Into the environment the server inherits: a key of this replica's own
+            # (reported below unless it is written to a file, reported there).
+            signing_keys[assigned.group(1)] = _finding(path, line, "settings", SECRET_KEY_AT_START)
+            unsaved_keys.add(assigned.group(1))
         elif _starts_cron(line.text):
             yield _finding(path, line, "image-cron", IMAGE_CRON)
-        elif _runs_beat(line.text, "gunicorn" if serves else ""):
+        elif _runs_beat(line.text, "gunicorn" if serves else "") and not MESSAGE.match(line.text):
             yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
         elif UWSGI_MEDIA_OPTION.search(line.text):
             yield _finding(path, _option_line(text, line), "file-write", UWSGI_SERVES_MEDIA)
+    yield from (signing_keys[name] for name in sorted(unsaved_keys))
 
 
 # ``uwsgi ... --static-map /media=/app/media``: the ini option given on the command line.

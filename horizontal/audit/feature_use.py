@@ -93,12 +93,19 @@ def _cache_calls(text: str) -> Iterator[tuple[int, str, int]]:
     not ``self._cache.clear(`` or ``mycache.add(``."""
     if "cache" not in text:
         return
+    # ``django_cache`` is Django's cache under another name only where the module imports
+    # it; elsewhere ``old_cache`` is anything (a row of a model named for a cache).
+    renamed = "django.core.cache" in text
     for match in CACHE_CALL.finditer(text):
         start = match.start()
         before = text[start - 1] if start else " "
         if before == "_":
             # ``django_cache``: a word before the underscore; not ``._cache``.
-            if start < 2 or not (text[start - 2].isalnum() or text[start - 2] == "_"):
+            if (
+                not renamed
+                or start < 2
+                or not (text[start - 2].isalnum() or text[start - 2] == "_")
+            ):
                 continue
         elif before.isalnum():
             continue

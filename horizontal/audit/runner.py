@@ -25,7 +25,9 @@ from horizontal.audit import (
     files,
     importers,
     migrate_commands,
+    repeating_commands,
     services,
+    settings_unread,
     starts,
     state,
     task_results,
@@ -65,7 +67,7 @@ from horizontal.audit.settings_files import (
 )
 from horizontal.audit.settings_secrets import find_config_secret_keys
 from horizontal.audit.settings_values import top_level_settings
-from horizontal.audit.source import PythonModule, is_runscript
+from horizontal.audit.source import INFRASTRUCTURE_FOLDER, PythonModule, is_runscript
 from horizontal.audit.suppress import is_suppressed
 from horizontal.audit.tree import iter_files, module_file, read_text, relative
 from horizontal.audit.web_servers import one_media_server
@@ -174,6 +176,9 @@ class Scan:
         self.helper_uses: list[settings_helpers.HelperUses] = []
         # Project commands that run migrate with no lock: name to the line (deploy.py).
         self.migrate_commands: dict[str, Location] = {}
+        self.settings_read: set[str] = set()  # upper-case names code reads off settings
+        # Project commands that sleep between runs, by name (repeating jobs when supervised).
+        self.sleeping_commands: dict[str, tuple[Location, repeating_commands.SleepingCommand]] = {}
         # Every file read, by its path in the tree (the programs start lines run).
         self.paths: set[str] = set()
         # Template files, read only when a settings module installs django-compressor.
@@ -205,20 +210,17 @@ class Scan:
             if finding.category in self.wanted:
                 self.keep(finding)
         self.result.findings = self._without_command_only_code(self.result.findings)
-        self.result.findings = starts.without_development_starts(
-            starts.without_build_steps(
-                starts.one_migrate_per_script(
-                    starts.one_cron_per_image(
-                        one_media_server(
-                            cron_jobs.without_host_housekeeping(self.result.findings, self.texts),
-                            stores_files=self.result.stores_files or not self.result.read_models,
-                        )
-                    )
-                ),
-                self.texts,
-            ),
-            self.texts,
+        # One cause, one finding; and what does not run in every replica is dropped.
+        findings = cron_jobs.without_host_housekeeping(self.result.findings, self.texts)
+        findings = one_media_server(
+            findings, stores_files=self.result.stores_files or not self.result.read_models
         )
+        findings = starts.one_cron_per_image(
+            starts.with_the_lines_that_install_them(findings, self.texts)
+        )
+        findings = starts.one_migrate_per_script(findings)
+        findings = starts.without_build_steps(findings, self.texts)
+        self.result.findings = starts.without_development_starts(findings, self.texts)
         if "file-write" in self.wanted:
             for folder in datadirs.unread_folders(
                 self.data_writes, self.data_reads, self.media_folders
@@ -233,6 +235,11 @@ class Scan:
             self.result.findings = [
                 f for f in self.result.findings if f.message != PRIVATE_STORAGE_SERVED
             ]
+        if "scheduler" in self.wanted:
+            for finding in repeating_commands.repeating_programs(
+                self.texts, self.sleeping_commands
+            ):
+                self.keep(finding)
         if "timer-thread" in self.wanted:
             for finding in boot_threads.boot_thread_findings(
                 self.boot_starts, self.looping_threads, self.texts
@@ -274,6 +281,10 @@ class Scan:
                 ):
                     if finding.category in self.wanted:
                         self.keep(feature_use.with_cache_writes(finding, self.cache_writes))
+            if self.result.read_models:  # the project's code was read: what it reads is known
+                self.result.findings = settings_unread.without_unread_settings(
+                    self.result.findings, self.settings_read, settings
+                )
         self.result.findings = [
             _run_through_command(f, through_commands) for f in self.result.findings
         ]
@@ -281,6 +292,7 @@ class Scan:
             storage_with_its_setting(self.result.findings)
         )
         self.result.findings = files.secret_with_its_file(self.result.findings)
+        self.result.findings = services.one_huey_schedule(self.result.findings, self.texts)
         self.result.findings.sort()
         return self.result
 
@@ -438,6 +450,8 @@ class Scan:
             self.by_hand.add(name)
             if command := migrate_commands.migrate_wrapper(name, text):
                 self.migrate_commands[command[0]] = Location(name, command[1])
+            if sleeping := repeating_commands.sleeping_command(name, text):
+                self.sleeping_commands[sleeping.name] = (Location(name, sleeping.line), sleeping)
         self.served_settings |= served_settings(name, text)
         if not is_python_start(name) and execs_a_server(text) and not by_hand:
             # A console script's entry function that ends as the server (``squad``); a
@@ -493,6 +507,8 @@ class Scan:
 
     def _note_uses(self, name: str, text: str, by_hand: bool) -> None:
         result = self.result
+        if "settings" in text:
+            self.settings_read |= settings_unread.names_read(text)
         if not result.uses_cache and feature_use.keeps_state_in_cache(text, by_hand):
             result.uses_cache = True
         if "DEFAULT_THROTTLE_" in text and is_settings_path(name):
@@ -538,6 +554,7 @@ def _run_by_hand(name: str, text: str) -> bool:
     without the parse): what it does happens once, where its operator runs it."""
     return (
         "/management/commands/" in f"/{name}"
+        or bool(INFRASTRUCTURE_FOLDER.search(f"/{name}"))
         or is_runscript(name, text)
         or text.startswith("#!")
         or "__main__" in text

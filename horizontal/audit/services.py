@@ -28,6 +28,9 @@ LOCAL_QUEUES = {
     "MemoryHuey": "Huey's MemoryHuey keeps the task queue in this process's memory",
 }
 HUEY_PERIODIC = frozenset({"periodic_task", "db_periodic_task"})
+HUEY_PERIODIC_MESSAGE = "Huey @"
+# ``manage.py run_huey`` with its scheduler on (no ``--no-periodic``/``-n``).
+HUEY_CONSUMER_WITH_SCHEDULER = lazy_compile(r"\brun_huey\b(?!.*\s(--no-periodic|-n)\b)")
 # Lookups whose second argument (or ``default=``) is what production gets when unset.
 ENV_LOOKUPS = frozenset({"getenv", "get", "env", "config", "getattr", "str", "url"})
 # The looked-up name says it is a shared service's address (not EMAIL_HOST, not a URL
@@ -200,10 +203,39 @@ def _huey_periodic_tasks(module: PythonModule) -> Iterator[Finding]:
         module.path,
         line,
         "scheduler",
-        f"Huey @{kind} is enqueued by the scheduler of every consumer: with a consumer per "
-        f"instance the task runs N times{more}",
+        f"{HUEY_PERIODIC_MESSAGE}{kind} is enqueued by the scheduler of every consumer: with "
+        f"a consumer per instance the task runs N times{more}",
         module.line(line),
         related=tuple(Location(module.path, n, module.line(n)) for n, _ in others),
         fix_text="Run one consumer with periodic tasks and the others with "
         "'run_huey --no-periodic', or register the work with @job + runjob.",
     )
+
+
+def one_huey_schedule(findings: list[Finding], texts: dict[str, list[str]]) -> list[Finding]:
+    """A project's Huey periodic tasks are one finding: every consumer that runs its
+    scheduler enqueues all of them, so which consumers run it is the one fix. At the first
+    module's tasks, with the other modules' and the start lines (Procfile, scripts,
+    supervisor programs) that run a consumer with its scheduler related."""
+    periodic = sorted(
+        f
+        for f in findings
+        if f.category == "scheduler" and f.message.startswith(HUEY_PERIODIC_MESSAGE)
+    )
+    if not periodic:
+        return findings
+    first, *rest = periodic
+    consumers = [
+        Location(path, number)
+        for path, lines in texts.items()
+        for number, line in enumerate(lines, start=1)
+        if HUEY_CONSUMER_WITH_SCHEDULER.search(line)
+    ]
+    if not rest and not consumers:
+        return findings
+    related = [*first.related]
+    for other in rest:
+        related += [Location(other.path, other.line, other.source), *other.related]
+    one = first._replace(related=tuple(dict.fromkeys([*related, *consumers])))
+    kept = [f for f in findings if f not in periodic]
+    return [*kept, one]

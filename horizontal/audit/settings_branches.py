@@ -9,6 +9,7 @@ was asked for, not left as a default. Reads parsed source only.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Set as AbstractSet
 
 from horizontal.audit.patterns import lazy_compile
@@ -175,8 +176,13 @@ def _default_string(node: ast.AST, defaults: dict[str, str]) -> str | None:
     return string_value(default) if default is not None else None
 
 
+# An environment's name that says it is production (``ENV not in ["STAGING", "PRODUCTION"]``).
+PRODUCTION_NAME = lazy_compile(r"^(prod|production|live)$", re.I)
+
+
 def default_outcome(test: ast.AST, defaults: dict[str, str]) -> bool | None:
-    """Whether ``test`` holds when nothing is set, where that is known:
+    """Whether ``test`` holds when nothing is set (or, for a switch that names production,
+    in production), where that is known:
     ``os.environ.get("USE_SQLITE", "false").strip() == "true"`` is False, ``CACHE_TYPE ==
     "redis"`` with ``CACHE_TYPE = os.getenv("CACHE_TYPE", "redis")`` is True."""
     if not (
@@ -193,13 +199,16 @@ def default_outcome(test: ast.AST, defaults: dict[str, str]) -> bool | None:
         other = string_value(right)
         if other is None:
             return None
+        if PRODUCTION_NAME.match(other):
+            value = other  # a switch between named environments: production is its own
         return (value == other) == isinstance(test.ops[0], ast.Eq)
     if not isinstance(right, ast.Tuple | ast.List | ast.Set):
         return None
     options = [string_value(e) for e in right.elts]
     if any(o is None for o in options):
         return None
-    return (value in options) == isinstance(test.ops[0], ast.In)
+    named = next((o for o in options if o and PRODUCTION_NAME.match(o)), None)
+    return ((named or value) in options) == isinstance(test.ops[0], ast.In)
 
 
 def default_strings(tree: ast.AST) -> dict[str, str]:

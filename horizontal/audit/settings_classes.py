@@ -2,7 +2,9 @@
 ``Configuration`` subclass, and ``DJANGO_CONFIGURATION`` picks the class a process runs.
 
 Production runs its production class (``Production``, ``Prod``, ``Live``) with the bases
-this module defines; a development, test, build or demo class is not production's. The
+this module defines; a development, test, build or demo class is not production's. A
+module with no production class (the class is named only in the deployment's
+environment) is read as its base configuration, the settings every class inherits. The
 settings rules read a module's top level, so the module is given to them with those
 classes' bodies in the classes' place (bases first, so the last assignment still wins)
 and the other configuration classes left out. Line numbers are the source's own.
@@ -19,6 +21,9 @@ from horizontal.audit.source import PythonModule, dotted, last_part
 __all__ = ["production_configuration"]
 
 PRODUCTION_CLASS = lazy_compile(r"^(production|prod|live)(configuration|config|settings)?$", re.I)
+NOT_PRODUCTION_CLASS = lazy_compile(
+    r"dev|local|test|ci$|debug|build|demo|docker|staging|sandbox", re.I
+)
 # A class body's settings: assignments, and the branches and try blocks holding them.
 SETTING_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.If, ast.Try)
 
@@ -63,6 +68,15 @@ def production_configuration(module: PythonModule) -> PythonModule:
     (with its bases') at the top level. A module with no such class is returned as is."""
     classes = _configuration_classes(module.tree)
     production = [name for name in classes if PRODUCTION_CLASS.match(name)]
+    if not production:
+        # No production class here (production picks its class by DJANGO_CONFIGURATION
+        # elsewhere): what every configuration gets is the base they all derive from.
+        production = [
+            name
+            for name, node in classes.items()
+            if "Configuration" in {last_part(dotted(base) or "") for base in node.bases}
+            and not NOT_PRODUCTION_CLASS.search(name)
+        ][:1]
     if not production:
         return module
     chain = set(_chain(production[-1], classes))

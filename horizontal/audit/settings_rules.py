@@ -254,12 +254,21 @@ def implicit_defaults(
     if compresses and compressor_at and compresses_on_request(settings, everything):
         enabled = settings.get("COMPRESS_ENABLED")
         output = COMPRESSOR_LOCAL_OUTPUT[0]
-        yield _finding(
-            module,
-            enabled[-1].lineno if enabled else compressor_at,
-            f"COMPRESS_OFFLINE is off, so {output.why}",
-            FIXES["COMPRESS_OFFLINE"],
+        line = enabled[-1].lineno if enabled else compressor_at
+        # django-compressor's other settings here (precompilers, filters, its root) are
+        # what it runs on request: the same cause.
+        configured = sorted(
+            {
+                statement.lineno
+                for name, statements in settings.items()
+                if name.startswith("COMPRESS_")
+                for statement in statements
+            }
+            - {line}
         )
+        yield _finding(
+            module, line, f"COMPRESS_OFFLINE is off, so {output.why}", FIXES["COMPRESS_OFFLINE"]
+        )._replace(related=tuple(Location(module.path, n) for n in configured))
     if "MEDIA_ROOT" in settings and not everything & {"STORAGES", "DEFAULT_FILE_STORAGE"}:
         decided, *others = settings["MEDIA_ROOT"]
         finding = _finding(

@@ -14,7 +14,13 @@ import re
 
 from horizontal.audit.patterns import lazy_compile
 
-__all__ = ["function_callers", "leader_only", "process_arms", "without_string_bodies"]
+__all__ = [
+    "CALLED_BY_THE_SOURCING_SCRIPT",
+    "function_callers",
+    "leader_only",
+    "process_arms",
+    "without_string_bodies",
+]
 
 # if [ "$1" == "web" ]; / elif [[ ${ROLE} = worker ]]: a test of one variable against a word.
 ARM_TEST = lazy_compile(
@@ -90,7 +96,14 @@ def _quote_after(line: str, quote: str | None) -> str | None:
     return quote
 
 
-def function_callers(lines: list[str]) -> dict[int, set[int | None]]:
+# The caller of a function that a script sourcing this one calls (``source lib.sh`` then
+# ``run_migrations``): it runs wherever the sourcing script's own lines run.
+CALLED_BY_THE_SOURCING_SCRIPT = -1
+
+
+def function_callers(
+    lines: list[str], called_elsewhere: frozenset[str] = frozenset()
+) -> dict[int, set[int | None]]:
     """For each line inside a shell function's body, the lines that call the function
     (None: the function is never called here). A body runs where it is called, not
     where it is defined; a call from another function counts as that function's callers."""
@@ -117,6 +130,8 @@ def function_callers(lines: list[str]) -> dict[int, set[int | None]]:
         calls[name] = {
             i for i, text in enumerate(lines) if owner.get(i) != name and call.search(text)
         }
+        if name in called_elsewhere:
+            calls[name].add(CALLED_BY_THE_SOURCING_SCRIPT)
     found: dict[int, set[int | None]] = {}
     for name, body in bodies.items():
         callers: set[int | None] = set()

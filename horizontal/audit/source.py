@@ -162,6 +162,7 @@ class PythonModule:
             or path.rsplit("/", 1)[-1] in BUILD_SCRIPTS
             or bool(BUILD_STEP.search(path))
             or bool(CLI_PACKAGE.search(path))
+            or bool(INFRASTRUCTURE_FOLDER.search(path))
             or "/_build/" in path
             or bool(SCRIPTS_FOLDER.search(path))
             or any(target.split(".", 1)[0] in TOOL_PACKAGES for target in self.imports.values())
@@ -232,6 +233,8 @@ class PythonModule:
 SCRIPTS_FOLDER = lazy_compile(r"/(?:[\w-]+[_-])?scripts/(?:[\w.-]+/)*[\w.-]+\.py$", re.I)
 # build_assets.py, build_docs.py: a build step a command or the image build runs.
 BUILD_STEP = lazy_compile(r"/build_\w+\.py$")
+# terraform/, ansible/, packer/: infrastructure code an operator applies, not the app.
+INFRASTRUCTURE_FOLDER = lazy_compile(r"/(?:terraform|ansible|pulumi|packer|cloudformation)/", re.I)
 # tethys_cli/, myapp_cli/: the command-line client shipped beside the web app, run on
 # an operator's machine (a bare cli/ package is often also reached through an API).
 CLI_PACKAGE = lazy_compile(r"/\w+_cli/(?:[\w.-]+/)*[\w.-]+\.py$")

@@ -74,13 +74,16 @@ def one_cron_per_image(findings: list[Finding]) -> list[Finding]:
         one = first._replace(related=(*first.related, *(Location(f.path, f.line) for f in rest)))
         (crontabs if is_crontab[path] else merged).append(one)
     dockerfiles = [f for f in merged if is_dockerfile(f.path)]
-    if dockerfiles and crontabs:
+    # The scripts and supervisor programs that start the daemon are the same image's cron.
+    starters = [f for f in merged if not is_dockerfile(f.path)]
+    if dockerfiles and (crontabs or starters):
         decider = dockerfiles[0]
         related = tuple(
             Location(loc.path, loc.line)
-            for crontab in crontabs
+            for crontab in (*crontabs, *starters)
             for loc in (Location(crontab.path, crontab.line), *crontab.related)
         )
+        merged = [f for f in merged if f not in starters]
         merged[merged.index(decider)] = decider._replace(related=decider.related + related)
     else:
         merged.extend(crontabs)
@@ -134,6 +137,7 @@ def scripts_run_by_start_scripts(texts: dict[str, list[str]]) -> Iterator[Findin
             services = _supervised_services(path, lines, shells, by_name)
             callers += services
             yield from _schedulers_beside_server(services, shells, by_name, judged)
+    yield from _sourced_functions(callers, shells, by_name)
     for _ in range(3):
         following: list[tuple[str, int, str, bool]] = []
         for caller, number, name, serving in callers:
@@ -151,6 +155,52 @@ def scripts_run_by_start_scripts(texts: dict[str, list[str]]) -> Iterator[Findin
                     (script, n, s, own) for n, s in deploy.scripts_started(shells[script])
                 ]
         callers = following
+
+
+# ``source lib.sh`` / ``. "$DIR/lib.sh"``: the script's functions become the caller's.
+SOURCES = lazy_compile(r"^\s*(?:source|\.)\s+[\"']?[^\s;&|]*?([\w.-]*[\w-]\.(?:ba)?sh)\b")
+SHELL_WORD = lazy_compile(r"[A-Za-z_][\w-]*")
+
+
+def _sourced_functions(
+    callers: list[tuple[str, int, str, bool]],
+    shells: dict[str, str],
+    by_name: dict[str, list[str]],
+) -> Iterator[Finding]:
+    """A start script that sources a library of shell functions runs the ones it calls
+    (``source entrypoint-common.sh`` then ``run_migrations``): what those run is judged
+    as part of the start, with the sourcing line related. The library alone calls none
+    of them, so judged alone it reports nothing there."""
+    seen: set[tuple[str, int, str]] = set()
+    for caller, number, name, serving in callers:
+        text = shells.get(caller)
+        if text is None:
+            continue
+        lines = text.splitlines()
+        sourced = SOURCES.match(lines[number - 1]) if number <= len(lines) else None
+        if sourced is None or sourced.group(1) != name:
+            continue
+        words = frozenset(SHELL_WORD.findall(text))
+        for script in by_name.get(name, []):
+            if script == caller:
+                continue
+            alone = {
+                (f.line, f.category)
+                for f in deploy.find_in_shell(
+                    script, shells[script], started=True, beside_server=serving
+                )
+            }
+            for finding in deploy.find_in_shell(
+                script,
+                shells[script],
+                started=True,
+                beside_server=serving,
+                called_elsewhere=words,
+            ):
+                key = (script, finding.line, finding.category)
+                if (finding.line, finding.category) not in alone and key not in seen:
+                    seen.add(key)  # one finding, at the first script that sources it
+                    yield finding._replace(related=(Location(caller, number),))
 
 
 # A script installed as a runit or s6 service's ``run`` (``ln -s …/run_beat.bash
@@ -339,3 +389,38 @@ def migrations_through_commands(
         if new != lines:
             rewritten[path] = new
     return rewritten, runs
+
+
+# ``cp deploy/supervisord-beat.conf /etc/supervisor/conf.d/``, ``COPY beat.conf /etc/…``,
+# ``ln -s …``: a line that installs a file (its name) where a supervisor or cron reads it.
+INSTALLS = lazy_compile(r"^\s*(?:cp|ln|install|COPY|ADD)\s")
+
+
+def with_the_lines_that_install_them(
+    findings: list[Finding], texts: dict[str, list[str]]
+) -> list[Finding]:
+    """A scheduler or cron found in a program's config file (a supervisor ``.conf``) is
+    switched on where a start script or image copies that file into place: those lines
+    are related (the switch is where the fix goes)."""
+    started = {"scheduler", "image-cron"}
+    configs = {
+        f.path
+        for f in findings
+        if f.category in started and text_detector(f.path) is deploy.find_in_server_config
+    }
+    if not configs:
+        return findings
+    installed: dict[str, list[Location]] = {}
+    for path, lines in texts.items():
+        for number, line in enumerate(lines, start=1):
+            if not INSTALLS.match(line):
+                continue
+            for config in configs:
+                if posixpath.basename(config) in line and path != config:
+                    installed.setdefault(config, []).append(Location(path, number))
+    return [
+        f._replace(related=(*f.related, *installed[f.path]))
+        if f.path in installed and f.category in started
+        else f
+        for f in findings
+    ]

@@ -1,0 +1,100 @@
+"""Project commands that sleep between runs, and the supervisor programs that restart them.
+
+A command that sleeps and then works (``sleep(interval)``, then prune rows) is a periodic
+job when a supervisor program restarts it (``autorestart=true``) or it loops by itself. A
+supervisor beside the web server runs in every container of the image, so every replica
+runs the job.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from horizontal.audit import deploy
+from horizontal.audit.file_kinds import text_detector
+from horizontal.audit.findings import Finding, Location
+from horizontal.audit.migrate_commands import COMMAND_MODULE
+from horizontal.audit.patterns import lazy_compile
+
+__all__ = ["SleepingCommand", "repeating_programs", "sleeping_command"]
+
+
+# ``sleep(interval)`` (``time.sleep``, ``from time import sleep``) in a command's code.
+SLEEPS = lazy_compile(r"\bsleep\(")
+LOOPS_FOREVER = lazy_compile(r"^\s*while\s+(True|1)\s*:", re.M)
+
+
+class SleepingCommand(NamedTuple):
+    name: str
+    line: int  # where it sleeps
+    loops: bool  # ``while True``: it repeats by itself, restarted or not
+
+
+def sleeping_command(path: str, text: str) -> SleepingCommand | None:
+    """``path`` as a project command that waits between runs (``sleep(interval)``): run
+    by a supervisor that restarts it, or looping by itself, it repeats forever."""
+    command = COMMAND_MODULE.search(path)
+    if command is None or "sleep(" not in text:
+        return None
+    sleeps = SLEEPS.search(text)
+    if sleeps is None:
+        return None
+    line = text.count("\n", 0, sleeps.start()) + 1
+    return SleepingCommand(command["command"], line, bool(LOOPS_FOREVER.search(text)))
+
+
+# A supervisor program's ``command=`` running a project command (``manage.py NAME``).
+SUPERVISED_COMMAND = lazy_compile(r"^\s*command\s*=.*\b(?:manage\.py|django-admin)\s+(\w+)")
+PROGRAM_SECTION = lazy_compile(r"^\s*\[program:")
+RESTARTS = lazy_compile(r"^\s*autorestart\s*=\s*true\b", re.I)
+
+
+def repeating_programs(
+    texts: dict[str, list[str]],
+    sleeping: dict[str, tuple[Location, SleepingCommand]],
+) -> Iterator[Finding]:
+    """A supervisor program beside the web server that runs a project command which sleeps
+    and then works (restarted by ``autorestart=true``, or looping by itself) is a periodic
+    job in every container of the image: every replica runs it."""
+    if not sleeping:
+        return
+    for path, lines in texts.items():
+        if text_detector(path) is not deploy.find_in_server_config:
+            continue
+        sections = _program_sections(lines)
+        if not any(deploy.SERVER.search(line) for section in sections for _, line in section):
+            continue  # the scheduler host's own supervisor: one of it
+        for section in sections:
+            restarts = any(RESTARTS.match(line) for _, line in section)
+            for number, line in section:
+                run = SUPERVISED_COMMAND.match(line)
+                if run is None or run.group(1) not in sleeping:
+                    continue
+                place, command = sleeping[run.group(1)]
+                if restarts or command.loops:
+                    yield Finding(
+                        path,
+                        number,
+                        "scheduler",
+                        f"{command.name} sleeps and runs again, in every container this "
+                        "supervisor starts: every replica runs the job",
+                        line.strip(),
+                        related=(place,),
+                        fix_text="Run it as a scheduled job that one instance claims (a "
+                        "horizontal @job with runjob), or in one container only.",
+                    )
+
+
+def _program_sections(lines: list[str]) -> list[list[tuple[int, str]]]:
+    """A supervisor config's ``[program:…]`` sections, as (line number, text) lists."""
+    sections: list[list[tuple[int, str]]] = []
+    for number, line in enumerate(lines, start=1):
+        if line.lstrip().startswith("["):
+            sections.append([])
+            if not PROGRAM_SECTION.match(line):
+                continue
+        if sections:
+            sections[-1].append((number, line))
+    return sections
