@@ -31,6 +31,9 @@ NOT_FIELDS = frozenset({"os", "request", "self", "url", "parsed", "urlparse", "s
 
 # A path named in a message: a logging call, a raised error, or a call's continuation line
 # that starts with the message string (``"not found: %s", doc.file.path``).
+# ``mimetypes.guess_type(doc.file.path)``, ``os.path.splitext(f.path)``: the path's name,
+# not the file; it holds on any storage that has names.
+NAME_ONLY = lazy_compile(r"\b(guess_type|splitext|basename)\(\s*[\w.]*$")
 IN_MESSAGE = lazy_compile(
     r"\b(log|logger|logging|LOG|LOGGER|_logger|_log)\.(debug|info|warning|warn|error|exception|"
     r"critical)\(|\braise\s+\w+\(|^\s*(\"[^\"]*%[sr][^\"]*\"|'[^']*%[sr][^']*')\s*,"
@@ -92,6 +95,8 @@ def path_uses(path: str, text: str) -> list[PathUse]:
         if not any(marker in code for marker in PATH_MARKERS) or IN_MESSAGE.search(code):
             continue
         for match in PATH_USE.finditer(code):
+            if NAME_ONLY.search(code, 0, match.start()):
+                continue  # only the name is looked at (its type, its extension)
             if match.group(1) not in NOT_FIELDS:
                 uses.append(PathUse(match.group(1), path, number, line.strip(), match.group(2)))
     return uses

@@ -59,6 +59,8 @@ PROBE_FILE = lazy_compile(
 )
 # A profiler's report of this process (``profiler_output_path``, ``profile_file_path``).
 PROFILER_OUTPUT = lazy_compile(r"profiler|profiling|(^|_)profile_file", re.I)
+# A writer named for debugging (``_save_debug_image``): output for a developer to look at.
+DEBUG_OUTPUT = lazy_compile(r"(^|_)debug(_|$)", re.I)
 
 
 LOCAL_WRITE = (
@@ -383,6 +385,8 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
             continue
         if function is not None and _refreshes_a_remote_copy(module, function):
             continue
+        if _materializes_configuration(module, target, function or module.tree):
+            continue
         if function is not None and writes_where_told(module, function, target):
             continue  # the caller chooses the place: judged where the path is built
         if read_through_update_mode(module, call, function):
@@ -427,6 +431,29 @@ def _refreshes_a_remote_copy(module: PythonModule, function: FunctionNode) -> bo
     )
 
 
+# ``gcp_key_json_path``, ``cert_target_path``, ``ca_bundle``: a credential or certificate
+# file a process needs beside it.
+CONFIGURATION_FILE = lazy_compile(
+    r"(^|_)(key|cert|certificate|credentials?|ca_?bundle|bundle)(_json)?(_target)?"
+    r"(_file|_path)?$",
+    re.I,
+)
+
+
+def _materializes_configuration(module: PythonModule, target: ast.AST, scope: ast.AST) -> bool:
+    """A credential or certificate file written from configuration (an environment
+    variable, a setting, a download of a public bundle) and made nowhere at random: every
+    instance writes the same file for its own process, so none is missing on another."""
+    from horizontal.audit.known import RANDOM_VALUE_CALLS
+
+    if not CONFIGURATION_FILE.search(last_part(dotted(target) or "")):
+        return False
+    return not any(
+        isinstance(node, ast.Call) and _called(module, node) in RANDOM_VALUE_CALLS
+        for node in ast.walk(scope)
+    )
+
+
 def _function_name(function: FunctionNode | None) -> str:
     return f"{function.name}@{function.lineno}" if function is not None else ""
 
@@ -449,6 +476,8 @@ def _saved_to_temp(
 
 
 def _harmless(target: ast.AST, function: FunctionNode | None = None) -> bool:
+    if function is not None and DEBUG_OUTPUT.search(function.name):
+        return True
     text = string_value(target) or _literal_bound_to(target, function) or ""
     # A name bound to a literal path is judged by the path, not by what it is called
     # (``log_file = "/app/home_page_counters.json"`` is a data file).

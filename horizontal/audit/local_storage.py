@@ -337,13 +337,17 @@ LOCAL_UPLOADS_SETTINGS = (
     "STORAGES is Django's default",
 )
 BUILT_CLASS = lazy_compile(r"\b(\w+)\(")
+# ``storage = FileSystemStorage()`` with no location: it keeps files in MEDIA_ROOT, where
+# the setting already keeps them; one cause with it.
+DEFAULT_LOCATION_STORAGE = lazy_compile(r"\bFileSystemStorage\(\s*\)")
 
 
 def storage_with_its_consequences(findings: list[Finding]) -> list[Finding]:
     """One root cause, one finding: where production keeps uploads on this disk (a
     settings finding), the code that reads uploads by their local path is the same
     problem, fixed with it (``storage.open(name)`` instead of ``.path`` once the storage
-    is shared): those findings become related locations of the setting's. And a
+    is shared), and a ``FileSystemStorage()`` built with no location (MEDIA_ROOT), are
+    the same problem: those findings become related locations of the setting's. And a
     project's own ``FileSystemStorage`` subclass built in code (``fs =
     JanewayFileSystemStorage()``, reported by its name) is related to the class's finding.
 
@@ -362,7 +366,10 @@ def storage_with_its_consequences(findings: list[Finding]) -> list[Finding]:
     if anchor is None:
         return findings
     folded = [
-        f for f in findings if f.category == "file-write" and f.message.startswith(LOCAL_PATH_USES)
+        f
+        for f in findings
+        if f.category == "file-write"
+        and (f.message.startswith(LOCAL_PATH_USES) or DEFAULT_LOCATION_STORAGE.search(f.source))
     ]
     if not folded:
         return findings

@@ -1,8 +1,9 @@
 """A local file rebuilt wherever it is missing: a per-host cache, not lost data.
 
-``if not os.path.exists(pdf): render(pdf)`` or ``if path.exists(): return path`` before
-a download: an instance that lacks the file makes its own copy from what every instance
-can reach (the database, a template, a URL). Each host keeps a copy and nothing is lost
+``if not os.path.exists(pdf): render(pdf)``, ``if path.exists(): return path`` or ``try:
+return open(path) except IOError: pass`` before a download: an instance that lacks the
+file makes its own copy from what every instance can reach (the database, a template, a
+URL). Each host keeps a copy and nothing is lost
 when one is replaced, so the write is not a file-write finding. A write that only
 *creates* the folder or is guarded by some other path's existence is still judged.
 """
@@ -22,17 +23,63 @@ def rebuilt_when_missing(function: FunctionNode, call: ast.Call, target: ast.AST
     key = _key(target)
     if key is None:
         return False
+    # ``found = os.path.isfile(p)`` then ``if found: return p``: the test under a name.
+    bound = {
+        target.id: node.value
+        for node in ast.walk(function)
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
     for node in ast.walk(function):
         if not isinstance(node, ast.If):
             continue
-        negated, tested = _existence_test(node.test)
+        test = node.test
+        if isinstance(test, ast.Name) and test.id in bound:
+            test = bound[test.id]
+        elif (
+            isinstance(test, ast.UnaryOp)
+            and isinstance(test.op, ast.Not)
+            and isinstance(test.operand, ast.Name)
+            and test.operand.id in bound
+        ):
+            test = ast.UnaryOp(op=ast.Not(), operand=bound[test.operand.id])
+        negated, tested = _existence_test(test)
         if tested != key:
             continue
         if negated and _contains(node.body, call):
             return True
         if not negated and (_contains(node.orelse, call) or _returns_before(node, call)):
             return True
-    return False
+    return any(
+        isinstance(node, ast.Try) and node.lineno < call.lineno and _opens_or_misses(node, key)
+        for node in ast.walk(function)
+    )
+
+
+# What ``open()`` of a file that is not there raises.
+MISSING_FILE_ERRORS = frozenset({"IOError", "OSError", "FileNotFoundError", "EnvironmentError"})
+
+
+def _opens_or_misses(attempt: ast.Try, key: str) -> bool:
+    """``try: return open(p) except IOError: pass``: the file is returned when it is
+    there, so what follows (the write of ``p``) runs only where it is missing."""
+    returns_it = any(
+        isinstance(statement, ast.Return)
+        and isinstance(statement.value, ast.Call)
+        and getattr(statement.value.func, "id", None) == "open"
+        and statement.value.args
+        and _key(statement.value.args[0]) == key
+        for statement in attempt.body
+    )
+    caught = {
+        name
+        for handler in attempt.handlers
+        if handler.type is not None
+        for node in ast.walk(handler.type)
+        if (name := getattr(node, "id", None))
+    }
+    return returns_it and bool(caught & MISSING_FILE_ERRORS)
 
 
 def _key(target: ast.AST) -> str | None:

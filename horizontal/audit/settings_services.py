@@ -117,16 +117,17 @@ def _unnamed(value: ast.expr | None) -> bool:
 
 
 def databases_without_host(module: PythonModule) -> Iterator[Finding]:
-    """A server database alias written out with no ``HOST``: libpq and MySQL's client then
-    use this host's socket (``{"ENGINE": "…postgresql", "NAME": "app"}``)."""
+    """A server database alias written out with no ``HOST`` (or ``"HOST": ""``): libpq and
+    MySQL's client then use this host's socket (``{"ENGINE": "…postgresql", "NAME": "app"}``)."""
     ignored = static_or_compared(module.tree)
     for statement, alias in _database_aliases(module):
         if id(alias) in ignored or None in alias.keys:  # ``**base``: the host may be there
             continue
         values = _alias_values(alias)
         engine = string_value(values.get("ENGINE")) or ""
-        if "HOST" in values or not engine.endswith(SERVER_ENGINES):
-            continue
+        written_host = "HOST" in values and string_value(values["HOST"]) != ""
+        if written_host or not engine.endswith(SERVER_ENGINES):
+            continue  # (``"HOST": ""`` is no host written: the socket, as without one)
         if "NAME" not in values or _unnamed(values["NAME"]):
             continue  # no database named: a template other modules fill in
         finding = _finding(

@@ -56,7 +56,8 @@ def one_migrate_per_script(findings: list[Finding]) -> list[Finding]:
 def one_cron_per_image(findings: list[Finding]) -> list[Finding]:
     """An image's cron is one finding: the cron lines of one file become related
     locations of its first, and every crontab of the tree becomes related to the
-    Dockerfile line that installs cron, when there is one (the place that decides it)."""
+    Dockerfile line that installs cron, when there is one (the place that decides it), or
+    else to the script line that installs that crontab by name."""
     crons = [f for f in findings if f.category == "image-cron"]
     if len(crons) < 2:
         return findings
@@ -85,8 +86,18 @@ def one_cron_per_image(findings: list[Finding]) -> list[Finding]:
         )
         merged = [f for f in merged if f not in starters]
         merged[merged.index(decider)] = decider._replace(related=decider.related + related)
-    else:
-        merged.extend(crontabs)
+        return others + merged
+    for crontab in crontabs:
+        # ``crontab deploy/conf/crontab`` in an install script: the crontab's own decider.
+        name = posixpath.basename(crontab.path)
+        installer = next((f for f in merged if name in f.source), None)
+        if installer is None:
+            merged.append(crontab)
+            continue
+        places = (Location(crontab.path, crontab.line), *crontab.related)
+        merged[merged.index(installer)] = installer._replace(
+            related=(*installer.related, *(Location(p.path, p.line) for p in places))
+        )
     return others + merged
 
 
