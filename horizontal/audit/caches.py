@@ -67,6 +67,8 @@ def find_memoised_reads(module: PythonModule) -> Iterator[Finding]:
             continue  # every request is a new key: the memo never outlives its request
         if _expires_within_a_minute(decorator):
             continue  # ``@memoize(ttl=20)``: as fresh as a cache read, by its own choice
+        if _one_reference_row(node):
+            continue  # ``Group.objects.get(name=settings.X)``: a fixed row, looked up once
         outside = reaches_outside(module, node)
         if not outside:
             continue
@@ -78,6 +80,46 @@ def find_memoised_reads(module: PythonModule) -> Iterator[Finding]:
             "a change made through another instance is never seen here",
             module.line(decorator.lineno),
         )
+
+
+def _one_reference_row(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A memo with no arguments whose body only returns one row looked up by constants
+    (``return Group.objects.get(name=settings.CUSTOMER_GROUP_NAME)``): reference data a
+    deployment creates once, the same row on every instance; a miss fetches it again."""
+    arguments = node.args
+    if arguments.args or arguments.posonlyargs or arguments.kwonlyargs or arguments.vararg:
+        return False
+    body = [
+        s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+    ]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return False
+    calls = [n for n in ast.walk(body[0].value) if isinstance(n, ast.Call)]
+    # Looked up by a key (``name=…``): a bare ``.first()`` is a singleton's row
+    # (``SiteSettings.objects.first()``), read for values an admin edits.
+    keyed = [
+        c
+        for c in calls
+        if isinstance(c.func, ast.Attribute)
+        and c.func.attr in ROW_LOOKUPS
+        and (c.args or c.keywords)
+    ]
+    return bool(keyed) and all(
+        _constant(value)
+        for call in calls
+        for value in (*call.args, *(k.value for k in call.keywords))
+    )
+
+
+# The lookups that return one row (``.get(name=…)``, ``.filter(…).first()``).
+ROW_LOOKUPS = frozenset({"get", "first", "get_or_create", "translated", "filter"})
+
+
+def _constant(node: ast.AST) -> bool:
+    """A literal, or a setting (``settings.X``): the same on every call and instance."""
+    if isinstance(node, ast.Constant):
+        return True
+    return isinstance(node, ast.Attribute) and dotted(node.value) == "settings"
 
 
 def _keyed_by_request(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

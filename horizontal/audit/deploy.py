@@ -286,6 +286,13 @@ def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
 
 # Installers, upgrade and provisioning scripts: an operator runs them, once, by hand.
 BY_HAND = lazy_compile(r"^(install|installer|upgrade|provision|vagrant)[\w.-]*\.(sh|bash)$", re.I)
+# A platform's deploy hook (``on_deploy.sh``, ``on_initialize.sh``, ``post_deploy.sh``,
+# ``release.sh``): run once per deploy or install, not by every replica as it starts.
+DEPLOY_HOOK = lazy_compile(
+    r"^((on|post|pre)[_-]?(deploy|initiali[sz]e|release|install)|release)([_-][\w.-]*)?"
+    r"\.(sh|bash)$",
+    re.I,
+)
 
 
 def _starts_server(path: str, lines: list[Line]) -> bool:
@@ -297,7 +304,8 @@ def _starts_server(path: str, lines: list[Line]) -> bool:
 
 def runs_at_start(path: str, text: str) -> bool:
     """A start script: it starts a server, or is named and placed like an entrypoint."""
-    if BY_HAND.match(posixpath.basename(path)):
+    name = posixpath.basename(path)
+    if BY_HAND.match(name) or DEPLOY_HOOK.match(name):
         return False
     lines = logical_lines(text)
     return _starts_server(path, lines) or _named_like_a_start(posixpath.basename(path))
@@ -342,7 +350,8 @@ def find_in_shell(
     ``beside_server``: and that script starts the web server too (a scheduler this one
     starts runs beside it); ``called_elsewhere``: the words of a start script that sources
     this one (its functions that script calls run at every start)."""
-    if BY_HAND.match(posixpath.basename(path)) and not started:
+    name = posixpath.basename(path)
+    if (BY_HAND.match(name) or DEPLOY_HOOK.match(name)) and not started:
         return
     lines = shell_lines(text)
     starts_server = _starts_server(path, lines)

@@ -218,7 +218,9 @@ class Scan:
         findings = starts.one_cron_per_image(
             starts.with_the_lines_that_install_them(findings, self.texts)
         )
-        findings = starts.one_migrate_per_script(findings)
+        findings = starts.one_migrate_per_script(
+            starts.without_opt_in_migrations(findings, self.texts)
+        )
         findings = starts.without_build_steps(findings, self.texts)
         self.result.findings = starts.without_development_starts(findings, self.texts)
         if "file-write" in self.wanted:

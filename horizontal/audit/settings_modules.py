@@ -118,9 +118,12 @@ def find_settings_problems(
         for finding in bad_backends(module, local_storages):
             if not replaced(finding.line):
                 found.append(finding)
+        for finding in databases_without_host(module):
+            # Found at the alias's line, which holds no string: judged by the setting.
+            if not replaced(finding.line, "DATABASES"):
+                found.append(finding)
         for finding in (
             *services_on_this_host(module),
-            *databases_without_host(module),
             *sqlite_by_default(module),
             *django_defaults_copied(module, settings),
         ):

@@ -435,3 +435,61 @@ def with_the_lines_that_install_them(
         else f
         for f in findings
     ]
+
+
+# ``if [ "$APPLY_MIGRATIONS" = "1" ]`` / ``if [ ${RUN_MIGRATIONS:-0} = 1 ]``: a switch
+# named for migrating that a deployment turns on; ``${VAR:-1}`` is a default that is on.
+OPT_IN_TEST = lazy_compile(
+    r"^\s*(?:el)?if\s+\[\[?\s*[\"']?X?\$\{?(\w*MIGRAT\w*)(?::?-([^}\"'\s]*))?\}?[\"']?"
+    r"\s*==?\s*[\"']?X?(1|true|yes|on)[\"']?\s*\]",
+    re.I,
+)
+TRUTHY = lazy_compile(r"^[\"']?(1|true|yes|on)[\"']?$", re.I)
+SHELL_IF = lazy_compile(r"^\s*if\b")
+SHELL_FI = lazy_compile(r"^\s*fi\b")
+
+
+def without_opt_in_migrations(
+    findings: list[Finding], texts: dict[str, list[str]]
+) -> list[Finding]:
+    """``migrate`` behind a switch named for it that is off unless a deployment sets it
+    (``if [ "$APPLY_MIGRATIONS" = "1" ]``) runs where someone chose to run it, as a
+    setting left to its default is judged: not reported, unless an image of the tree
+    turns the switch on (``ENV ENABLE_MIGRATIONS=yes``, which every replica of that image
+    inherits). A compose file that sets it for one service is that stack's choice."""
+    kept = []
+    for finding in findings:
+        switch = None
+        if finding.category == "boot-migrate" and finding.path in texts:
+            switch = _opt_in_switch(texts[finding.path], finding.line)
+        if switch is None or _switched_on(switch, texts):
+            kept.append(finding)
+    return kept
+
+
+def _opt_in_switch(lines: list[str], line: int) -> str | None:
+    """The variable of the ``if`` around ``line``, when it is an opt-in test whose
+    default is off."""
+    depth = 0
+    for text in reversed(lines[: line - 1]):
+        if SHELL_FI.match(text):
+            depth += 1
+        elif SHELL_IF.match(text):
+            if depth:
+                depth -= 1
+                continue
+            test = OPT_IN_TEST.match(text)
+            if test is None or TRUTHY.match(test.group(2) or ""):
+                return None
+            return test.group(1)
+    return None
+
+
+def _switched_on(variable: str, texts: dict[str, list[str]]) -> bool:
+    setting = re.compile(rf"\b{re.escape(variable)}[\"']?\s*[=:\s]\s*[\"']?(1|true|yes|on)\b", re.I)
+    return any(
+        setting.search(line)
+        for path, lines in texts.items()
+        if is_dockerfile(path)
+        for line in lines
+    )

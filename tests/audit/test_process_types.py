@@ -40,8 +40,9 @@ def test_beat_and_migrate_in_the_web_arm_are_found(tmp_path: Path) -> None:
 
 
 def test_a_single_toggle_is_no_dispatch_and_its_migrate_is_found(tmp_path: Path) -> None:
+    # On by default: a switch a deployment must turn on is judged off (round twenty-six).
     toggle = (
-        '#!/bin/sh\nif [ "$RUN_MIGRATIONS" = "true" ]; then\n    python manage.py migrate\n'
+        '#!/bin/sh\nif [ "${RUN_MIGRATIONS:-true}" = "true" ]; then\n    python manage.py migrate\n'
         "fi\nexec gunicorn app.wsgi\n"
     )
     assert where(scan(tmp_path, {"entrypoint.sh": toggle})) == [("entrypoint.sh", 3)]
