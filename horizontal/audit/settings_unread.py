@@ -19,12 +19,12 @@ from horizontal.audit.source import PythonModule
 
 __all__ = ["names_read", "without_unread_settings"]
 
-# ``settings.REDIS_HOST``, ``conf.REDIS_HOST``, ``getattr(settings, "REDIS_HOST", …)``,
-# ``from config.settings import REDIS_HOST``.
-READ = lazy_compile(
-    r"\.([A-Z][A-Z0-9_]{2,})\b|getattr\(\s*\w+\s*,\s*[\"']([A-Z][A-Z0-9_]{2,})[\"']|"
-    r"\bimport\s+([A-Z][A-Z0-9_, ]+)"
-)
+# ``settings.REDIS_HOST`` (also ``django_settings.X``), ``getattr(settings, "REDIS_HOST",
+# …)``, ``from config.settings import REDIS_HOST``: each starts with a literal, so the
+# scan of a file that names ``settings`` stays cheap.
+READ_ATTRIBUTE = lazy_compile(r"settings\.([A-Z][A-Z0-9_]{2,})")
+READ_BY_GETATTR = lazy_compile(r"getattr\(\s*\w*settings\s*,\s*[\"']([A-Z][A-Z0-9_]{2,})")
+READ_BY_IMPORT = lazy_compile(r"settings\w*\s+import\s+\(?([A-Z][A-Z0-9_, \n]+)")
 THIS_HOST = lazy_compile(r"^([A-Z][A-Z0-9_]+): .* is this host")
 # A custom name for a service's address (``REDIS_HOST``, ``SEARCH_URL``) that no library
 # reads by that name.
@@ -38,10 +38,14 @@ READ_BY_LIBRARIES = lazy_compile(
 
 
 def names_read(text: str) -> set[str]:
-    """Upper-case names this module reads as attributes, by ``getattr`` or by import."""
-    found: set[str] = set()
-    for attribute, by_getattr, imported in READ.findall(text):
-        found |= {attribute, by_getattr} | {n.strip() for n in imported.split(",")}
+    """Upper-case names this module reads off settings: as attributes, by ``getattr`` or
+    by import."""
+    found = set(READ_ATTRIBUTE.findall(text))
+    if "getattr" in text:
+        found.update(READ_BY_GETATTR.findall(text))
+    if " import" in text:
+        for names in READ_BY_IMPORT.findall(text):
+            found.update(n.strip() for n in names.split(","))
     return found - {""}
 
 
