@@ -286,6 +286,10 @@ def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
 
 # Installers, upgrade and provisioning scripts: an operator runs them, once, by hand.
 BY_HAND = lazy_compile(r"^(install|installer|upgrade|provision|vagrant)[\w.-]*\.(sh|bash)$", re.I)
+# ``run-django-dev.sh``, ``start_local.sh``, ``dev-entrypoint.sh``: a developer's start.
+DEVELOPMENT_SCRIPT = lazy_compile(
+    r"(^|[_.-])(dev|devel|development|local)([_.-][\w.-]*)?\.(sh|bash)$", re.I
+)
 # A platform's deploy hook (``on_deploy.sh``, ``on_initialize.sh``, ``post_deploy.sh``,
 # ``release.sh``): run once per deploy or install, not by every replica as it starts.
 DEPLOY_HOOK = lazy_compile(
@@ -305,7 +309,7 @@ def _starts_server(path: str, lines: list[Line]) -> bool:
 def runs_at_start(path: str, text: str) -> bool:
     """A start script: it starts a server, or is named and placed like an entrypoint."""
     name = posixpath.basename(path)
-    if BY_HAND.match(name) or DEPLOY_HOOK.match(name):
+    if BY_HAND.match(name) or DEPLOY_HOOK.match(name) or DEVELOPMENT_SCRIPT.search(name):
         return False
     lines = logical_lines(text)
     return _starts_server(path, lines) or _named_like_a_start(posixpath.basename(path))
@@ -351,7 +355,8 @@ def find_in_shell(
     starts runs beside it); ``called_elsewhere``: the words of a start script that sources
     this one (its functions that script calls run at every start)."""
     name = posixpath.basename(path)
-    if (BY_HAND.match(name) or DEPLOY_HOOK.match(name)) and not started:
+    once = BY_HAND.match(name) or DEPLOY_HOOK.match(name) or DEVELOPMENT_SCRIPT.search(name)
+    if once and not started:
         return
     lines = shell_lines(text)
     starts_server = _starts_server(path, lines)

@@ -80,10 +80,32 @@ def text_detector(path: str) -> TextDetector | None:
     if lower.startswith("caddyfile"):
         return web_servers.find_in_caddyfile
     if lower.endswith((".yaml", ".yml")) and not lower.startswith(("docker-compose", "compose")):
-        return manifests.find_in_manifest
+        return manifest_or_uwsgi
     if "." not in name and deploy.ENTRYPOINT_NAME.search(name):
         return shell_if_shebang
     return None
+
+
+# uWSGI's YAML form: a top-level ``uwsgi:`` mapping of the same options as the ini's.
+UWSGI_YAML = lazy_compile(r"^uwsgi:\s*$", re.M)
+YAML_OPTION = lazy_compile(r"^\s*([\w-]+):\s*(\S.*?)\s*$")
+
+
+def manifest_or_uwsgi(path: str, text: str) -> Iterable[Finding]:
+    """A YAML file is a Kubernetes (or other) manifest, or uWSGI's config in YAML."""
+    if "uwsgi:" in text and UWSGI_YAML.search(text):
+        return deploy.find_in_server_config(path, _yaml_as_ini(text))
+    return manifests.find_in_manifest(path, text)
+
+
+def _yaml_as_ini(text: str) -> str:
+    """``  static-map: /media=/app/media`` read as ``static-map = /media=/app/media``, line
+    for line (the findings keep the YAML's line numbers)."""
+    lines = []
+    for line in text.splitlines():
+        option = YAML_OPTION.match(line)
+        lines.append(f"{option[1]} = {option[2]}" if option else line)
+    return "\n".join(lines)
 
 
 def is_provisioning(path: str) -> bool:

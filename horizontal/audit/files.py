@@ -476,7 +476,7 @@ def _saved_to_temp(
 
 
 def _harmless(target: ast.AST, function: FunctionNode | None = None) -> bool:
-    if function is not None and DEBUG_OUTPUT.search(function.name):
+    if function is not None and (DEBUG_OUTPUT.search(function.name) or _runs_a_profiler(function)):
         return True
     text = string_value(target) or _literal_bound_to(target, function) or ""
     # A name bound to a literal path is judged by the path, not by what it is called
@@ -492,6 +492,14 @@ def _harmless(target: ast.AST, function: FunctionNode | None = None) -> bool:
         or PID_OR_LOG.search(short)
         or PROFILER_OUTPUT.search(short)
         or PROBE_FILE.search(text or short)
+    )
+
+
+def _runs_a_profiler(function: FunctionNode) -> bool:
+    """``profiler.stop()`` then the report written: the profile of this process's request."""
+    return any(
+        isinstance(node, ast.Name) and PROFILER_OUTPUT.search(node.id)
+        for node in ast.walk(function)
     )
 
 

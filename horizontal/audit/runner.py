@@ -486,7 +486,9 @@ class Scan:
             self._note_helpers(module, name, text, settings)
         if settings:
             self.settings_groups.setdefault(posixpath.dirname(name), []).append(
-                production_configuration(module) if "Configuration" in text else module
+                production_configuration(module)
+                if "Configuration" in text or "Environment" in text
+                else module
             )
             self.media_folders |= datadirs.media_folders(module)
         if threads:

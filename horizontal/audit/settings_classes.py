@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import PythonModule, dotted, last_part
 
 __all__ = ["production_configuration"]
 
+# django-configurations' ``Configuration``; django-environment-config's ``Environment``.
+CONFIGURATION_BASES = frozenset({"Configuration", "Environment"})
 PRODUCTION_CLASS = lazy_compile(r"^(production|prod|live)(configuration|config|settings)?$", re.I)
 NOT_PRODUCTION_CLASS = lazy_compile(
     r"dev|local|test|ci$|debug|build|demo|docker|staging|sandbox", re.I
@@ -29,7 +32,8 @@ SETTING_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.If, ast.Try)
 
 
 def _configuration_classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
-    """Top-level classes that subclass ``Configuration``, directly or through each other."""
+    """Top-level classes that subclass ``Configuration`` (or ``Environment``), directly or
+    through each other."""
     found: dict[str, ast.ClassDef] = {}
     classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
     changed = True
@@ -39,7 +43,7 @@ def _configuration_classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
             if node.name in found:
                 continue
             bases = [last_part(dotted(base) or "") for base in node.bases]
-            if any(b == "Configuration" or b in found for b in bases):
+            if any(b in CONFIGURATION_BASES or b in found for b in bases):
                 found[node.name] = node
                 changed = True
     return found
@@ -74,7 +78,7 @@ def production_configuration(module: PythonModule) -> PythonModule:
         production = [
             name
             for name, node in classes.items()
-            if "Configuration" in {last_part(dotted(base) or "") for base in node.bases}
+            if CONFIGURATION_BASES & {last_part(dotted(base) or "") for base in node.bases}
             and not NOT_PRODUCTION_CLASS.search(name)
         ][:1]
     if not production:
@@ -84,10 +88,33 @@ def production_configuration(module: PythonModule) -> PythonModule:
     for statement in module.tree.body:
         if isinstance(statement, ast.ClassDef) and statement.name in classes:
             if statement.name in chain:
-                body.extend(s for s in statement.body if isinstance(s, SETTING_STATEMENTS))
+                body.extend(_settings_of(statement))
             continue
         body.append(statement)
     tree = ast.Module(body=body, type_ignores=[])
     flattened = PythonModule.of_tree(module.path, module.text, tree, module.hot_lines)
     flattened.decided_at = classes[production[-1]].lineno
     return flattened
+
+
+def _settings_of(cls: ast.ClassDef) -> Iterator[ast.stmt]:
+    """A configuration class's settings: its assignments, and a setting computed by a
+    ``@classproperty``/``@property`` (``def CACHES(cls): …``) as an assignment of a value
+    the scan cannot know (set, so Django's default is not what production gets)."""
+    for statement in cls.body:
+        if isinstance(statement, SETTING_STATEMENTS):
+            yield statement
+        elif (
+            isinstance(statement, ast.FunctionDef)
+            and statement.name.isupper()
+            and any(
+                last_part(dotted(d) or "").endswith("property") for d in statement.decorator_list
+            )
+        ):
+            computed = ast.Call(
+                func=ast.Name(id=statement.name, ctx=ast.Load()), args=[], keywords=[]
+            )
+            assignment = ast.Assign(
+                targets=[ast.Name(id=statement.name, ctx=ast.Store())], value=computed
+            )
+            yield ast.fix_missing_locations(ast.copy_location(assignment, statement))

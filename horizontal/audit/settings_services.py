@@ -223,8 +223,8 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
                     FIXES["this host"],
                 )
             continue
-        if _url_path(setting, text):
-            continue
+        if _url_path(setting, text) or text.isdigit():
+            continue  # (``"0"``: a number, such as CONN_MAX_AGE's default, is no address)
         address = next(this_host_addresses(text), None)
         if address is not None and line not in seen:
             seen.add(line)
