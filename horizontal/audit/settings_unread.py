@@ -26,7 +26,7 @@ READ_ATTRIBUTE = lazy_compile(r"\.([A-Z][A-Z0-9_]{2,})\b")
 READ_BY_GETATTR = lazy_compile(r"getattr\(\s*\w+\s*,\s*[\"']([A-Z][A-Z0-9_]{2,})[\"']")
 READ_BY_IMPORT = lazy_compile(r"\bimport\s+\(?([A-Z][A-Z0-9_, \n]+)")
 THIS_HOST = lazy_compile(r"^([A-Z][A-Z0-9_]+): .* is this host")
-# A custom name for a service's address (``REDIS_HOST``, ``SEARCH_URL``) that no library
+# A custom name for a service's host (``REDIS_HOST``, ``SEARCH_SERVER``) that no library
 # reads by that name.
 CUSTOM_SERVICE = lazy_compile(r"_?(HOST|HOSTNAME|ADDRESS|SERVER|ADDR)S?$")
 READ_BY_LIBRARIES = lazy_compile(
