@@ -157,7 +157,9 @@ EXEC_INTO = lazy_compile(
 
 # echo "Running: python manage.py migrate": a message about a command, not the command
 # (unless the line goes on to run something: ``echo yes | manage.py migrate``).
-MESSAGE = lazy_compile(r"^(echo|printf)\b")
+# ``echo …``, ``printf …``, or a script's own logging function (``_log "- migrate: runs
+# manage.py migrate"``, ``log_info``, ``_log_boxed``): a message printed, not a command run.
+MESSAGE = lazy_compile(r"^(echo|printf|_?log(_\w+)?|info|warn(ing)?|msg|say|note)\b")
 QUOTED = lazy_compile(r"\"(\\.|[^\"\\])*\"|'[^']*'")
 CHAINED = lazy_compile(r"[|;&]|\$\(|`")
 
@@ -224,8 +226,6 @@ SECRET_KEY_AT_START = (
 # The variable Django's signing key is read from (SECRET_KEY, DJANGO_SECRET_KEY).
 SIGNING_KEY_VARIABLE = lazy_compile(r"(^|_)SECRET_KEY$")
 BEAT_EVERYWHERE = "a scheduler starts in every replica or worker: every job runs N times"
-# ``echo "Enabling celery-beat"``: a message printed, not a command run.
-MESSAGE = lazy_compile(r"^\s*(echo|printf)\s[^>|]*$")
 
 
 def _runs_beat(command: str, context: str) -> bool:
@@ -435,7 +435,7 @@ def find_in_shell(
             unsaved_keys.add(assigned.group(1))
         elif _starts_cron(line.text):
             yield _finding(path, line, "image-cron", IMAGE_CRON)
-        elif _runs_beat(line.text, "gunicorn" if serves else "") and not MESSAGE.match(line.text):
+        elif _runs_beat(line.text, "gunicorn" if serves else "") and not _only_prints(line.text):
             yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
         elif UWSGI_MEDIA_OPTION.search(line.text):
             yield _finding(path, _option_line(text, line), "file-write", UWSGI_SERVES_MEDIA)

@@ -178,6 +178,7 @@ def _default_string(node: ast.AST, defaults: dict[str, str]) -> str | None:
 
 # An environment's name that says it is production (``ENV not in ["STAGING", "PRODUCTION"]``).
 PRODUCTION_NAME = lazy_compile(r"^(prod|production|live)$", re.I)
+DEVELOPMENT_NAME = lazy_compile(r"^(local|dev|devel|development|test|testing)$", re.I)
 
 
 def default_outcome(test: ast.AST, defaults: dict[str, str]) -> bool | None:
@@ -193,6 +194,8 @@ def default_outcome(test: ast.AST, defaults: dict[str, str]) -> bool | None:
         return None
     value = _default_string(test.left, defaults)
     right = test.comparators[0]
+    if value is None and isinstance(test.left, ast.Name) and _names_environments(right):
+        value = ""  # a required ``ENVIRONMENT``: which one production is, its names say
     if value is None:
         return None
     if isinstance(test.ops[0], ast.Eq | ast.NotEq):
@@ -201,6 +204,8 @@ def default_outcome(test: ast.AST, defaults: dict[str, str]) -> bool | None:
             return None
         if PRODUCTION_NAME.match(other):
             value = other  # a switch between named environments: production is its own
+        elif DEVELOPMENT_NAME.match(other):
+            value = "production"  # ``if ENVIRONMENT == "local":``: not production's arm
         return (value == other) == isinstance(test.ops[0], ast.Eq)
     if not isinstance(right, ast.Tuple | ast.List | ast.Set):
         return None
@@ -208,7 +213,16 @@ def default_outcome(test: ast.AST, defaults: dict[str, str]) -> bool | None:
     if any(o is None for o in options):
         return None
     named = next((o for o in options if o and PRODUCTION_NAME.match(o)), None)
+    if named is None and options and all(o and DEVELOPMENT_NAME.match(o) for o in options):
+        named = "production"  # ``in ("local", "dev")``: production is none of them
     return ((named or value) in options) == isinstance(test.ops[0], ast.In)
+
+
+def _names_environments(node: ast.AST) -> bool:
+    """``"local"``, ``["staging", "production"]``: the names of deployment environments."""
+    names = [node] if isinstance(node, ast.Constant) else getattr(node, "elts", [])
+    texts = [string_value(n) or "" for n in names]
+    return bool(texts) and any(PRODUCTION_NAME.match(t) or DEVELOPMENT_NAME.match(t) for t in texts)
 
 
 def default_strings(tree: ast.AST) -> dict[str, str]:

@@ -25,8 +25,10 @@ FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 BUILD_SCRIPTS = frozenset({"setup.py", "_build.py", "build.py", "build_backend.py"})
 # Code that runs inside a developer tool's process (a lint plugin, a docs extension, an
 # operator's invoke/fabric tasks file).
+# Developer tools, and Airflow (a DAG runs on Airflow's workers, a deployment of its own).
 TOOL_PACKAGES = frozenset(
     {"pylint", "astroid", "flake8", "sphinx", "docutils", "setuptools", "invoke", "fabric"}
+    | {"airflow"}
 )
 # A staticfiles finder runs in ``collectstatic``, a build step: what it writes is in the
 # image (or the static files' storage) before any instance serves a request.
