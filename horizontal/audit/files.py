@@ -387,6 +387,8 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
             continue
         if _materializes_configuration(module, target, function or module.tree):
             continue
+        if function is not None and "rofil" in module.text and _runs_a_profiler(function):
+            continue  # the profile of this process's request: its own report
         if function is not None and writes_where_told(module, function, target):
             continue  # the caller chooses the place: judged where the path is built
         if read_through_update_mode(module, call, function):
@@ -476,7 +478,7 @@ def _saved_to_temp(
 
 
 def _harmless(target: ast.AST, function: FunctionNode | None = None) -> bool:
-    if function is not None and (DEBUG_OUTPUT.search(function.name) or _runs_a_profiler(function)):
+    if function is not None and DEBUG_OUTPUT.search(function.name):
         return True
     text = string_value(target) or _literal_bound_to(target, function) or ""
     # A name bound to a literal path is judged by the path, not by what it is called
