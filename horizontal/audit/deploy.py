@@ -21,6 +21,7 @@ from typing import NamedTuple
 from horizontal.audit.findings import Finding
 from horizontal.audit.image_env import single_box_environment
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.script_names import named_like_a_start, run_once_or_by_a_developer
 from horizontal.audit.shell_branches import (
     CALLED_BY_THE_SOURCING_SCRIPT,
     function_callers,
@@ -85,7 +86,6 @@ IN_PROCESS_BEAT = lazy_compile(r"\bcelery\b.*\bbeat\b|\brunapscheduler\b")
 # celery worker -B embeds beat in every worker: N workers, N beats, wherever they run.
 EMBEDDED_BEAT = lazy_compile(r"\bcelery\b.*\bworker\b.*(\s-B\b|--beat\b)")
 CONTAINER_SERVICE = lazy_compile(r"(^|/)(s6-overlay|s6-rc\.d|services\.d|service|sv)/")
-ENTRYPOINT_NAME = lazy_compile(r"entrypoint|start|boot|run|docker|init|cmd|serve|launch", re.I)
 CRON_ENTRY = lazy_compile(
     r"^\s*(@\w+|([\d*/,\-]+|[A-Za-z]{3})(\s+([\d*/,\-?LW#]+|[A-Za-z]{3})){4})\s"
 )
@@ -284,21 +284,6 @@ def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
             yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
 
 
-# Installers, upgrade and provisioning scripts: an operator runs them, once, by hand.
-BY_HAND = lazy_compile(r"^(install|installer|upgrade|provision|vagrant)[\w.-]*\.(sh|bash)$", re.I)
-# ``run-django-dev.sh``, ``start_local.sh``, ``dev-entrypoint.sh``: a developer's start.
-DEVELOPMENT_SCRIPT = lazy_compile(
-    r"(^|[_.-])(dev|devel|development|local)([_.-][\w.-]*)?\.(sh|bash)$", re.I
-)
-# A platform's deploy hook (``on_deploy.sh``, ``on_initialize.sh``, ``post_deploy.sh``,
-# ``release.sh``): run once per deploy or install, not by every replica as it starts.
-DEPLOY_HOOK = lazy_compile(
-    r"^((on|post|pre)[_-]?(deploy|initiali[sz]e|release|install)|release)([_-][\w.-]*)?"
-    r"\.(sh|bash)$",
-    re.I,
-)
-
-
 def _starts_server(path: str, lines: list[Line]) -> bool:
     # s6-overlay and runit service scripts run in every container, like a web server.
     return CONTAINER_SERVICE.search(path) is not None or any(
@@ -309,20 +294,10 @@ def _starts_server(path: str, lines: list[Line]) -> bool:
 def runs_at_start(path: str, text: str) -> bool:
     """A start script: it starts a server, or is named and placed like an entrypoint."""
     name = posixpath.basename(path)
-    if BY_HAND.match(name) or DEPLOY_HOOK.match(name) or DEVELOPMENT_SCRIPT.search(name):
+    if run_once_or_by_a_developer(name):
         return False
     lines = logical_lines(text)
-    return _starts_server(path, lines) or _named_like_a_start(posixpath.basename(path))
-
-
-# bootstrap.sh, setup_dev.sh, init.sh: a set-up script run once (it starts no server),
-# although "boot", "init" and "dev" are in entrypoint names too; a start that runs one
-# makes it part of every replica's start (starts.scripts_run_by_start_scripts).
-SETUP_NAME = lazy_compile(r"^(bootstrap|setup|init)[\w.-]*\.(sh|bash)$", re.I)
-
-
-def _named_like_a_start(name: str) -> bool:
-    return bool(ENTRYPOINT_NAME.search(name)) and not SETUP_NAME.match(name)
+    return _starts_server(path, lines) or named_like_a_start(name)
 
 
 # ``./bin/bootstrap.sh``, ``sh ${ROOT}/gen_key.sh``: another script this one runs (its name).
@@ -354,13 +329,11 @@ def find_in_shell(
     ``beside_server``: and that script starts the web server too (a scheduler this one
     starts runs beside it); ``called_elsewhere``: the words of a start script that sources
     this one (its functions that script calls run at every start)."""
-    name = posixpath.basename(path)
-    once = BY_HAND.match(name) or DEPLOY_HOOK.match(name) or DEVELOPMENT_SCRIPT.search(name)
-    if once and not started:
+    if run_once_or_by_a_developer(posixpath.basename(path)) and not started:
         return
     lines = shell_lines(text)
     starts_server = _starts_server(path, lines)
-    if not (started or starts_server or _named_like_a_start(posixpath.basename(path))):
+    if not (started or starts_server or named_like_a_start(posixpath.basename(path))):
         return  # a deploy or maintenance script someone runs once, by hand
     if serves_with_runserver([line.text for line in lines]) or any(
         EDITABLE_INSTALL.search(line.text) for line in lines

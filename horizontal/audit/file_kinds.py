@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from horizontal.audit import deploy, manifests, web_servers
 from horizontal.audit.findings import Finding
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.script_names import ENTRYPOINT_NAME
 
 TextDetector = Callable[[str, str], Iterable[Finding]]
 
@@ -81,7 +82,7 @@ def text_detector(path: str) -> TextDetector | None:
         return web_servers.find_in_caddyfile
     if lower.endswith((".yaml", ".yml")) and not lower.startswith(("docker-compose", "compose")):
         return manifest_or_uwsgi
-    if "." not in name and deploy.ENTRYPOINT_NAME.search(name):
+    if "." not in name and ENTRYPOINT_NAME.search(name):
         return shell_if_shebang
     return None
 

@@ -16,6 +16,14 @@ from collections.abc import Iterator
 from horizontal.audit.file_calls import read_through_update_mode, written_path
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.local_storage import MEDIA_ROOT_BY_PATH, STORAGE_PATH, find_local_storage
+from horizontal.audit.own_writes import (
+    called_name,
+    is_harmless_target,
+    materializes_configuration,
+    refreshes_a_remote_copy,
+    relative_literal,
+    runs_a_profiler,
+)
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.rebuilt_files import rebuilt_when_missing
 from horizontal.audit.served_folders import find_served_folders
@@ -24,8 +32,6 @@ from horizontal.audit.source import (
     PythonModule,
     call_name,
     calls_to,
-    dotted,
-    last_part,
     string_value,
 )
 from horizontal.audit.suppress import is_suppressed
@@ -44,24 +50,6 @@ from horizontal.audit.temp_paths import (
     temp_names,
     writes_where_told,
 )
-
-# Devices and kernel files; ``/etc/`` is this host's own configuration (a syslog or
-# agent config written for the process beside it), per host by design.
-HARMLESS_TARGETS = ("/dev/", "/proc/", "/sys/", "/etc/")
-# os.devnull, also imported bare (from os import devnull), and the standard streams.
-HARMLESS_NAMES = frozenset({"os.devnull", "devnull", "sys.stdout", "sys.stderr"})
-PID_OR_LOG = lazy_compile(r"((^|_)(pid|log)s?(_?(file|path))?$|\.(pid|log)$)", re.I)
-# A file an exec probe reads in the same container (``liveness_file``, ``/tmp/healthy``).
-PROBE_FILE = lazy_compile(
-    r"(^|[/_.-])(liveness|readiness|heartbeat|healthy|health_?check|alive)"
-    r"(_?(file|path|probe))?(\.\w+)?$",
-    re.I,
-)
-# A profiler's report of this process (``profiler_output_path``, ``profile_file_path``).
-PROFILER_OUTPUT = lazy_compile(r"profiler|profiling|(^|_)profile_file", re.I)
-# A writer named for debugging (``_save_debug_image``): output for a developer to look at.
-DEBUG_OUTPUT = lazy_compile(r"(^|_)debug(_|$)", re.I)
-
 
 LOCAL_WRITE = (
     "writes a file to the local disk: other instances cannot read it, and it is gone when "
@@ -271,7 +259,7 @@ def _secret_into_file(module: PythonModule, call: ast.Call, scope: ast.AST) -> b
     if not named:
         return False
     return any(
-        isinstance(node, ast.Call) and _called(module, node) in RANDOM_VALUE_CALLS
+        isinstance(node, ast.Call) and called_name(module, node) in RANDOM_VALUE_CALLS
         for node in ast.walk(scope)
     )
 
@@ -281,11 +269,6 @@ def _top_level_statement(module: PythonModule, line: int) -> ast.stmt | None:
         if statement.lineno <= line <= (statement.end_lineno or statement.lineno):
             return statement
     return None
-
-
-def _called(module: PythonModule, call: ast.Call) -> str:
-    """The last name of what ``call`` calls (``SystemRandom().choice``: ``choice``)."""
-    return last_part(call_name(module, call) or getattr(call.func, "attr", ""))
 
 
 SECRET_INTO_FILE = (
@@ -359,9 +342,9 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
         scope = module.scope(call)
         function = scope.function
         target = written_path(module, call) or _saved_to_temp(module, call, function, temps)
-        if target is None or _harmless(target, function):
+        if target is None or is_harmless_target(target, function):
             continue
-        if function is None and scope.cls is None and _relative_literal(target):
+        if function is None and scope.cls is None and relative_literal(target):
             continue  # ``with open("schema.csv", "w")`` at the top: a script run in its folder
         if function is not None:
             scratch = scratches.get(id(scope.cls)) if scope.cls is not None else NO_SCRATCH
@@ -383,11 +366,11 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
                 continue  # left behind, but read only here: this host's own litter
         if _removed_here(module, function, call, target):
             continue
-        if function is not None and _refreshes_a_remote_copy(module, function):
+        if function is not None and refreshes_a_remote_copy(module, function):
             continue
-        if _materializes_configuration(module, target, function or module.tree):
+        if materializes_configuration(module, target, function or module.tree):
             continue
-        if function is not None and "rofil" in module.text and _runs_a_profiler(function):
+        if function is not None and "rofil" in module.text and runs_a_profiler(function):
             continue  # the profile of this process's request: its own report
         if function is not None and writes_where_told(module, function, target):
             continue  # the caller chooses the place: judged where the path is built
@@ -401,59 +384,6 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
         line = getattr(target, "lineno", call.lineno) if by_keyword else call.lineno
         writers.setdefault(line, _function_name(function))
         yield _file_write(module, line, LOCAL_WRITE)
-
-
-# ``update()`` of a threat feed: downloads a dataset and keeps a local copy of it.
-REFRESHER_NAME = lazy_compile(r"update|download|refresh|fetch|sync|pull", re.I)
-HTTP_GETS = frozenset(
-    {
-        "requests.get",
-        "requests.post",  # a query API (GraphQL) answers a POST
-        "requests.request",
-        "httpx.get",
-        "httpx.post",
-        "urllib.request.urlopen",
-        "urllib.request.urlretrieve",
-        "urlopen",
-        "urlretrieve",
-    }
-)
-
-
-def _refreshes_a_remote_copy(module: PythonModule, function: FunctionNode) -> bool:
-    """A function named for refreshing (``update``, ``download_dataset``) that fetches
-    over HTTP and writes what it got: a copy of a remote dataset, which every instance
-    can fetch for itself (and refreshes on its own schedule), not a file only this host
-    has. A view saving an upload or a generated report is not such a function."""
-    if not REFRESHER_NAME.search(function.name):
-        return False
-    return any(
-        isinstance(node, ast.Call) and call_name(module, node) in HTTP_GETS
-        for node in ast.walk(function)
-    )
-
-
-# ``gcp_key_json_path``, ``cert_target_path``, ``ca_bundle``: a credential or certificate
-# file a process needs beside it.
-CONFIGURATION_FILE = lazy_compile(
-    r"(^|_)(key|cert|certificate|credentials?|ca_?bundle|bundle)(_json)?(_target)?"
-    r"(_file|_path)?$",
-    re.I,
-)
-
-
-def _materializes_configuration(module: PythonModule, target: ast.AST, scope: ast.AST) -> bool:
-    """A credential or certificate file written from configuration (an environment
-    variable, a setting, a download of a public bundle) and made nowhere at random: every
-    instance writes the same file for its own process, so none is missing on another."""
-    from horizontal.audit.known import RANDOM_VALUE_CALLS
-
-    if not CONFIGURATION_FILE.search(last_part(dotted(target) or "")):
-        return False
-    return not any(
-        isinstance(node, ast.Call) and _called(module, node) in RANDOM_VALUE_CALLS
-        for node in ast.walk(scope)
-    )
 
 
 def _function_name(function: FunctionNode | None) -> str:
@@ -475,54 +405,3 @@ def _saved_to_temp(
         return None
     names = temps.setdefault(id(function), temp_names(module, function))
     return call.args[0] if mentions_temp(module, call.args[0], names) else None
-
-
-def _harmless(target: ast.AST, function: FunctionNode | None = None) -> bool:
-    if function is not None and DEBUG_OUTPUT.search(function.name):
-        return True
-    text = string_value(target) or _literal_bound_to(target, function) or ""
-    # A name bound to a literal path is judged by the path, not by what it is called
-    # (``log_file = "/app/home_page_counters.json"`` is a data file).
-    name = "" if text and isinstance(target, ast.Name) else dotted(target) or ""
-    if text.startswith(HARMLESS_TARGETS) or name in HARMLESS_NAMES:
-        return True
-    # A pid file or a log this process appends to, a profiler's report, a probe's file:
-    # this host's own, read by no request. (A lock file is not: other requests look for it.)
-    short = last_part(name)
-    return bool(
-        PID_OR_LOG.search(text)
-        or PID_OR_LOG.search(short)
-        or PROFILER_OUTPUT.search(short)
-        or PROBE_FILE.search(text or short)
-    )
-
-
-def _runs_a_profiler(function: FunctionNode) -> bool:
-    """``profiler.stop()`` then the report written: the profile of this process's request."""
-    return any(
-        isinstance(node, ast.Name) and PROFILER_OUTPUT.search(node.id)
-        for node in ast.walk(function)
-    )
-
-
-def _relative_literal(target: ast.AST) -> bool:
-    """A literal path relative to the working directory (``"schema.csv"``): what a module
-    writes there when it runs is the output of a script run by hand in its folder, not of
-    a module the application imports (that would write wherever the server was started)."""
-    text = string_value(target) or ""
-    return bool(text) and not text.startswith(("/", "~", "\\")) and ":" not in text
-
-
-def _literal_bound_to(target: ast.AST, function: FunctionNode | None) -> str | None:
-    """The string a local name is bound to in ``function`` when every assignment of it
-    there is one and the same literal; else None."""
-    if not isinstance(target, ast.Name) or function is None:
-        return None
-    values = {
-        string_value(node.value)
-        for node in ast.walk(function)
-        if isinstance(node, ast.Assign)
-        and any(isinstance(t, ast.Name) and t.id == target.id for t in node.targets)
-    }
-    found = values.pop() if len(values) == 1 else None
-    return found if isinstance(found, str) else None

@@ -28,6 +28,7 @@ LOOPS_FOREVER = lazy_compile(r"^\s*while\s+(True|1)\s*:", re.M)
 
 class SleepingCommand(NamedTuple):
     name: str
+    path: str
     line: int  # where it sleeps
     loops: bool  # ``while True``: it repeats by itself, restarted or not
 
@@ -42,7 +43,7 @@ def sleeping_command(path: str, text: str) -> SleepingCommand | None:
     if sleeps is None:
         return None
     line = text.count("\n", 0, sleeps.start()) + 1
-    return SleepingCommand(command["command"], line, bool(LOOPS_FOREVER.search(text)))
+    return SleepingCommand(command["command"], path, line, bool(LOOPS_FOREVER.search(text)))
 
 
 # A supervisor program's ``command=`` running a project command (``manage.py NAME``).
@@ -53,7 +54,7 @@ RESTARTS = lazy_compile(r"^\s*autorestart\s*=\s*true\b", re.I)
 
 def repeating_programs(
     texts: dict[str, list[str]],
-    sleeping: dict[str, tuple[Location, SleepingCommand]],
+    sleeping: dict[str, SleepingCommand],
 ) -> Iterator[Finding]:
     """A supervisor program beside the web server that runs a project command which sleeps
     and then works (restarted by ``autorestart=true``, or looping by itself) is a periodic
@@ -72,7 +73,7 @@ def repeating_programs(
                 run = SUPERVISED_COMMAND.match(line)
                 if run is None or run.group(1) not in sleeping:
                     continue
-                place, command = sleeping[run.group(1)]
+                command = sleeping[run.group(1)]
                 if restarts or command.loops:
                     yield Finding(
                         path,
@@ -81,7 +82,7 @@ def repeating_programs(
                         f"{command.name} sleeps and runs again, in every container this "
                         "supervisor starts: every replica runs the job",
                         line.strip(),
-                        related=(place,),
+                        related=(Location(command.path, command.line),),
                         fix_text="Run it as a scheduled job that one instance claims (a "
                         "horizontal @job with runjob), or in one container only.",
                     )

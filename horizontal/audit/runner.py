@@ -56,7 +56,7 @@ from horizontal.audit.python_starts import (
     is_python_start,
 )
 from horizontal.audit.served_folders import PRIVATE_STORAGE_SERVED
-from horizontal.audit.settings_classes import production_configuration
+from horizontal.audit.settings_classes import CONFIGURATION_BASES, production_configuration
 from horizontal.audit.settings_files import (
     DEV_FILE,
     SETTINGS_TEMPLATE,
@@ -178,7 +178,7 @@ class Scan:
         self.migrate_commands: dict[str, Location] = {}
         self.settings_read: set[str] = set()  # upper-case names code reads off settings
         # Project commands that sleep between runs, by name (repeating jobs when supervised).
-        self.sleeping_commands: dict[str, tuple[Location, repeating_commands.SleepingCommand]] = {}
+        self.sleeping_commands: dict[str, repeating_commands.SleepingCommand] = {}
         # Every file read, by its path in the tree (the programs start lines run).
         self.paths: set[str] = set()
         # Template files, read only when a settings module installs django-compressor.
@@ -215,14 +215,7 @@ class Scan:
         findings = one_media_server(
             findings, stores_files=self.result.stores_files or not self.result.read_models
         )
-        findings = starts.one_cron_per_image(
-            starts.with_the_lines_that_install_them(findings, self.texts)
-        )
-        findings = starts.one_migrate_per_script(
-            starts.without_opt_in_migrations(findings, self.texts)
-        )
-        findings = starts.without_build_steps(findings, self.texts)
-        self.result.findings = starts.without_development_starts(findings, self.texts)
+        self.result.findings = starts.judged_as_started(findings, self.texts)
         if "file-write" in self.wanted:
             for folder in datadirs.unread_folders(
                 self.data_writes, self.data_reads, self.media_folders
@@ -453,7 +446,7 @@ class Scan:
             if command := migrate_commands.migrate_wrapper(name, text):
                 self.migrate_commands[command[0]] = Location(name, command[1])
             if sleeping := repeating_commands.sleeping_command(name, text):
-                self.sleeping_commands[sleeping.name] = (Location(name, sleeping.line), sleeping)
+                self.sleeping_commands[sleeping.name] = sleeping
         self.served_settings |= served_settings(name, text)
         if not is_python_start(name) and execs_a_server(text) and not by_hand:
             # A console script's entry function that ends as the server (``squad``); a
@@ -487,7 +480,7 @@ class Scan:
         if settings:
             self.settings_groups.setdefault(posixpath.dirname(name), []).append(
                 production_configuration(module)
-                if "Configuration" in text or "Environment" in text
+                if any(base in text for base in CONFIGURATION_BASES)
                 else module
             )
             self.media_folders |= datadirs.media_folders(module)

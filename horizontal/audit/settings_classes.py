@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import PythonModule, dotted, last_part
 
-__all__ = ["production_configuration"]
+__all__ = ["CONFIGURATION_BASES", "production_configuration"]
 
 # django-configurations' ``Configuration``; django-environment-config's ``Environment``.
 CONFIGURATION_BASES = frozenset({"Configuration", "Environment"})

@@ -23,12 +23,22 @@ from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
 
 __all__ = [
+    "judged_as_started",
     "migrations_through_commands",
     "one_cron_per_image",
     "scripts_run_by_start_scripts",
     "without_build_steps",
     "without_development_starts",
 ]
+
+
+def judged_as_started(findings: list[Finding], texts: dict[str, list[str]]) -> list[Finding]:
+    """The findings of start files as the starts run them: one cron per image, a scheduler
+    config with the lines that install it, one migrate per script; a migrate behind a
+    switch that is off, build steps and development starts dropped."""
+    findings = one_cron_per_image(with_the_lines_that_install_them(findings, texts))
+    findings = one_migrate_per_script(without_opt_in_migrations(findings, texts))
+    return without_development_starts(without_build_steps(findings, texts), texts)
 
 
 def one_migrate_per_script(findings: list[Finding]) -> list[Finding]:
