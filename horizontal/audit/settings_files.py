@@ -57,8 +57,14 @@ def is_settings_path(path: str) -> bool:
 
 def looks_like_settings(text: str) -> bool:
     """A module that assigns two or more core Django settings at column 0, whatever its
-    name (``docker/config.py``, ``conf/production.py``)."""
-    found = sum(1 for name in SETTINGS_MARKERS if f"\n{name} =" in text or f"\n{name}:" in text)
+    name (``docker/config.py``, ``conf/production.py``); extending a base's list
+    (``INSTALLED_APPS += [...]``) and naming the URLconf count, as in a module that
+    star-imports its base (``conf/caseworker.py``)."""
+    found = sum(
+        1
+        for name in (*SETTINGS_MARKERS, "ROOT_URLCONF")
+        if f"\n{name} =" in text or f"\n{name}:" in text or f"\n{name} +=" in text
+    )
     return found >= 2
 
 
