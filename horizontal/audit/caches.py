@@ -70,8 +70,8 @@ def find_memoised_reads(module: PythonModule) -> Iterator[Finding]:
         if _one_reference_row(node):
             continue  # ``Group.objects.get(name=settings.X)``: a fixed row, looked up once
         outside = reaches_outside(module, node)
-        if not outside:
-            continue
+        if not outside or (outside == {"network"} and _published_key(node)):
+            continue  # a signing key published under its id is the same on every fetch
         yield Finding(
             module.path,
             decorator.lineno,
@@ -80,6 +80,17 @@ def find_memoised_reads(module: PythonModule) -> Iterator[Finding]:
             "a change made through another instance is never seen here",
             module.line(decorator.lineno),
         )
+
+
+# A public key fetched by its key id (``kid``), or a key set (JWKS): an identity
+# provider publishes a new key under a new id and never changes one it has published.
+PUBLISHED_KEY_NAME = lazy_compile(r"public_?key|jwks?\b|jwks_|signing_?key", re.I)
+KEY_ID_ARGUMENTS = frozenset({"kid", "key_id", "keyid"})
+
+
+def _published_key(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    arguments = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
+    return bool(arguments & KEY_ID_ARGUMENTS) or bool(PUBLISHED_KEY_NAME.search(node.name))
 
 
 def _one_reference_row(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

@@ -9,6 +9,8 @@ a file another instance wrote.
 from __future__ import annotations
 
 import ast
+import os
+import posixpath
 from collections.abc import Iterator
 
 from horizontal.audit.findings import Finding
@@ -22,7 +24,7 @@ from horizontal.audit.source import (
     string_value,
 )
 
-__all__ = ["find_served_folders", "is_data_setting"]
+__all__ = ["find_served_folders", "is_data_setting", "serves_a_shipped_folder"]
 
 # A setting that names a directory or file of data.
 DATA_SETTING = lazy_compile(r"^[A-Z][A-Z0-9_]*_(ROOT|DIR|DIRS|DIRECTORY|FOLDER|PATH)$")
@@ -140,3 +142,32 @@ def _served_by_libraries(module: PythonModule) -> Iterator[Finding]:
                 message = PRIVATE_STORAGE_SERVED
         if message is not None:
             yield Finding(module.path, node.lineno, "file-write", message, module.line(node.lineno))
+
+
+# ``settings.ROOT_PATH + "/heliosbooth"``, ``os.path.join(settings.BASE_DIR, "app/media")``:
+# a folder named in the line, joined to the setting.
+JOINED_FOLDER = lazy_compile(r"""(?:\+\s*|,\s*)["']/?((?:[\w.-]+/)*[\w.-]+)/?["']""")
+# Files a folder for uploads is committed with to exist in a checkout.
+PLACEHOLDERS = frozenset({".gitkeep", ".keep", ".gitignore", "README", "README.md", "README.txt"})
+
+
+def serves_a_shipped_folder(finding: Finding, line: str, base: str) -> bool:
+    """A served data folder whose subfolder, named in the line, is in the source tree
+    with files in it (``/heliosbooth``: the booth's JavaScript), beside the serving module
+    or above it: every image has the same files, as with static files."""
+    if not finding.message.startswith("serves settings."):
+        return False
+    folders = JOINED_FOLDER.findall(line)
+    if not folders:
+        return False
+    here = posixpath.dirname(finding.path)
+    roots = [here]
+    while here:
+        here = posixpath.dirname(here)
+        roots.append(here)
+    return any(_has_files(os.path.join(base, root, folder)) for root in roots for folder in folders)
+
+
+def _has_files(folder: str) -> bool:
+    # Stops at the first real file: a folder of uploads may hold many.
+    return any(any(n not in PLACEHOLDERS for n in names) for _, _, names in os.walk(folder))

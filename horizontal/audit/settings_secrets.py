@@ -75,7 +75,41 @@ def random_value_line(
             if through is not None:
                 through.append(Location(helper[0].path, helper[1].lineno))
             return node.lineno
+    if depth == 0 and helpers is not None:
+        line = _imported_value_line(module, statement, calls, helpers, through)
+        if line is not None:
+            return line
     return _key_file_written_here(module, statement) if depth == 0 else None
+
+
+def _imported_value_line(
+    module: PythonModule,
+    statement: ast.AST,
+    calls: frozenset[str],
+    helpers: HelperModules,
+    through: list[Location] | None,
+) -> int | None:
+    """``SECRET_KEY = config.SECRET_KEY`` where the project's ``config`` module makes it
+    (``if not SECRET_KEY: SECRET_KEY = get_random_secret_key()``): the statement's line,
+    with the line that makes it in ``through``."""
+    value = getattr(statement, "value", None)
+    if not isinstance(value, ast.Attribute) or not isinstance(value.value, ast.Name):
+        return None
+    owner = module.imports.get(value.value.id)
+    source = helpers(owner) if owner else None
+    if source is None:
+        return None
+    for node in ast.walk(source.tree):
+        if not isinstance(node, ast.Assign) or source.scope(node).function is not None:
+            continue
+        if not any(isinstance(t, ast.Name) and t.id == value.attr for t in node.targets):
+            continue
+        line = random_value_line(source, node, calls, 1, helpers, through)
+        if line is not None:
+            if through is not None:
+                through.append(Location(source.path, line))
+            return getattr(statement, "lineno", None)
+    return None
 
 
 def _imported_function(

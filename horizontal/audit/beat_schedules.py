@@ -1,0 +1,59 @@
+"""Whether Celery beat has anything to schedule.
+
+``celery worker --beat`` in every replica runs each periodic task N times, but a project
+that defines no periodic task anywhere (no ``beat_schedule``, no ``add_periodic_task``,
+no database scheduler such as django-celery-beat's or RedBeat's) gives beat nothing to
+send: the extra schedulers are idle, and the finding is dropped. The runner asks only
+when the scan read the project's settings: a tree of deploy files alone cannot tell.
+Text only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from horizontal.audit.deploy import BEAT_EVERYWHERE, EMBEDDED_BEAT, IN_PROCESS_BEAT
+from horizontal.audit.findings import Finding
+
+__all__ = ["defines_periodic_tasks", "without_idle_beats"]
+
+# What a schedule for beat is written with: a settings or config dict (``beat_schedule``,
+# ``CELERY_BEAT_SCHEDULE``, ``CELERYBEAT_SCHEDULE``), a task decorator or a signal
+# handler (``periodic_task``, ``add_periodic_task``), or a scheduler that reads schedules
+# from a store (django-celery-beat, djcelery, RedBeat) filled at run time.
+PERIODIC_MARKERS = (
+    "beat_schedule",
+    "BEAT_SCHEDULE",
+    "periodic_task",
+    "PeriodicTask",
+    "celery_beat",
+    "djcelery",
+    "redbeat",
+    "RedBeat",
+    "beat_scheduler",
+    "BEAT_SCHEDULER",
+)
+
+
+def defines_periodic_tasks(text: str) -> bool:
+    if "eat" not in text and "EAT" not in text and "eriodic" not in text:
+        return False  # none of the markers can be in it
+    return any(marker in text for marker in PERIODIC_MARKERS)
+
+
+def without_idle_beats(
+    findings: list[Finding], texts: Mapping[str, list[str]], schedules: bool
+) -> list[Finding]:
+    """``findings`` without the Celery beats started in every replica when nothing in
+    the project schedules a periodic task."""
+    if schedules:
+        return findings
+    return [f for f in findings if not _celery_beat(f, texts)]
+
+
+def _celery_beat(finding: Finding, texts: Mapping[str, list[str]]) -> bool:
+    if finding.message != BEAT_EVERYWHERE:
+        return False
+    lines = texts.get(finding.path) or []
+    line = lines[finding.line - 1] if 0 < finding.line <= len(lines) else finding.source
+    return "celery" in line and bool(EMBEDDED_BEAT.search(line) or IN_PROCESS_BEAT.search(line))
