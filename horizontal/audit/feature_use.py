@@ -36,9 +36,10 @@ RATE_LIMIT_USE = ("django_ratelimit", "ratelimit(", "RateThrottle")
 # Any write: from a command or a script it is state for other processes to read (a cache
 # a management command fills for the requests), since the command's own process ends.
 SET_METHODS = frozenset({"set", "set_many", "get_or_set"})
-# A write of shared state through the cache (a throttle flag, a counter, a lock): where a
-# per-process cache shows. Related locations of the CACHES finding, the first few.
-WRITE_METHODS = STATE_METHODS - {"clear"} | SET_METHODS
+# A write of shared state through the cache (a throttle flag, a counter, a lock, an
+# invalidation): where a per-process cache shows. Related locations of the CACHES
+# finding, the first few.
+WRITE_METHODS = STATE_METHODS | SET_METHODS
 # A call on the cache, found by its literal first (a regex that starts with a word test
 # tries it at every word of a file); the name before it is checked in ``_cache_calls``.
 CACHE_CALL = lazy_compile(r"cache(?:s\[[^\]]+\])?\.(\w+)\(")
@@ -140,16 +141,26 @@ def throttle_lines(name: str, text: str) -> list[Location]:
 
 
 def cache_write_lines(name: str, text: str) -> list[Location]:
-    """The lines of code that write shared state through the cache."""
+    """The lines of code that write shared state through the cache, and the rate limits
+    that count there (``@ratelimit(rate="30/m")``)."""
+    positions = [p for p, method, _ in _cache_calls(text) if method in WRITE_METHODS]
+    if "ratelimit(" in text:
+        positions = sorted([*positions, *_rate_limits(text)])
     lines: list[Location] = []
-    number, counted = 1, 0  # the line at ``counted``; calls come in order of position
-    for position, method, _ in _cache_calls(text):
-        if method in WRITE_METHODS:
-            number += text.count("\n", counted, position)
-            counted = position
-            if not lines or lines[-1].line != number:
-                lines.append(Location(name, number))
+    number, counted = 1, 0  # the line at ``counted``; positions come in order
+    for position in positions:
+        number += text.count("\n", counted, position)
+        counted = position
+        if not lines or lines[-1].line != number:
+            lines.append(Location(name, number))
     return lines
+
+
+def _rate_limits(text: str) -> Iterator[int]:
+    start = text.find("@ratelimit(")
+    while start != -1:
+        yield start
+        start = text.find("@ratelimit(", start + 1)
 
 
 def with_cache_writes(finding: Finding, writes: list[Location]) -> Finding:

@@ -366,6 +366,8 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
                 continue  # left behind, but read only here: this host's own litter
         if _removed_here(module, function, call, target):
             continue
+        if _scratch_dump(module, target):
+            continue  # ``open("/tmp/clusters.txt", "w")`` that nothing here reads: a dump
         if function is not None and refreshes_a_remote_copy(module, function):
             continue
         if materializes_configuration(module, target, function or module.tree):
@@ -384,6 +386,13 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
         line = getattr(target, "lineno", call.lineno) if by_keyword else call.lineno
         writers.setdefault(line, _function_name(function))
         yield _file_write(module, line, LOCAL_WRITE)
+
+
+def _scratch_dump(module: PythonModule, target: ast.AST) -> bool:
+    """A literal path under ``/tmp`` named once in the module: this host's scratch space,
+    written for a person to look at (a debug dump), read by no code here."""
+    path = string_value(target)
+    return path is not None and path.startswith("/tmp/") and module.text.count(path) == 1
 
 
 def _function_name(function: FunctionNode | None) -> str:

@@ -30,6 +30,11 @@ DEPLOY_HOOK = lazy_compile(
 )
 
 
+# ``migrate.sh``, ``migrate_db.sh``: a migration job's script, run once per deploy (a
+# Kubernetes Job, a release phase) unless a start script runs it.
+MIGRATION_SCRIPT = lazy_compile(r"^migrat(e|ions?)([_-][\w.-]*)?\.(sh|bash)$", re.I)
+
+
 # bootstrap.sh, setup_dev.sh, init.sh: a set-up script run once (it starts no server),
 # although "boot", "init" and "dev" are in entrypoint names too; a start that runs one
 # makes it part of every replica's start (starts.scripts_run_by_start_scripts).
@@ -41,5 +46,11 @@ def named_like_a_start(name: str) -> bool:
 
 
 def run_once_or_by_a_developer(name: str) -> bool:
-    """An installer, a deploy hook or a developer's start: not every replica's start."""
-    return bool(BY_HAND.match(name) or DEPLOY_HOOK.match(name) or DEVELOPMENT_SCRIPT.search(name))
+    """An installer, a deploy hook, a migration job's script or a developer's start: not
+    every replica's start."""
+    return bool(
+        BY_HAND.match(name)
+        or DEPLOY_HOOK.match(name)
+        or MIGRATION_SCRIPT.match(name)
+        or DEVELOPMENT_SCRIPT.search(name)
+    )

@@ -11,6 +11,7 @@ is ``settings_values``.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from horizontal.audit.compressor import compresses_on_request
@@ -74,23 +75,28 @@ def bad_backends(
     or as a default (``os.getenv("DB_ENGINE") or "...sqlite3"``), so the string itself is
     the evidence, not the statement. Comparisons and static-files storage are not.
     """
-    ignored = static_or_compared(module.tree)
+    ignored = static_or_compared(module.tree) | _in_memory_databases(module)
     chosen = explicitly_chosen(module.tree)
-    paths = value_paths(module) if "THUMBNAIL" in module.text or "IMAGEKIT" in module.text else {}
+    opted_out = _library_cache_aliases(module.text)
+    wants_paths = "THUMBNAIL" in module.text or "IMAGEKIT" in module.text or opted_out
+    paths = value_paths(module) if wants_paths else {}
     for node in ast.walk(module.tree):
         text = string_value(node)
-        if text is None or id(node) in ignored:
+        if text is None or id(node) in ignored or id(node) in module.schema_defaults:
             continue
         match = BACKEND_PROBLEMS.get(text)
         if match is None:
             match = cache_url_backend(text)
         if match is None and (LOCAL_STORAGE_CLASS.search(text) or text in local_storages):
             match = LOCAL_STORAGE_SUBCLASS
-        if match is not None and any(word in text for word in chosen.get(id(node), ())):
-            continue  # the operator named this backend (``elif scheme == "sqlite":``)
+        lowered = text.lower()
+        if match is not None and any(w.lower() in lowered for w in chosen.get(id(node), ())):
+            continue  # the operator named this backend (``elif scheme == "sqlite":``, "FILE")
         if match is None:
             continue
         line = getattr(node, "lineno", 1)
+        if match.setting == "CACHES" and (paths.get(line) or ("", ""))[1:2] in opted_out:
+            continue  # the alias a library is told to use, to keep nothing (AXES_CACHE)
         thumbnails = (paths.get(line) or ("",))[0]
         if match is LOCAL_STORAGE_SUBCLASS and thumbnails.startswith(THUMBNAIL_SETTINGS):
             yield _finding(
@@ -103,6 +109,32 @@ def bad_backends(
             continue
         yield _finding(module, line, f"{match.setting}: {match.why}", FIXES.get(match.setting, ""))
     yield from _cache_url_configs_without_default(module, ignored)
+
+
+# A library told to use a cache alias of its own (django-axes' documented ``AXES_CACHE =
+# "axes_cache"`` on a DummyCache, so that lockouts are counted in the database): the
+# project's choice for that library, not state it shares through the cache.
+LIBRARY_CACHE_ALIAS = lazy_compile(r"^[A-Z][A-Z0-9_]*_CACHE\s*=\s*[\"'](\w+)[\"']", re.M)
+
+
+def _library_cache_aliases(text: str) -> set[tuple[str]]:
+    if "_CACHE" not in text:
+        return set()
+    return {(alias,) for alias in LIBRARY_CACHE_ALIAS.findall(text) if alias != "default"}
+
+
+def _in_memory_databases(module: PythonModule) -> set[int]:
+    """The engine strings of databases named ``:memory:``: SQLite that keeps nothing even
+    on one box (a placeholder for a project whose requests use no database)."""
+    if ":memory:" not in module.text:
+        return set()
+    engines: set[int] = set()
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Dict):
+            values = {string_value(k): v for k, v in zip(node.keys, node.values, strict=True)}
+            if string_value(values.get("NAME")) == ":memory:" and "ENGINE" in values:
+                engines.add(id(values["ENGINE"]))
+    return engines
 
 
 def _cache_url_configs_without_default(

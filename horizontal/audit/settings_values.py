@@ -231,6 +231,7 @@ def apply_env_schema(module: PythonModule) -> None:
         schemas[statement.targets[0].id] = defaults
     if not schemas:
         return
+    read: set[str] = set()
     for node in ast.walk(module.tree):
         if not isinstance(node, ast.Call):
             continue
@@ -242,17 +243,35 @@ def apply_env_schema(module: PythonModule) -> None:
         # env.db() reads DATABASE_URL, env.cache() CACHE_URL: the variable django-environ
         # names for them when the call names none.
         name = string_value(node.args[0]) if node.args else IMPLIED_VARIABLES.get(method)
+        if name in defaults:
+            read.add(name)
         if name in defaults and not any(k.arg == "default" for k in node.keywords):
             # At the call's place: the setting that reads it decides (and may replace it).
             default = ast.copy_location(copy.copy(defaults[name]), node)
             node.keywords.append(ast.keyword(arg="default", value=default))
             module.declared_defaults[node.lineno] = defaults[name].lineno
+    # A default is judged at the calls that read it; one for a URL whose setting the
+    # module assigns without reading it (``CACHE_URL=(str, "locmemcache://")`` beside a
+    # literal ``CACHES``) is read by nothing.
+    assigned = {
+        t.id
+        for s in module.tree.body
+        if isinstance(s, ast.Assign)
+        for t in s.targets
+        if isinstance(t, ast.Name)
+    }
+    for defaults in schemas.values():
+        for name, value in defaults.items():
+            if name in read or URL_SETTINGS.get(name) in assigned:
+                module.schema_defaults.add(id(value))
 
 
 # Methods of an environment or configuration object whose second argument is a default.
 ENV_READERS = frozenset(
     {"get", "str", "bool", "int", "float", "list", "tuple", "dict", "json", "url", "path"}
 )
+# The setting each URL variable configures.
+URL_SETTINGS = {"CACHE_URL": "CACHES", "DATABASE_URL": "DATABASES"}
 IMPLIED_VARIABLES = {
     "db": "DATABASE_URL",
     "db_url": "DATABASE_URL",

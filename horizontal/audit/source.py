@@ -70,6 +70,9 @@ class PythonModule:
         # django-environ: the line of a call whose default its schema declares, and the
         # schema's line (settings_values.apply_env_schema), shown beside the call's finding.
         self.declared_defaults: dict[int, int] = {}
+        # The schema's default nodes judged elsewhere (at the calls that read them) or
+        # read by nothing (apply_env_schema): not evidence where they are written.
+        self.schema_defaults: set[int] = set()
 
     @classmethod
     def parse(cls, path: str, text: str, hot_lines: Iterable[int] = ()) -> PythonModule | None:
