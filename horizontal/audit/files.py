@@ -374,7 +374,7 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
             continue
         if function is not None and "rofil" in module.text and runs_a_profiler(function):
             continue  # the profile of this process's request: its own report
-        if function is not None and writes_where_told(module, function, target):
+        if function is not None and _told_where(module, function, target):
             continue  # the caller chooses the place: judged where the path is built
         if read_through_update_mode(module, call, function):
             continue
@@ -386,6 +386,15 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
         line = getattr(target, "lineno", call.lineno) if by_keyword else call.lineno
         writers.setdefault(line, _function_name(function))
         yield _file_write(module, line, LOCAL_WRITE)
+
+
+def _told_where(module: PythonModule, function: FunctionNode, target: ast.AST) -> bool:
+    """``writes_where_told`` for the function, or for the one it is nested in (a generator
+    a factory returns, writing into the factory's ``directory`` argument)."""
+    if writes_where_told(module, function, target):
+        return True
+    outer = module.scope(function).function
+    return outer is not None and writes_where_told(module, outer, target)
 
 
 def _scratch_dump(module: PythonModule, target: ast.AST) -> bool:

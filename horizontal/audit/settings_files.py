@@ -34,8 +34,8 @@ DEV_FILE = lazy_compile(
     r"(^\.?|[/_])(dev|develop|development|local|test|tests|testing|smoke|ci|debug|demo|example"
     # CI settings named for the CI service that runs the tests (settings/github.py).
     r"|sample|github|gitlab|travis|circleci|jenkins|tox)"
-    # ... and the hidden form (.ci.settings.py).
-    r"(\w*|\.settings)\.py$"
+    # ... and the hidden form (.ci.settings.py), or joined by a hyphen (travis-local.py).
+    r"([\w-]*|\.settings)\.py$"
 )
 SETTINGS_MARKERS = (
     "INSTALLED_APPS",

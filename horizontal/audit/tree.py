@@ -28,6 +28,12 @@ EXCLUDED_DIRS = frozenset(
         "node_modules",
         "site-packages",
         "dist-packages",
+        # Third-party code kept in the tree (``vendor-local/lib/python``): its authors'.
+        "vendor",
+        "vendor-local",
+        "vendored",
+        "third_party",
+        "thirdparty",
         "__pycache__",
         ".mypy_cache",
         ".ruff_cache",
