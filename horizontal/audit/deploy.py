@@ -35,7 +35,8 @@ from horizontal.audit.shell_branches import (
 # A project's own manage.py under another name is its console script: ``awx-manage``,
 # ``pulpcore-manager``, ``nautobot-server``, ``bugsink-manage``.
 MANAGE = r"(manage\.py|django-admin|-m\s+django|[\w-]+-(?:manage|manager|admin|server)\b)"
-MIGRATE = lazy_compile(MANAGE + r"(\s+--?\S+)*\s+migrate\b(?!-)")
+# ``syncdb`` is what migrate was before Django 1.7: it creates the schema.
+MIGRATE = lazy_compile(MANAGE + r"(\s+--?\S+)*\s+(migrate|syncdb)\b(?!-)")
 # A script whose whole job is migrating (``docker-entrypoint-migrator.sh``,
 # ``bin/migrate.sh``): what runs it decides how often migrations run.
 MIGRATION_SCRIPT = lazy_compile(r"[\w./-]*migrat[\w.-]*\.(sh|bash|py)\b", re.I)

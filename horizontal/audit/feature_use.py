@@ -122,13 +122,24 @@ def stores_files(name: str, text: str, settings: bool) -> bool:
     them, or (``settings``) an installed app that stores uploads."""
     if settings:
         return bool(UPLOAD_APPS.search(text))
-    if not any(marker in text for marker in UPLOAD_USE):
-        return False
+    found = [marker for marker in UPLOAD_USE if marker in text and _in_code(text, marker)]
     # urls.py's ``static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)`` is the
     # project template's, there whether or not anything is stored.
-    if name.endswith("urls.py") and "MEDIA_ROOT" in text:
-        return any(marker in text for marker in UPLOAD_USE if marker != "MEDIA_ROOT")
-    return True
+    if name.endswith("urls.py") and "MEDIA_ROOT" in found:
+        found.remove("MEDIA_ROOT")
+    return bool(found)
+
+
+def _in_code(text: str, marker: str) -> bool:
+    """Whether ``marker`` appears outside a comment (``# the Django ImageField max path
+    size`` names a field; it declares none)."""
+    position = text.find(marker)
+    while position != -1:
+        line_start = text.rfind("\n", 0, position) + 1
+        if "#" not in text[line_start:position]:
+            return True
+        position = text.find(marker, position + 1)
+    return False
 
 
 def throttle_lines(name: str, text: str) -> list[Location]:

@@ -31,6 +31,7 @@ from horizontal.audit import (
     starts,
     state,
     task_results,
+    vagrant,
 )
 from horizontal.audit import compose as compose_rules
 from horizontal.audit.beat_schedules import defines_periodic_tasks, without_idle_beats
@@ -181,6 +182,8 @@ class Scan:
         self.settings_read: set[str] = set()  # upper-case names code reads off settings
         # Project commands that sleep between runs, by name (repeating jobs when supervised).
         self.sleeping_commands: dict[str, repeating_commands.SleepingCommand] = {}
+        # What a Vagrantfile provisions the developer's VM from (vagrant.py).
+        self.vagrant_provisioned: list[str] = []
         # Folders of the modules that name Django (nested_projects.py).
         self.django_folders: set[str] = set()
         # Whether any module schedules a periodic task for Celery beat (beat_schedules.py),
@@ -201,6 +204,8 @@ class Scan:
     def file(self, path: Path, name: str) -> None:
         self.result.files += 1
         self.paths.add(name)
+        if posixpath.basename(name) == "Vagrantfile" and (text := read_text(path)):
+            self.vagrant_provisioned += vagrant.provisioned_paths(name, text)
         if name.endswith(".py"):
             findings = () if is_provisioning(name) else self.python(path, name)
             if is_python_start(name) and (text := read_text(path)) is not None:
@@ -233,6 +238,7 @@ class Scan:
         findings = without_other_projects_code(
             findings, outside_django_projects(self.paths, self.django_folders)
         )
+        findings = vagrant.without_vagrant_provisioning(findings, self.vagrant_provisioned)
         self.result.findings = starts.judged_as_started(findings, self.texts)
         if "file-write" in self.wanted:
             for folder in datadirs.unread_folders(

@@ -35,10 +35,13 @@ DEPLOY_HOOK = lazy_compile(
 MIGRATION_SCRIPT = lazy_compile(r"^migrat(e|ions?)([_-][\w.-]*)?\.(sh|bash)$", re.I)
 
 
-# bootstrap.sh, setup_dev.sh, init.sh: a set-up script run once (it starts no server),
-# although "boot", "init" and "dev" are in entrypoint names too; a start that runs one
-# makes it part of every replica's start (starts.scripts_run_by_start_scripts).
-SETUP_NAME = lazy_compile(r"^(bootstrap|setup|init)[\w.-]*\.(sh|bash)$", re.I)
+# bootstrap.sh, setup_dev.sh, init.sh, scripts/bootstrap: a set-up script run once (it
+# starts no server), although "boot", "init" and "dev" are in entrypoint names too; a
+# start that runs one makes it part of every replica's start
+# (starts.scripts_run_by_start_scripts).
+SETUP_NAME = lazy_compile(
+    r"^((bootstrap|setup|init)[\w.-]*\.(sh|bash)|(bootstrap|setup)[\w-]*)$", re.I
+)
 
 
 def named_like_a_start(name: str) -> bool:
