@@ -54,7 +54,8 @@ def text_detector(path: str) -> TextDetector | None:
         return deploy.find_in_dockerfile
 
     if lower.startswith("crontab") or lower.endswith((".crontab", ".cron")):
-        return deploy.find_in_crontab
+        # ``crontab-example``, ``crontab.sample``: a reader adapts it; nothing installs it.
+        return None if EXAMPLE_FILE.search(lower) else deploy.find_in_crontab
     if parent in {"cron.d", "crontabs"} and "." not in name:
         return deploy.find_in_crontab
     if lower.endswith((".sh", ".bash")):
@@ -107,6 +108,10 @@ def _yaml_as_ini(text: str) -> str:
         option = YAML_OPTION.match(line)
         lines.append(f"{option[1]} = {option[2]}" if option else line)
     return "\n".join(lines)
+
+
+# A file named as an example of itself (``crontab-example``, ``crontab.sample``).
+EXAMPLE_FILE = lazy_compile(r"[._-](example|examples|sample|dist)([._-]|$)")
 
 
 def is_provisioning(path: str) -> bool:
