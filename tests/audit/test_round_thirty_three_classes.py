@@ -13,7 +13,6 @@ from pathlib import Path
 
 from tests.audit.test_outside_measurements import scan, where
 
-
 CRONTAB = "# m h dom mon dow command\n*/5 * * * * cd /srv/app && ./manage.py process_lookups\n"
 
 
