@@ -262,6 +262,10 @@ def _lock_key(expr: ast.AST, cls: ast.ClassDef | None) -> str | None:
 
 
 def find_timer_threads(module: PythonModule) -> Iterator[Finding]:
+    if module.is_script:
+        # A command's threads live as long as its one process, where its operator runs it;
+        # one a supervisor starts in every container is judged there (repeating_commands).
+        return
     thread_classes = thread_subclasses(module)
     for call in module.nodes(ast.Call):
         assert isinstance(call, ast.Call)

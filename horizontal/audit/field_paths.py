@@ -55,6 +55,20 @@ REMOTE_STORAGE = lazy_compile(
 )
 
 
+def upload_field_lines(name: str, text: str) -> list[Location]:
+    """Where a models module declares a file or image field on the default storage (no
+    ``storage=`` of its own): the places uploads are stored, related to the setting that
+    keeps them on this disk."""
+    if "FileField" not in text and "ImageField" not in text:
+        return []
+    lines = text.splitlines()
+    return [
+        Location(name, index + 1, line.strip())
+        for index, line in enumerate(lines)
+        if FILE_FIELD.match(line) and "storage" not in _declaration(lines, index)
+    ]
+
+
 def file_fields(text: str) -> set[str]:
     """Names of the file and image fields a models module declares, but for those
     declared with a remote storage of their own."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import posixpath
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from horizontal.audit.field_paths import UPLOAD_PATH_READ
 from horizontal.audit.findings import Finding, Location
@@ -342,12 +342,15 @@ BUILT_CLASS = lazy_compile(r"\b(\w+)\(")
 DEFAULT_LOCATION_STORAGE = lazy_compile(r"\bFileSystemStorage\(\s*\)")
 
 
-def storage_with_its_consequences(findings: list[Finding]) -> list[Finding]:
+def storage_with_its_consequences(
+    findings: list[Finding], upload_fields: Sequence[Location] = ()
+) -> list[Finding]:
     """One root cause, one finding: where production keeps uploads on this disk (a
     settings finding), the code that reads uploads by their local path is the same
     problem, fixed with it (``storage.open(name)`` instead of ``.path`` once the storage
     is shared), and a ``FileSystemStorage()`` built with no location (MEDIA_ROOT), are
-    the same problem: those findings become related locations of the setting's. And a
+    the same problem: those findings become related locations of the setting's, as do the
+    model fields that store uploads on the default storage (``upload_fields``). And a
     project's own ``FileSystemStorage`` subclass built in code (``fs =
     JanewayFileSystemStorage()``, reported by its name) is related to the class's finding.
 
@@ -372,12 +375,15 @@ def storage_with_its_consequences(findings: list[Finding]) -> list[Finding]:
         and (f.message.startswith(LOCAL_PATH_USES) or DEFAULT_LOCATION_STORAGE.search(f.source))
     ]
     if not folded:
-        return findings
+        if not upload_fields:
+            return findings
+        fields = anchor._replace(related=(*anchor.related, *upload_fields))
+        return [fields if f is anchor else f for f in findings]
     places = [Location(f.path, f.line, f.source) for f in folded]
     places += [place for f in folded for place in f.related]
     merged = anchor._replace(
         message=f"{anchor.message} ({_code_places(len(places))})",
-        related=(*anchor.related, *places),
+        related=(*anchor.related, *places, *upload_fields),
         fix_text=(anchor.fix or "")
         + " Then open uploads through the storage (storage.open(name), .url) where the "
         "related places use their local path.",

@@ -96,6 +96,8 @@ PYTHON_DETECTORS: tuple[PythonDetector, ...] = (
 )
 
 
+# The upload fields shown beside the media setting's finding, the first few.
+UPLOAD_FIELDS_SHOWN = 10
 # What a command's process keeps ends with its run: not reported in commands and scripts,
 # nor in the modules only they import (their locks are).
 RUN_BY_HAND_SPARES = frozenset({"file-write", "cache", "module-state", "timer-thread", "scheduler"})
@@ -157,6 +159,8 @@ class Scan:
         self.media_folders: set[str] = set()
         # Uploads read by local path (x.document.path), kept once a model declares the field.
         self.file_fields: set[str] = set()
+        # Their declarations on the default storage, related to the media setting's finding.
+        self.upload_fields: list[Location] = []
         self.field_path_uses: list[field_paths.PathUse] = []
         # Settings modules wsgi.py/asgi.py default to (DJANGO_SETTINGS_MODULE's setdefault).
         self.served_settings: set[str] = set()
@@ -313,7 +317,7 @@ class Scan:
             _run_through_command(f, through_commands) for f in self.result.findings
         ]
         self.result.findings = storage_with_its_consequences(
-            storage_with_its_setting(self.result.findings)
+            storage_with_its_setting(self.result.findings), self.upload_fields
         )
         self.result.findings = files.secret_with_its_file(self.result.findings)
         self.result.findings = services.one_huey_schedule(self.result.findings, self.texts)
@@ -488,6 +492,9 @@ class Scan:
             # ``__main__`` program is one by its name only (``docker-entrypoint.py``).
             yield from find_in_python_start(name, text)
         self.file_fields |= field_paths.file_fields(text)
+        room = UPLOAD_FIELDS_SHOWN - len(self.upload_fields)
+        if room > 0 and not by_hand:
+            self.upload_fields += field_paths.upload_field_lines(name, text)[:room]
         if not by_hand:
             self.field_path_uses += field_paths.path_uses(name, text)
         # Settings modules are read for the file-write category too: a data folder's
