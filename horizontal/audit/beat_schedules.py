@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from horizontal.audit.deploy import BEAT_EVERYWHERE, EMBEDDED_BEAT, IN_PROCESS_BEAT
-from horizontal.audit.findings import Finding
+from horizontal.audit.findings import Finding, line_of
 
 __all__ = ["defines_periodic_tasks", "without_idle_beats"]
 
@@ -54,6 +54,5 @@ def without_idle_beats(
 def _celery_beat(finding: Finding, texts: Mapping[str, list[str]]) -> bool:
     if finding.message != BEAT_EVERYWHERE:
         return False
-    lines = texts.get(finding.path) or []
-    line = lines[finding.line - 1] if 0 < finding.line <= len(lines) else finding.source
+    line = line_of(texts, finding.path, finding.line) or finding.source
     return "celery" in line and bool(EMBEDDED_BEAT.search(line) or IN_PROCESS_BEAT.search(line))

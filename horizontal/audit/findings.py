@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from typing import NamedTuple
 
 LEVELS = ("note", "warning", "error")  # SARIF's result levels, weakest first
@@ -191,3 +192,9 @@ class Finding(NamedTuple):
 
 def level_rank(level: str) -> int:
     return LEVELS.index(level)
+
+
+def line_of(texts: Mapping[str, list[str]], path: str, line: int) -> str:
+    """Line ``line`` of a file the scan read (``texts``: its lines by path), or ""."""
+    lines = texts.get(path)
+    return lines[line - 1] if lines and 0 < line <= len(lines) else ""

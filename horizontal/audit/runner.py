@@ -31,10 +31,8 @@ from horizontal.audit import (
     starts,
     state,
     task_results,
-    vagrant,
 )
 from horizontal.audit import compose as compose_rules
-from horizontal.audit.beat_schedules import defines_periodic_tasks, without_idle_beats
 from horizontal.audit.compressor import is_template, templates_use_compress
 from horizontal.audit.file_kinds import is_compose_file, is_provisioning, text_detector
 from horizontal.audit.findings import (
@@ -50,15 +48,15 @@ from horizontal.audit.local_storage import (
     storage_with_its_consequences,
     storage_with_its_setting,
 )
-from horizontal.audit.nested_projects import outside_django_projects, without_other_projects_code
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
+from horizontal.audit.project_context import ProjectContext
 from horizontal.audit.python_starts import (
     execs_a_server,
     find_in_python_start,
     is_python_start,
 )
-from horizontal.audit.served_folders import PRIVATE_STORAGE_SERVED, serves_a_shipped_folder
+from horizontal.audit.served_folders import PRIVATE_STORAGE_SERVED
 from horizontal.audit.settings_classes import CONFIGURATION_BASES, production_configuration
 from horizontal.audit.settings_files import (
     DEV_FILE,
@@ -186,14 +184,8 @@ class Scan:
         self.settings_read: set[str] = set()  # upper-case names code reads off settings
         # Project commands that sleep between runs, by name (repeating jobs when supervised).
         self.sleeping_commands: dict[str, repeating_commands.SleepingCommand] = {}
-        # What a Vagrantfile provisions the developer's VM from (vagrant.py).
-        self.vagrant_provisioned: list[str] = []
-        # Folders of the modules that name Django (nested_projects.py).
-        self.django_folders: set[str] = set()
-        # Whether any module schedules a periodic task for Celery beat (beat_schedules.py),
-        # and whether the scan saw a settings module at all.
-        self.schedules_periodic = False
-        self.saw_settings = False
+        # What the project as a whole says about findings (project_context.py).
+        self.context = ProjectContext()
         # Every file read, by its path in the tree (the programs start lines run).
         self.paths: set[str] = set()
         # Template files, read only when a settings module installs django-compressor.
@@ -201,15 +193,11 @@ class Scan:
         # Project modules parsed on request by dotted name (settings' helpers), or None.
         self.modules_named: dict[str, PythonModule | None] = {}
 
-    def _line(self, path: str, line: int) -> str:
-        lines = self.texts.get(path)
-        return lines[line - 1] if lines and 0 < line <= len(lines) else ""
-
     def file(self, path: Path, name: str) -> None:
         self.result.files += 1
         self.paths.add(name)
         if posixpath.basename(name) == "Vagrantfile" and (text := read_text(path)):
-            self.vagrant_provisioned += vagrant.provisioned_paths(name, text)
+            self.context.note_vagrantfile(name, text)
         if name.endswith(".py"):
             findings = () if is_provisioning(name) else self.python(path, name)
             if is_python_start(name) and (text := read_text(path)) is not None:
@@ -236,13 +224,9 @@ class Scan:
         findings = one_media_server(
             findings, stores_files=self.result.stores_files or not self.result.read_models
         )
-        # Only a scan that read the project's settings can tell that nothing is scheduled.
-        schedules = self.schedules_periodic or not self.saw_settings
-        findings = without_idle_beats(findings, self.texts, schedules)
-        findings = without_other_projects_code(
-            findings, outside_django_projects(self.paths, self.django_folders)
+        findings = self.context.without_what_no_replica_runs(
+            findings, self.texts, self.paths, self.base
         )
-        findings = vagrant.without_vagrant_provisioning(findings, self.vagrant_provisioned)
         self.result.findings = starts.judged_as_started(findings, self.texts)
         if "file-write" in self.wanted:
             for folder in datadirs.unread_folders(
@@ -254,11 +238,6 @@ class Scan:
             for storage, finding in self.storage_classes.items():
                 if storage in self.storages_built:
                     self.keep(finding)
-        self.result.findings = [
-            f
-            for f in self.result.findings
-            if not serves_a_shipped_folder(f, self._line(f.path, f.line), self.base)
-        ]
         if self._private_storage_is_remote():
             self.result.findings = [
                 f for f in self.result.findings if f.message != PRIVATE_STORAGE_SERVED
@@ -481,12 +460,7 @@ class Scan:
             if sleeping := repeating_commands.sleeping_command(name, text):
                 self.sleeping_commands[sleeping.name] = sleeping
         self.served_settings |= served_settings(name, text)
-        if not self.schedules_periodic:
-            self.schedules_periodic = defines_periodic_tasks(text)
-        if not self.saw_settings:
-            self.saw_settings = is_settings_path(name)
-        if "django" in text:
-            self.django_folders.add(posixpath.dirname(name))
+        self.context.note_python(name, text)
         if not is_python_start(name) and execs_a_server(text) and not by_hand:
             # A console script's entry function that ends as the server (``squad``); a
             # ``__main__`` program is one by its name only (``docker-entrypoint.py``).
