@@ -460,6 +460,13 @@ def find_in_procfile(path: str, text: str) -> Iterator[Finding]:
             yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
 
 
+def find_in_platform_profile(path: str, text: str) -> Iterator[Finding]:
+    """An app's ``.profile`` (and the scripts in ``.profile.d/``): Heroku and Cloud
+    Foundry source it in every dyno or instance as it starts, before the process's own
+    command, so what it runs is part of every replica's start."""
+    return find_in_shell(path, text, started=True)
+
+
 # What a systemd unit runs when it starts: on every host the unit is installed on.
 UNIT_START_KEYS = frozenset({"execstartpre", "execstart", "execstartpost"})
 

@@ -1,10 +1,12 @@
 """Which scanner reads a non-Python file, chosen by its name and place.
 
-Dockerfiles, crontabs, shell start scripts, Procfiles, uWSGI and supervisor files,
-nginx and Caddy sites, Kubernetes manifests; files named for a test run, examples under
-``docs/``, files of a project template (``{{ cookiecutter.project_slug }}/``) and web
-server sites named for development (``Caddyfile.dev``) are read by none. Paths only
-(``shell_if_shebang`` also reads the first line).
+Dockerfiles, crontabs, shell start scripts (and the ``.profile`` a platform runs at each
+start), Procfiles, uWSGI and supervisor files, nginx and Caddy sites, Kubernetes
+manifests; files named for a test run, examples under ``docs/``, files in a development
+folder (``compose/local/``), files of a project template
+(``{{ cookiecutter.project_slug }}/``) and web server sites named for development
+(``Caddyfile.dev``) are read by none. Paths only (``shell_if_shebang`` also reads the
+first line).
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ DOCUMENTATION = lazy_compile(r"/(docs?|documentation)/")
 # A folder named by a template variable: {{ cookiecutter.project_slug }}/, {{project}}/.
 TEMPLATED = lazy_compile(r"\{\{|\{%")
 DEVELOPMENT_CONFIG = lazy_compile(r"(^|[-_.])(dev|development|local)([-_.]|$)")
+# A folder of the developer's environment (``compose/local/``, ``docker/dev/``), beside the
+# production one; not an image's ``usr/local/``.
+DEVELOPMENT_FOLDER = lazy_compile(r"/(?<!usr/)(local|dev|development)/")
 PROVISIONING = lazy_compile(r"/ansible/")
 # Tools' own ini files: never a server's configuration.
 NOT_UWSGI_INI = frozenset({"tox.ini", "pytest.ini", "setup.cfg", "mypy.ini", "alembic.ini"})
@@ -44,6 +49,8 @@ def text_detector(path: str) -> TextDetector | None:
         return None  # what a test run starts, not a replica
     if TEMPLATED.search(path):
         return None  # a project template's file (cookiecutter, copier): rendered elsewhere
+    if DEVELOPMENT_FOLDER.search(f"/{path}"):
+        return None  # compose/local/django/start, docker/dev/Dockerfile: a developer's
     if DOCUMENTATION.search(f"/{path}"):
         return None  # examples a reader adapts, not what this project deploys
     if is_provisioning(path):
@@ -58,6 +65,8 @@ def text_detector(path: str) -> TextDetector | None:
         return None if EXAMPLE_FILE.search(lower) else deploy.find_in_crontab
     if parent in {"cron.d", "crontabs"} and "." not in name:
         return deploy.find_in_crontab
+    if name == ".profile" or (parent == ".profile.d" and lower.endswith(".sh")):
+        return deploy.find_in_platform_profile  # Heroku's and Cloud Foundry's start hook
     if lower.endswith((".sh", ".bash")):
         return deploy.find_in_shell
     if lower.endswith((".service", ".service.j2", ".service.tpl", ".service.in")):

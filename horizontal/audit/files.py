@@ -32,8 +32,11 @@ from horizontal.audit.source import (
     PythonModule,
     call_name,
     calls_to,
+    dotted,
+    last_part,
     string_value,
 )
+from horizontal.audit.staged_files import staged_for_storage
 from horizontal.audit.suppress import is_suppressed
 from horizontal.audit.temp_handoff import escapes, handed_on_temp_files
 from horizontal.audit.temp_paths import (
@@ -75,6 +78,8 @@ def find_file_writes(module: PythonModule) -> Iterator[Finding]:
                 found.append(item)
     # Only a module with a finding pays for the walk that finds guarded branches.
     guarded = _guarded_lines(module) if found and _may_guard(module.text) else set()
+    if found and ("locals()" in module.text or "globals()" in module.text):
+        guarded |= _never_run_lines(module)
     kept = [item for item in found if item.line not in guarded]
     if guarded and any(item.line in writers for item in kept):
         kept = [
@@ -198,6 +203,24 @@ def _guarded_lines(module: PythonModule) -> set[int]:
         first = node.body[0].lineno
         last = max(getattr(n, "end_lineno", None) or n.lineno for n in node.body)
         lines.update(range(first, last + 1))
+    return lines
+
+
+def _never_run_lines(module: PythonModule) -> set[int]:
+    """The body of ``if "SECRET_KEY" not in locals():`` under a ``SECRET_KEY = …`` that
+    always binds the name: the fallback never runs (a key file it would write included)."""
+    # Imported here: check --deploy's code scan does not load the settings readers.
+    from horizontal.audit.settings_branches import guards_of_bound_names
+
+    outcomes = guards_of_bound_names(module.tree)
+    lines: set[int] = set()
+    for statement in module.tree.body:
+        outcome = outcomes.get(id(statement))
+        if outcome is None or not isinstance(statement, ast.If):
+            continue
+        dead = statement.body if outcome is False else statement.orelse
+        for part in dead:
+            lines.update(range(part.lineno, (part.end_lineno or part.lineno) + 1))
     return lines
 
 
@@ -372,6 +395,8 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
             continue
         if materializes_configuration(module, target, function or module.tree):
             continue
+        if scope.cls is not None and _file_mail_outbox(module, scope.cls):
+            continue  # Django's file e-mail backend, extended: a developer's outbox
         if function is not None and "rofil" in module.text and runs_a_profiler(function):
             continue  # the profile of this process's request: its own report
         if function is not None and _told_where(module, function, target):
@@ -380,12 +405,22 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
             continue
         if function is not None and rebuilt_when_missing(function, call, target):
             continue  # a per-host cache: every instance rebuilds what it lacks
+        if function is not None and staged_for_storage(function, call, target):
+            continue  # a staging copy: the storage's copy is what requests read
         # A destination given by keyword (``output=settings.X / name``) is the line that
         # says where the file goes, in a call spread over several lines.
         by_keyword = any(k.value is target for k in call.keywords)
         line = getattr(target, "lineno", call.lineno) if by_keyword else call.lineno
         writers.setdefault(line, _function_name(function))
         yield _file_write(module, line, LOCAL_WRITE)
+
+
+def _file_mail_outbox(module: PythonModule, cls: ast.ClassDef) -> bool:
+    """A subclass of Django's file-based e-mail backend (``filebased.EmailBackend``),
+    which Django documents as not meant for production: mail kept for a developer."""
+    return "mail.backends.filebased" in module.text and any(
+        last_part(dotted(base)).endswith("EmailBackend") for base in cls.bases
+    )
 
 
 def _told_where(module: PythonModule, function: FunctionNode, target: ast.AST) -> bool:

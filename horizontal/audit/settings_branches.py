@@ -18,6 +18,7 @@ from horizontal.audit.source import dotted, string_value
 
 __all__ = [
     "explicitly_chosen",
+    "guards_of_bound_names",
     "off_by_default",
     "off_by_default_statements",
     "required_defaults",
@@ -35,11 +36,14 @@ def static_or_compared(tree: ast.AST) -> set[int]:
     ignored: set[int] = set()
     unset = unset_names(tree)
     defaults = default_strings(tree)
+    bound = guards_of_bound_names(tree)
     for node in ast.walk(tree):
         parts: list[ast.AST] = []
         outcome = (
             default_outcome(node.test, defaults) if isinstance(node, ast.If | ast.IfExp) else None
         )
+        if id(node) in bound:
+            outcome = bound[id(node)]
         if isinstance(node, ast.Compare):
             parts = [node]
         elif isinstance(node, ast.If | ast.IfExp) and (
@@ -218,6 +222,40 @@ def default_outcome(test: ast.AST, defaults: dict[str, str]) -> bool | None:
     return ((named or value) in options) == isinstance(test.ops[0], ast.In)
 
 
+# ``locals()``, ``globals()``, ``dir()``, ``vars()``: the names a module has bound so far.
+BOUND_NAMES = frozenset({"locals", "globals", "dir", "vars"})
+
+
+def guards_of_bound_names(tree: ast.AST) -> dict[int, bool]:
+    """``id()`` of each top-level ``if "SECRET_KEY" not in locals():`` (or ``in``) whose
+    name an earlier top-level statement always binds, to the test's outcome: the fallback
+    under it never runs (``SECRET_KEY = env("SECRET_KEY")`` above it binds the name, set
+    or not)."""
+    outcomes: dict[int, bool] = {}
+    bound: set[str] = set()
+    for statement in getattr(tree, "body", ()):
+        test = statement.test if isinstance(statement, ast.If) else None
+        if (
+            isinstance(test, ast.Compare)
+            and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.In | ast.NotIn)
+            and isinstance(call := test.comparators[0], ast.Call)
+            and not call.args
+            and dotted(call.func) in BOUND_NAMES
+            and string_value(test.left) in bound
+        ):
+            outcomes[id(statement)] = isinstance(test.ops[0], ast.In)
+        if isinstance(statement, ast.Assign):
+            bound.update(t.id for t in statement.targets if isinstance(t, ast.Name))
+        elif (
+            isinstance(statement, ast.AnnAssign)
+            and statement.value is not None
+            and isinstance(statement.target, ast.Name)
+        ):
+            bound.add(statement.target.id)
+    return outcomes
+
+
 def _names_environments(node: ast.AST) -> bool:
     """``"local"``, ``["staging", "production"]``: the names of deployment environments."""
     names = [node] if isinstance(node, ast.Constant) else getattr(node, "elts", [])
@@ -329,6 +367,7 @@ def off_by_default_statements(tree: ast.AST) -> set[int]:
     (see ``off_by_default``): a setting assigned only there is left at Django's default."""
     unset = unset_names(tree)
     defaults = default_strings(tree)
+    bound = guards_of_bound_names(tree)
     found: set[int] = set()
     required: set[str] = set()  # names production must set: a guard above raises
     for statement in getattr(tree, "body", ()):
@@ -337,7 +376,7 @@ def off_by_default_statements(tree: ast.AST) -> set[int]:
         required |= _required_by_guard(statement)
         branch: ast.If | None = statement
         while branch is not None:  # ``if … elif … else``: each test in turn
-            outcome = default_outcome(branch.test, defaults)
+            outcome = bound.get(id(branch), default_outcome(branch.test, defaults))
             if outcome is True:
                 found.update(id(node) for part in branch.orelse for node in ast.walk(part))
                 break

@@ -82,9 +82,20 @@ APP_FILES = ("apps.py", "models.py", "views.py", "urls.py")
 # image there: a Dockerfile in it or one folder down (``build/app/Dockerfile``).
 BUILD_DIR = "build"
 # Hidden folders that hold what production runs (``.prod/uwsgi.ini``, Elastic
-# Beanstalk's ``.platform/`` and ``.ebextensions/``); other dot folders are tools' own.
+# Beanstalk's ``.platform/`` and ``.ebextensions/``, the ``.profile.d/`` scripts Heroku
+# and Cloud Foundry run at each start); other dot folders are tools' own.
 DEPLOYMENT_DOT_DIRS = frozenset(
-    {".prod", ".production", ".deploy", ".docker", ".platform", ".ebextensions", ".k8s", ".helm"}
+    {
+        ".prod",
+        ".production",
+        ".deploy",
+        ".docker",
+        ".platform",
+        ".ebextensions",
+        ".k8s",
+        ".helm",
+        ".profile.d",
+    }
 )
 # Folders of examples named for what they hold (``local.d.examples``, ``conf-samples``).
 EXAMPLE_DIR = lazy_compile(r"[._-](examples?|samples?)$")
