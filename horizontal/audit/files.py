@@ -275,9 +275,11 @@ def _secret_into_file(module: PythonModule, call: ast.Call, scope: ast.AST) -> b
         SECRET_NAME.search(module.segment(target)) or SECRET_NAME.search(getattr(scope, "name", ""))
     )
     if not named:
+        # (not the ``secrets`` module a random value is drawn from: ``secrets.token_hex``)
         named = any(
             "secret" in (getattr(node, "id", None) or string_value(node) or "").lower()
             for node in ast.walk(scope)
+            if getattr(node, "id", None) != "secrets"
         )
     if not named:
         return False

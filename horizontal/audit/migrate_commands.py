@@ -15,22 +15,27 @@ from horizontal.audit.patterns import lazy_compile
 __all__ = ["as_migrate", "migrate_wrapper", "program_migrates", "python_programs"]
 
 # A project command that runs migrate (``call_command("migrate")`` or a subclass of
-# migrate's Command) and takes no lock: started by every replica, it is migrate.
+# migrate's Command), takes no lock and runs on every instance (not only the first):
+# started by every replica, it is migrate.
 COMMAND_MODULE = lazy_compile(r"(^|/)management/commands/(?P<command>\w+)\.py$")
 RUNS_MIGRATE = lazy_compile(
     r"call_command\(\s*[\"']migrate[\"']|commands\.migrate\s+import\s+Command\b"
 )
 TAKES_LOCK = lazy_compile(r"lock", re.I)
+# ``if env.index is None or env.index == 0:`` (cfenv), ``CF_INSTANCE_INDEX == "0"``: only
+# the first instance migrates.
+FIRST_INSTANCE_ONLY = lazy_compile(r"(instance_index|\.index)\b[^=\n]*==\s*[\"']?0\b", re.I)
 
 
 def migrate_wrapper(path: str, text: str) -> tuple[str, int] | None:
     """The command name and the line that migrates, when ``path`` is a project command
-    that migrates with no lock of its own (a migrate override is migrate itself)."""
+    that migrates with no lock of its own on every instance (a migrate override is
+    migrate itself)."""
     command = COMMAND_MODULE.search(path)
     if command is None or command["command"] == "migrate" or "migrate" not in text:
         return None
     migrates = RUNS_MIGRATE.search(text)
-    if migrates is None or TAKES_LOCK.search(text):
+    if migrates is None or TAKES_LOCK.search(text) or FIRST_INSTANCE_ONLY.search(text):
         return None
     return command["command"], text.count("\n", 0, migrates.start()) + 1
 
@@ -97,7 +102,7 @@ def program_migrates(text: str) -> int | None:
     if "migrate" not in text:
         return None
     migrates = RUNS_MIGRATE.search(text)
-    if migrates is None or TAKES_LOCK.search(text):
+    if migrates is None or TAKES_LOCK.search(text) or FIRST_INSTANCE_ONLY.search(text):
         return None
     return text.count("\n", 0, migrates.start()) + 1
 

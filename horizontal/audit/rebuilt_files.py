@@ -44,6 +44,12 @@ def rebuilt_when_missing(function: FunctionNode, call: ast.Call, target: ast.AST
             and test.operand.id in bound
         ):
             test = ast.UnaryOp(op=ast.Not(), operand=bound[test.operand.id])
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+            # ``if not p.exists() or p.stat().st_size == 0:``: missing (or empty) rebuilds.
+            missing = any(_existence_test(value) == (True, key) for value in test.values)
+            if missing and _contains(node.body, call):
+                return True
+            continue
         negated, tested = _existence_test(test)
         if tested != key:
             continue

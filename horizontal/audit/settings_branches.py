@@ -136,8 +136,9 @@ def unset_names(tree: ast.AST) -> set[str]:
 
 def _falsy_when_unset(value: ast.AST, unset: AbstractSet[str] = frozenset()) -> bool:
     """Also what follows from options left unset: ``INCIDENT = INCIDENTS.get(KIND)`` (a
-    mapping's ``get`` of None), ``READ_ONLY = INCIDENT and INCIDENT["readonly"]``, and a
-    configuration mapping's option with no value (``REDIS.get("UNIX_SOCKET_PATH", "")``)."""
+    mapping's ``get`` of None), ``READ_ONLY = INCIDENT and INCIDENT["readonly"]``, a
+    configuration mapping's option with no value (``REDIS.get("UNIX_SOCKET_PATH", "")``)
+    and a platform service no deployment bound (``env.get_service(label="s3")``)."""
     if isinstance(value, ast.Constant):
         return not value.value
     if isinstance(value, ast.Name):
@@ -153,6 +154,8 @@ def _falsy_when_unset(value: ast.AST, unset: AbstractSet[str] = frozenset()) -> 
         return isinstance(default, ast.Constant) and not default.value
     # os.environ.get("X") and os.getenv("X") give None; env("X") with no default raises.
     function = dotted(value.func) or ""
+    if function.endswith("get_service"):
+        return True  # cfenv's AppEnv().get_service(label="s3"): None when none is bound
     return function.endswith(("getenv", "environ.get")) and len(value.args) == 1
 
 
