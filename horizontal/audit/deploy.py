@@ -460,6 +460,24 @@ def find_in_procfile(path: str, text: str) -> Iterator[Finding]:
             yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
 
 
+def find_in_every_host_hook(path: str, text: str) -> Iterator[Finding]:
+    """mySociety's ``conf/pre_deploy_actions.bash`` and ``conf/post_deploy_actions.bash``:
+    its deploy system runs them on each server it deploys the site to, so what they run
+    (``migrate``) runs once per server, not once per deploy. A hook installs the checkout
+    it deploys (``pip install -e .``): no sign of a developer's start here."""
+    kept = "\n".join("" if EDITABLE_INSTALL.search(line) else line for line in text.splitlines())
+    for finding in find_in_shell(path, kept, started=True):
+        if finding.category == "boot-migrate":
+            finding = finding._replace(message=MIGRATE_ON_EVERY_HOST)
+        yield finding
+
+
+MIGRATE_ON_EVERY_HOST = (
+    "migrate runs in a deploy hook that runs on every server: N servers race to apply "
+    "migrations and old servers meet a new schema mid-rollout"
+)
+
+
 def find_in_platform_profile(path: str, text: str) -> Iterator[Finding]:
     """An app's ``.profile`` (and the scripts in ``.profile.d/``): Heroku and Cloud
     Foundry source it in every dyno or instance as it starts, before the process's own

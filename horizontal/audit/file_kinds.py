@@ -28,6 +28,9 @@ DOCUMENTATION = lazy_compile(r"/(docs?|documentation)/")
 # A folder named by a template variable: {{ cookiecutter.project_slug }}/, {{project}}/.
 TEMPLATED = lazy_compile(r"\{\{|\{%")
 DEVELOPMENT_CONFIG = lazy_compile(r"(^|[-_.])(dev|development|local)([-_.]|$)")
+# mySociety's deploy hooks, run on every server of the site (not once per deploy, as a
+# platform's ``post_deploy.sh`` is).
+EVERY_HOST_HOOK = lazy_compile(r"^(pre|post)_deploy_actions\.bash$")
 # A folder of the developer's environment (``compose/local/``, ``docker/dev/``), beside the
 # production one; not an image's ``usr/local/``.
 DEVELOPMENT_FOLDER = lazy_compile(r"/(?<!usr/)(local|dev|development)/")
@@ -67,6 +70,8 @@ def text_detector(path: str) -> TextDetector | None:
         return deploy.find_in_crontab
     if name == ".profile" or (parent == ".profile.d" and lower.endswith(".sh")):
         return deploy.find_in_platform_profile  # Heroku's and Cloud Foundry's start hook
+    if EVERY_HOST_HOOK.match(lower):
+        return deploy.find_in_every_host_hook  # run on each server a deploy reaches
     if lower.endswith((".sh", ".bash")):
         return deploy.find_in_shell
     if lower.endswith((".service", ".service.j2", ".service.tpl", ".service.in")):

@@ -36,7 +36,7 @@ from horizontal.audit.source import (
     last_part,
     string_value,
 )
-from horizontal.audit.staged_files import staged_for_storage
+from horizontal.audit.staged_files import copied_from_storage, staged_for_storage
 from horizontal.audit.suppress import is_suppressed
 from horizontal.audit.temp_handoff import escapes, handed_on_temp_files
 from horizontal.audit.temp_paths import (
@@ -407,8 +407,10 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
             continue
         if function is not None and rebuilt_when_missing(function, call, target):
             continue  # a per-host cache: every instance rebuilds what it lacks
-        if function is not None and staged_for_storage(function, call, target):
-            continue  # a staging copy: the storage's copy is what requests read
+        if function is not None and (
+            staged_for_storage(function, call, target) or copied_from_storage(function)
+        ):
+            continue  # a copy on its way into or out of a storage, which keeps the file
         # A destination given by keyword (``output=settings.X / name``) is the line that
         # says where the file goes, in a call spread over several lines.
         by_keyword = any(k.value is target for k in call.keywords)

@@ -28,6 +28,8 @@ from horizontal.audit.source import (
     keyword,
     last_part,
 )
+from horizontal.audit.staged_files import copied_from_storage
+from horizontal.audit.temp_paths import TEMP_HELPER
 
 __all__ = [
     "MEDIA_ROOT_BY_PATH",
@@ -191,7 +193,18 @@ def find_local_storage(module: PythonModule) -> Iterator[Finding]:
             continue  # the storage backend itself: choosing it in settings is the finding
         if _handed_to_a_storage(module, node):
             continue  # default_storage.exists(join(MEDIA_ROOT, name)): the storage decides
+        if _scratch_of_a_storage(module, node):
+            continue
         yield _file_write(module, node.lineno, MEDIA_ROOT_BY_PATH)
+
+
+def _scratch_of_a_storage(module: PythonModule, node: ast.AST) -> bool:
+    """A working copy of a file the storage keeps (``local.write(stored.read())``), or a
+    helper named for the temp folder it makes there (``get_tmp_local_path()``)."""
+    function = module.scope(node).function
+    return function is not None and (
+        copied_from_storage(function) or bool(TEMP_HELPER.search(function.name))
+    )
 
 
 MEDIA_ROOT_BY_PATH = "reads or writes files under MEDIA_ROOT directly: uploads on one host's disk"

@@ -46,6 +46,7 @@ from horizontal.audit.settings_secrets import (
 from horizontal.audit.settings_services import databases_without_host, services_on_this_host
 from horizontal.audit.settings_star_imports import (
     has_star_import,
+    star_imported_below,
     star_imported_modules,
     star_imported_settings,
     star_importers,
@@ -114,7 +115,12 @@ def find_settings_problems(
     for module, settings in assigned:
         if module not in production:
             continue
-        replaced = replacement_check(module, _nearest(module, children, production), mutated)
+        replaced = replacement_check(
+            module,
+            _nearest(module, children, production),
+            mutated,
+            star_imported_below(module, modules) if has_star_import(module) else (),
+        )
         for finding in bad_backends(module, local_storages):
             if not replaced(finding.line):
                 found.append(finding)

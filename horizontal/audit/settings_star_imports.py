@@ -14,6 +14,7 @@ from horizontal.audit.source import PythonModule
 
 __all__ = [
     "has_star_import",
+    "star_imported_below",
     "star_imported_modules",
     "star_imported_settings",
     "star_importers",
@@ -51,6 +52,21 @@ def star_importers(modules: list[PythonModule]) -> dict[str, list[PythonModule]]
                 pending += direct.get(child.path, [])
         importers[path] = found
     return importers
+
+
+def star_imported_below(
+    module: PythonModule, group: Sequence[PythonModule]
+) -> list[tuple[int, PythonModule]]:
+    """(line, sibling) for each ``from .x import *`` of a sibling settings module at
+    ``module``'s top level: what the sibling assigns replaces what ``module`` assigned
+    above that line (a base that ends with ``from .local_config import *``)."""
+    by_name = {_module_name(m.path): m for m in group if m is not module}
+    return [
+        (node.lineno, sibling)
+        for node in module.tree.body
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
+        if (sibling := by_name.get(_imported_name(module.path, node))) is not None
+    ]
 
 
 def _module_name(path: str) -> str:

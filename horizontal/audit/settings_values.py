@@ -147,12 +147,18 @@ def replacement_check(
     module: PythonModule,
     children: list[PythonModule],
     mutated: Sequence[KeyPath] = (),
+    imported_below: Sequence[tuple[int, PythonModule]] = (),
 ) -> Callable[..., bool]:
     """``replaced(line, path=None)``: whether the setting value on ``line`` of ``module``
     is replaced before production reads it: by a later top-level assignment of it (or of a
-    dict holding it) in the module, in every production module that star-imports it, or
-    in place by a production module that imports the setting (``mutated``)."""
-    own = _unconditional_paths(module)
+    dict holding it) in the module or in a sibling a later ``from .x import *`` brings in
+    (``imported_below``), in every production module that star-imports it, or in place by
+    a production module that imports the setting (``mutated``)."""
+    own = _unconditional_paths(module) + [
+        (line, path)
+        for line, sibling in imported_below
+        for _, path in _unconditional_paths(sibling)
+    ]
     values = value_paths(module)
     by_children = [_unconditional_paths(child) for child in children]
 

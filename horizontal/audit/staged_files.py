@@ -1,10 +1,11 @@
-"""A local file written only to be handed to a storage in the same function.
+"""A local file that is a copy of what a storage keeps, on its way in or out.
 
 ``writer.write(open(out, "wb"))`` then ``with open(out, "rb") as f:
 self.attestation.save(name, File(f))``: the local file is a staging copy; what later
 requests read is the copy the storage keeps (a ``FileField``'s or
-``default_storage``'s), so the write is not a file-write finding. Where that storage
-keeps its files is the media setting's finding.
+``default_storage``'s). ``with default_storage.open(name) as f: local.write(f.read())``:
+a working copy of a stored file, which any instance can fetch again. Neither write is a
+file-write finding; where that storage keeps its files is the media setting's finding.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import ast
 
 from horizontal.audit.source import FunctionNode, dotted, last_part
 
-__all__ = ["staged_for_storage"]
+__all__ = ["copied_from_storage", "staged_for_storage"]
 
 # ``field.save(name, content)``, ``default_storage.save(name, content)``: a storage's or
 # a FieldFile's save takes the name first, then the content.
@@ -76,3 +77,41 @@ def _mentions(node: ast.AST, names: set[str]) -> bool:
         isinstance(child, ast.Name | ast.Attribute) and dotted(child) in names
         for child in ast.walk(node)
     )
+
+
+def copied_from_storage(function: FunctionNode) -> bool:
+    """The function writes what it read from a storage (``default_storage.open(name)``,
+    ``self.storage.open(name)``): the local file is a working copy of a stored one."""
+    sources: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.withitem) and _storage_open(node.context_expr):
+            if isinstance(node.optional_vars, ast.Name):
+                sources.add(node.optional_vars.id)
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and _storage_open(node.value)
+        ):
+            sources.add(node.targets[0].id)
+    return bool(sources) and any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in {"write", "write_bytes"}
+        and any(_mentions(argument, sources) for argument in node.args)
+        for node in ast.walk(function)
+    )
+
+
+def _storage_open(node: ast.AST) -> bool:
+    """``default_storage.open(…)``, ``self.storage.open(…)``, ``storages["x"].open(…)``."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "open"
+    ):
+        return False
+    owner = node.func.value
+    if isinstance(owner, ast.Subscript):
+        owner = owner.value
+    return last_part(dotted(owner)).lower().endswith(("storage", "storages"))

@@ -45,6 +45,15 @@ TEMP_LEFT_BEHIND = (
 )
 CLEANUP_FUNCTIONS = frozenset({"os.remove", "os.unlink", "os.rmdir", "shutil.rmtree"})
 CLEANUP_METHODS = frozenset({"unlink", "rmtree", "cleanup"})  # Path, TemporaryDirectory
+# ``get_tmp_local_path()``, ``make_temp_dir()``: a project helper named for the temp
+# folder it gives (not ``template_path()``).
+TEMP_HELPER = lazy_compile(r"(^|_)(te?mp|tmp_?dir|temp_?dir)(_|$)", re.IGNORECASE)
+
+
+def _makes_temp(name: str) -> bool:
+    return name in TEMP_FACTORIES or bool(TEMP_HELPER.search(name))
+
+
 # self.tempdir, self._temp_dir, self.scratch_dir: a scratch directory the object owns.
 OWNED_SCRATCH = lazy_compile(r"^_*(te?mp|scratch)[a-z_]*$|dir_?te?mp$", re.IGNORECASE)
 
@@ -151,7 +160,7 @@ def mentions_temp(
                 and child.func.attr in scratch.methods
             ):
                 return True
-        elif isinstance(child, ast.Call) and last_part(call_name(module, child)) in TEMP_FACTORIES:
+        elif isinstance(child, ast.Call) and _makes_temp(last_part(call_name(module, child))):
             return True
     return False
 
