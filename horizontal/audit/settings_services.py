@@ -130,16 +130,19 @@ def databases_without_host(module: PythonModule) -> Iterator[Finding]:
             continue  # (``"HOST": ""`` is no host written: the socket, as without one)
         if "NAME" not in values or _unnamed(values["NAME"]):
             continue  # no database named: a template other modules fill in
+        # ``"HOST": ""`` written out is the line a fix changes; the alias (and the
+        # assignment, when the alias sits lower) are where the setting is decided.
+        written = values.get("HOST")
+        line = written.lineno if written is not None else alias.lineno
         finding = _finding(
             module,
-            alias.lineno,
+            line,
             "DATABASES: no HOST, which is the database server on this host (its local socket):"
             " each instance talks to its own server",
             FIXES["this host"],
         )
-        # The assignment is where the setting is decided, when the alias sits lower.
-        assigned = (Location(module.path, statement.lineno),)
-        yield finding._replace(related=assigned if statement.lineno != alias.lineno else ())
+        places = dict.fromkeys(n for n in (alias.lineno, statement.lineno) if n != line)
+        yield finding._replace(related=tuple(Location(module.path, n) for n in places))
 
 
 def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
