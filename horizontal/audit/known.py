@@ -413,6 +413,13 @@ def _own_host_name() -> str:
 DATABASE_SCHEMES = ("postgres", "postgis", "pgsql", "mysql", "mariadb")
 
 
+@functools.cache
+def _redis_host_port_db() -> re.Pattern[str]:
+    # ``host:port:db``: django-redis's LOCATION before it took URLs (``127.0.0.1:6379:1``).
+    # Compiled on first use, as ``_short_ipv4_form``.
+    return re.compile(r"^([\w.-]+):\d+:(\d+|x)$")
+
+
 def _address_host(text: str) -> str | None:
     """The host a service address names, ``""`` for a unix socket, None if unparsable."""
     text = text.strip()
@@ -439,6 +446,8 @@ def _address_host(text: str) -> str | None:
     # host:port, [v6]:port, bare v6, or a host name (Memcached's LOCATION).
     if text.startswith("["):
         return text[1 : text.find("]")] if "]" in text else None
+    if (old_form := _redis_host_port_db().match(text)) is not None:
+        return old_form[1]  # django-redis's "127.0.0.1:6379:1" before URLs
     if text.count(":") > 1:
         return text
     # ":x@" (a piece of a URL being built) names no host; "" would mean a socket.

@@ -95,7 +95,8 @@ def _target_path(target: ast.AST) -> KeyPath | None:
 
 
 def _unconditional_paths(module: PythonModule) -> list[tuple[int, KeyPath]]:
-    """(line, key path) of each assignment at the top of the module, outside any block."""
+    """(line, key path) of each assignment at the top of the module, outside any block
+    (the keys a top-level ``DATABASES["default"].update({...})`` sets included)."""
     found: list[tuple[int, KeyPath]] = []
     for statement in module.tree.body:
         targets: list[ast.expr] = []
@@ -103,6 +104,9 @@ def _unconditional_paths(module: PythonModule) -> list[tuple[int, KeyPath]]:
             targets = list(statement.targets)
         elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
             targets = [statement.target]
+        elif isinstance(statement, ast.Expr) and (update := _dict_update(statement.value)):
+            setting, keys = update
+            found += [(statement.lineno, (*setting, key)) for key in _literal_keys(keys)]
         for target in targets:
             path = _target_path(target)
             if path is not None:
@@ -110,11 +114,36 @@ def _unconditional_paths(module: PythonModule) -> list[tuple[int, KeyPath]]:
     return found
 
 
+def _dict_update(node: ast.AST) -> tuple[KeyPath, ast.Dict] | None:
+    """``DATABASES["default"].update({...})``: the setting's path and the dict given."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "update"
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.Dict)
+    ):
+        return None
+    path = _target_path(node.func.value)
+    return (path, node.args[0]) if path is not None else None
+
+
+def _literal_keys(node: ast.Dict) -> list[str]:
+    return [key for k in node.keys if k is not None and (key := string_value(k)) is not None]
+
+
 def _assigned_values(module: PythonModule) -> Iterator[tuple[ast.expr, KeyPath]]:
-    """The value of each settings assignment made at import time, with its target's path."""
-    for node in module.nodes(ast.Assign, ast.AnnAssign):
+    """The value of each settings assignment made at import time, with its target's path
+    (and the dict a ``SETTING[...].update({...})`` merges in, under the setting's path)."""
+    for node in module.nodes(ast.Assign, ast.AnnAssign, ast.Expr):
+        if module.scope(node).function is not None:
+            continue
+        if isinstance(node, ast.Expr):
+            if (update := _dict_update(node.value)) is not None:
+                yield update[1], update[0]
+            continue
         assert isinstance(node, ast.Assign | ast.AnnAssign)
-        if module.scope(node).function is not None or node.value is None:
+        if node.value is None:
             continue
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for target in targets:
