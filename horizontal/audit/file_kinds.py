@@ -28,6 +28,7 @@ DOCUMENTATION = lazy_compile(r"/(docs?|documentation)/")
 # A folder named by a template variable: {{ cookiecutter.project_slug }}/, {{project}}/.
 TEMPLATED = lazy_compile(r"\{\{|\{%")
 DEVELOPMENT_CONFIG = lazy_compile(r"(^|[-_.])(dev|development|local)([-_.]|$)")
+RENDERED_SUFFIX = lazy_compile(r"\.(j2|jinja2?|tpl|tmpl|template)$", re.I)
 # mySociety's deploy hooks, run on every server of the site (not once per deploy, as a
 # platform's ``post_deploy.sh`` is).
 EVERY_HOST_HOOK = lazy_compile(r"^(pre|post)_deploy_actions\.bash$")
@@ -45,7 +46,9 @@ TEST_START_FILE = lazy_compile(
 
 def text_detector(path: str) -> TextDetector | None:
     """The scanner for a non-Python file, chosen by its name, or None."""
-    name = posixpath.basename(path)
+    # ``nginx-site.conf.j2``, ``crontab.tpl``: a file a deploy renders, read as what it
+    # renders to (a Jinja expression in it reads as an unknown word).
+    name = RENDERED_SUFFIX.sub("", posixpath.basename(path)) or posixpath.basename(path)
     lower = name.lower()
     parent = posixpath.basename(posixpath.dirname(path))
     if TEST_START_FILE.search(lower):

@@ -43,6 +43,7 @@ from horizontal.audit.findings import (
 )
 from horizontal.audit.local_storage import (
     STORAGE_BUILT,
+    cache_subclasses,
     storage_class_findings,
     storage_subclasses,
     storage_with_its_consequences,
@@ -151,6 +152,8 @@ class Scan:
         self.settings_groups: dict[str, list[PythonModule]] = {}
         # Dotted paths of the project's own FileSystemStorage subclasses (app.storage.Media).
         self.local_storages: set[str] = set()
+        # Dotted paths of the project's own LocMem or file cache backends, to what they extend.
+        self.local_caches: dict[str, str] = {}
         # Data folders (settings.X_DIR) written and read, paired once every module is read.
         self.data_writes: list[datadirs.Use] = []
         self.data_reads: list[datadirs.Use] = []
@@ -280,6 +283,7 @@ class Scan:
                     group,
                     uses_cache=self.result.uses_cache,
                     local_storages=frozenset(self.local_storages),
+                    local_caches=self.local_caches,
                     unused=self._unused_features(),
                     served=frozenset(self.served_settings),
                     elsewhere=elsewhere,
@@ -460,6 +464,8 @@ class Scan:
             if sleeping := repeating_commands.sleeping_command(name, text):
                 self.sleeping_commands[sleeping.name] = sleeping
         self.served_settings |= served_settings(name, text)
+        if "LocMemCache" in text or "FileBasedCache" in text:
+            self.local_caches.update(cache_subclasses(name, text))
         self.context.note_python(name, text)
         if not is_python_start(name) and execs_a_server(text) and not by_hand:
             # A console script's entry function that ends as the server (``squad``); a

@@ -14,7 +14,7 @@ from collections.abc import Set as AbstractSet
 
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.settings_values import TEST_RUN_FLAG, env_default, is_required_option
-from horizontal.audit.source import dotted, string_value
+from horizontal.audit.source import dotted, last_part, string_value
 
 __all__ = [
     "explicitly_chosen",
@@ -151,12 +151,28 @@ def _falsy_when_unset(value: ast.AST, unset: AbstractSet[str] = frozenset()) -> 
         return True
     default = env_default(value)
     if default is not None:
+        if isinstance(default, ast.Constant) and _parsed_as_bool(value):
+            # ``config("TOOL_ENV", default="false", parser=bool)``: the text, parsed.
+            return str(default.value).strip().lower() in FALSE_WORDS
         return isinstance(default, ast.Constant) and not default.value
     # os.environ.get("X") and os.getenv("X") give None; env("X") with no default raises.
     function = dotted(value.func) or ""
     if function.endswith("get_service"):
         return True  # cfenv's AppEnv().get_service(label="s3"): None when none is bound
     return function.endswith(("getenv", "environ.get")) and len(value.args) == 1
+
+
+# What a boolean option's parser reads as false.
+FALSE_WORDS = frozenset({"", "false", "f", "0", "no", "n", "off", "none"})
+
+
+def _parsed_as_bool(call: ast.Call) -> bool:
+    """``env.bool("X", …)``, ``config("X", default="false", parser=bool)``, ``cast=bool``."""
+    function = last_part(dotted(call.func))
+    return function.endswith("bool") or any(
+        keyword.arg in {"parser", "cast", "type"} and last_part(dotted(keyword.value)) == "bool"
+        for keyword in call.keywords
+    )
 
 
 # str methods that keep a default's meaning: os.getenv("X", "redis").strip().lower()

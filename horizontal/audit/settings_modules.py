@@ -35,6 +35,7 @@ from horizontal.audit.settings_rules import (
     crontab_jobs,
     django_defaults_copied,
     implicit_defaults,
+    option_places,
     sqlite_by_default,
 )
 from horizontal.audit.settings_secrets import (
@@ -67,6 +68,7 @@ def find_settings_problems(
     *,
     uses_cache: bool = True,
     local_storages: frozenset[str] = frozenset(),
+    local_caches: Mapping[str, str] | None = None,
     unused: frozenset[str] = frozenset(),
     served: frozenset[str] = frozenset(),
     elsewhere: Mapping[str, frozenset[str]] | None = None,
@@ -82,7 +84,9 @@ def find_settings_problems(
     ``uses_cache``: whether the project's code keeps shared state in Django's cache
     (``feature_use.keeps_state_in_cache``); without it the implicit ``LocMemCache``
     default only recomputes memos per process. ``local_storages``: dotted paths of
-    the project's own ``FileSystemStorage`` subclasses. ``unused``: settings (as findings
+    the project's own ``FileSystemStorage`` subclasses; ``local_caches``: those of its
+    own ``LocMemCache`` and ``FileBasedCache`` subclasses, to the backend each extends.
+    ``unused``: settings (as findings
     name them) whose feature the project's code never uses: not reported. ``served``:
     the settings modules the project's ``wsgi.py``/``asgi.py`` default to. ``elsewhere``:
     the names each other settings module of the project assigns, by dotted module name
@@ -121,7 +125,7 @@ def find_settings_problems(
             mutated,
             star_imported_below(module, modules) if has_star_import(module) else (),
         )
-        for finding in bad_backends(module, local_storages):
+        for finding in bad_backends(module, local_storages, local_caches or {}):
             if not replaced(finding.line):
                 found.append(finding)
         for finding in databases_without_host(module):
@@ -152,7 +156,9 @@ def find_settings_problems(
         if imported is not None or judged:
             nearest = _nearest(module, children, production)
             found.extend(
-                _at_decider(finding, replaced, nearest)
+                _with_importers_storage_options(
+                    _at_decider(finding, replaced, nearest), nearest, conditional
+                )
                 for finding in implicit_defaults(
                     module,
                     settings,
@@ -255,6 +261,28 @@ def _at_decider(
     return finding._replace(
         path=child.path, line=line, source=child.lines[line - 1].strip(), related=related
     )
+
+
+def _with_importers_storage_options(
+    finding: Finding,
+    importers: list[PythonModule],
+    conditional: Mapping[str, dict[str, list[ast.stmt]]],
+) -> Finding:
+    """A base's media root whose production module chooses a shared storage only when an
+    option is given (``prod.py``: ``if AZURE_ACCOUNT_NAME and …: DEFAULT_FILE_STORAGE =
+    …``): the option, its test and the assignment are related, where the fix goes."""
+    if not finding.message.startswith("MEDIA_ROOT with no STORAGES"):
+        return finding
+    places = [
+        place
+        for child in importers
+        for setting in ("STORAGES", "DEFAULT_FILE_STORAGE")
+        for statement in conditional.get(child.path, {}).get(setting, [])
+        for place in option_places(child, statement.lineno)
+    ]
+    if not places:
+        return finding
+    return finding._replace(related=tuple(dict.fromkeys((*finding.related, *places))))
 
 
 def _nearest(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from horizontal.audit.compressor import compresses_on_request
 from horizontal.audit.findings import Finding, Location
@@ -49,6 +49,7 @@ __all__ = [
     "crontab_jobs",
     "django_defaults_copied",
     "implicit_defaults",
+    "option_places",
     "sqlite_by_default",
 ]
 
@@ -67,7 +68,9 @@ SQLITE_URLS = ("sqlite:", "spatialite:")
 
 
 def bad_backends(
-    module: PythonModule, local_storages: frozenset[str] = frozenset()
+    module: PythonModule,
+    local_storages: frozenset[str] = frozenset(),
+    local_caches: Mapping[str, str] | None = None,
 ) -> Iterator[Finding]:
     """Backend strings that only work on one box, wherever the module puts them.
 
@@ -87,6 +90,8 @@ def bad_backends(
         match = BACKEND_PROBLEMS.get(text)
         if match is None:
             match = cache_url_backend(text)
+        if match is None and local_caches and text in local_caches:
+            match = BACKEND_PROBLEMS.get(local_caches[text])  # the project's own LocMem
         if match is None and (LOCAL_STORAGE_CLASS.search(text) or text in local_storages):
             match = LOCAL_STORAGE_SUBCLASS
         lowered = text.lower()
@@ -316,11 +321,11 @@ def implicit_defaults(
         # …``): the option, its test and the assignment are where the fix goes.
         for setting in ("STORAGES", "DEFAULT_FILE_STORAGE"):
             for statement in (conditional or {}).get(setting, []):
-                places += _option_places(module, statement.lineno)
+                places += option_places(module, statement.lineno)
         yield finding._replace(related=tuple(dict.fromkeys(places)))
 
 
-def _option_places(module: PythonModule, line: int) -> list[Location]:
+def option_places(module: PythonModule, line: int) -> list[Location]:
     """For a statement on ``line`` inside a top-level ``if OPTION:``: the statement, the
     ``if`` line, and where ``OPTION`` is assigned at the top level (its default)."""
     places = [Location(module.path, line)]
