@@ -456,8 +456,13 @@ def find_in_procfile(path: str, text: str) -> Iterator[Finding]:
             yield _finding(path, line, "boot-reset", BOOT_RESET)
         if _starts_cron(command) and (process.strip() == "web" or SERVER.search(command)):
             yield _finding(path, line, "image-cron", IMAGE_CRON)
-        if _runs_beat(command, command):
+        if _runs_beat(command, command) and not SCHEDULER_PROCESS.match(process.strip()):
             yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
+
+
+# A process type named for the scheduler (``beat: celery worker -B …``, ``clock:``): the
+# type that runs it, scaled to one.
+SCHEDULER_PROCESS = lazy_compile(r"^(celery[_-]?)?(beat|clock|scheduler|cron)$", re.I)
 
 
 def find_in_every_host_hook(path: str, text: str) -> Iterator[Finding]:

@@ -80,7 +80,8 @@ def text_detector(path: str) -> TextDetector | None:
     if lower.endswith((".service", ".service.j2", ".service.tpl", ".service.in")):
         return deploy.find_in_systemd_unit
     if lower.startswith("procfile"):
-        return deploy.find_in_procfile
+        # ``Procfile.dev``: the processes a developer runs (honcho, foreman).
+        return None if DEVELOPMENT_CONFIG.search(lower) else deploy.find_in_procfile
     server_config = "uwsgi" in lower or "supervisor" in lower
     if lower.endswith((".ini", ".conf")) and server_config and DEVELOPMENT_CONFIG.search(lower):
         return None  # supervisord-dev.conf, uwsgi.local.ini: a developer's processes

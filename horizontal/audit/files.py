@@ -185,11 +185,17 @@ def _functions(group: list[Finding], writers: dict[int, str]) -> str:
 # A branch taken only when the storage is local (``if isinstance(default_storage,
 # FileSystemStorage)``, ``if storage.is_local``) or only under DEBUG is not production's
 # path for files: the code already knows.
-LOCAL_GUARD = lazy_compile(r"FileSystemStorage|is_local|local_storage|\bDEBUG\b")
+LOCAL_GUARD = lazy_compile(r"FileSystemStorage|is_local|local[_-]storage|\bDEBUG\b")
 
 
 def _may_guard(text: str) -> bool:
-    return "FileSystemStorage" in text or "is_local" in text or "DEBUG" in text
+    return (
+        "FileSystemStorage" in text
+        or "is_local" in text
+        or "DEBUG" in text
+        or "local-storage" in text
+        or "local_storage" in text
+    )
 
 
 def _guarded_lines(module: PythonModule) -> set[int]:

@@ -79,16 +79,26 @@ def static_or_compared(tree: ast.AST) -> set[int]:
 CONFIG_KEYS = frozenset({"ENGINE", "BACKEND", "default", "LOCATION", "NAME", "OPTIONS"})
 
 
+# The kind a backend class's name ends with: the alternatives a choice table lists.
+KIND_SUFFIX = lazy_compile(r"(Storage|Cache|KVStore|Backend)$")
+
+
 def _is_choice_table(node: ast.Dict) -> bool:
     """``{"mysql": "django.db.backends.mysql", "sqlite": "django.db.backends.sqlite3"}``:
     backends an option picks from by name; listing SQLite there does not choose it."""
     keys = [string_value(k) if k is not None else None for k in node.keys]
     if not keys or any(k is None or k in CONFIG_KEYS for k in keys):
         return False
-    modules = [
-        text.rsplit(".", 1)[0] for v in node.values if (text := string_value(v)) and "." in text
-    ]
-    return len(modules) >= 2 and len(set(modules)) == 1 and len(modules) == len(node.values)
+    paths = [text for v in node.values if (text := string_value(v)) and "." in text]
+    if len(paths) < 2 or len(paths) != len(node.values):
+        return False
+    if len({path.rsplit(".", 1)[0] for path in paths}) == 1:
+        return True
+    # ``{"s3": "storages….S3Boto3Storage", "local-storage": "django….FileSystemStorage"}``:
+    # classes of one kind from several packages, picked by name.
+    kinds = {KIND_SUFFIX.search(path.rsplit(".", 1)[1]) is not None for path in paths}
+    suffixes = {m[0] for path in paths if (m := KIND_SUFFIX.search(path.rsplit(".", 1)[1]))}
+    return kinds == {True} and len(suffixes) == 1
 
 
 def _is_placeholder(node: ast.Dict) -> bool:

@@ -97,8 +97,9 @@ DEPLOYMENT_DOT_DIRS = frozenset(
         ".profile.d",
     }
 )
-# Folders of examples named for what they hold (``local.d.examples``, ``conf-samples``).
-EXAMPLE_DIR = lazy_compile(r"[._-](examples?|samples?)$")
+# Folders of examples named for what they hold (``local.d.examples``, ``conf-samples``,
+# ``sample_conf_files``).
+EXAMPLE_DIR = lazy_compile(r"[._-](examples?|samples?)$|^(examples?|samples?)[._-]")
 # Folders of tests and their support named as such (``test_framework``, ``tests_e2e``,
 # ``shuup_tests``, ``selenium-tests``), as test files are (``TEST_FILE``).
 TEST_DIR = lazy_compile(r"^tests?[_-]|[_-]tests?$")
