@@ -11,6 +11,7 @@ file-write finding; where that storage keeps its files is the media setting's fi
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from horizontal.audit.source import FunctionNode, dotted, last_part
 
@@ -27,18 +28,8 @@ def staged_for_storage(function: FunctionNode, call: ast.Call, target: ast.AST) 
     key = _key(target)
     if key is None:
         return False
-    readers = {key}  # the path, and the file objects opened on it for reading
-    for node in ast.walk(function):
-        if isinstance(node, ast.withitem) and _opens(node.context_expr, key):
-            if isinstance(node.optional_vars, ast.Name):
-                readers.add(node.optional_vars.id)
-        elif (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-            and _opens(node.value, key)
-        ):
-            readers.add(node.targets[0].id)
+    # The path, and the file objects opened on it.
+    readers = {key} | _names_bound_to(function, lambda value: _opens(value, key))
     return any(
         isinstance(node, ast.Call)
         and node.lineno > call.lineno
@@ -48,6 +39,23 @@ def staged_for_storage(function: FunctionNode, call: ast.Call, target: ast.AST) 
         and _mentions(node.args[1], readers)
         for node in ast.walk(function)
     )
+
+
+def _names_bound_to(function: FunctionNode, opens: Callable[[ast.AST], bool]) -> set[str]:
+    """The names ``with <opens> as f:`` or ``f = <opens>`` bind in the function."""
+    names: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.withitem) and opens(node.context_expr):
+            if isinstance(node.optional_vars, ast.Name):
+                names.add(node.optional_vars.id)
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and opens(node.value)
+        ):
+            names.add(node.targets[0].id)
+    return names
 
 
 def _key(target: ast.AST) -> str | None:
@@ -82,18 +90,7 @@ def _mentions(node: ast.AST, names: set[str]) -> bool:
 def copied_from_storage(function: FunctionNode) -> bool:
     """The function writes what it read from a storage (``default_storage.open(name)``,
     ``self.storage.open(name)``): the local file is a working copy of a stored one."""
-    sources: set[str] = set()
-    for node in ast.walk(function):
-        if isinstance(node, ast.withitem) and _storage_open(node.context_expr):
-            if isinstance(node.optional_vars, ast.Name):
-                sources.add(node.optional_vars.id)
-        elif (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-            and _storage_open(node.value)
-        ):
-            sources.add(node.targets[0].id)
+    sources = _names_bound_to(function, _storage_open)
     return bool(sources) and any(
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
