@@ -161,6 +161,13 @@ def _labelled_lines(labels: list[dict[str, object]]) -> dict[Location, int]:
 
 def _mirror_git_dir(mirror: Path, repository: str) -> Path | None:
     owner_name = repository.replace("/", "+")
+    if not (mirror / owner_name).exists() and mirror.is_dir():
+        # GitHub names are case-insensitive: ``Project-koku/koku`` is fetched as
+        # ``project-koku+koku``.
+        owner_name = next(
+            (p.name for p in mirror.iterdir() if p.name.lower() == owner_name.lower()),
+            owner_name,
+        )
     # A bare mirror, or a clone's .git (the fetch tool brings either).
     for candidate in (
         mirror / owner_name / "repo" / ".git",
