@@ -260,7 +260,10 @@ def test_hardening_05_a_fenced_transaction_blocks_neither_renewals_nor_acquires(
         )
         taker.start()
         taker.join(10)
-    assert results["renewed"] is True and results["renewed_seconds"] < 0.5, results
+    # Not held up by the fence: a renewal that waited for it would give up at the 1 s lock
+    # bound, unrenewed. (Its time includes opening the thread's own connection, which
+    # took up to 0.6 s on a slow two-core VM while the other suite ran.)
+    assert results["renewed"] is True and results["renewed_seconds"] < 1.0, results
     # Locked by the fence: held, answered within the 1 s bound, not after the commit.
     assert results["taken"] is None and results["taken_seconds"] < 1.8, results
     taken = leases.acquire("long-fence", ttl=5, owner="b")
