@@ -325,19 +325,22 @@ def find_in_shell(
     started: bool = False,
     beside_server: bool = False,
     called_elsewhere: frozenset[str] = frozenset(),
+    installs_its_checkout: bool = False,
 ) -> Iterator[Finding]:
     """``started``: another start script runs this one (judged as part of the start);
     ``beside_server``: and that script starts the web server too (a scheduler this one
     starts runs beside it); ``called_elsewhere``: the words of a start script that sources
-    this one (its functions that script calls run at every start)."""
+    this one (its functions that script calls run at every start); ``installs_its_checkout``:
+    a deploy hook, whose editable install is the checkout it deploys, not a developer's
+    mounted tree."""
     if run_once_or_by_a_developer(posixpath.basename(path)) and not started:
         return
     lines = shell_lines(text)
     starts_server = _starts_server(path, lines)
     if not (started or starts_server or named_like_a_start(posixpath.basename(path))):
         return  # a deploy or maintenance script someone runs once, by hand
-    if serves_with_runserver([line.text for line in lines]) or any(
-        EDITABLE_INSTALL.search(line.text) for line in lines
+    if serves_with_runserver([line.text for line in lines]) or (
+        not installs_its_checkout and any(EDITABLE_INSTALL.search(line.text) for line in lines)
     ):
         # A development start: runserver is not for production, and a start that
         # installs the project editable runs a source tree mounted from the host.
@@ -470,8 +473,7 @@ def find_in_every_host_hook(path: str, text: str) -> Iterator[Finding]:
     its deploy system runs them on each server it deploys the site to, so what they run
     (``migrate``) runs once per server, not once per deploy. A hook installs the checkout
     it deploys (``pip install -e .``): no sign of a developer's start here."""
-    kept = "\n".join("" if EDITABLE_INSTALL.search(line) else line for line in text.splitlines())
-    for finding in find_in_shell(path, kept, started=True):
+    for finding in find_in_shell(path, text, started=True, installs_its_checkout=True):
         if finding.category == "boot-migrate":
             finding = finding._replace(message=MIGRATE_ON_EVERY_HOST)
         yield finding

@@ -250,33 +250,6 @@ def storage_subclasses(module: PythonModule, name: str) -> Iterator[str]:
                     yield from class_paths(name, target.id)
 
 
-# Django's cache backends that keep entries in this process or on this host's disk, by the
-# class name a project's own backend extends.
-LOCAL_CACHE_BASES = {
-    "LocMemCache": "django.core.cache.backends.locmem.LocMemCache",
-    "FileBasedCache": "django.core.cache.backends.filebased.FileBasedCache",
-}
-
-
-def cache_subclasses(name: str, text: str) -> Iterator[tuple[str, str]]:
-    """(dotted path, Django backend it extends) for each module-level class of the file
-    that subclasses ``LocMemCache`` or ``FileBasedCache``
-    (``common.cache_backends.DummyRedisCache``): named as a cache backend, it keeps what
-    that backend keeps where that backend does. Read from the text: such a module has
-    nothing else the scan parses for."""
-    package = posixpath.join(posixpath.dirname(name), "__init__.py")
-    for match in CLASS_HEADER.finditer(text):
-        bases = [LOCAL_CACHE_BASES.get(b.strip().rsplit(".", 1)[-1]) for b in match[2].split(",")]
-        extended = next((b for b in bases if b is not None), None)
-        if extended is not None:
-            for path in (*class_paths(name, match[1]), *class_paths(package, match[1])):
-                yield path, extended
-
-
-# ``class DummyRedisCache(LocMemCache):`` at the top of a module (bases on one line or more).
-CLASS_HEADER = lazy_compile(r"^class\s+(\w+)\s*\(([^)]*)\)\s*:", re.M)
-
-
 def _module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """The statements a module runs at import, branches included (not function bodies)."""
     for statement in body:

@@ -33,6 +33,7 @@ from horizontal.audit import (
     task_results,
 )
 from horizontal.audit import compose as compose_rules
+from horizontal.audit.cache_backends import cache_subclasses
 from horizontal.audit.compressor import is_template, templates_use_compress
 from horizontal.audit.file_kinds import is_compose_file, is_provisioning, text_detector
 from horizontal.audit.findings import (
@@ -43,7 +44,6 @@ from horizontal.audit.findings import (
 )
 from horizontal.audit.local_storage import (
     STORAGE_BUILT,
-    cache_subclasses,
     storage_class_findings,
     storage_subclasses,
     storage_with_its_consequences,

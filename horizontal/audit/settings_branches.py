@@ -96,9 +96,8 @@ def _is_choice_table(node: ast.Dict) -> bool:
         return True
     # ``{"s3": "storages….S3Boto3Storage", "local-storage": "django….FileSystemStorage"}``:
     # classes of one kind from several packages, picked by name.
-    kinds = {KIND_SUFFIX.search(path.rsplit(".", 1)[1]) is not None for path in paths}
-    suffixes = {m[0] for path in paths if (m := KIND_SUFFIX.search(path.rsplit(".", 1)[1]))}
-    return kinds == {True} and len(suffixes) == 1
+    kinds = [KIND_SUFFIX.search(path.rsplit(".", 1)[1]) for path in paths]
+    return all(kinds) and len({kind[0] for kind in kinds if kind}) == 1
 
 
 def _is_placeholder(node: ast.Dict) -> bool:
