@@ -13,6 +13,7 @@ parsing, and the field declaration is one line.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
@@ -21,6 +22,16 @@ from horizontal.audit.patterns import lazy_compile
 
 # ``file = models.FileField(...)``, ``photo = ThumbnailerImageField(...)`` in a class body.
 FILE_FIELD = lazy_compile(r"^\s+(\w+)\s*(?::[^=]+)?=\s*(?:[\w.]+\.)?\w*(?:FileField|ImageField)\(")
+# A form's or serializer's file field holds the request's upload (``document =
+# forms.FileField()``); it usually mirrors a model's field of the same name, which a
+# library may declare (``ImportTask.csv_file``). Where the project's models declare that
+# name as a relation instead (``document = models.OneToOneField("web.File")``, whose
+# ``path`` column names an S3 key), ``x.document.path`` is no local path.
+FORM_MODULE = lazy_compile(r"(^|/)(\w+_)?(forms|serializers|widgets|filters)(_\w+)?(\.py$|/)")
+FORM_FIELD = lazy_compile(r"=\s*(forms|serializers|drf_fields|fields)\.\w+\(")
+RELATION_FIELD = lazy_compile(
+    r"^\s+(\w+)\s*(?::[^=]+)?=\s*(?:[\w.]+\.)?(?:ForeignKey|OneToOneField)\(", re.M
+)
 # ``<something>.<name>.path`` not followed by more attribute access or a call (``.path.join``);
 # ``<name>.file.name``, the open file's name, is the same local path on FileSystemStorage.
 PATH_USE = lazy_compile(r"\.(\w+)(\.path|\.file\.name)\b(?![\w.(])")
@@ -59,23 +70,42 @@ def upload_field_lines(name: str, text: str) -> list[Location]:
     """Where a models module declares a file or image field on the default storage (no
     ``storage=`` of its own): the places uploads are stored, related to the setting that
     keeps them on this disk."""
-    if "FileField" not in text and "ImageField" not in text:
+    if ("FileField" not in text and "ImageField" not in text) or FORM_MODULE.search(name):
         return []
     lines = text.splitlines()
     return [
         Location(name, index + 1, line.strip())
         for index, line in enumerate(lines)
-        if FILE_FIELD.match(line) and "storage" not in _declaration(lines, index)
+        if FILE_FIELD.match(line)
+        and not FORM_FIELD.search(line)
+        and "storage" not in _declaration(lines, index)
     ]
 
 
-def file_fields(text: str) -> set[str]:
-    """Names of the file and image fields a models module declares, but for those
-    declared with a remote storage of their own."""
-    if "FileField" not in text and "ImageField" not in text:
-        return set()
+class FieldNames:
+    """The file fields' names the project declares, and its relations' names."""
+
+    def __init__(self) -> None:
+        self.files: set[str] = set()  # in models
+        self.forms: set[str] = set()  # in forms and serializers
+        self.relations: set[str] = set()
+
+    def note(self, name: str, text: str) -> None:
+        if "ForeignKey" in text or "OneToOneField" in text:
+            self.relations.update(RELATION_FIELD.findall(text))
+        if "FileField" in text or "ImageField" in text:
+            form = bool(FORM_MODULE.search(name))
+            for field, in_form in file_fields(text):
+                (self.forms if form or in_form else self.files).add(field)
+
+    def uploads(self) -> set[str]:
+        return self.files | (self.forms - self.relations)
+
+
+def file_fields(text: str) -> Iterator[tuple[str, bool]]:
+    """The file and image fields a module declares, each with whether it is a form's, but
+    for those declared with a remote storage of their own."""
     lines = text.splitlines()
-    found: set[str] = set()
     for index, line in enumerate(lines):
         match = FILE_FIELD.match(line)
         if match is None:
@@ -83,8 +113,7 @@ def file_fields(text: str) -> set[str]:
         # The declaration's arguments, up to its closing parenthesis (a few lines).
         declaration = _declaration(lines, index)
         if not REMOTE_STORAGE.search(declaration):
-            found.add(match.group(1))
-    return found
+            yield match.group(1), bool(FORM_FIELD.search(line))
 
 
 def _declaration(lines: list[str], start: int, most: int = 15) -> str:

@@ -62,9 +62,11 @@ from horizontal.audit.settings_classes import CONFIGURATION_BASES, production_co
 from horizontal.audit.settings_files import (
     DEV_FILE,
     SETTINGS_TEMPLATE,
+    TEST_RUNNER_CONFIGS,
     is_settings_path,
     looks_like_settings,
     served_settings,
+    tested_settings,
     untemplated,
 )
 from horizontal.audit.settings_secrets import find_config_secret_keys
@@ -159,12 +161,13 @@ class Scan:
         self.data_reads: list[datadirs.Use] = []
         self.media_folders: set[str] = set()
         # Uploads read by local path (x.document.path), kept once a model declares the field.
-        self.file_fields: set[str] = set()
+        self.field_names = field_paths.FieldNames()
         # Their declarations on the default storage, related to the media setting's finding.
         self.upload_fields: list[Location] = []
         self.field_path_uses: list[field_paths.PathUse] = []
         # Settings modules wsgi.py/asgi.py default to (DJANGO_SETTINGS_MODULE's setdefault).
         self.served_settings: set[str] = set()
+        self.tested_settings: set[str] = set()  # named by pytest.ini, tox.ini, ...
         # Project modules each file imports, and the commands and scripts (importers.py).
         self.imports: dict[str, set[str]] = {}
         self.by_hand: set[str] = set()
@@ -236,7 +239,9 @@ class Scan:
                 self.data_writes, self.data_reads, self.media_folders
             ):
                 self.keep(datadirs.folder_finding(folder, self._setting_lines(folder.setting)))
-            for finding in field_paths.local_path_reads(self.field_path_uses, self.file_fields):
+            for finding in field_paths.local_path_reads(
+                self.field_path_uses, self.field_names.uploads()
+            ):
                 self.keep(finding)
             for storage, finding in self.storage_classes.items():
                 if storage in self.storages_built:
@@ -286,6 +291,7 @@ class Scan:
                     local_caches=self.local_caches,
                     unused=self._unused_features(),
                     served=frozenset(self.served_settings),
+                    tested=frozenset(self.tested_settings),
                     elsewhere=elsewhere,
                     compresses=compresses,
                     helpers=self._module_named,
@@ -419,6 +425,8 @@ class Scan:
             self.result.findings.append(finding)
 
     def other(self, path: Path, name: str) -> Iterator[Finding]:
+        if posixpath.basename(name) in TEST_RUNNER_CONFIGS and (text := read_text(path)):
+            self.tested_settings |= tested_settings(name, text)
         detector = text_detector(name)
         if detector is None and is_compose_file(name):
             compose = read_text(path)
@@ -471,7 +479,7 @@ class Scan:
             # A console script's entry function that ends as the server (``squad``); a
             # ``__main__`` program is one by its name only (``docker-entrypoint.py``).
             yield from find_in_python_start(name, text)
-        self.file_fields |= field_paths.file_fields(text)
+        self.field_names.note(name, text)
         room = UPLOAD_FIELDS_SHOWN - len(self.upload_fields)
         if room > 0 and not by_hand:
             self.upload_fields += field_paths.upload_field_lines(name, text)[:room]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
+import re
 from collections.abc import Set as AbstractSet
 
 from horizontal.audit.patterns import lazy_compile
@@ -25,6 +26,7 @@ __all__ = [
     "is_settings_path",
     "looks_like_settings",
     "served_settings",
+    "tested_settings",
 ]
 
 # settings.py, prod_settings.py, settings/prod.py and the modules of a settings package's
@@ -112,17 +114,49 @@ def is_served(path: str, served: AbstractSet[str]) -> bool:
     return any(dotted == s or dotted.endswith("." + s) for s in served)
 
 
+# The test runner's own configuration files, and how they name the settings it runs
+# (pytest-django's ``DJANGO_SETTINGS_MODULE = app.settings.djangotest``, ``--ds=...``).
+TEST_RUNNER_CONFIGS = frozenset({"pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"})
+TESTED_SETTINGS = lazy_compile(
+    r"""(?:\bDJANGO_SETTINGS_MODULE\s*=\s*|--ds[= ])["']?([\w.]+)""", re.M
+)
+# The names a production module goes by: a test runner pointed at one of these (many are,
+# ``bookwyrm.settings``) runs production's settings, which says nothing of them.
+PRODUCTION_NAMES = lazy_compile(
+    r"^(settings|__init__|base|common|default|defaults|prod|production|live|deploy|"
+    r"deployed|server|staging|docker|heroku|main|core|global|conf|config)\.py$"
+)
+
+
+def tested_settings(name: str, text: str) -> set[str]:
+    """The settings modules a test runner's configuration file points at."""
+    if posixpath.basename(name) not in TEST_RUNNER_CONFIGS or "DJANGO_SETTINGS" not in text:
+        return set()
+    return set(TESTED_SETTINGS.findall(text))
+
+
+def is_test_runners(path: str, tested: AbstractSet[str], served: AbstractSet[str]) -> bool:
+    """A module only the test runner is pointed at (``settings/djangotest.py``): named
+    by pytest's or tox's configuration, served by no ``wsgi.py``, and not named as
+    production's modules are."""
+    if not tested or PRODUCTION_NAMES.match(posixpath.basename(path)):
+        return False
+    return is_served(path, tested) and not is_served(path, served)
+
+
 def is_dev_module(
     module: PythonModule,
     children: dict[str, list[PythonModule]],
     served: AbstractSet[str] = frozenset(),
+    tested: AbstractSet[str] = frozenset(),
 ) -> bool:
     """A development, test or demo module: named so, or setting ``DEBUG = True`` literally
     (unless a production module star-imports it: then it is a base, overridden there; or
     ``wsgi.py`` serves it when nothing is set: then it is what a deployment gets, its
     overrides kept outside the repository). ``children``: for each module's path, the
-    modules that star-import it; ``served``: the dotted modules the wsgi files default to."""
-    if is_dev_settings(module.path):
+    modules that star-import it; ``served``: the dotted modules the wsgi files default to;
+    ``tested``: those the test runner's configuration names."""
+    if is_dev_settings(module.path) or is_test_runners(module.path, tested, served):
         return True
     if is_served(module.path, served):
         return False

@@ -71,6 +71,7 @@ def find_settings_problems(
     local_caches: Mapping[str, str] | None = None,
     unused: frozenset[str] = frozenset(),
     served: frozenset[str] = frozenset(),
+    tested: frozenset[str] = frozenset(),
     elsewhere: Mapping[str, frozenset[str]] | None = None,
     compresses: bool = True,
     helpers: HelperModules | None = None,
@@ -88,7 +89,8 @@ def find_settings_problems(
     own ``LocMemCache`` and ``FileBasedCache`` subclasses, to the backend each extends.
     ``unused``: settings (as findings
     name them) whose feature the project's code never uses: not reported. ``served``:
-    the settings modules the project's ``wsgi.py``/``asgi.py`` default to. ``elsewhere``:
+    the settings modules the project's ``wsgi.py``/``asgi.py`` default to; ``tested``: those
+    its test runner's configuration names. ``elsewhere``:
     the names each other settings module of the project assigns, by dotted module name
     (``project_settings_names``), for the star imports that reach outside the package.
     ``compresses``: whether a template uses django-compressor's ``{% compress %}`` (or
@@ -111,7 +113,7 @@ def find_settings_problems(
     if not any(k in a for _, a in assigned for k in KNOWN_SETTINGS):
         return  # a file named *settings* that is not a Django settings module
     children = star_importers(modules)
-    production = [m for m, _ in assigned if not is_dev_module(m, children, served)]
+    production = [m for m, _ in assigned if not is_dev_module(m, children, served, tested)]
     # What production sees: development and test modules do not count as "set".
     everything: set[str] = set().union(*(a.keys() for m, a in assigned if m in production))
     found: list[Finding] = []

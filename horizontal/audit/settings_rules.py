@@ -118,8 +118,14 @@ def bad_backends(
 
 # A library told to use a cache alias of its own (django-axes' documented ``AXES_CACHE =
 # "axes_cache"`` on a DummyCache, so that lockouts are counted in the database): the
-# project's choice for that library, not state it shares through the cache.
-LIBRARY_CACHE_ALIAS = lazy_compile(r"^[A-Z][A-Z0-9_]*_CACHE\s*=\s*[\"'](\w+)[\"']", re.M)
+# project's choice for that library, not state it shares through the cache. The same for
+# the libraries whose cache is a memo that a miss rebuilds alike on any host
+# (django-compressor's rendered-block names, django-imagekit's "this file exists").
+LIBRARY_CACHE_ALIAS = lazy_compile(
+    r"^(?:[A-Z][A-Z0-9_]*_CACHE|COMPRESS_CACHE_BACKEND|IMAGEKIT_CACHE_BACKEND)"
+    r"\s*=\s*[\"'](\w+)[\"']",
+    re.M,
+)
 
 
 def _library_cache_aliases(text: str) -> set[tuple[str]]:
