@@ -74,14 +74,21 @@ UPLOAD_APPS = lazy_compile(
 UPLOAD_SETTINGS = frozenset({"MEDIA_ROOT", "STORAGES['default']"})
 
 
-def keeps_state_in_cache(text: str, by_hand: bool = False) -> bool:
-    """Whether this code keeps shared state in the cache (``STATE_METHODS``, a flag set),
+# What a cache that stores nothing (``DummyCache``) breaks: a gate taken with ``add()``, a
+# counter. An invalidation (``delete``) has nothing to invalidate there.
+GATE_METHODS = frozenset({"add", "incr", "decr"})
+
+
+def keeps_state_in_cache(
+    text: str, by_hand: bool = False, methods: frozenset[str] = STATE_METHODS
+) -> bool:
+    """Whether this code keeps shared state in the cache (``methods``, a flag set),
     limits a rate there, or (``by_hand``: a command, a script) fills it for other
     processes."""
     if any(marker in text for marker in RATE_LIMIT_USE):
         return True
     for _, method, end in _cache_calls(text):
-        if method in STATE_METHODS or (by_hand and method in SET_METHODS):
+        if method in methods or (by_hand and method in SET_METHODS):
             return True
         if method == "set" and FLAG_ARGUMENT.match(text, end):
             return True

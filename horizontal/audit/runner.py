@@ -114,6 +114,7 @@ class AuditResult:
         self.suppressed = 0
         self.files = 0
         self.uses_cache = False  # shared state kept in the cache (feature_use)
+        self.gates_in_cache = False  # gates and counters, which a DummyCache breaks
         self.uses_channel_layer = False
         self.stores_files = False
         self.read_models = False  # whether the facts above describe a project's code
@@ -287,6 +288,8 @@ class Scan:
                 for finding in find_settings_problems(
                     group,
                     uses_cache=self.result.uses_cache,
+                    # Without the project's code, what it keeps in the cache is unknown.
+                    gates_in_cache=self.result.gates_in_cache or not self.result.read_models,
                     local_storages=frozenset(self.local_storages),
                     local_caches=self.local_caches,
                     unused=self._unused_features(),
@@ -538,10 +541,14 @@ class Scan:
             self.settings_read |= settings_unread.names_read(text)
         if not result.uses_cache and feature_use.keeps_state_in_cache(text, by_hand):
             result.uses_cache = True
+        if not result.gates_in_cache and feature_use.keeps_state_in_cache(
+            text, methods=feature_use.GATE_METHODS
+        ):
+            result.gates_in_cache = True
         if "DEFAULT_THROTTLE_" in text and is_settings_path(name):
             throttles = feature_use.throttle_lines(name, text)
             if throttles:
-                result.uses_cache = True
+                result.uses_cache = result.gates_in_cache = True
                 self.cache_writes[:0] = throttles  # before code's writes: they decide
         room = feature_use.CACHE_WRITES_SHOWN - len(self.cache_writes)
         if room > 0 and not is_settings_path(name):

@@ -67,6 +67,7 @@ def find_settings_problems(
     modules: list[PythonModule],
     *,
     uses_cache: bool = True,
+    gates_in_cache: bool = True,
     local_storages: frozenset[str] = frozenset(),
     local_caches: Mapping[str, str] | None = None,
     unused: frozenset[str] = frozenset(),
@@ -84,9 +85,11 @@ def find_settings_problems(
 
     ``uses_cache``: whether the project's code keeps shared state in Django's cache
     (``feature_use.keeps_state_in_cache``); without it the implicit ``LocMemCache``
-    default only recomputes memos per process. ``local_storages``: dotted paths of
-    the project's own ``FileSystemStorage`` subclasses; ``local_caches``: those of its
-    own ``LocMemCache`` and ``FileBasedCache`` subclasses, to the backend each extends.
+    default only recomputes memos per process. ``gates_in_cache``: whether it takes gates
+    or counts there (``add``, ``incr``, a rate limit), which a ``DummyCache`` breaks.
+    ``local_storages``: dotted paths of the project's own ``FileSystemStorage``
+    subclasses; ``local_caches``: those of its own ``LocMemCache`` and ``FileBasedCache``
+    subclasses, to the backend each extends.
     ``unused``: settings (as findings
     name them) whose feature the project's code never uses: not reported. ``served``:
     the settings modules the project's ``wsgi.py``/``asgi.py`` default to; ``tested``: those
@@ -127,7 +130,7 @@ def find_settings_problems(
             mutated,
             star_imported_below(module, modules) if has_star_import(module) else (),
         )
-        for finding in bad_backends(module, local_storages, local_caches or {}):
+        for finding in bad_backends(module, local_storages, local_caches or {}, gates_in_cache):
             if not replaced(finding.line):
                 found.append(finding)
         for finding in databases_without_host(module):
@@ -303,7 +306,9 @@ def _nearest(
 def settings_packages(folders: dict[str, list[PythonModule]]) -> list[list[PythonModule]]:
     """The groups read together: each folder of settings modules, with a subfolder folded
     into its parent's group when a module there star-imports it (``prod.py``: ``from
-    .abstract_base import *``): the subfolder's values are the parent's bases."""
+    .abstract_base import *``) or includes its files (django-split-settings'
+    ``include("components/caches.py", "environments/prod.py")`` runs them in one
+    namespace): the subfolder's values are the parent's bases."""
     parent_of: dict[str, str] = {}
     for folder in folders:
         parent = posixpath.dirname(folder)
@@ -312,7 +317,9 @@ def settings_packages(folders: dict[str, list[PythonModule]]) -> list[list[Pytho
             folder
             and parent != folder
             and parent in folders
-            and any(_star_imports(module, name) for module in folders[parent])
+            and any(
+                _star_imports(module, name) or _includes(module, name) for module in folders[parent]
+            )
         ):
             parent_of[folder] = parent
     groups: dict[str, list[PythonModule]] = {}
@@ -322,6 +329,20 @@ def settings_packages(folders: dict[str, list[PythonModule]]) -> list[list[Pytho
             root = parent_of[root]
         groups.setdefault(root, []).extend(modules)
     return list(groups.values())
+
+
+def _includes(module: PythonModule, folder: str) -> bool:
+    """Whether ``module`` hands a file of ``folder`` to django-split-settings'
+    ``include()`` (its paths are often listed first: ``include(*base_settings)``)."""
+    if "split_settings" not in module.text or f"{folder}/" not in module.text:
+        return False
+    return any(
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and node.value.startswith(f"{folder}/")
+        and ".py" in node.value
+        for node in ast.walk(module.tree)
+    )
 
 
 def _star_imports(module: PythonModule, name: str) -> bool:

@@ -21,6 +21,7 @@ from horizontal.audit.known import (
     CATALOGUE,
     COMPRESSOR_APP,
     COMPRESSOR_LOCAL_OUTPUT,
+    DUMMY_CACHES,
     LOCMEM_CACHES,
     MAINTENANCE_APP,
     MAINTENANCE_STATE_FILES,
@@ -71,8 +72,11 @@ def bad_backends(
     module: PythonModule,
     local_storages: frozenset[str] = frozenset(),
     local_caches: Mapping[str, str] | None = None,
+    gates_in_cache: bool = True,
 ) -> Iterator[Finding]:
     """Backend strings that only work on one box, wherever the module puts them.
+    ``gates_in_cache``: whether the project's code takes gates or counts in the cache; a
+    ``DummyCache`` only recomputes memos otherwise, on one instance as on many.
 
     Settings are often built in helpers (``config = {...}``; ``def setup_database()``)
     or as a default (``os.getenv("DB_ENGINE") or "...sqlite3"``), so the string itself is
@@ -97,7 +101,7 @@ def bad_backends(
         lowered = text.lower()
         if match is not None and any(w.lower() in lowered for w in chosen.get(id(node), ())):
             continue  # the operator named this backend (``elif scheme == "sqlite":``, "FILE")
-        if match is None:
+        if match is None or (match in DUMMY_CACHES and not gates_in_cache):
             continue
         line = getattr(node, "lineno", 1)
         if match.setting == "CACHES" and (paths.get(line) or ("", ""))[1:2] in opted_out:
