@@ -67,7 +67,7 @@ def find_memoised_reads(module: PythonModule) -> Iterator[Finding]:
             continue  # every request is a new key: the memo never outlives its request
         if _expires_within_a_minute(decorator):
             continue  # ``@memoize(ttl=20)``: as fresh as a cache read, by its own choice
-        if _one_reference_row(node):
+        if _one_reference_row(node) or _row_made_by_its_key(module, node):
             continue  # ``Group.objects.get(name=settings.X)``: a fixed row, looked up once
         outside = reaches_outside(module, node)
         if not outside or (outside == {"network"} and _published_key(node)):
@@ -120,6 +120,56 @@ def _one_reference_row(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         for call in calls
         for value in (*call.args, *(k.value for k in call.keywords))
     )
+
+
+def _row_made_by_its_key(
+    module: PythonModule, node: ast.FunctionDef | ast.AsyncFunctionDef
+) -> bool:
+    """A memo whose only lookups are ``get_or_create`` by the key it is called with, of a
+    model of this module that has no field but that key and timestamps (``Province``:
+    ``name``, ``created_at``): the row a name stands for, made once and the same wherever
+    it is asked for. A row with other fields (a shop's settings) holds what an admin
+    edits, and its memo is reported."""
+    lookups = [
+        n
+        for n in ast.walk(node)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr in ROW_LOOKUPS
+    ]
+    return bool(lookups) and all(_creates_a_whole_row(module, call) for call in lookups)
+
+
+def _creates_a_whole_row(module: PythonModule, call: ast.Call) -> bool:
+    """``Model.objects.get_or_create(k=v, …)`` whose keys are all of ``Model``'s fields."""
+    assert isinstance(call.func, ast.Attribute)
+    manager = call.func.value
+    if call.func.attr != "get_or_create" or call.args or not isinstance(manager, ast.Attribute):
+        return False
+    model = manager.value.id if isinstance(manager.value, ast.Name) else None
+    keys = {k.arg for k in call.keywords}
+    if model is None or None in keys or "defaults" in keys:
+        return False
+    for statement in module.tree.body:
+        if isinstance(statement, ast.ClassDef) and statement.name == model:
+            return _model_fields(statement) <= keys
+    return False
+
+
+def _model_fields(model: ast.ClassDef) -> set[str | None]:
+    """The fields a model class declares, but for timestamps Django fills itself."""
+    fields: set[str | None] = set()
+    for statement in model.body:
+        if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call)):
+            continue
+        kind = last_part(dotted(statement.value.func)) or ""
+        automatic = any(k.arg in {"auto_now", "auto_now_add"} for k in statement.value.keywords)
+        if MODEL_FIELD.search(kind) and not automatic:
+            fields.update(t.id for t in statement.targets if isinstance(t, ast.Name))
+    return fields
+
+
+MODEL_FIELD = lazy_compile(r"(Field|ForeignKey|OneToOne\w*|ManyToMany\w*)$")
 
 
 # The lookups that return one row (``.get(name=…)``, ``.filter(…).first()``).

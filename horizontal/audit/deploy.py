@@ -463,6 +463,39 @@ def find_in_procfile(path: str, text: str) -> Iterator[Finding]:
             yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
 
 
+def find_in_heroku_yml(path: str, text: str) -> Iterator[Finding]:
+    """Heroku's container manifest: each process type under ``run:`` (``web: |`` and the
+    commands below it, or ``command:`` and its list) is judged as a Procfile line at the
+    line that runs it; ``release:`` runs once per deploy and is not read."""
+    lines = text.splitlines()
+    procfile = [""] * len(lines)  # a Procfile with the manifest's line numbers
+    inside = False
+    type_indent: int | None = None
+    process = ""
+    for index, raw in enumerate(lines):
+        stripped = raw.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = len(raw) - len(raw.lstrip())
+        if indent == 0:
+            inside, type_indent, process = stripped.startswith("run:"), None, ""
+            continue
+        if not inside:
+            continue
+        if type_indent is None or indent <= type_indent:
+            type_indent = indent
+            process, _, command = stripped.partition(":")
+        else:
+            command = stripped.removeprefix("- ").removeprefix("command:")
+        command = command.strip().strip("\"'")
+        if command and command not in BLOCK_MARKERS and not command.startswith("image:"):
+            procfile[index] = f"{process}: {command}"
+    yield from find_in_procfile(path, "\n".join(procfile))
+
+
+BLOCK_MARKERS = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
+
+
 # A process type named for the scheduler (``beat: celery worker -B …``, ``clock:``): the
 # type that runs it, scaled to one.
 SCHEDULER_PROCESS = lazy_compile(r"^(celery[_-]?)?(beat|clock|scheduler|cron)$", re.I)

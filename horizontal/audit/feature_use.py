@@ -70,6 +70,8 @@ UPLOAD_APPS = lazy_compile(
     r"avatar|cms|djangocms_\w+|mezzanine|wiki|machina|private_storage|filebrowser|"
     r"django_drf_filepond|django_file_form|tinymce)(?:[.\"'])"
 )
+# A form's or serializer's file field reads the request's upload; it stores nothing.
+FORM_FILE_FIELD = lazy_compile(r"\b(forms|serializers)\.\w*(FileField|ImageField)\b")
 # The settings a project with no stored files leaves unused (as findings name them).
 UPLOAD_SETTINGS = frozenset({"MEDIA_ROOT", "STORAGES['default']"})
 
@@ -129,6 +131,8 @@ def stores_files(name: str, text: str, settings: bool) -> bool:
     them, or (``settings``) an installed app that stores uploads."""
     if settings:
         return bool(UPLOAD_APPS.search(text))
+    if "forms." in text or "serializers." in text:
+        text = FORM_FILE_FIELD.sub("", text)
     found = [marker for marker in UPLOAD_USE if marker in text and _in_code(text, marker)]
     # urls.py's ``static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)`` is the
     # project template's, there whether or not anything is stored.

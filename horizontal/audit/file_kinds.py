@@ -79,6 +79,8 @@ def text_detector(path: str) -> TextDetector | None:
         return deploy.find_in_shell
     if lower.endswith((".service", ".service.j2", ".service.tpl", ".service.in")):
         return deploy.find_in_systemd_unit
+    if lower in {"heroku.yml", "heroku.yaml"}:
+        return deploy.find_in_heroku_yml  # Heroku's container stack: its run: section
     if lower.startswith("procfile"):
         # ``Procfile.dev``: the processes a developer runs (honcho, foreman).
         return None if DEVELOPMENT_CONFIG.search(lower) else deploy.find_in_procfile

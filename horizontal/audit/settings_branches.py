@@ -68,6 +68,10 @@ def static_or_compared(tree: ast.AST) -> set[int]:
             isinstance(t, ast.Name) and t.id == "STATICFILES_STORAGE" for t in node.targets
         ):
             parts = [node.value]
+        elif (string_value(node) or "").startswith(STATIC_STORAGES):
+            # ``SASS_PROCESSOR_STORAGE = "django.contrib.staticfiles.storage.…"``: a
+            # static-files storage, for what the build compiles, never for uploads.
+            parts = [node]
         for part in parts:
             ignored.update(id(child) for child in ast.walk(part))
     # define_setting("DATABASE_URL", default=..., required=True): start-up stops without
@@ -75,6 +79,7 @@ def static_or_compared(tree: ast.AST) -> set[int]:
     return ignored | required_defaults(tree)
 
 
+STATIC_STORAGES = "django.contrib.staticfiles.storage."
 # Keys of a backend's own configuration, never of a table of choices.
 CONFIG_KEYS = frozenset({"ENGINE", "BACKEND", "default", "LOCATION", "NAME", "OPTIONS"})
 

@@ -212,7 +212,32 @@ def _generated_at_start_up(
     through: list[Location] = []
     line = random_value_line(module, statement, helpers=helpers, through=through)
     if line is not None:
-        yield _finding(module, line, message, fix)._replace(related=tuple(through))
+        related = (*through, *_where_the_fallback_is_decided(module, statement))
+        yield _finding(module, line, message, fix)._replace(related=related)
+
+
+def _where_the_fallback_is_decided(module: PythonModule, statement: ast.stmt) -> Iterator[Location]:
+    """The top-level ``if`` a generated value sits in (``if "SECRET_KEY" not in
+    locals():``), and the binding of a random source it draws from (``system_random =
+    random.SystemRandom()``): the lines that make the fallback what production gets."""
+    start = statement.lineno
+    receivers = {
+        node.func.value.id
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+    }
+    for branch in module.tree.body:
+        if isinstance(branch, ast.If) and branch.lineno < start <= (branch.end_lineno or 0):
+            yield Location(module.path, branch.lineno)
+            for node in ast.walk(branch):
+                if (
+                    isinstance(node, ast.Assign)
+                    and node.lineno < start
+                    and any(isinstance(t, ast.Name) and t.id in receivers for t in node.targets)
+                ):
+                    yield Location(module.path, node.lineno)
 
 
 # Settings other than SECRET_KEY that every instance must share to agree: salts, signing

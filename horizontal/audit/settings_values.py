@@ -375,9 +375,11 @@ ENV_NAME = lazy_compile(r"^[A-Z][A-Z0-9_]*$")
 
 def module_strings(module: PythonModule) -> dict[str, tuple[str, int]]:
     """Top-level names bound to a string, or to an environment lookup's string default,
-    with the line that decides it: ``REDIS_HOST = os.getenv("REDIS_HOST", "localhost")``."""
+    with the line that decides it: ``REDIS_HOST = os.getenv("REDIS_HOST", "localhost")``;
+    in a top-level ``if`` on an option, the branch taken when nothing is set (``if
+    os.getenv("DATABASE_URL"): … else: db = dj_database_url.config(default="sqlite://…")``)."""
     names: dict[str, tuple[str, int]] = {}
-    for statement in module.tree.body:
+    for statement in _statements_run_by_default(module.tree.body):
         if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
             continue
         target = statement.targets[0]
@@ -387,6 +389,24 @@ def module_strings(module: PythonModule) -> dict[str, tuple[str, int]]:
         if text and text != "x":
             names[target.id] = (text, line)
     return names
+
+
+def _statements_run_by_default(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """``body`` with each ``if`` on an option replaced by the branch that runs when the
+    environment sets nothing; an ``if`` whose outcome is unknown is kept whole (its
+    statements are not bindings at the top level)."""
+    for statement in body:
+        if isinstance(statement, ast.If):
+            # settings_branches reads settings_values: imported here, where it is needed.
+            from horizontal.audit.settings_branches import off_by_default, on_by_default
+
+            if off_by_default(statement.test):
+                yield from _statements_run_by_default(statement.orelse)
+                continue
+            if on_by_default(statement.test):
+                yield from _statements_run_by_default(statement.body)
+                continue
+        yield statement
 
 
 # TESTING, IS_TEST_RUN, RUNNING_TESTS: a flag that is true only under a test run.

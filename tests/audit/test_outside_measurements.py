@@ -99,10 +99,14 @@ def test_one_setting_set_in_a_base_and_again_in_production_is_one_finding(tmp_pa
     }
     [finding] = scan(tmp_path, files, "settings")
     assert (finding.path, finding.line) == ("app/settings/production.py", 4)
-    assert [(r.path, r.line) for r in finding.related] == [("app/settings/base.py", 4)]
+    # The base that sets it too, then the branch that makes it production's fallback.
+    assert [(r.path, r.line) for r in finding.related] == [
+        ("app/settings/base.py", 4),
+        ("app/settings/production.py", 3),
+    ]
     sarif = json.loads(render([finding], "sarif"))
     [result] = sarif["runs"][0]["results"]
-    [related] = result["relatedLocations"]
+    related, _ = result["relatedLocations"]
     assert related["physicalLocation"]["artifactLocation"]["uri"] == "app/settings/base.py"
     assert related["physicalLocation"]["region"]["startLine"] == 4
 

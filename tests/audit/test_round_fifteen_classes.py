@@ -229,6 +229,7 @@ def test_a_key_a_settings_helper_generates_into_a_file_is_found_by_both_tools(
     ]
     assert [(r.path, r.line) for r in found[0].related] == [
         ("keyhelpers/secret_key.py", 11),
+        ("helper_key_settings.py", 4),  # ``if not SECRET_KEY:``, which makes it the fallback
         ("keyhelpers/secret_key.py", 15),
     ]
     monkeypatch.syspath_prepend(str(tmp_path))
