@@ -87,9 +87,7 @@ def _secret_findings(tmp_path: Path, guard: str) -> list:
         settings = settings.replace("\nsystem_random", "\n    system_random").replace(
             "\nSECRET_KEY", "\n    SECRET_KEY"
         )
-        settings = settings.replace("\n    [system", "\n        [system").replace(
-            "\n)", "\n    )"
-        )
+        settings = settings.replace("\n    [system", "\n        [system").replace("\n)", "\n    )")
     found = scan(tmp_path, {"app/settings.py": settings}, "settings")
     return [f for f in found if f.message.startswith("SECRET_KEY")]
 
@@ -158,9 +156,7 @@ def test_a_memo_of_a_row_made_by_its_key_is_silent(tmp_path: Path) -> None:
 
 def test_a_memo_of_a_row_with_fields_an_admin_edits_is_found(tmp_path: Path) -> None:
     source = MEMO.format(field="banner = models.TextField(blank=True)")
-    assert where(scan(tmp_path, {"cases/models.py": source}, "cache")) == [
-        ("cases/models.py", 12)
-    ]
+    assert where(scan(tmp_path, {"cases/models.py": source}, "cache")) == [("cases/models.py", 12)]
 
 
 MEDIA = 'INSTALLED_APPS = ["app"]\nMEDIA_ROOT = "/srv/media"\n'
