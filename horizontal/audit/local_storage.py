@@ -13,7 +13,8 @@ from __future__ import annotations
 import ast
 import posixpath
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 
 from horizontal.audit.field_paths import UPLOAD_PATH_READ
 from horizontal.audit.findings import Finding, Location
@@ -218,11 +219,24 @@ def _file_write(module: PythonModule, line: int, message: str) -> Finding:
 # -- FileSystemStorage subclasses defined in the project (judged in Scan.finish) --
 
 
-def is_file_system_storage(node: ast.ClassDef) -> bool:
+def is_file_system_storage(
+    node: ast.ClassDef, local: AbstractSet[str] = frozenset({"FileSystemStorage"})
+) -> bool:
+    """Whether the class extends ``FileSystemStorage``, or one of ``local``: the module's
+    own subclasses of it defined above (``class ProfileImgStorage(OverwriteStorage)``)."""
     return any(
-        (getattr(base, "attr", None) or getattr(base, "id", None)) == "FileSystemStorage"
-        for base in node.bases
+        (getattr(base, "attr", None) or getattr(base, "id", None)) in local for base in node.bases
     )
+
+
+def _file_system_storages(body: Iterable[ast.stmt]) -> Iterator[ast.ClassDef]:
+    """The module's classes that extend ``FileSystemStorage``, directly or through one of
+    its own classes defined above."""
+    local = {"FileSystemStorage"}
+    for node in body:
+        if isinstance(node, ast.ClassDef) and is_file_system_storage(node, local):
+            local.add(node.name)
+            yield node
 
 
 def storage_subclasses(module: PythonModule, name: str) -> Iterator[str]:
@@ -233,11 +247,10 @@ def storage_subclasses(module: PythonModule, name: str) -> Iterator[str]:
     each module-level factory of one (``ImageStorage = lambda: OverwritingStorage(…)``)."""
     package = posixpath.join(posixpath.dirname(name), "__init__.py")
     local: set[str] = {"FileSystemStorage"}
-    for node in _module_level(module.tree.body):
-        if isinstance(node, ast.ClassDef) and is_file_system_storage(node):
-            local.add(node.name)
-            yield from class_paths(name, node.name)
-            yield from class_paths(package, node.name)
+    for storage in _file_system_storages(_module_level(module.tree.body)):
+        local.add(storage.name)
+        yield from class_paths(name, storage.name)
+        yield from class_paths(package, storage.name)
     for node in _module_level(module.tree.body):
         if (
             isinstance(node, ast.Assign)
@@ -273,13 +286,11 @@ STATIC_STORAGE = lazy_compile(r"static|manifest|pipeline", re.I)
 def storage_class_findings(module: PythonModule) -> Iterator[tuple[str, Finding]]:
     """``class ProblemDataStorage(FileSystemStorage)`` defined in project code: where the
     uploads it holds are decided, reported once code builds one (``Scan.finish``)."""
-    for node in module.tree.body:
+    for node in _file_system_storages(module.tree.body):
         if (
-            isinstance(node, ast.ClassDef)
-            and not STATIC_STORAGE.search(node.name)
+            not STATIC_STORAGE.search(node.name)
             # PipelineMixin, ManifestFilesMixin: a storage for the static files it builds.
             and not any(STATIC_STORAGE.search(dotted(b) or "") for b in node.bases)
-            and is_file_system_storage(node)
         ):
             yield (
                 node.name,

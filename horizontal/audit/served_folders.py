@@ -39,15 +39,23 @@ def is_data_setting(name: str) -> bool:
 
 
 def find_served_folders(module: PythonModule) -> Iterator[Finding]:
-    """``serve(…, document_root=settings.MEDIA_ROOT)`` or a URL pattern's
-    ``{"document_root": settings.MEDIA_ROOT}``: uploads served from this host's disk.
+    """``serve(…, document_root=settings.MEDIA_ROOT)``, a URL pattern's
+    ``{"document_root": settings.MEDIA_ROOT}`` or WhiteNoise's ``add_files(
+    settings.MEDIA_ROOT, prefix=…)``: uploads served from this host's disk.
     Django's ``static()`` helper is left alone: it returns nothing unless DEBUG."""
     yield from _served_by_libraries(module)
-    if "document_root" not in module.text:
+    if "document_root" not in module.text and ".add_files(" not in module.text:
         return
     for node in ast.walk(module.tree):
         value: ast.AST | None = None
-        if isinstance(node, ast.Dict):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "add_files"
+            and node.args
+        ):
+            value = node.args[0]  # WhiteNoise's ``application.add_files(root, prefix=…)``
+        elif isinstance(node, ast.Dict):
             for key, item in zip(node.keys, node.values, strict=True):
                 if string_value(key) == "document_root":
                     value = item
