@@ -203,11 +203,11 @@ def runs_migrations(command: str) -> bool:
     return _migrates(command) or bool(MIGRATION_SCRIPT.search(command))
 
 
-def _starts_cron(text: str) -> bool:
+def starts_cron(text: str) -> bool:
     return bool(CRON_INSTALL.search(text)) and not PACKAGE_INSTALL.search(text)
 
 
-def _finding(path: str, line: Line, category: str, message: str) -> Finding:
+def line_finding(path: str, line: Line, category: str, message: str) -> Finding:
     return Finding(path, line.number, category, message, line.text)
 
 
@@ -229,7 +229,7 @@ SIGNING_KEY_VARIABLE = lazy_compile(r"(^|_)SECRET_KEY$")
 BEAT_EVERYWHERE = "a scheduler starts in every replica or worker: every job runs N times"
 
 
-def _runs_beat(command: str, context: str) -> bool:
+def runs_beat(command: str, context: str) -> bool:
     """celery worker -B anywhere; beat or runapscheduler alongside a web server."""
     if EMBEDDED_BEAT.search(command):
         return True
@@ -276,13 +276,13 @@ def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
         runs_at_start = instruction in {"CMD", "ENTRYPOINT"}
         command = exec_form(line.text) if runs_at_start else line.text
         if runs_at_start and runs_migrations(command):
-            yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
+            yield line_finding(path, line, "boot-migrate", BOOT_MIGRATE)
         if runs_at_start and resets_shared_state(command):
-            yield _finding(path, line, "boot-reset", BOOT_RESET)
-        if _starts_cron(command) and instruction in {"RUN", "COPY", "ADD", "CMD", "ENTRYPOINT"}:
-            yield _finding(path, line, "image-cron", IMAGE_CRON)
-        if runs_at_start and _runs_beat(command, command):
-            yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
+            yield line_finding(path, line, "boot-reset", BOOT_RESET)
+        if starts_cron(command) and instruction in {"RUN", "COPY", "ADD", "CMD", "ENTRYPOINT"}:
+            yield line_finding(path, line, "image-cron", IMAGE_CRON)
+        if runs_at_start and runs_beat(command, command):
+            yield line_finding(path, line, "scheduler", BEAT_EVERYWHERE)
 
 
 def _starts_server(path: str, lines: list[Line]) -> bool:
@@ -392,14 +392,14 @@ def find_in_shell(
             secrets.add(assigned.group(1))
         if _migrates(line.text):
             if not migration_step and (arm is None or serves):
-                yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
+                yield line_finding(path, line, "boot-migrate", BOOT_MIGRATE)
         elif resets_shared_state(line.text):
             if not migration_step and (arm is None or serves):
-                yield _finding(path, line, "boot-reset", BOOT_RESET)
+                yield line_finding(path, line, "boot-reset", BOOT_RESET)
         elif INTO_FILE.search(line.text) and (
             SECRET_GENERATOR.search(line.text) or _mentions(line.text, secrets)
         ):
-            yield _finding(path, line, "file-write", SECRET_AT_START)
+            yield line_finding(path, line, "file-write", SECRET_AT_START)
             unsaved_keys -= {name for name in signing_keys if _mentions(line.text, {name})}
         elif (
             assigned
@@ -408,14 +408,16 @@ def find_in_shell(
         ):
             # Into the environment the server inherits: a key of this replica's own
             # (reported below unless it is written to a file, reported there).
-            signing_keys[assigned.group(1)] = _finding(path, line, "settings", SECRET_KEY_AT_START)
+            signing_keys[assigned.group(1)] = line_finding(
+                path, line, "settings", SECRET_KEY_AT_START
+            )
             unsaved_keys.add(assigned.group(1))
-        elif _starts_cron(line.text):
-            yield _finding(path, line, "image-cron", IMAGE_CRON)
-        elif _runs_beat(line.text, "gunicorn" if serves else "") and not _only_prints(line.text):
-            yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
+        elif starts_cron(line.text):
+            yield line_finding(path, line, "image-cron", IMAGE_CRON)
+        elif runs_beat(line.text, "gunicorn" if serves else "") and not _only_prints(line.text):
+            yield line_finding(path, line, "scheduler", BEAT_EVERYWHERE)
         elif UWSGI_MEDIA_OPTION.search(line.text):
-            yield _finding(path, _option_line(text, line), "file-write", UWSGI_SERVES_MEDIA)
+            yield line_finding(path, _option_line(text, line), "file-write", UWSGI_SERVES_MEDIA)
     yield from (signing_keys[name] for name in sorted(unsaved_keys))
 
 
@@ -440,111 +442,6 @@ def _option_line(text: str, line: Line) -> Line:
     return line
 
 
-# Procfile process types a platform runs once per deploy (Heroku's release phase,
-# Scalingo's postdeploy hook, Dokku's predeploy/postdeploy), not in each container.
-RELEASE_PHASES = frozenset({"release", "postdeploy", "predeploy"})
-
-
-def find_in_procfile(path: str, text: str) -> Iterator[Finding]:
-    """Each process type runs as its own containers: what every web container starts is
-    judged; a scheduler or cron that is a process type of its own (``clock:``, ``beat:``)
-    runs as many times as that type is scaled, not once per web replica."""
-    for line in logical_lines(text):
-        process, colon, command = line.text.partition(":")
-        if not colon or process.strip() in RELEASE_PHASES:
-            continue  # a release phase: once per deploy, the right place
-        if runs_migrations(command):
-            yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
-        if resets_shared_state(command):
-            yield _finding(path, line, "boot-reset", BOOT_RESET)
-        if _starts_cron(command) and (process.strip() == "web" or SERVER.search(command)):
-            yield _finding(path, line, "image-cron", IMAGE_CRON)
-        if _runs_beat(command, command) and not SCHEDULER_PROCESS.match(process.strip()):
-            yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
-
-
-def find_in_heroku_yml(path: str, text: str) -> Iterator[Finding]:
-    """Heroku's container manifest: each process type under ``run:`` (``web: |`` and the
-    commands below it, or ``command:`` and its list) is judged as a Procfile line at the
-    line that runs it; ``release:`` runs once per deploy and is not read."""
-    lines = text.splitlines()
-    procfile = [""] * len(lines)  # a Procfile with the manifest's line numbers
-    inside = False
-    type_indent: int | None = None
-    process = ""
-    for index, raw in enumerate(lines):
-        stripped = raw.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        indent = len(raw) - len(raw.lstrip())
-        if indent == 0:
-            inside, type_indent, process = stripped.startswith("run:"), None, ""
-            continue
-        if not inside:
-            continue
-        if type_indent is None or indent <= type_indent:
-            type_indent = indent
-            process, _, command = stripped.partition(":")
-        else:
-            command = stripped.removeprefix("- ").removeprefix("command:")
-        command = command.strip().strip("\"'")
-        if command and command not in BLOCK_MARKERS and not command.startswith("image:"):
-            procfile[index] = f"{process}: {command}"
-    yield from find_in_procfile(path, "\n".join(procfile))
-
-
-BLOCK_MARKERS = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
-
-
-# A process type named for the scheduler (``beat: celery worker -B …``, ``clock:``): the
-# type that runs it, scaled to one.
-SCHEDULER_PROCESS = lazy_compile(r"^(celery[_-]?)?(beat|clock|scheduler|cron)$", re.I)
-
-
-def find_in_every_host_hook(path: str, text: str) -> Iterator[Finding]:
-    """mySociety's ``conf/pre_deploy_actions.bash`` and ``conf/post_deploy_actions.bash``:
-    its deploy system runs them on each server it deploys the site to, so what they run
-    (``migrate``) runs once per server, not once per deploy. A hook installs the checkout
-    it deploys (``pip install -e .``): no sign of a developer's start here."""
-    for finding in find_in_shell(path, text, started=True, installs_its_checkout=True):
-        if finding.category == "boot-migrate":
-            finding = finding._replace(message=MIGRATE_ON_EVERY_HOST)
-        yield finding
-
-
-MIGRATE_ON_EVERY_HOST = (
-    "migrate runs in a deploy hook that runs on every server: N servers race to apply "
-    "migrations and old servers meet a new schema mid-rollout"
-)
-
-
-def find_in_platform_profile(path: str, text: str) -> Iterator[Finding]:
-    """An app's ``.profile`` (and the scripts in ``.profile.d/``): Heroku and Cloud
-    Foundry source it in every dyno or instance as it starts, before the process's own
-    command, so what it runs is part of every replica's start."""
-    return find_in_shell(path, text, started=True)
-
-
-# What a systemd unit runs when it starts: on every host the unit is installed on.
-UNIT_START_KEYS = frozenset({"execstartpre", "execstart", "execstartpost"})
-
-
-def find_in_systemd_unit(path: str, text: str) -> Iterator[Finding]:
-    """A service unit's start commands: ``migrate`` or a reset before the server, a worker
-    that embeds beat. A unit that runs beat alone is the scheduler host's (one unit, as a
-    Procfile's ``beat:`` type is), and is not reported."""
-    for line in logical_lines(text):
-        key, equals, command = line.text.partition("=")
-        if not equals or key.strip().lower() not in UNIT_START_KEYS:
-            continue
-        if runs_migrations(command):
-            yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
-        elif resets_shared_state(command):
-            yield _finding(path, line, "boot-reset", BOOT_RESET)
-        elif EMBEDDED_BEAT.search(command):
-            yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
-
-
 # uWSGI static-map/static-map2 of uploaded media: files served from this host's disk.
 MEDIA_MAP = lazy_compile(r"media|upload", re.I)
 
@@ -563,19 +460,19 @@ def find_in_server_config(path: str, text: str) -> Iterator[Finding]:
         if key.startswith("uwsgi_"):
             key = key.removeprefix("uwsgi_").replace("_", "-")
         if key in {"static-map", "static-map2"} and MEDIA_MAP.search(value):
-            yield _finding(path, line, "file-write", UWSGI_SERVES_MEDIA)
+            yield line_finding(path, line, "file-write", UWSGI_SERVES_MEDIA)
         elif _migrates(line.text) or (key in PROGRAM_KEYS and MIGRATION_SCRIPT.search(value)):
-            yield _finding(path, line, "boot-migrate", BOOT_MIGRATE)
+            yield line_finding(path, line, "boot-migrate", BOOT_MIGRATE)
         elif resets_shared_state(line.text):
-            yield _finding(path, line, "boot-reset", BOOT_RESET)
+            yield line_finding(path, line, "boot-reset", BOOT_RESET)
         elif key in {"cron", "cron2", "unique-cron", "legion-cron"}:
-            yield _finding(path, line, "image-cron", "uWSGI cron: every instance runs the job")
-        elif _starts_cron(line.text) and key in PROGRAM_KEYS:
-            yield _finding(path, line, "image-cron", IMAGE_CRON)
+            yield line_finding(path, line, "image-cron", "uWSGI cron: every instance runs the job")
+        elif starts_cron(line.text) and key in PROGRAM_KEYS:
+            yield line_finding(path, line, "image-cron", IMAGE_CRON)
         elif key in PROGRAM_KEYS and (
-            _runs_beat(line.text, "gunicorn") or SCHEDULER_SCRIPT.search(value)
+            runs_beat(line.text, "gunicorn") or SCHEDULER_SCRIPT.search(value)
         ):
-            yield _finding(path, line, "scheduler", BEAT_EVERYWHERE)
+            yield line_finding(path, line, "scheduler", BEAT_EVERYWHERE)
 
 
 def find_in_uwsgi_section(path: str, text: str) -> Iterator[Finding]:
@@ -587,7 +484,7 @@ def find_in_uwsgi_section(path: str, text: str) -> Iterator[Finding]:
 def find_in_crontab(path: str, text: str) -> Iterator[Finding]:
     for line in logical_lines(text):
         if CRON_ENTRY.match(line.text + " "):
-            yield _finding(
+            yield line_finding(
                 path,
                 line,
                 "image-cron",

@@ -15,7 +15,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable
 
-from horizontal.audit import deploy, manifests, web_servers
+from horizontal.audit import deploy, manifests, platform_files, web_servers
 from horizontal.audit.findings import Finding
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.script_names import ENTRYPOINT_NAME
@@ -72,18 +72,18 @@ def text_detector(path: str) -> TextDetector | None:
     if parent in {"cron.d", "crontabs"} and "." not in name:
         return deploy.find_in_crontab
     if name == ".profile" or (parent == ".profile.d" and lower.endswith(".sh")):
-        return deploy.find_in_platform_profile  # Heroku's and Cloud Foundry's start hook
+        return platform_files.find_in_platform_profile  # Heroku's and Cloud Foundry's start hook
     if EVERY_HOST_HOOK.match(lower):
-        return deploy.find_in_every_host_hook  # run on each server a deploy reaches
+        return platform_files.find_in_every_host_hook  # run on each server a deploy reaches
     if lower.endswith((".sh", ".bash")):
         return deploy.find_in_shell
     if lower.endswith((".service", ".service.j2", ".service.tpl", ".service.in")):
-        return deploy.find_in_systemd_unit
+        return platform_files.find_in_systemd_unit
     if lower in {"heroku.yml", "heroku.yaml"}:
-        return deploy.find_in_heroku_yml  # Heroku's container stack: its run: section
+        return platform_files.find_in_heroku_yml  # Heroku's container stack: its run: section
     if lower.startswith("procfile"):
         # ``Procfile.dev``: the processes a developer runs (honcho, foreman).
-        return None if DEVELOPMENT_CONFIG.search(lower) else deploy.find_in_procfile
+        return None if DEVELOPMENT_CONFIG.search(lower) else platform_files.find_in_procfile
     server_config = "uwsgi" in lower or "supervisor" in lower
     if lower.endswith((".ini", ".conf")) and server_config and DEVELOPMENT_CONFIG.search(lower):
         return None  # supervisord-dev.conf, uwsgi.local.ini: a developer's processes
