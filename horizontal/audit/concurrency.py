@@ -277,7 +277,7 @@ def find_timer_threads(module: PythonModule) -> Iterator[Finding]:
         # event loop, a queue consumer, one piece of work at boot) does not multiply.
         if not _target_loops(module, call, name, thread_classes):
             continue
-        if _keeps_its_own_process(module, call):
+        if _keeps_its_own_process(module, call) or _joined_where_started(module, call):
             continue
         why = (
             "starts when the process boots and loops"
@@ -291,6 +291,27 @@ def find_timer_threads(module: PythonModule) -> Iterator[Finding]:
             f"{last_part(name)} {why}: every instance runs its own copy of this work",
             module.line(call.lineno),
         )
+
+
+def _joined_where_started(module: PythonModule, call: ast.Call) -> bool:
+    """``t = threading.Thread(target=poll); t.start(); … finally: t.join()``: the thread
+    ends before the function that starts it returns, a helper of that one call."""
+    function = module.scope(call).function
+    if function is None:
+        return False
+    names = {
+        dotted(target)
+        for node in ast.walk(function)
+        if isinstance(node, ast.Assign) and node.value is call
+        for target in node.targets
+    }
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "join"
+        and dotted(node.func.value) in names
+        for node in ast.walk(function)
+    )
 
 
 # A heartbeat, a lease or lock renewer, a watchdog, a diagnostics sampler: a loop whose job

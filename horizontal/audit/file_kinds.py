@@ -38,9 +38,10 @@ DEVELOPMENT_FOLDER = lazy_compile(r"/(?<!usr/)(local|dev|development)/")
 PROVISIONING = lazy_compile(r"/ansible/")
 # Tools' own ini files: never a server's configuration.
 NOT_UWSGI_INI = frozenset({"tox.ini", "pytest.ini", "setup.cfg", "mypy.ini", "alembic.ini"})
-# A start script, image or manifest for tests: entrypoint-unit-tests.sh, Dockerfile.test.
+# A start script, image or manifest for tests: entrypoint-unit-tests.sh, Dockerfile.test,
+# start-e2e.sh.
 TEST_START_FILE = lazy_compile(
-    r"(^|[-_.])((unit|integration|e2e|smoke)[-_]?)?tests?([-_.]|$)|(^|[-_.])testing([-_.]|$)"
+    r"(^|[-_.])((unit|integration|e2e|smoke)[-_]?)?tests?([-_.]|$)|(^|[-_.])(testing|e2e)([-_.]|$)"
 )
 
 

@@ -231,12 +231,39 @@ def is_file_system_storage(
 
 def _file_system_storages(body: Iterable[ast.stmt]) -> Iterator[ast.ClassDef]:
     """The module's classes that extend ``FileSystemStorage``, directly or through one of
-    its own classes defined above."""
+    its own classes defined above, but for one that stores elsewhere (``S3FileStorage``
+    whose ``_save`` returns ``self._save_to_s3(…)``)."""
     local = {"FileSystemStorage"}
     for node in body:
-        if isinstance(node, ast.ClassDef) and is_file_system_storage(node, local):
+        if (
+            isinstance(node, ast.ClassDef)
+            and is_file_system_storage(node, local)
+            and not _saves_elsewhere(node)
+        ):
             local.add(node.name)
             yield node
+
+
+# A class named for the store it writes to (``S3FileStorage``), whatever it extends.
+REMOTE_NAME = lazy_compile(r"S3|Aws|AWS|Azure|GCS|Gcs|Google|Cloud|Swift|Minio|Remote")
+
+
+def _saves_elsewhere(storage: ast.ClassDef) -> bool:
+    """A ``FileSystemStorage`` subclass named for a remote store whose ``_save`` writes
+    there, never calling ``super()._save`` (one that moves the file into place on this
+    disk, as pulpcore's does, is still local)."""
+    if not REMOTE_NAME.search(storage.name):
+        return False
+    for method in storage.body:
+        if isinstance(method, ast.FunctionDef) and method.name == "_save":
+            return not any(
+                isinstance(node, ast.Attribute)
+                and node.attr == "_save"
+                and isinstance(node.value, ast.Call)
+                and dotted(node.value.func) == "super"
+                for node in ast.walk(method)
+            )
+    return False
 
 
 def storage_subclasses(module: PythonModule, name: str) -> Iterator[str]:

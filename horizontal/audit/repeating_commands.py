@@ -8,6 +8,7 @@ runs the job.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterator
 from typing import NamedTuple
@@ -17,6 +18,11 @@ from horizontal.audit.file_kinds import text_detector
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.migrate_commands import COMMAND_MODULE
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.script_names import (
+    ENTRYPOINT_NAME,
+    named_like_a_start,
+    run_once_or_by_a_developer,
+)
 
 __all__ = ["SleepingCommand", "repeating_programs", "sleeping_command"]
 
@@ -62,6 +68,9 @@ def repeating_programs(
     if not sleeping:
         return
     for path, lines in texts.items():
+        if text_detector(path) is deploy.find_in_shell:
+            yield from _backgrounded_in_a_start(path, lines, sleeping)
+            continue
         if text_detector(path) is not deploy.find_in_server_config:
             continue
         sections = _program_sections(lines)
@@ -75,17 +84,55 @@ def repeating_programs(
                     continue
                 command = sleeping[run.group(1)]
                 if restarts or command.loops:
-                    yield Finding(
-                        path,
-                        number,
-                        "scheduler",
-                        f"{command.name} sleeps and runs again, in every container this "
-                        "supervisor starts: every replica runs the job",
-                        line.strip(),
-                        related=(Location(command.path, command.line),),
-                        fix_text="Run it as a scheduled job that one instance claims (a "
-                        "horizontal @job with runjob), or in one container only.",
-                    )
+                    yield _every_replica(path, number, line, command, "supervisor")
+
+
+def _every_replica(
+    path: str, number: int, line: str, command: SleepingCommand, starter: str
+) -> Finding:
+    return Finding(
+        path,
+        number,
+        "scheduler",
+        f"{command.name} sleeps and runs again, in every container this {starter} starts: "
+        "every replica runs the job",
+        line.strip(),
+        related=(Location(command.path, command.line),),
+        fix_text="Run it as a scheduled job that one instance claims (a horizontal @job "
+        "with runjob), or in one container only.",
+    )
+
+
+# ``./manage.py run_file_uploader &`` / ``run-one-constantly ./manage.py …``: a project
+# command a start script leaves running beside the server, or restarts whenever it ends.
+BACKGROUND_COMMAND = lazy_compile(
+    r"^\s*(run-one-constantly\s+)?\S*(?:manage\.py|django-admin)\s+(\w+)[^&|;]*(&)?\s*$"
+)
+# The script goes on to the server: ``exec "$@"`` (the image's CMD) or a server's start.
+EXECS_ON = lazy_compile(r"^\s*exec\s+\"\$@\"")
+
+
+def _backgrounded_in_a_start(
+    path: str, lines: list[str], sleeping: dict[str, SleepingCommand]
+) -> Iterator[Finding]:
+    """A replica's start script that leaves a sleeping command running in the background
+    (``&``), or restarts it forever (``run-one-constantly``), before the server: every
+    container runs the job."""
+    name = posixpath.basename(path)
+    # ``docker/entrypoints/prod.sh``: a start by its name or its folder's.
+    if not (named_like_a_start(name) or ENTRYPOINT_NAME.search(posixpath.dirname(path))):
+        return
+    if run_once_or_by_a_developer(name) or not any(
+        EXECS_ON.match(line) or deploy.SERVER.search(line) for line in lines
+    ):
+        return
+    for number, line in enumerate(lines, start=1):
+        run = BACKGROUND_COMMAND.match(line)
+        if run is None or run.group(2) not in sleeping or not (run.group(1) or run.group(3)):
+            continue
+        command = sleeping[run.group(2)]
+        if run.group(1) or command.loops:
+            yield _every_replica(path, number, line, command, "start script")
 
 
 def _program_sections(lines: list[str]) -> list[list[tuple[int, str]]]:

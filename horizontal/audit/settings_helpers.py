@@ -11,11 +11,13 @@ tree is read (``Scan.finish``).
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.known import this_host_addresses
+from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.settings_rules import FIXES
 from horizontal.audit.settings_services import SERVICE_SETTING
 from horizontal.audit.settings_values import env_default
@@ -61,11 +63,22 @@ def host_defaults(module: PythonModule) -> Iterator[HostDefault]:
             for node in ast.walk(function):
                 default = env_default(node)
                 text = string_value(default) if default is not None else None
-                if text and _this_host(text):
+                if text and _this_host(text) and not _names_an_environment(node):
                     at = _at(module, node)
                     for name in class_paths(module.path, function.name):
                         yield HostDefault(name, text, at, module.line(at.line))
                     break
+
+
+# ``env.str("SENTRY_ENVIRONMENT", default="localhost")``: the name of a deployment a
+# report is filed under, not an address.
+ENVIRONMENT_NAME = lazy_compile(r"(^|_)ENV(IRONMENT)?(_NAME)?$", re.I)
+
+
+def _names_an_environment(lookup: ast.AST) -> bool:
+    if not isinstance(lookup, ast.Call) or not lookup.args:
+        return False
+    return bool(ENVIRONMENT_NAME.search(string_value(lookup.args[0]) or ""))
 
 
 def uses_of_helpers(module: PythonModule) -> HelperUses:
