@@ -110,6 +110,13 @@ def _alias_values(alias: ast.Dict) -> dict[str, ast.expr]:
     }
 
 
+def _this_host_default(value: ast.expr) -> bool:
+    """``os.environ.get("POSTGRES_HOST", "localhost")``: a default naming this host."""
+    default = env_default(value)
+    text = string_value(default) if default is not None else string_value(value)
+    return bool(text) and next(this_host_addresses(text), None) is not None
+
+
 def _unnamed(value: ast.expr | None) -> bool:
     """A ``NAME`` that is empty, literally or as its environment default: the alias is a
     template the deployment fills in whole (Django refuses an empty database name)."""
@@ -150,12 +157,18 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
     (``localhost``, loopback, a unix socket), the literal or an environment default."""
     ignored = static_or_compared(module.tree)
     # An alias whose NAME is empty too is a template, its empty HOST no address; SQLite
-    # ignores HOST (the file is the finding, sqlite_by_default's).
+    # ignores HOST (the file is the finding, sqlite_by_default's). A NAME read from the
+    # environment with an empty default is one the deployment must set, while a HOST
+    # written as ``localhost`` beside it is what it gets unless it sets that too.
     for _, alias in _database_aliases(module):
         values = _alias_values(alias)
         engine = string_value(values.get("ENGINE")) or ""
-        if _unnamed(values.get("NAME")) or engine.endswith("sqlite3"):
+        name = values.get("NAME")
+        if string_value(name) == "" or engine.endswith("sqlite3"):
             ignored.update(id(node) for node in ast.walk(alias))
+        elif _unnamed(name) and (host := values.get("HOST")) is not None:
+            if not _this_host_default(host):
+                ignored.update(id(node) for node in ast.walk(alias))
     ignored.update(_cache_folders(module))
     chosen = explicitly_chosen(module.tree)
     names = module_strings(module)

@@ -386,9 +386,16 @@ def module_strings(module: PythonModule) -> dict[str, tuple[str, int]]:
         if not isinstance(target, ast.Name):
             continue
         text, line = address_text(statement.value, names)
-        if text and text != "x":
+        if (text and text != "x") or _empty_string(statement.value):
+            # ``REDIS_HOST = os.environ.get("REDIS_HOST", "")``: an empty host, which
+            # ``f"redis://{REDIS_HOST}:6379"`` turns into this host's.
             names[target.id] = (text, line)
     return names
+
+
+def _empty_string(value: ast.expr) -> bool:
+    default = env_default(value)
+    return string_value(default if default is not None else value) == ""
 
 
 def _statements_run_by_default(body: list[ast.stmt]) -> Iterator[ast.stmt]:
