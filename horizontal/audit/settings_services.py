@@ -110,8 +110,10 @@ def _alias_values(alias: ast.Dict) -> dict[str, ast.expr]:
     }
 
 
-def _this_host_default(value: ast.expr) -> bool:
+def _this_host_default(value: ast.expr | None) -> bool:
     """``os.environ.get("POSTGRES_HOST", "localhost")``: a default naming this host."""
+    if value is None:
+        return False
     default = env_default(value)
     text = string_value(default) if default is not None else string_value(value)
     return bool(text) and next(this_host_addresses(text), None) is not None
@@ -164,11 +166,9 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
         values = _alias_values(alias)
         engine = string_value(values.get("ENGINE")) or ""
         name = values.get("NAME")
-        if string_value(name) == "" or engine.endswith("sqlite3"):
+        template = _unnamed(name) and not _this_host_default(values.get("HOST"))
+        if string_value(name) == "" or engine.endswith("sqlite3") or template:
             ignored.update(id(node) for node in ast.walk(alias))
-        elif _unnamed(name) and (host := values.get("HOST")) is not None:
-            if not _this_host_default(host):
-                ignored.update(id(node) for node in ast.walk(alias))
     ignored.update(_cache_folders(module))
     chosen = explicitly_chosen(module.tree)
     names = module_strings(module)
