@@ -144,6 +144,16 @@ def is_test_runners(path: str, tested: AbstractSet[str], served: AbstractSet[str
     return is_served(path, tested) and not is_served(path, served)
 
 
+def _extends_a_dev_module(module: PythonModule) -> bool:
+    """A module whose base, its first star import, is a development or test module by its
+    name (``from app.settings.testing import *``). An override star-imported later
+    (``from .local_settings import *`` at the end) is the operator's, not the base."""
+    for node in module.tree.body:
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            return is_dev_settings((node.module or "").rsplit(".", 1)[-1] + ".py")
+    return False
+
+
 def is_dev_module(
     module: PythonModule,
     children: dict[str, list[PythonModule]],
@@ -158,6 +168,8 @@ def is_dev_module(
     ``tested``: those the test runner's configuration names."""
     if is_dev_settings(module.path) or is_test_runners(module.path, tested, served):
         return True
+    if _extends_a_dev_module(module):
+        return True  # ``from app.settings.testing import *``: the tests' settings, amended
     if is_served(module.path, served):
         return False
     debug = [

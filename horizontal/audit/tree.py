@@ -60,6 +60,8 @@ EXCLUDED_DIRS = frozenset(
         "acceptance_tests",
         "e2e",
         "e2e_tests",
+        "cypress",  # the end-to-end test runners' own trees (their servers' configs too)
+        "playwright",
         "loadtests",
         "load_tests",
         "demo",
