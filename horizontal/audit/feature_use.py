@@ -16,6 +16,7 @@ from horizontal.audit.patterns import lazy_compile
 __all__ = [
     "CACHE_WRITES_SHOWN",
     "UPLOAD_SETTINGS",
+    "cache_uses",
     "cache_write_lines",
     "keeps_state_in_cache",
     "stores_files",
@@ -81,20 +82,25 @@ UPLOAD_SETTINGS = frozenset({"MEDIA_ROOT", "STORAGES['default']"})
 GATE_METHODS = frozenset({"add", "incr", "decr"})
 
 
-def keeps_state_in_cache(
-    text: str, by_hand: bool = False, methods: frozenset[str] = STATE_METHODS
-) -> bool:
-    """Whether this code keeps shared state in the cache (``methods``, a flag set),
+def keeps_state_in_cache(text: str, by_hand: bool = False) -> bool:
+    """Whether this code keeps shared state in the cache (``STATE_METHODS``, a flag set),
     limits a rate there, or (``by_hand``: a command, a script) fills it for other
     processes."""
+    return cache_uses(text, by_hand)[0]
+
+
+def cache_uses(text: str, by_hand: bool = False) -> tuple[bool, bool]:
+    """(keeps shared state in the cache, takes gates or counts there), in one pass: a
+    gate (``GATE_METHODS``, a flag set, a rate limit) is state too."""
     if any(marker in text for marker in RATE_LIMIT_USE):
-        return True
+        return True, True
+    state = False
     for _, method, end in _cache_calls(text):
-        if method in methods or (by_hand and method in SET_METHODS):
-            return True
-        if method == "set" and FLAG_ARGUMENT.match(text, end):
-            return True
-    return False
+        if method in GATE_METHODS or (method == "set" and FLAG_ARGUMENT.match(text, end)):
+            return True, True
+        if method in STATE_METHODS or (by_hand and method in SET_METHODS):
+            state = True
+    return state, False
 
 
 def _cache_calls(text: str) -> Iterator[tuple[int, str, int]]:

@@ -13,12 +13,11 @@ parsing, and the field declaration is one line.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from horizontal.audit.findings import Finding, Location
-from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.patterns import find_all, lazy_compile
 
 # ``file = models.FileField(...)``, ``photo = ThumbnailerImageField(...)`` in a class body.
 FILE_FIELD = lazy_compile(r"^\s+(\w+)\s*(?::[^=]+)?=\s*(?:[\w.]+\.)?\w*(?:FileField|ImageField)\(")
@@ -29,9 +28,9 @@ FILE_FIELD = lazy_compile(r"^\s+(\w+)\s*(?::[^=]+)?=\s*(?:[\w.]+\.)?\w*(?:FileFi
 # ``path`` column names an S3 key), ``x.document.path`` is no local path.
 FORM_MODULE = lazy_compile(r"(^|/)(\w+_)?(forms|serializers|widgets|filters)(_\w+)?(\.py$|/)")
 FORM_FIELD = lazy_compile(r"=\s*(forms|serializers|drf_fields|fields)\.\w+\(")
-RELATION_FIELD = lazy_compile(
-    r"^\s+(\w+)\s*(?::[^=]+)?=\s*(?:[\w.]+\.)?(?:ForeignKey|OneToOneField)\(", re.M
-)
+# What precedes ``ForeignKey(`` on its line in a class body: ``    document = models.``.
+RELATION_TARGET = lazy_compile(r"^\s+(\w+)\s*(?::[^=]+)?=\s*(?:[\w.]+\.)?$")
+RELATION_CALLS = ("ForeignKey(", "OneToOneField(")
 # ``<something>.<name>.path`` not followed by more attribute access or a call (``.path.join``);
 # ``<name>.file.name``, the open file's name, is the same local path on FileSystemStorage.
 PATH_USE = lazy_compile(r"\.(\w+)(\.path|\.file\.name)\b(?![\w.(])")
@@ -91,8 +90,11 @@ class FieldNames:
         self.relations: set[str] = set()
 
     def note(self, name: str, text: str) -> None:
-        if "ForeignKey" in text or "OneToOneField" in text:
-            self.relations.update(RELATION_FIELD.findall(text))
+        for call in RELATION_CALLS:
+            for position in find_all(text, call):
+                line = text[text.rfind("\n", 0, position) + 1 : position]
+                if match := RELATION_TARGET.match(line):
+                    self.relations.add(match.group(1))
         if "FileField" in text or "ImageField" in text:
             form = bool(FORM_MODULE.search(name))
             for field, in_form in file_fields(text):

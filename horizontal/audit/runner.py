@@ -539,12 +539,10 @@ class Scan:
         result = self.result
         if "settings" in text:
             self.settings_read |= settings_unread.names_read(text)
-        if not result.uses_cache and feature_use.keeps_state_in_cache(text, by_hand):
-            result.uses_cache = True
-        if not result.gates_in_cache and feature_use.keeps_state_in_cache(
-            text, methods=feature_use.GATE_METHODS
-        ):
-            result.gates_in_cache = True
+        if not result.gates_in_cache:
+            state, gates = feature_use.cache_uses(text, by_hand)
+            result.uses_cache |= state
+            result.gates_in_cache = gates
         if "DEFAULT_THROTTLE_" in text and is_settings_path(name):
             throttles = feature_use.throttle_lines(name, text)
             if throttles:
