@@ -12,8 +12,8 @@ import ast
 import re
 from collections.abc import Set as AbstractSet
 
+from horizontal.audit.env_lookups import TEST_RUN_FLAG, env_default, is_required_option
 from horizontal.audit.patterns import lazy_compile
-from horizontal.audit.settings_values import TEST_RUN_FLAG, env_default, is_required_option
 from horizontal.audit.source import dotted, last_part, string_value
 
 __all__ = [

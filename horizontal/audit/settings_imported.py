@@ -19,11 +19,12 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
+from horizontal.audit.env_lookups import env_default
 from horizontal.audit.known import PER_INSTANCE_CALLS, PER_INSTANCE_ENVIRONMENT
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.settings_branches import off_by_default_statements
 from horizontal.audit.settings_secrets import random_value_line
-from horizontal.audit.settings_values import env_default, top_level_settings
+from horizontal.audit.settings_values import top_level_settings
 from horizontal.audit.source import PythonModule, dotted, string_value
 
 __all__ = [

@@ -11,6 +11,7 @@ import ast
 from collections.abc import Iterator
 
 from horizontal.audit import known
+from horizontal.audit.env_lookups import env_default
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.known import this_host_addresses
 from horizontal.audit.patterns import lazy_compile
@@ -19,7 +20,6 @@ from horizontal.audit.settings_rules import FIXES, SQLITE_URLS, _finding
 from horizontal.audit.settings_values import (
     KeyPath,
     address_text,
-    env_default,
     module_strings,
     strings_with_paths,
     top_level_settings,

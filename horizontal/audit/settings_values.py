@@ -13,20 +13,21 @@ from __future__ import annotations
 import ast
 import copy
 import posixpath
-import re
 from collections.abc import Callable, Iterator, Sequence
 
+from horizontal.audit.env_lookups import (
+    env_default,
+    is_required_option,
+)
 from horizontal.audit.known import this_host_addresses
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.settings_branches import off_by_default, on_by_default
 from horizontal.audit.source import PythonModule, dotted, keyword, last_part, string_value
 
 __all__ = [
-    "TEST_RUN_FLAG",
     "KeyPath",
     "address_text",
     "apply_env_schema",
-    "env_default",
-    "is_required_option",
     "module_strings",
     "mutated_in_place",
     "replacement_check",
@@ -301,10 +302,6 @@ def apply_env_schema(module: PythonModule) -> None:
                 module.schema_defaults.add(id(value))
 
 
-# Methods of an environment or configuration object whose second argument is a default.
-ENV_READERS = frozenset(
-    {"get", "str", "bool", "int", "float", "list", "tuple", "dict", "json", "url", "path"}
-)
 # The setting each URL variable configures.
 URL_SETTINGS = {"CACHE_URL": "CACHES", "DATABASE_URL": "DATABASES"}
 IMPLIED_VARIABLES = {
@@ -314,63 +311,6 @@ IMPLIED_VARIABLES = {
     "cache_url": "CACHE_URL",
     "search_url": "SEARCH_URL",
 }
-
-
-def env_default(node: ast.AST) -> ast.AST | None:
-    """The default of ``os.getenv("X", d)``/``env("X", default=d)``/``config(...)``."""
-    if not isinstance(node, ast.Call):
-        return None
-    for keyword_ in node.keywords:
-        if keyword_.arg in {"default", "fallback"}:  # environ/decouple; configparser
-            return keyword_.value
-    # A positional default only where the second argument is one: os.getenv("X", d),
-    # os.environ.get("X", d), getattr(settings, "X", d); configparser's get(section,
-    # option) takes an option there.
-    function = dotted(node.func) or ""
-    positional = function.endswith(("getenv", "environ.get")) or function == "getattr"
-    if positional and function == "getattr" and len(node.args) >= 3:
-        return node.args[2]
-    if positional and len(node.args) >= 2 and string_value(node.args[0]) is not None:
-        return node.args[1]
-    # django-environ's typed readers take the default second: env.bool("X", False),
-    # env.str("X", "redis://localhost"); a config mapping's .get("DB_HOST", ""), where the
-    # mapping is named like one (config, secrets, settings_yaml).
-    receiver, _, method = function.rpartition(".")
-    if (
-        len(node.args) >= 2
-        and ENV_NAME.match(string_value(node.args[0]) or "")
-        and receiver
-        and ENV_WRAPPER.search(last_part(receiver))
-        and method in ENV_READERS
-    ):
-        return node.args[1]
-    # django-configurations: values.Value("localhost", environ_name="DB_HOST") and its
-    # kinds (DatabaseURLValue, SecretValue, a project's SecretFileValue) default to the
-    # first argument.
-    if (
-        last_part(function).endswith("Value")
-        and node.args
-        and (
-            function.startswith("values.")
-            or any(k.arg in {"environ_name", "environ_prefix", "environ"} for k in node.keywords)
-        )
-    ):
-        return node.args[0]
-    # A project's own wrapper: get_secret("DB_HOST", ""), env_or("REDIS_URL", "redis://…").
-    if (
-        len(node.args) == 2
-        and ENV_WRAPPER.search(last_part(function))
-        and ENV_NAME.match(string_value(node.args[0]) or "")
-    ):
-        return node.args[1]
-    return None
-
-
-ENV_WRAPPER = lazy_compile(
-    r"(^|_)(env|environ|secret|secrets|config|setting|var)(_|$)|^get_(str|string|int|bool|list)$",
-    re.I,
-)
-ENV_NAME = lazy_compile(r"^[A-Z][A-Z0-9_]*$")
 
 
 def module_strings(module: PythonModule) -> dict[str, tuple[str, int]]:
@@ -404,9 +344,6 @@ def _statements_run_by_default(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     statements are not bindings at the top level)."""
     for statement in body:
         if isinstance(statement, ast.If):
-            # settings_branches reads settings_values: imported here, where it is needed.
-            from horizontal.audit.settings_branches import off_by_default, on_by_default
-
             if off_by_default(statement.test):
                 yield from _statements_run_by_default(statement.orelse)
                 continue
@@ -414,25 +351,6 @@ def _statements_run_by_default(body: list[ast.stmt]) -> Iterator[ast.stmt]:
                 yield from _statements_run_by_default(statement.body)
                 continue
         yield statement
-
-
-# TESTING, IS_TEST_RUN, RUNNING_TESTS: a flag that is true only under a test run.
-TEST_RUN_FLAG = lazy_compile(r"^(IS_)?(RUNNING_)?(UNIT_)?(PY)?TEST(S|ING)?(_MODE|_RUN)?$")
-
-
-def is_required_option(call: ast.Call) -> bool:
-    """``required=True``, or ``required=not TESTING`` (true outside a test run)."""
-    for option in call.keywords:
-        if option.arg not in {"required", "environ_required"}:  # environs; configurations
-            continue
-        value = option.value
-        if isinstance(value, ast.Constant) and value.value is True:
-            return True
-        if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
-            return isinstance(value.operand, ast.Name) and bool(
-                TEST_RUN_FLAG.match(value.operand.id)
-            )
-    return False
 
 
 def address_text(node: ast.AST, names: dict[str, tuple[str, int]]) -> tuple[str, int]:
