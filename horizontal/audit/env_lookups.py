@@ -95,3 +95,16 @@ def is_required_option(call: ast.Call) -> bool:
                 TEST_RUN_FLAG.match(value.operand.id)
             )
     return False
+
+
+def empty_default(node: ast.AST) -> bool:
+    """The environment default is empty, through nested lookups too
+    (``os.getenv("DB_HOST", config.get("database", "host", fallback=""))``)."""
+    default = env_default(node)
+    for _ in range(3):
+        if isinstance(default, ast.Constant):
+            return default.value == ""
+        if default is None:
+            return False
+        default = env_default(default)
+    return False

@@ -11,7 +11,7 @@ import ast
 from collections.abc import Iterator
 
 from horizontal.audit import known
-from horizontal.audit.env_lookups import env_default
+from horizontal.audit.env_lookups import empty_default, env_default
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.known import this_host_addresses
 from horizontal.audit.patterns import lazy_compile
@@ -122,7 +122,7 @@ def _this_host_default(value: ast.expr | None) -> bool:
 def _unnamed(value: ast.expr | None) -> bool:
     """A ``NAME`` that is empty, literally or as its environment default: the alias is a
     template the deployment fills in whole (Django refuses an empty database name)."""
-    return value is not None and (string_value(value) == "" or _empty_default(value))
+    return value is not None and (string_value(value) == "" or empty_default(value))
 
 
 def databases_without_host(module: PythonModule) -> Iterator[Finding]:
@@ -197,7 +197,7 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
             # literal HOST is what production gets, as much as an environment default.
             continue
         text, line = address_text(node, names)
-        if setting == "DATABASES" and path[2:] == ("HOST",) and _empty_default(node):
+        if setting == "DATABASES" and path[2:] == ("HOST",) and empty_default(node):
             # In a branch an option chose (``if os.getenv("DB") == "postgres":``) the
             # operator configures the server; left to the default, it is this host's.
             if line not in seen and id(node) not in chosen:
@@ -265,7 +265,7 @@ def _url_path(setting: str, text: str) -> bool:
 def _empty_directly(node: ast.AST) -> bool:
     """``""`` itself or an environment lookup defaulting to it: not a fallback chain
     (``os.getenv(...) or ""``, ``x if x else build_url(...)``) whose other arm decides."""
-    return string_value(node) == "" or _empty_default(node)
+    return string_value(node) == "" or empty_default(node)
 
 
 def _eager_without_broker(module: PythonModule, setting: str) -> bool:
@@ -287,19 +287,6 @@ def _eager_without_broker(module: PythonModule, setting: str) -> bool:
 def _assigned_whole(module: PythonModule) -> set[int]:
     """``id()`` of each top-level assignment's whole value (not a part of an expression)."""
     return {id(s.value) for s in module.tree.body if isinstance(s, ast.Assign)}
-
-
-def _empty_default(node: ast.AST) -> bool:
-    """The environment default is empty, through nested lookups too
-    (``os.getenv("DB_HOST", config.get("database", "host", fallback=""))``)."""
-    default = env_default(node)
-    for _ in range(3):
-        if isinstance(default, ast.Constant):
-            return default.value == ""
-        if default is None:
-            return False
-        default = env_default(default)
-    return False
 
 
 def _database_setting(setting: str) -> bool:

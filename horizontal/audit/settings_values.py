@@ -16,6 +16,7 @@ import posixpath
 from collections.abc import Callable, Iterator, Sequence
 
 from horizontal.audit.env_lookups import (
+    empty_default,
     env_default,
     is_required_option,
 )
@@ -326,16 +327,15 @@ def module_strings(module: PythonModule) -> dict[str, tuple[str, int]]:
         if not isinstance(target, ast.Name):
             continue
         text, line = address_text(statement.value, names)
-        if (text and text != "x") or _empty_string(statement.value):
+        if (
+            (text and text != "x")
+            or string_value(statement.value) == ""
+            or empty_default(statement.value)
+        ):
             # ``REDIS_HOST = os.environ.get("REDIS_HOST", "")``: an empty host, which
             # ``f"redis://{REDIS_HOST}:6379"`` turns into this host's.
             names[target.id] = (text, line)
     return names
-
-
-def _empty_string(value: ast.expr) -> bool:
-    default = env_default(value)
-    return string_value(default if default is not None else value) == ""
 
 
 def _statements_run_by_default(body: list[ast.stmt]) -> Iterator[ast.stmt]:
