@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 from horizontal.audit import deploy
 from horizontal.audit.file_kinds import is_dockerfile, text_detector
-from horizontal.audit.findings import Finding
+from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
 
 __all__ = ["without_host_housekeeping"]
@@ -29,6 +29,7 @@ SCRIPT = lazy_compile(r"[\w./-]+\.(?:sh|bash)\b")
 # ``echo "0 3 * * * root find /tmp …" > /etc/cron.d/cleanup`` in a Dockerfile's RUN.
 ECHOED_JOB = lazy_compile(r"""echo\s+(["'])(?P<job>.+?)\1\s*>>?\s*/etc/cron""")
 CRONTAB_ENTRY_MESSAGE = "crontab entry:"
+INSTALLED_CRONTAB = lazy_compile(r"/etc/cron\.d/([\w.-]+)")
 
 
 def without_host_housekeeping(
@@ -46,6 +47,7 @@ def without_host_housekeeping(
                 jobs = [job for path in named for job in _crontab_jobs(texts[path])]
                 if not jobs:
                     continue  # an empty crontab: nothing runs
+                finding = _with_jobs_related(finding, named, texts)
             else:
                 jobs = list(_image_jobs(posixpath.dirname(finding.path), texts))
             if jobs and not any(_project_work(job, texts) for job in jobs):
@@ -54,10 +56,26 @@ def without_host_housekeeping(
     return kept
 
 
+def may_be_installed_crontab(path: str) -> bool:
+    """``scripts/app-crontasks``, ``deploy/cronjobs``: named for cron, with no suffix, so
+    no rule reads it; it matters only where a hook installs it by name."""
+    name = posixpath.basename(path).lower()
+    return "cron" in name and "." not in name
+
+
 def _crontabs_named(source: str, texts: dict[str, list[str]]) -> list[str]:
-    """The crontab files of the tree whose path ``source`` (a start file's text) names."""
+    """The crontab files of the tree whose path ``source`` (a start file's text) names, or
+    that it installs under their own name (``/etc/cron.d/app-crontasks``)."""
+    installed = {match.group(1) for match in INSTALLED_CRONTAB.finditer(source)}
     return [
-        path for path in texts if path in source and text_detector(path) is deploy.find_in_crontab
+        path
+        for path in texts
+        if (path in source and text_detector(path) is deploy.find_in_crontab)
+        or (
+            posixpath.basename(path) in installed
+            and may_be_installed_crontab(path)
+            and any(_crontab_jobs(texts[path]))
+        )
     ]
 
 
@@ -65,6 +83,20 @@ def _crontab_jobs(lines: list[str]) -> Iterable[str]:
     for line in deploy.logical_lines("\n".join(lines)):
         if deploy.CRON_ENTRY.match(line.text + " "):
             yield line.text
+
+
+def _with_jobs_related(finding: Finding, named: list[str], texts: dict[str, list[str]]) -> Finding:
+    """The install with the jobs of the crontabs it installs by name as related places (a
+    crontab file read as one reports its own jobs)."""
+    jobs = [
+        Location(path, line.number)
+        for path in named
+        if text_detector(path) is not deploy.find_in_crontab
+        for line in deploy.logical_lines("\n".join(texts[path]))
+        if deploy.CRON_ENTRY.match(line.text + " ")
+    ]
+    new = [place for place in jobs if place not in finding.related]
+    return finding._replace(related=(*finding.related, *new)) if new else finding
 
 
 def _image_jobs(folder: str, texts: dict[str, list[str]]) -> Iterable[str]:

@@ -18,6 +18,10 @@ from horizontal.audit.source import dotted, last_part, string_value
 # Methods of an environment or configuration object whose second argument is a default.
 ENV_READERS = frozenset(
     {"get", "str", "bool", "int", "float", "list", "tuple", "dict", "json", "url", "path"}
+    # The URL readers: django-environ's env.db_url("DATABASE_URL", "sqlite://…") and
+    # environs' env.dj_db_url(…) take their default second too.
+    | {"db", "db_url", "cache", "cache_url", "search_url", "email_url"}
+    | {"dj_db_url", "dj_cache_url", "dj_email_url"}
 )
 
 

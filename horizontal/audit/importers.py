@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from horizontal.audit.patterns import lazy_compile
 
-__all__ = ["command_only_modules", "imported_names"]
+__all__ = ["command_only_modules", "found_by_name", "imported_names"]
 
 # One import statement, matched at the start of its line (found with str.find: a regex
 # anchored at every line start of every file costs more than the rest of this module).
@@ -97,6 +97,14 @@ def imported_names(name: str, text: str) -> set[str]:
     return found
 
 
+def found_by_name(name: str) -> bool:
+    """A module Django, Celery or a plugin system loads by its name (never command-only)."""
+    return (
+        posixpath.basename(name).removesuffix(".py") in FOUND_BY_NAME
+        or "/templatetags/" in f"/{name}"
+    )
+
+
 def command_only_modules(imports: dict[str, set[str]], by_hand: Iterable[str]) -> set[str]:
     """Files that some project module imports and that only commands, scripts or other
     such files import (``by_hand``: commands and scripts, by file name)."""
@@ -115,13 +123,7 @@ def command_only_modules(imports: dict[str, set[str]], by_hand: Iterable[str]) -
             for found in by_suffix.get(target, ()):
                 if found != name:
                     importers.setdefault(found, set()).add(name)
-    candidates = {
-        name
-        for name in importers
-        if name not in hand
-        and posixpath.basename(name).removesuffix(".py") not in FOUND_BY_NAME
-        and "/templatetags/" not in f"/{name}"
-    }
+    candidates = {name for name in importers if name not in hand and not found_by_name(name)}
     only: set[str] = set()
     changed = True
     while changed:

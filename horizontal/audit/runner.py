@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from horizontal.audit import (
     boot_threads,
     caches,
+    command_callers,
     concurrency,
     cron_jobs,
     datadirs,
@@ -152,6 +153,7 @@ class Scan:
         self.wanted = wanted
         self.result = AuditResult()
         self.texts: dict[str, list[str]] = {}
+        self.python_texts: list[tuple[str, str]] = []  # every module's, for command_callers
         self.settings_groups: dict[str, list[PythonModule]] = {}
         # Dotted paths of the project's own FileSystemStorage subclasses (app.storage.Media).
         self.local_storages: set[str] = set()
@@ -403,7 +405,10 @@ class Scan:
         """What commands and scripts are spared (their writes, memos, state, threads and
         schedulers), spared in the modules only they import too."""
         only = importers.command_only_modules(self.imports, self.by_hand)
-        return [f for f in findings if f.category not in RUN_BY_HAND_SPARES or f.path not in only]
+        kept = [f for f in findings if f.category not in RUN_BY_HAND_SPARES or f.path not in only]
+        return command_callers.without_what_only_commands_call(
+            kept, RUN_BY_HAND_SPARES, self.python_texts, self.by_hand
+        )
 
     def _setting_lines(self, setting: str) -> list[Location]:
         """Where the settings modules assign ``setting`` (the last assignment of each)."""
@@ -438,6 +443,12 @@ class Scan:
                 if "boot-migrate" in self.wanted:
                     yield from compose_rules.find_in_compose(name, self.texts[name])
             return
+        if detector is None and cron_jobs.may_be_installed_crontab(name):
+            # ``scripts/app-crontasks``: no rule of its own, but a hook that installs it
+            # as ``/etc/cron.d/app-crontasks`` is judged by its jobs (cron_jobs.py).
+            if (crontab := read_text(path)) is not None:
+                self.texts[name] = crontab.splitlines()
+            return
         text = read_text(path) if detector else None
         if detector is None or text is None:
             return
@@ -463,6 +474,7 @@ class Scan:
         if text is None or MIGRATION_MODULE in text:
             return  # unreadable, or a migration: it runs once, in migrate
         by_hand = _run_by_hand(name, text)
+        self.python_texts.append((name, text))
         self._note_uses(name, text, by_hand)
         if "Storage(" in text and not by_hand:
             self.storages_built.update(STORAGE_BUILT.findall(text))

@@ -160,9 +160,36 @@ def mentions_temp(
                 and child.func.attr in scratch.methods
             ):
                 return True
-        elif isinstance(child, ast.Call) and _makes_temp(last_part(call_name(module, child))):
+        elif _named_per_call_in_tmp(child) or (
+            isinstance(child, ast.Call) and _makes_temp(last_part(call_name(module, child)))
+        ):
             return True
     return False
+
+
+def _named_per_call_in_tmp(node: ast.AST) -> bool:
+    """``"/tmp/{}".format(name)``, ``f"/tmp/{name}"``, ``"/tmp/%s" % name``: a path in the
+    temp folder named for this call, like ``mkstemp()``'s. A fixed name there
+    (``"/tmp/report.pdf"``) is one file every request shares, and is not."""
+    if isinstance(node, ast.JoinedStr):
+        head = node.values[0] if node.values else None
+        dynamic = any(isinstance(value, ast.FormattedValue) for value in node.values)
+        return dynamic and isinstance(head, ast.Constant) and _in_tmp(head.value)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        template = node.func.value
+        return (
+            node.func.attr == "format"
+            and bool(node.args or node.keywords)
+            and isinstance(template, ast.Constant)
+            and _in_tmp(template.value)
+        )
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        return isinstance(node.left, ast.Constant) and _in_tmp(node.left.value)
+    return False
+
+
+def _in_tmp(value: object) -> bool:
+    return isinstance(value, str) and value.startswith("/tmp/")
 
 
 def caller_cleans_up(module: PythonModule, function: FunctionNode, names: set[str]) -> bool:

@@ -1,0 +1,113 @@
+"""Functions that only commands and scripts call: what they do happens where an operator
+runs them.
+
+``importers.py`` spares the modules only commands import. A helper in a module that
+request code imports too (``CsvMeta.trim_extra_fields``, beside the upload form's
+``CsvMeta``) is judged by its name: when every mention of it outside its own ``def`` is
+in a command or a script, it runs once, on the operator's host. A name mentioned nowhere
+else is kept, and so is any function of a module Django or a task runner finds by its
+name (``views.py``, ``tasks.py``): they may call it by itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from horizontal.audit.findings import Finding
+from horizontal.audit.importers import found_by_name
+from horizontal.audit.patterns import lazy_compile
+
+__all__ = ["without_what_only_commands_call"]
+
+DEFINITION = lazy_compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]+(\w+)")
+CLASS = lazy_compile(r"^([ \t]*)class[ \t]+\w+")
+# Shorter names (``run``, ``save``) are everywhere; a helper worth judging is named.
+SHORTEST_NAME = 6
+
+
+def without_what_only_commands_call(
+    findings: list[Finding],
+    categories: Iterable[str],
+    python_texts: list[tuple[str, str]],
+    by_hand: set[str],
+) -> list[Finding]:
+    """``findings`` without those (in ``categories``) inside a function that only
+    commands and scripts call."""
+    spared = frozenset(categories)
+    texts = dict(python_texts)
+    functions: dict[int, set[str]] = {}  # finding index: the functions its places are in
+    for index, finding in enumerate(findings):
+        if finding.category not in spared or finding.path in by_hand:
+            continue  # a command's own code was judged by the rule that found it
+        if found_by_name(finding.path):
+            continue  # views.py, tasks.py: Django or a worker may call it by its name
+        text = texts.get(finding.path)
+        if text is None:
+            continue
+        # A finding that groups writes is spared only if every one of them is.
+        lines = [finding.line] + [r.line for r in finding.related if r.path == finding.path]
+        names = {_outermost_function(text, line) for line in lines}
+        if all(name and len(name) >= SHORTEST_NAME and not name.startswith("__") for name in names):
+            functions[index] = {name for name in names if name}
+    if not functions:
+        return findings
+    only_by_hand = {
+        name
+        for name in set().union(*functions.values())
+        if _mentioned_only_by_hand(name, python_texts, by_hand)
+    }
+    return [
+        finding
+        for index, finding in enumerate(findings)
+        if index not in functions or not functions[index] <= only_by_hand
+    ]
+
+
+def _outermost_function(text: str, line: int) -> str | None:
+    """The function, or the top-level class's method, that holds ``line``: read back
+    through the headers of the blocks around it, the last ``def`` before column 0."""
+    lines = text.splitlines()
+    if not 0 < line <= len(lines):
+        return None
+    source = lines[line - 1]
+    indent = len(source) - len(source.lstrip())
+    found: str | None = None
+    for number in range(line - 1, 0, -1):
+        if indent == 0:
+            break
+        source = lines[number - 1]
+        stripped = source.lstrip()
+        depth = len(source) - len(stripped)
+        if not stripped or stripped.startswith(("#", ")", "]", "}")) or depth >= indent:
+            continue  # inside the block, or a blank, comment or closing line
+        if definition := DEFINITION.match(source):
+            found = definition.group(2)
+        elif CLASS.match(source) and depth == 0:
+            break  # a method of a top-level class: the def found is the one
+        indent = depth
+    return found
+
+
+def _mentioned_only_by_hand(
+    name: str, python_texts: list[tuple[str, str]], by_hand: set[str]
+) -> bool:
+    word = re.compile(rf"\b{name}\b")
+    by_hand_mentions = 0
+    for path, text in python_texts:
+        if name not in text:
+            continue
+        mentions = sum(
+            1 for line in text.splitlines() if word.search(line) and not _defines(line, name)
+        )
+        if not mentions:
+            continue
+        if path not in by_hand:
+            return False
+        by_hand_mentions += mentions
+    return by_hand_mentions > 0
+
+
+def _defines(line: str, name: str) -> bool:
+    definition = DEFINITION.match(line)
+    return definition is not None and definition.group(2) == name
