@@ -26,6 +26,7 @@ from horizontal.audit import (
     files,
     importers,
     migrate_commands,
+    private_media,
     repeating_commands,
     services,
     settings_unread,
@@ -117,6 +118,7 @@ class AuditResult:
         self.uses_cache = False  # shared state kept in the cache (feature_use)
         self.gates_in_cache = False  # gates and counters, which a DummyCache breaks
         self.uses_channel_layer = False
+        self.uses_private_media = False  # django-privates' fields or storage (private_media)
         self.stores_files = False
         self.read_models = False  # whether the facts above describe a project's code
         # Python files that needed a parse and that this interpreter cannot parse (newer
@@ -154,6 +156,7 @@ class Scan:
         self.result = AuditResult()
         self.texts: dict[str, list[str]] = {}
         self.python_texts: list[tuple[str, str]] = []  # every module's, for command_callers
+        self.private_media_uses: list[Location] = []  # django-privates' fields, storages
         self.settings_groups: dict[str, list[PythonModule]] = {}
         # Dotted paths of the project's own FileSystemStorage subclasses (app.storage.Media).
         self.local_storages: set[str] = set()
@@ -313,6 +316,9 @@ class Scan:
         self.result.findings = storage_with_its_consequences(
             storage_with_its_setting(self.result.findings), self.upload_fields
         )
+        self.result.findings = private_media.with_private_media_uses(
+            self.result.findings, self.private_media_uses
+        )
         self.result.findings = files.secret_with_its_file(self.result.findings)
         self.result.findings = services.one_huey_schedule(self.result.findings, self.texts)
         self.result.findings.sort()
@@ -424,6 +430,8 @@ class Scan:
         if not self.result.read_models:
             return frozenset()
         unused = frozenset() if self.result.uses_channel_layer else frozenset({"CHANNEL_LAYERS"})
+        if not self.result.uses_private_media:
+            unused |= {"PRIVATE_MEDIA_ROOT"}
         return unused if self.result.stores_files else unused | feature_use.UPLOAD_SETTINGS
 
     def keep(self, finding: Finding) -> None:
@@ -567,6 +575,10 @@ class Scan:
                 self.cache_writes += writes[:room]
         if not result.uses_channel_layer and feature_use.uses_channel_layer(text):
             result.uses_channel_layer = True
+        if private_media.USES in text and not by_hand and not is_settings_path(name):
+            result.uses_private_media = True
+            room = private_media.USES_SHOWN - len(self.private_media_uses)
+            self.private_media_uses += private_media.use_lines(name, text)[: max(room, 0)]
         if not result.stores_files:
             result.stores_files = feature_use.stores_files(name, text, is_settings_path(name))
         if not result.read_models and MODELS_MODULE.search(f"/{name}"):

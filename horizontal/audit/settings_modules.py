@@ -36,6 +36,7 @@ from horizontal.audit.settings_rules import (
     django_defaults_copied,
     implicit_defaults,
     option_places,
+    private_media_root,
     sqlite_by_default,
 )
 from horizontal.audit.settings_secrets import (
@@ -45,7 +46,9 @@ from horizontal.audit.settings_secrets import (
     is_shared_secret_setting,
 )
 from horizontal.audit.settings_services import databases_without_host, services_on_this_host
+from horizontal.audit.settings_setdefaults import apply_env_setdefaults
 from horizontal.audit.settings_star_imports import (
+    absolute_import_name,
     has_star_import,
     star_imported_below,
     star_imported_modules,
@@ -117,6 +120,7 @@ def find_settings_problems(
         return  # a file named *settings* that is not a Django settings module
     children = star_importers(modules)
     production = [m for m, _ in assigned if not is_dev_module(m, children, served, tested)]
+    apply_env_setdefaults(modules, children, production)
     # What production sees: development and test modules do not count as "set".
     everything: set[str] = set().union(*(a.keys() for m, a in assigned if m in production))
     found: list[Finding] = []
@@ -141,6 +145,7 @@ def find_settings_problems(
             *services_on_this_host(module),
             *sqlite_by_default(module),
             *django_defaults_copied(module, settings),
+            *private_media_root(module, settings),
         ):
             if not replaced(finding.line):
                 found.append(finding)
@@ -411,17 +416,34 @@ def star_imported_helpers(
             for start in range(len(parts)):
                 by_suffix.setdefault(".".join(parts[start:]), []).append(path)
     found: dict[str, frozenset[str]] = {}
+    present = set(paths)
     for module in modules:
         for node in module.tree.body:
             if not (isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)):
                 continue
-            if node.level or not node.module or node.module in found:
+            if node.level and node.module:
+                # ``from .app.csp import *``: the file beside the importer, by its path.
+                dotted = absolute_import_name(module.path, node)
+                candidates = [
+                    path
+                    for path in (
+                        f"{dotted.replace('.', '/')}.py",
+                        f"{dotted.replace('.', '/')}/__init__.py",
+                    )
+                    if path in present
+                ]
+                key = dotted
+            elif node.level or not node.module:
                 continue
-            candidates = by_suffix.get(node.module, [])
+            else:
+                candidates = by_suffix.get(node.module, [])
+                key = node.module
+            if key in found:
+                continue
             text = read(candidates[0]) if len(candidates) == 1 else None
             names = _top_level_names(text) if text is not None else None
             if names is not None:
-                found[node.module] = names
+                found[key] = names
     return found
 
 

@@ -30,6 +30,7 @@ from horizontal.audit.known import (
     cache_url_backend,
 )
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.private_media import PRIVATE_MEDIA_MESSAGE
 from horizontal.audit.settings_branches import explicitly_chosen, static_or_compared
 from horizontal.audit.settings_values import (
     address_text,
@@ -335,6 +336,20 @@ def implicit_defaults(
         yield finding._replace(related=tuple(dict.fromkeys(places)))
 
 
+def private_media_root(
+    module: PythonModule, settings: dict[str, list[ast.stmt]]
+) -> Iterator[Finding]:
+    """django-privates' folder (``private_media.py``): its files are on this host's disk,
+    served from there by django-sendfile's ``SENDFILE_ROOT`` when it is set beside it."""
+    statements = settings.get("PRIVATE_MEDIA_ROOT")
+    if not statements:
+        return
+    served = [s.lineno for name in SENDFILE_SETTINGS for s in settings.get(name, [])]
+    yield _finding(
+        module, statements[-1].lineno, PRIVATE_MEDIA_MESSAGE, FIXES["PRIVATE_MEDIA_ROOT"]
+    )._replace(related=tuple(Location(module.path, line) for line in served))
+
+
 def option_places(module: PythonModule, line: int) -> list[Location]:
     """For a statement on ``line`` inside a top-level ``if OPTION:``: the statement, the
     ``if`` line, and where ``OPTION`` is assigned at the top level (its default)."""
@@ -364,17 +379,23 @@ def _installed_at(settings: dict[str, list[ast.stmt]], app: str) -> int:
 
 
 def _finding(module: PythonModule, line: int, message: str, fix: str = "") -> Finding:
-    """A settings finding at ``line``; a default an environment schema declares elsewhere
-    in the module (``environ.Env(DB_HOST=(str, ""))``) has the schema's line related."""
+    """A settings finding at ``line``; a default declared elsewhere (an environment
+    schema's ``environ.Env(DB_HOST=(str, ""))``, an importer's ``os.environ.setdefault``)
+    has that place related."""
     declared = module.declared_defaults.get(line)
-    related = (Location(module.path, declared),) if declared and declared != line else ()
+    related = (Location(*declared),) if declared and declared != (module.path, line) else ()
     return Finding(
         module.path, line, "settings", message, module.line(line), related=related, fix_text=fix
     )
 
 
 # The fix for each setting the audit reports, by the name the catalogue gives it.
+SENDFILE_SETTINGS = ("SENDFILE_ROOT", "SENDFILE_BACKEND")
+
 FIXES: dict[str, str] = {
+    "PRIVATE_MEDIA_ROOT": "Give the private file fields a storage every instance reads (an "
+    "S3 bucket without public access, served through signed URLs), or put "
+    "PRIVATE_MEDIA_ROOT on a volume every instance mounts.",
     "HAYSTACK_CONNECTIONS": "Point HAYSTACK_CONNECTIONS at a search server every instance "
     "shares (Elasticsearch, OpenSearch or Solr).",
     "CACHES": "Point CACHES['default'] at the shared Redis (django.core.cache.backends.redis."

@@ -13,6 +13,7 @@ from horizontal.audit.settings_values import top_level_settings
 from horizontal.audit.source import PythonModule
 
 __all__ = [
+    "absolute_import_name",
     "has_star_import",
     "star_imported_below",
     "star_imported_modules",
@@ -99,7 +100,7 @@ def star_imported_settings(
     for node in module.tree.body:
         if not (isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)):
             continue
-        dotted_name = _absolute_name(module.path, node)
+        dotted_name = absolute_import_name(module.path, node)
         # A relative name is built from the path: the tree may be scanned from above the
         # import root, so its shorter suffixes are tried as well.
         candidates = [dotted_name]
@@ -116,7 +117,7 @@ def star_imported_settings(
     return names
 
 
-def _absolute_name(importer: str, node: ast.ImportFrom) -> str:
+def absolute_import_name(importer: str, node: ast.ImportFrom) -> str:
     """``from crm.settings import *``: ``crm.settings``; relative: from ``importer``'s path."""
     if not node.level:
         return node.module or ""

@@ -286,7 +286,7 @@ def apply_env_schema(module: PythonModule) -> None:
             # At the call's place: the setting that reads it decides (and may replace it).
             default = ast.copy_location(copy.copy(defaults[name]), node)
             node.keywords.append(ast.keyword(arg="default", value=default))
-            module.declared_defaults[node.lineno] = defaults[name].lineno
+            module.declared_defaults[node.lineno] = (module.path, defaults[name].lineno)
     # A default is judged at the calls that read it; one for a URL whose setting the
     # module assigns without reading it (``CACHE_URL=(str, "locmemcache://")`` beside a
     # literal ``CACHES``) is read by nothing.

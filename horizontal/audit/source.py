@@ -67,9 +67,10 @@ class PythonModule:
         # Class-based settings: the line of the class production runs (settings_classes.py),
         # where a setting it leaves unset is decided.
         self.decided_at = 0
-        # django-environ: the line of a call whose default its schema declares, and the
-        # schema's line (settings_values.apply_env_schema), shown beside the call's finding.
-        self.declared_defaults: dict[int, int] = {}
+        # The line of an environment lookup whose default is declared elsewhere, and that
+        # place (path, line): django-environ's schema (settings_values.apply_env_schema), an
+        # importer's os.environ.setdefault (settings_setdefaults.py).
+        self.declared_defaults: dict[int, tuple[str, int]] = {}
         # The schema's default nodes judged elsewhere (at the calls that read them) or
         # read by nothing (apply_env_schema): not evidence where they are written.
         self.schema_defaults: set[int] = set()
