@@ -149,11 +149,17 @@ def stores_files(name: str, text: str, settings: bool) -> bool:
 
 def _in_code(text: str, marker: str) -> bool:
     """Whether ``marker`` appears outside a comment (``# the Django ImageField max path
-    size`` names a field; it declares none)."""
+    size`` names a field; it declares none) and outside a string (``field.__class__.
+    __name__ == 'FileField'`` compares a name)."""
     position = text.find(marker)
     while position != -1:
         line_start = text.rfind("\n", 0, position) + 1
-        if "#" not in text[line_start:position]:
+        quoted = (
+            position > 0
+            and text[position - 1] in "'\""
+            and text[position + len(marker) : position + len(marker) + 1] in ("'", '"')
+        )
+        if "#" not in text[line_start:position] and not quoted:
             return True
         position = text.find(marker, position + 1)
     return False

@@ -580,7 +580,11 @@ class Scan:
             room = private_media.USES_SHOWN - len(self.private_media_uses)
             self.private_media_uses += private_media.use_lines(name, text)[: max(room, 0)]
         if not result.stores_files:
-            result.stores_files = feature_use.stores_files(name, text, is_settings_path(name))
+            # A command's own file handling (an import that reads MEDIA_ROOT) says nothing
+            # about what requests store; a settings module found by its content
+            # (``conf/base.py``) names MEDIA_ROOT to configure it.
+            settings = is_settings_path(name) or looks_like_settings(text)
+            result.stores_files = not by_hand and feature_use.stores_files(name, text, settings)
         if not result.read_models and MODELS_MODULE.search(f"/{name}"):
             result.read_models = True
 

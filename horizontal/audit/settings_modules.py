@@ -38,6 +38,7 @@ from horizontal.audit.settings_rules import (
     option_places,
     private_media_root,
     sqlite_by_default,
+    translations_edited_on_this_host,
 )
 from horizontal.audit.settings_secrets import (
     HelperModules,
@@ -146,6 +147,7 @@ def find_settings_problems(
             *sqlite_by_default(module),
             *django_defaults_copied(module, settings),
             *private_media_root(module, settings),
+            *translations_edited_on_this_host(module, settings),
         ):
             if not replaced(finding.line):
                 found.append(finding)

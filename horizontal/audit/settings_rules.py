@@ -336,6 +336,27 @@ def implicit_defaults(
         yield finding._replace(related=tuple(dict.fromkeys(places)))
 
 
+def translations_edited_on_this_host(
+    module: PythonModule, settings: dict[str, list[ast.stmt]]
+) -> Iterator[Finding]:
+    """django-rosetta installed for production: a translator's save writes the ``.po`` and
+    ``.mo`` files of the instance that served it (its ``LOCALE_PATHS`` related)."""
+    installed_at = _installed_at(settings, ROSETTA_APP)
+    if not installed_at:
+        return
+    locale = [Location(module.path, s.lineno) for s in settings.get("LOCALE_PATHS", [])]
+    yield _finding(module, installed_at, ROSETTA_MESSAGE, FIXES["rosetta"])._replace(
+        related=tuple(locale)
+    )
+
+
+ROSETTA_APP = "rosetta"
+ROSETTA_MESSAGE = (
+    "rosetta: django-rosetta writes translators' edits into this host's locale files: "
+    "the other instances keep serving the old translations"
+)
+
+
 def private_media_root(
     module: PythonModule, settings: dict[str, list[ast.stmt]]
 ) -> Iterator[Finding]:
@@ -393,6 +414,9 @@ def _finding(module: PythonModule, line: int, message: str, fix: str = "") -> Fi
 SENDFILE_SETTINGS = ("SENDFILE_ROOT", "SENDFILE_BACKEND")
 
 FIXES: dict[str, str] = {
+    "rosetta": "Edit translations where the code lives and deploy them with it; keep "
+    "django-rosetta out of production's INSTALLED_APPS (or in a development settings "
+    "module).",
     "PRIVATE_MEDIA_ROOT": "Give the private file fields a storage every instance reads (an "
     "S3 bucket without public access, served through signed URLs), or put "
     "PRIVATE_MEDIA_ROOT on a volume every instance mounts.",

@@ -337,13 +337,51 @@ def _parse(text: str, path: str) -> ast.Module | None:
         return ast.parse(text, filename=path)
     except (SyntaxError, ValueError):
         pass
-    rewritten = BARE_EXCEPT_TUPLE.sub(r"\1(\2):", text)
+    rewritten = _without_type_parameters(BARE_EXCEPT_TUPLE.sub(r"\1(\2):", text))
     if rewritten == text:
         return None
     try:
         return ast.parse(rewritten, filename=path)
     except (SyntaxError, ValueError):
         return None
+
+
+# Python 3.12's type parameters (PEP 695): ``def f[T: X](…)``, ``class C[T]:`` and
+# ``type Alias[T] = …``. Dropped before an older parser reads the file: no rule reads them.
+TYPE_PARAMETERS = lazy_compile(r"\b(?:def|class)[ \t]+\w+(\[)")
+TYPE_ALIAS = lazy_compile(r"^([ \t]*)type[ \t]+(\w+)[ \t]*(?=[\[=])", re.M)
+
+
+def _without_type_parameters(text: str) -> str:
+    if "[" not in text:
+        return text
+    pieces: list[str] = []
+    start = 0
+    for match in TYPE_PARAMETERS.finditer(text):
+        opening = match.start(1)
+        if opening < start:
+            continue
+        closing = _matching_bracket(text, opening)
+        if closing is None:
+            continue
+        # Newlines are kept, so every later line keeps its number.
+        pieces += [text[start:opening], "\n" * text.count("\n", opening, closing + 1)]
+        start = closing + 1
+    text = "".join(pieces) + text[start:]
+    aliases = TYPE_ALIAS.sub(r"\1\2", text)
+    return aliases if "type" in text else text
+
+
+def _matching_bracket(text: str, opening: int) -> int | None:
+    depth = 0
+    for index in range(opening, min(len(text), opening + 2000)):
+        if text[index] == "[":
+            depth += 1
+        elif text[index] == "]":
+            depth -= 1
+            if depth == 0:
+                return index
+    return None
 
 
 def is_runscript(path: str, text: str) -> bool:

@@ -233,6 +233,8 @@ def _mutated_containers(
         memo = _memo_fill(function, target) and _stores_by_key(statement)
         if not outside and (MEMO_NAME.search(container.name) or memo):
             continue  # a memo of pure computation or of clients built from configuration
+        if outside == {"network"} and (MEMO_NAME.search(container.name) or memo):
+            continue  # what a service publishes, fetched again on a miss (caches.py)
         yield _container_finding(module, container, statement, outside)
 
 

@@ -26,7 +26,7 @@ def feature_flags():
     return _load_flags()
 
 
-@lru_cache(maxsize=8)  # expect: cache
+@lru_cache(maxsize=8)  # ok: what a remote service publishes, fetched again on a miss
 def exchange_rates(currency):
     return requests.get(f"https://rates.example/{currency}", timeout=5).json()
 

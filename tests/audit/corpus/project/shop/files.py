@@ -10,7 +10,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files.storage import FileSystemStorage, default_storage
 
-REPORTS = Path("/var/lib/shop/reports")
+REPORTS = Path("/var/lib/shop/reports")  # expect: file-write (where the folder is decided)
 invoice_storage = FileSystemStorage(location="/srv/invoices")  # expect: file-write
 
 
