@@ -76,9 +76,7 @@ def test_a_memo_of_what_a_service_publishes_is_silent(tmp_path: Path) -> None:
 
 def test_a_memo_of_a_persons_remote_record_is_found(tmp_path: Path) -> None:
     source = FETCH.format(name="account_details", argument="account_id")
-    assert where(scan(tmp_path, {"mail/trackers.py": source}, "cache")) == [
-        ("mail/trackers.py", 6)
-    ]
+    assert where(scan(tmp_path, {"mail/trackers.py": source}, "cache")) == [("mail/trackers.py", 6)]
 
 
 SETTINGS = """\
@@ -124,7 +122,7 @@ def test_media_root_is_silent_where_only_commands_names_and_settings_mention_fil
         "site/conf/base.py": SETTINGS,
         "reports/management/commands/list_media.py": COMMAND,
         "reports/templatetags/fields.py": TAGS,
-        "reports/models.py": MODELS.replace("FileField(upload_to=\"reports\")", "TextField()"),
+        "reports/models.py": MODELS.replace('FileField(upload_to="reports")', "TextField()"),
     }
     assert _media_findings(tmp_path, files) == []
 
