@@ -14,6 +14,7 @@ import ast
 from collections.abc import Iterable
 from pathlib import Path
 
+from horizontal.audit.findings import Finding, Location
 from horizontal.audit.known import COMPRESSOR_LOCAL_OUTPUT, LOCAL_STORAGES
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import string_value
@@ -21,8 +22,10 @@ from horizontal.audit.source import string_value
 __all__ = [
     "TEMPLATE_SUFFIXES",
     "compresses_on_request",
+    "first_compress_tag",
     "is_template",
     "templates_use_compress",
+    "with_compress_tag",
     "writes_on_request",
 ]
 
@@ -39,6 +42,13 @@ def is_template(name: str) -> bool:
 def templates_use_compress(templates: Iterable[Path]) -> bool | None:
     """True when one of ``templates`` uses the tag (read until the first that does),
     False when some were read and none does, None when there were none to read."""
+    found = first_compress_tag(templates)
+    return found if isinstance(found, bool) or found is None else True
+
+
+def first_compress_tag(templates: Iterable[Path]) -> tuple[Path, int] | bool | None:
+    """The first template of ``templates`` that uses the tag and the tag's line; False
+    when some were read and none does, None when there were none to read."""
     read_any = False
     for template in templates:
         try:
@@ -46,8 +56,8 @@ def templates_use_compress(templates: Iterable[Path]) -> bool | None:
         except OSError:
             continue
         read_any = True
-        if "compress" in text and COMPRESS_TAG.search(text):
-            return True
+        if "compress" in text and (tag := COMPRESS_TAG.search(text)):
+            return template, text.count("\n", 0, tag.start()) + 1
     return False if read_any else None
 
 
@@ -122,3 +132,14 @@ def _backend_of(options: ast.AST | None) -> str:
         if key is not None and string_value(key) == "BACKEND":
             return string_value(value) or ""
     return ""
+
+
+def with_compress_tag(finding: Finding, tag: Location | None) -> Finding:
+    """django-compressor's finding with the template tag that asks for it related: where
+    a page's CSS is compressed on request."""
+    if tag is None or not finding.message.startswith(OFFLINE_OFF) or tag in finding.related:
+        return finding
+    return finding._replace(related=(*finding.related, tag))
+
+
+OFFLINE_OFF = "COMPRESS_OFFLINE is off"

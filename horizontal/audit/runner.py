@@ -36,7 +36,7 @@ from horizontal.audit import (
 )
 from horizontal.audit import compose as compose_rules
 from horizontal.audit.cache_backends import cache_subclasses
-from horizontal.audit.compressor import is_template, templates_use_compress
+from horizontal.audit.compressor import first_compress_tag, is_template, with_compress_tag
 from horizontal.audit.file_kinds import is_compose_file, is_provisioning, text_detector
 from horizontal.audit.findings import (
     DEFAULT_CATEGORIES,
@@ -156,6 +156,7 @@ class Scan:
         self.result = AuditResult()
         self.texts: dict[str, list[str]] = {}
         self.python_texts: list[tuple[str, str]] = []  # every module's, for command_callers
+        self.compress_tag: Location | None = None  # a template's {% compress %}
         self.private_media_uses: list[Location] = []  # django-privates' fields, storages
         self.settings_groups: dict[str, list[PythonModule]] = {}
         # Dotted paths of the project's own FileSystemStorage subclasses (app.storage.Media).
@@ -305,7 +306,8 @@ class Scan:
                     helpers=self._module_named,
                 ):
                     if finding.category in self.wanted:
-                        self.keep(feature_use.with_cache_writes(finding, self.cache_writes))
+                        finding = feature_use.with_cache_writes(finding, self.cache_writes)
+                        self.keep(with_compress_tag(finding, self.compress_tag))
             if self.result.read_models:  # the project's code was read: what it reads is known
                 self.result.findings = settings_unread.without_unread_settings(
                     self.result.findings, self.settings_read, settings
@@ -365,7 +367,13 @@ class Scan:
         scanned alone). Read only when a settings module names the app."""
         if not any("compressor" in module.text for module in settings):
             return True  # no such app: the answer is never asked
-        return templates_use_compress(self.templates) is not False
+        found = first_compress_tag(self.templates)
+        if isinstance(found, tuple):
+            # Where a page asks for compression: related to the setting's finding.
+            template, line = found
+            name = template.relative_to(self.base).as_posix()
+            self.compress_tag = Location(name, line)
+        return found is not False
 
     def _private_storage_is_remote(self) -> bool:
         """A settings module chose django-private-storage's class, and not its default

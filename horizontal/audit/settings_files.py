@@ -68,7 +68,27 @@ def looks_like_settings(text: str) -> bool:
         for name in (*SETTINGS_MARKERS, "ROOT_URLCONF")
         if f"\n{name} =" in text or f"\n{name}:" in text or f"\n{name} +=" in text
     )
-    return found >= 2
+    if found >= 2:
+        return True
+    # ``conf/production.py``: ``from .base import *``, then the deployment's own tweaks
+    # (``SESSION_ENGINE``, ``SECURE_PROXY_SSL_HEADER``): a settings module of its package.
+    # ``staging.py``: ``os.environ.setdefault(…)`` for the base to read, then the import.
+    return bool(RELATIVE_STAR_IMPORT.search(text)) and (
+        "\nos.environ.setdefault(" in text
+        or any(f"\n{name} =" in text for name in (*SETTINGS_MARKERS, *DEPLOYMENT_TWEAKS))
+    )
+
+
+RELATIVE_STAR_IMPORT = lazy_compile(r"^from[ \t]+\.[\w.]*[ \t]+import[ \t]+\*", re.M)
+DEPLOYMENT_TWEAKS = (
+    "DEBUG",
+    "SESSION_ENGINE",
+    "STATICFILES_STORAGE",
+    "SECURE_PROXY_SSL_HEADER",
+    "SESSION_COOKIE_SECURE",
+    "CSRF_COOKIE_SECURE",
+    "EMAIL_BACKEND",
+)
 
 
 # A project folder named for development (devproject/settings.py, demo_site/settings.py).

@@ -47,7 +47,7 @@ from horizontal.audit.settings_secrets import (
     is_shared_secret_setting,
 )
 from horizontal.audit.settings_services import databases_without_host, services_on_this_host
-from horizontal.audit.settings_setdefaults import apply_env_setdefaults
+from horizontal.audit.settings_setdefaults import apply_env_setdefaults, setdefaults_on_this_host
 from horizontal.audit.settings_star_imports import (
     absolute_import_name,
     has_star_import,
@@ -148,6 +148,7 @@ def find_settings_problems(
             *django_defaults_copied(module, settings),
             *private_media_root(module, settings),
             *translations_edited_on_this_host(module, settings),
+            *setdefaults_on_this_host(module, modules),
         ):
             if not replaced(finding.line):
                 found.append(finding)
@@ -181,6 +182,11 @@ def find_settings_problems(
                 )
                 if imported is not None or finding.message.split(None, 1)[0] in judged
             )
+    for module in modules:
+        # ``staging.py`` that only sets the environment and imports production: it
+        # assigns nothing, and its defaults are what a staging deployment gets.
+        if module not in production and not is_dev_module(module, children, served, tested):
+            found.extend(setdefaults_on_this_host(module, modules))
     found = [f for f in found if f.message.split(":", 1)[0].split(" ", 1)[0] not in unused]
     found = _one_crontab(_one_upload_storage(found))
     for finding in _one_per_cause(found, children):

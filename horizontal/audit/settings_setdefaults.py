@@ -13,13 +13,22 @@ from __future__ import annotations
 
 import ast
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from horizontal.audit.env_lookups import env_default
+from horizontal.audit.findings import Finding
+from horizontal.audit.known import this_host_addresses
+from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.settings_rules import FIXES, _finding
 from horizontal.audit.settings_star_imports import star_imported_below
 from horizontal.audit.source import PythonModule, dotted, string_value
 
-__all__ = ["apply_env_setdefaults"]
+__all__ = ["apply_env_setdefaults", "setdefaults_on_this_host"]
+
+# A variable named for a service's address: ``CACHE_DEFAULT``, ``CELERY_BROKER_URL``.
+SERVICE_VARIABLE = lazy_compile(
+    r"CACHE|REDIS|BROKER|CELERY|DB_HOST|DATABASE|AMQP|RABBIT|MEMCACHE|ELASTIC|SEARCH|SOLR"
+)
 
 Defaults = dict[str, tuple[ast.expr, int]]  # name: (value, line of the setdefault)
 
@@ -84,3 +93,42 @@ def _default_lookups(
         else:
             node.args[1] = default  # os.getenv("X", d), env.str("X", d)
         base.declared_defaults[node.lineno] = place
+
+
+def setdefaults_on_this_host(
+    module: PythonModule, group: Sequence[PythonModule]
+) -> Iterator[Finding]:
+    """``os.environ.setdefault("CACHE_DEFAULT", "127.0.0.1:6379/2")`` above a star import,
+    where no module of the group reads the name: the package that does decides nothing
+    else, and this host's service is what production gets."""
+    star_line = next(
+        (
+            s.lineno
+            for s in module.tree.body
+            if isinstance(s, ast.ImportFrom) and any(a.name == "*" for a in s.names)
+        ),
+        0,
+    )
+    if not star_line:
+        return
+    for name, (value, line) in _set_before(module, star_line).items():
+        if not SERVICE_VARIABLE.search(name) or any(_reads(m, name) for m in group):
+            continue  # a module of the tree reads it: judged there (apply_env_setdefaults)
+        text = string_value(value) or string_value(env_default(value) or value) or ""
+        address = next(this_host_addresses(text), None)
+        if address is not None:
+            yield _finding(
+                module,
+                line,
+                f"{name}: {address} is this host: each instance talks to its own server",
+                FIXES["this host"],
+            )
+
+
+def _reads(module: PythonModule, name: str) -> bool:
+    """Whether ``module`` names ``name`` other than to set its default."""
+    for quoted in (f'"{name}"', f"'{name}'"):
+        for line in module.lines:
+            if quoted in line and "setdefault(" not in line:
+                return True
+    return False
