@@ -85,7 +85,8 @@ EDITABLE_INSTALL = lazy_compile(
 # A scheduler that only makes sense as one process, started next to the web server.
 IN_PROCESS_BEAT = lazy_compile(r"\bcelery\b.*\bbeat\b|\brunapscheduler\b")
 # celery worker -B embeds beat in every worker: N workers, N beats, wherever they run.
-EMBEDDED_BEAT = lazy_compile(r"\bcelery\b.*\bworker\b.*(\s-B\b|--beat\b)")
+# ``celery -A app worker -B``; ``celery multi start worker1 --beat`` (multi starts workers).
+EMBEDDED_BEAT = lazy_compile(r"\bcelery\b.*\b(worker|multi)\b.*(\s-B\b|--beat\b)")
 CONTAINER_SERVICE = lazy_compile(r"(^|/)(s6-overlay|s6-rc\.d|services\.d|service|sv)/")
 CRON_ENTRY = lazy_compile(
     r"^\s*(@\w+|([\d*/,\-]+|[A-Za-z]{3})(\s+([\d*/,\-?LW#]+|[A-Za-z]{3})){4})\s"

@@ -196,7 +196,21 @@ def find_local_storage(module: PythonModule) -> Iterator[Finding]:
             continue  # default_storage.exists(join(MEDIA_ROOT, name)): the storage decides
         if _scratch_of_a_storage(module, node):
             continue
+        if _resolves_page_resources(module, node):
+            continue  # xhtml2pdf's link_callback: where a rendered page's images are
         yield _file_write(module, node.lineno, MEDIA_ROOT_BY_PATH)
+
+
+def _resolves_page_resources(module: PythonModule, node: ast.AST) -> bool:
+    """``def link_callback(uri, rel)``, the PDF renderer's hook (xhtml2pdf) that maps a
+    page's ``MEDIA_URL``/``STATIC_URL`` links to files: it follows where the files are,
+    and decides nothing about it (measured: six such hooks in the corpus, none labelled)."""
+    function = module.scope(node).function
+    if function is None:
+        return False
+    arguments = {a.arg for a in (*function.args.posonlyargs, *function.args.args)}
+    body = "\n".join(module.lines[function.lineno - 1 : function.end_lineno])
+    return "uri" in arguments and "MEDIA_URL" in body and "STATIC" in body
 
 
 def _scratch_of_a_storage(module: PythonModule, node: ast.AST) -> bool:

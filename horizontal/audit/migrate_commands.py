@@ -12,7 +12,14 @@ from collections.abc import Iterable, Iterator
 
 from horizontal.audit.patterns import lazy_compile
 
-__all__ = ["as_migrate", "migrate_wrapper", "program_migrates", "python_programs"]
+__all__ = [
+    "as_alias_migrate",
+    "as_migrate",
+    "manage_aliases",
+    "migrate_wrapper",
+    "program_migrates",
+    "python_programs",
+]
 
 # A project command that runs migrate (``call_command("migrate")`` or a subclass of
 # migrate's Command), takes no lock and runs on every instance (not only the first):
@@ -120,4 +127,35 @@ def as_migrate_program(line: str, programs: Iterable[str]) -> str | None:
             rewritten,
             flags=re.I,
         )
+    return rewritten if rewritten != line else None
+
+
+# ``mrs = mrs.manage:main`` (setup.py's ``console_scripts``, pyproject's ``[project.scripts]``):
+# the project's manage.py installed under its own name, so ``mrs migrate`` is migrate.
+MANAGE_ENTRY_POINT = lazy_compile(r"""["']?([\w-]+)["']?\s*=\s*["']?(?:[\w.]+\.)?manage:main\b""")
+
+
+def manage_aliases(files: Iterable[tuple[str, str]]) -> dict[str, tuple[str, int]]:
+    """The console scripts that are the project's ``manage.py``, by name, to where the
+    packaging file declares them (path, line)."""
+    found: dict[str, tuple[str, int]] = {}
+    for path, text in files:
+        if "manage:main" not in text:
+            continue
+        for match in MANAGE_ENTRY_POINT.finditer(text):
+            found.setdefault(match.group(1), (path, text.count("\n", 0, match.start()) + 1))
+    return found
+
+
+def as_alias_migrate(line: str, aliases: Iterable[str]) -> str | None:
+    """``line`` with ``mrs migrate`` (an alias of manage.py) written as ``manage.py
+    migrate``; None if none runs."""
+    rewritten = line
+    for alias in aliases:
+        if alias in rewritten:
+            rewritten = re.sub(
+                rf"(?<![\w./-]){re.escape(alias)}((?:\s+--?\S+)*\s+migrate\b)",
+                r"manage.py\1",
+                rewritten,
+            )
     return rewritten if rewritten != line else None

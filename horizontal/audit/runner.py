@@ -332,7 +332,7 @@ class Scan:
         if "boot-migrate" not in self.wanted:
             return {}
         rewritten, runs = starts.migrations_through_commands(
-            self.texts, self.migrate_commands, self._migrating_programs()
+            self.texts, self.migrate_commands, self._migrating_programs(), self._manage_aliases()
         )
         lines = {
             place: (self.texts[place.path][place.line - 1], run) for place, run in runs.items()
@@ -400,6 +400,18 @@ class Scan:
                 if name and line:
                     found[program] = Location(name, line)
         return found
+
+    def _manage_aliases(self) -> dict[str, Location]:
+        """The project's manage.py installed as a console script (``mrs``), by name, to
+        the packaging line that declares it."""
+        packaging = [(name, text) for name, text in self.python_texts if name.endswith("setup.py")]
+        for name in self.paths:
+            if name.endswith(("pyproject.toml", "setup.cfg")):
+                text = read_text(Path(self.base, name))
+                if text is not None:
+                    packaging.append((name, text))
+        found = migrate_commands.manage_aliases(packaging)
+        return {alias: Location(path, line) for alias, (path, line) in found.items()}
 
     def _program_file(self, program: str, is_module: bool) -> str | None:
         """The scanned file a ``python`` start line runs, when exactly one matches."""

@@ -383,6 +383,7 @@ def migrations_through_commands(
     texts: dict[str, list[str]],
     commands: dict[str, Location],
     programs: dict[str, Location] | None = None,
+    aliases: dict[str, Location] | None = None,
 ) -> tuple[dict[str, list[str]], dict[Location, Location]]:
     """Start files with each run of a project command that migrates (``commands``: name
     to the line that migrates, ``deploy.migrate_wrapper``), or of a Python program that
@@ -392,7 +393,8 @@ def migrations_through_commands(
     rewritten: dict[str, list[str]] = {}
     runs: dict[Location, Location] = {}
     programs = programs or {}
-    names = {**commands, **programs}
+    aliases = aliases or {}  # manage.py under the project's name: ``mrs migrate``
+    names = {**commands, **programs, **aliases}
     if not names:
         return rewritten, runs
     for path, lines in texts.items():
@@ -404,6 +406,8 @@ def migrations_through_commands(
             ran = commands
             if migrate is None:
                 migrate, ran = migrate_commands.as_migrate_program(line, programs), programs
+            if migrate is None:
+                migrate, ran = migrate_commands.as_alias_migrate(line, aliases), aliases
             if migrate is not None:
                 new[index] = migrate
                 name = next(n for n in ran if n in line)
