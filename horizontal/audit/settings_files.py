@@ -73,7 +73,9 @@ def looks_like_settings(text: str) -> bool:
     # ``conf/production.py``: ``from .base import *``, then the deployment's own tweaks
     # (``SESSION_ENGINE``, ``SECURE_PROXY_SSL_HEADER``): a settings module of its package.
     # ``staging.py``: ``os.environ.setdefault(…)`` for the base to read, then the import.
-    return bool(RELATIVE_STAR_IMPORT.search(text)) and (
+    # (``str.find`` first: the multiline pattern over every module costs 5% of a scan.)
+    star = "import *" in text and bool(RELATIVE_STAR_IMPORT.search(text))
+    return star and (
         "\nos.environ.setdefault(" in text
         or any(f"\n{name} =" in text for name in (*SETTINGS_MARKERS, *DEPLOYMENT_TWEAKS))
     )
