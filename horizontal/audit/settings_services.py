@@ -26,7 +26,7 @@ from horizontal.audit.settings_values import (
 )
 from horizontal.audit.source import PythonModule, string_value
 
-__all__ = ["databases_without_host", "services_on_this_host"]
+__all__ = ["databases_without_host", "services_on_this_host", "this_host_finding"]
 
 # A key path with "*" for any alias.
 KeyPathPattern = tuple[str, ...]
@@ -244,12 +244,17 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
         address = next(this_host_addresses(text), None)
         if address is not None and line not in seen:
             seen.add(line)
-            yield _finding(
-                module,
-                line,
-                f"{setting}: {address} is this host: each instance talks to its own server",
-                FIXES["this host"],
-            )
+            yield this_host_finding(module, line, setting, address)
+
+
+def this_host_finding(module: PythonModule, line: int, setting: str, address: str) -> Finding:
+    """``REDIS_URL: localhost:6379 is this host``, with the fix for a shared service."""
+    return _finding(
+        module,
+        line,
+        f"{setting}: {address} is this host: each instance talks to its own server",
+        FIXES["this host"],
+    )
 
 
 def _url_path(setting: str, text: str) -> bool:

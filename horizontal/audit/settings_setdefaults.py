@@ -19,7 +19,7 @@ from horizontal.audit.env_lookups import env_default
 from horizontal.audit.findings import Finding
 from horizontal.audit.known import this_host_addresses
 from horizontal.audit.patterns import lazy_compile
-from horizontal.audit.settings_rules import FIXES, _finding
+from horizontal.audit.settings_services import this_host_finding
 from horizontal.audit.settings_star_imports import star_imported_below
 from horizontal.audit.source import PythonModule, dotted, string_value
 
@@ -117,12 +117,7 @@ def setdefaults_on_this_host(
         text = string_value(value) or string_value(env_default(value) or value) or ""
         address = next(this_host_addresses(text), None)
         if address is not None:
-            yield _finding(
-                module,
-                line,
-                f"{name}: {address} is this host: each instance talks to its own server",
-                FIXES["this host"],
-            )
+            yield this_host_finding(module, line, name, address)
 
 
 def _reads(module: PythonModule, name: str) -> bool:
