@@ -65,7 +65,7 @@ def find_memoised_reads(module: PythonModule) -> Iterator[Finding]:
     if module.is_script or BATCH_JOB_PART.search(module.path):
         return
     cleared = _cleared_on_save(module) if "cache_clear" in module.text else set()
-    stale: list[Location] = []  # memos cleared on save: one cause, one finding
+    stale: list[tuple[int, str]] = []  # (line, name) of memos cleared on save: one cause
     for node in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
         assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         decorator = next((d for d in node.decorator_list if memo_decorator(module, d)), None)
@@ -74,7 +74,7 @@ def find_memoised_reads(module: PythonModule) -> Iterator[Finding]:
         if node.name in cleared:
             # The project says the memo goes stale when a row changes, and clears it
             # where the change is saved: only in that process.
-            stale.append(Location(module.path, decorator.lineno, node.name))
+            stale.append((decorator.lineno, node.name))
             continue
         if _keyed_by_request(node) or _method_of_a_per_request_object(module, node):
             continue  # every request is a new key: the memo never outlives its request
@@ -94,14 +94,14 @@ def find_memoised_reads(module: PythonModule) -> Iterator[Finding]:
             module.line(decorator.lineno),
         )
     if stale:
-        first, *others = sorted(stale, key=lambda place: place.line)
+        (line, _), *others = stale = sorted(stale)
         yield Finding(
             module.path,
-            first.line,
+            line,
             "cache",
-            CLEARED_ON_SAVE.format(name="(), ".join(place.source for place in (first, *others))),
-            module.line(first.line),
-            related=tuple(Location(place.path, place.line) for place in others),
+            CLEARED_ON_SAVE.format(name="(), ".join(name for _, name in stale)),
+            module.line(line),
+            related=tuple(Location(module.path, other) for other, _ in others),
         )
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 from horizontal.audit.file_calls import read_through_update_mode, written_path
 from horizontal.audit.findings import Finding, Location
+from horizontal.audit.folder_names import where_the_folder_is_named
 from horizontal.audit.local_storage import MEDIA_ROOT_BY_PATH, STORAGE_PATH, find_local_storage
 from horizontal.audit.own_writes import (
     called_name,
@@ -423,46 +424,8 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
         by_keyword = any(k.value is target for k in call.keywords)
         line = getattr(target, "lineno", call.lineno) if by_keyword else call.lineno
         writers.setdefault(line, _function_name(function))
-        named = _where_the_folder_is_named(module, function, target)
+        named = where_the_folder_is_named(module, function, target)
         yield _file_write(module, line, LOCAL_WRITE)._replace(related=named)
-
-
-def _where_the_folder_is_named(
-    module: PythonModule, function: FunctionNode | None, target: ast.AST
-) -> tuple[Location, ...]:
-    """The module's top-level assignments a written path is built from (``DATA_DIR =
-    STATIC_DIR / "data"`` for ``DATA_DIR / "votes.parquet"``, through the function's own
-    names): where the folder the file goes to is decided, as related places."""
-    top = _assignments(module.tree.body)
-    local = _assignments(list(ast.walk(function))) if function is not None else {}
-    pending = [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
-    seen: set[str] = set()
-    places: list[Location] = []
-    while pending and len(places) < FOLDER_PLACES_SHOWN:
-        name = pending.pop(0)
-        if name in seen:
-            continue
-        seen.add(name)
-        if name in local:
-            pending += [n.id for n in ast.walk(local[name]) if isinstance(n, ast.Name)]
-        elif name in top:
-            places.append(Location(module.path, top[name].lineno))
-            pending += [n.id for n in ast.walk(top[name]) if isinstance(n, ast.Name)]
-    return tuple(places)
-
-
-FOLDER_PLACES_SHOWN = 3
-
-
-def _assignments(statements: Iterable[ast.AST]) -> dict[str, ast.expr]:
-    """``NAME = value`` among ``statements``: each name's last value."""
-    found: dict[str, ast.expr] = {}
-    for statement in statements:
-        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-            target = statement.targets[0]
-            if isinstance(target, ast.Name):
-                found[target.id] = statement.value
-    return found
 
 
 def _file_mail_outbox(module: PythonModule, cls: ast.ClassDef) -> bool:
