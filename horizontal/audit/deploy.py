@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from horizontal.audit.findings import Finding
+from horizontal.audit.findings import Finding, Location
 from horizontal.audit.image_env import single_box_environment
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.script_names import named_like_a_start, run_once_or_by_a_developer
@@ -104,6 +104,9 @@ INTO_FILE = lazy_compile(r"(?<![0-9&>])>>?\s*(?!&|/dev/(null|stdout|stderr))[\w$
 class Line(NamedTuple):
     number: int
     text: str
+    # The stripped physical lines a continued line joins (``CMD make static \``,
+    # ``    && python manage.py migrate \``): where in it a command is.
+    parts: tuple[str, ...] = ()
 
 
 def logical_lines(text: str) -> list[Line]:
@@ -123,10 +126,10 @@ def logical_lines(text: str) -> list[Line]:
                 continue
         pending.append(stripped.rstrip("\\"))
         if not stripped.endswith("\\"):
-            lines.append(Line(start, " ".join(pending)))
+            lines.append(Line(start, " ".join(pending), tuple(pending)))
             pending = []
     if pending:
-        lines.append(Line(start, " ".join(pending)))
+        lines.append(Line(start, " ".join(pending), tuple(pending)))
     return lines
 
 
@@ -209,7 +212,26 @@ def starts_cron(text: str) -> bool:
 
 
 def line_finding(path: str, line: Line, category: str, message: str) -> Finding:
-    return Finding(path, line.number, category, message, line.text)
+    """At the physical line of a continued command that runs what is judged (``&& python
+    manage.py migrate \\`` under ``CMD make static \\``), the command's first line related."""
+    judged = _JUDGED_COMMAND.get(category)
+    offset = next((i for i, part in enumerate(line.parts) if judged and judged(part)), 0)
+    if not offset:
+        return Finding(path, line.number, category, message, line.text)
+    related = (Location(path, line.number),)
+    return Finding(path, line.number + offset, category, message, line.text, related)
+
+
+def _runs_a_scheduler(text: str) -> bool:
+    return bool(EMBEDDED_BEAT.search(text) or IN_PROCESS_BEAT.search(text))
+
+
+_JUDGED_COMMAND = {
+    "boot-migrate": lambda text: runs_migrations(text),
+    "boot-reset": lambda text: resets_shared_state(text),
+    "image-cron": lambda text: starts_cron(text),
+    "scheduler": _runs_a_scheduler,
+}
 
 
 BOOT_MIGRATE = (

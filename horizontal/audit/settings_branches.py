@@ -141,6 +141,7 @@ def unset_names(tree: ast.AST) -> set[str]:
             if (
                 _falsy_when_unset(statement.value, unset)
                 or default_outcome(statement.value, defaults) is False
+                or _is_test_run_expression(statement.value)
             ):
                 unset.add(target.id)
             else:
@@ -233,6 +234,8 @@ def default_outcome(test: ast.AST, defaults: dict[str, str]) -> bool | None:
     right = test.comparators[0]
     if value is None and isinstance(test.left, ast.Name) and _names_environments(right):
         value = ""  # a required ``ENVIRONMENT``: which one production is, its names say
+    if value is None and _lookup_of_nothing(test.left) and string_value(right):
+        value = ""  # ``os.getenv("INTEGRATION_TEST") == "TRUE"``: None is no such text
     if value is None:
         return None
     if isinstance(test.ops[0], ast.Eq | ast.NotEq):
@@ -253,6 +256,16 @@ def default_outcome(test: ast.AST, defaults: dict[str, str]) -> bool | None:
     if named is None and options and all(o and DEVELOPMENT_NAME.match(o) for o in options):
         named = "production"  # ``in ("local", "dev")``: production is none of them
     return ((named or value) in options) == isinstance(test.ops[0], ast.In)
+
+
+def _lookup_of_nothing(node: ast.AST) -> bool:
+    """``os.getenv("X")``, ``os.environ.get("X")``: None when the variable is unset."""
+    return (
+        isinstance(node, ast.Call)
+        and len(node.args) == 1
+        and not node.keywords
+        and (dotted(node.func) or "").endswith(("getenv", "environ.get"))
+    )
 
 
 # ``locals()``, ``globals()``, ``dir()``, ``vars()``: the names a module has bound so far.
@@ -334,14 +347,30 @@ def _mapping_get_of_nothing(call: ast.Call, unset: AbstractSet[str]) -> bool:
 
 
 def _is_test_run(test: ast.AST) -> bool:
-    """``"test" in sys.argv``, ``"pytest" in sys.modules``: true only under a test run."""
+    """``"test" in sys.argv``, ``"pytest" in sys.modules``, ``sys.argv[1] == "test"``: true
+    only under a test run."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return False
+    if isinstance(test.ops[0], ast.Eq):
+        return (
+            isinstance(test.left, ast.Subscript)
+            and dotted(test.left.value) == "sys.argv"
+            and "test" in (string_value(test.comparators[0]) or "")
+        )
     return (
-        isinstance(test, ast.Compare)
-        and len(test.ops) == 1
-        and isinstance(test.ops[0], ast.In)
+        isinstance(test.ops[0], ast.In)
         and "test" in (string_value(test.left) or "")
         and dotted(test.comparators[0]) in {"sys.argv", "sys.modules"}
     )
+
+
+def _is_test_run_expression(value: ast.AST) -> bool:
+    """``UNDER_TEST = (len(sys.argv) > 1 and sys.argv[1] == "test") or "pytest" in
+    sys.modules``: a flag true only under a test run, whatever it is named."""
+    if isinstance(value, ast.BoolOp):
+        parts = [_is_test_run_expression(v) for v in value.values]
+        return any(parts) if isinstance(value.op, ast.And) else all(parts)
+    return _is_test_run(value)
 
 
 def _is_set_in_environment(test: ast.AST) -> bool:

@@ -16,7 +16,7 @@ import copy
 from collections.abc import Iterator, Mapping, Sequence
 
 from horizontal.audit.env_lookups import env_default
-from horizontal.audit.findings import Finding
+from horizontal.audit.findings import Finding, Location
 from horizontal.audit.known import this_host_addresses
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.settings_services import this_host_finding
@@ -100,7 +100,33 @@ def setdefaults_on_this_host(
 ) -> Iterator[Finding]:
     """``os.environ.setdefault("CACHE_DEFAULT", "127.0.0.1:6379/2")`` above a star import,
     where no module of the group reads the name: the package that does decides nothing
-    else, and this host's service is what production gets."""
+    else, and this host's service is what production gets. A sibling that sets the same
+    name to this host and then star-imports this module (``staging.py`` over
+    ``production.py``) is the same default copied: related here, not a finding of its own."""
+    for name, (address, line) in _this_host_setdefaults(module, group).items():
+        if any(
+            name in _this_host_setdefaults(imported, group) for imported in _bases(module, group)
+        ):
+            continue  # the module it star-imports sets it too: judged there
+        finding = this_host_finding(module, line, name, address)
+        copies = tuple(
+            Location(other.path, copied[name][1])
+            for other in group
+            if module in _bases(other, group)
+            and name in (copied := _this_host_setdefaults(other, group))
+        )
+        yield finding._replace(related=copies) if copies else finding
+
+
+def _bases(module: PythonModule, group: Sequence[PythonModule]) -> list[PythonModule]:
+    return [imported for _, imported in star_imported_below(module, group)]
+
+
+def _this_host_setdefaults(
+    module: PythonModule, group: Sequence[PythonModule]
+) -> dict[str, tuple[str, int]]:
+    """name: (this host's address, line) of each service ``setdefault`` above the first
+    star import that no module of ``group`` reads."""
     star_line = next(
         (
             s.lineno
@@ -110,14 +136,16 @@ def setdefaults_on_this_host(
         0,
     )
     if not star_line:
-        return
+        return {}
+    found: dict[str, tuple[str, int]] = {}
     for name, (value, line) in _set_before(module, star_line).items():
         if not SERVICE_VARIABLE.search(name) or any(_reads(m, name) for m in group):
             continue  # a module of the tree reads it: judged there (apply_env_setdefaults)
         text = string_value(value) or string_value(env_default(value) or value) or ""
         address = next(this_host_addresses(text), None)
         if address is not None:
-            yield this_host_finding(module, line, name, address)
+            found[name] = (address, line)
+    return found
 
 
 def _reads(module: PythonModule, name: str) -> bool:
