@@ -104,12 +104,12 @@ def test_sqlite_under_a_test_run_flag_of_any_name_is_silent(tmp_path: Path) -> N
 
 def test_a_flag_that_is_not_a_test_run_is_found(tmp_path: Path) -> None:
     found = _database_findings(tmp_path, "UNDER_TEST = len(sys.argv) > 1", "==")
-    assert where(found) == [("app/settings.py", 13)]
+    assert where(found) == [("app/settings.py", 15)]
 
 
 def test_an_unset_variable_unequal_to_a_word_is_taken_by_default(tmp_path: Path) -> None:
     found = _database_findings(tmp_path, TEST_RUN, "!=")
-    assert where(found) == [("app/settings.py", 13)]
+    assert where(found) == [("app/settings.py", 15)]
 
 
 DOCKERFILE = """\
