@@ -98,7 +98,11 @@ SECRET_GENERATOR = lazy_compile(
     r"openssl\s+rand\b|get_random_secret_key|get_random_string|token_(hex|urlsafe|bytes)|"
     r"/dev/u?random|\bpwgen\b|\buuidgen\b"
 )
-INTO_FILE = lazy_compile(r"(?<![0-9&>])>>?\s*(?!&|/dev/(null|stdout|stderr))[\w$\"'{./~-]|\btee\b")
+INTO_FILE = lazy_compile(
+    r"(?<![0-9&>])>>?\s*(?!&|/dev/(null|stdout|stderr))[\w$\"'{./~-]|\btee\b|"
+    # ``openssl rand -hex 32 | install -m 600 /dev/stdin db/secret``: a copy of the pipe.
+    r"\b(install|cp)\b[^|;&]*\s/dev/stdin\s+[\w$\"'{./~-]"
+)
 
 
 class Line(NamedTuple):

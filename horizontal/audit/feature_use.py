@@ -8,6 +8,7 @@ once it is yes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from horizontal.audit.findings import Finding, Location
@@ -165,6 +166,13 @@ def _in_code(text: str, marker: str) -> bool:
     return False
 
 
+# A view's own DRF throttle (``throttle_classes = [WebhookRateThrottle]``, ``class
+# WebhookRateThrottle(SimpleRateThrottle)``): its counts are kept in the default cache.
+VIEW_THROTTLE = lazy_compile(
+    r"\bthrottle_classes\s*=\s*[\[(]\s*\w|^class \w+\([\w.]*RateThrottle\)", re.M
+)
+
+
 def throttle_lines(name: str, text: str) -> list[Location]:
     """A settings module's lines that name DRF throttles: rates counted in the cache."""
     return [
@@ -180,6 +188,8 @@ def cache_write_lines(name: str, text: str) -> list[Location]:
     positions = [p for p, method, _ in _cache_calls(text) if method in WRITE_METHODS]
     if "ratelimit(" in text:
         positions = sorted([*positions, *_rate_limits(text)])
+    if "hrottle" in text:
+        positions = sorted([*positions, *(m.start() for m in VIEW_THROTTLE.finditer(text))])
     lines: list[Location] = []
     number, counted = 1, 0  # the line at ``counted``; positions come in order
     for position in positions:

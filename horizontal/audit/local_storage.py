@@ -38,6 +38,7 @@ __all__ = [
     "STORAGE_PATH",
     "find_local_storage",
     "is_file_system_storage",
+    "storage_builds",
     "storage_class_findings",
     "storage_subclasses",
     "storage_with_its_consequences",
@@ -320,6 +321,22 @@ def _module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
 
 # ``DataStorage()`` built in code, not ``class DataStorage(FileSystemStorage)`` defined.
 STORAGE_BUILT = lazy_compile(r"(?<!class )\b(\w*Storage)\(")
+
+
+def storage_builds(storage: str, texts: Iterable[tuple[str, str]]) -> list[Location]:
+    """``fs = MediaAndDataregistryFS()``: where a storage class named otherwise than
+    ``…Storage`` (which ``STORAGE_BUILT`` finds as each module is read) is built, in
+    ``texts`` ((path, text) of the modules requests run)."""
+    if storage.endswith("Storage"):
+        return []
+    built = re.compile(rf"(?<!class )\b{re.escape(storage)}\(")
+    return [
+        Location(path, text.count("\n", 0, match.start()) + 1)
+        for path, text in texts
+        for match in built.finditer(text)
+    ]
+
+
 # Static files are in every image: a storage for them is the same on every host.
 STATIC_STORAGE = lazy_compile(r"static|manifest|pipeline", re.I)
 

@@ -46,6 +46,7 @@ from horizontal.audit.findings import (
 )
 from horizontal.audit.local_storage import (
     STORAGE_BUILT,
+    storage_builds,
     storage_class_findings,
     storage_subclasses,
     storage_with_its_consequences,
@@ -250,9 +251,12 @@ class Scan:
                 self.field_path_uses, self.field_names.uploads()
             ):
                 self.keep(finding)
+            served = [(n, t) for n, t in self.python_texts if n not in self.by_hand]
             for storage, finding in self.storage_classes.items():
                 if storage in self.storages_built:
                     self.keep(finding)
+                elif builds := storage_builds(storage, served):
+                    self.keep(finding._replace(related=(*finding.related, *builds)))
         if self._private_storage_is_remote():
             self.result.findings = [
                 f for f in self.result.findings if f.message != PRIVATE_STORAGE_SERVED

@@ -51,7 +51,7 @@ def plan(code):
     return _PLANS[code]
 
 
-_tax_table = None
+_tax_table = None  # expect: cache (the binding, related to the global below)
 
 
 def tax_table():
