@@ -190,7 +190,9 @@ def _migrates(text: str) -> bool:
 # A command that wipes state every running replica shares (the cache, every table's rows),
 # run as a management command (``manage.py``, ``django-admin``, ``nautobot-server``).
 RESET = lazy_compile(
-    MANAGE + r"(\s+--?\S+)*\s+(clear_cache|clearcache|flush|reset_db|invalidate_cachalot)\b(?!-)"
+    MANAGE + r"(\s+--?\S+)*\s+(clear_cache|clearcache|flush|reset_db|invalidate_cachalot|"
+    # ``reset_redis_locks``: the locks the running replicas hold, released under them.
+    r"(reset|clear|release)_\w*locks)\b(?!-)"
 )
 BOOT_RESET = (
     "a replica's start wipes state every running replica shares (the cache, the tables): "
@@ -254,6 +256,21 @@ SECRET_KEY_AT_START = (
 # The variable Django's signing key is read from (SECRET_KEY, DJANGO_SECRET_KEY).
 SIGNING_KEY_VARIABLE = lazy_compile(r"(^|_)SECRET_KEY$")
 BEAT_EVERYWHERE = "a scheduler starts in every replica or worker: every job runs N times"
+
+
+CELERY_WORKER = lazy_compile(r"\bcelery\b.*\bworker\b")
+
+
+def _beat_beside_a_worker(text: str, texts: list[str]) -> bool:
+    """``celery beat … &`` sent to the background, then ``celery worker`` in the same
+    script: every container that runs the worker starts a beat of its own."""
+    stripped = text.rstrip()
+    return (
+        stripped.endswith("&")
+        and not stripped.endswith("&&")
+        and bool(IN_PROCESS_BEAT.search(text))
+        and any(CELERY_WORKER.search(t) and not IN_PROCESS_BEAT.search(t) for t in texts)
+    )
 
 
 def runs_beat(command: str, context: str) -> bool:
@@ -441,7 +458,10 @@ def find_in_shell(
             unsaved_keys.add(assigned.group(1))
         elif starts_cron(line.text):
             yield line_finding(path, line, "image-cron", IMAGE_CRON)
-        elif runs_beat(line.text, "gunicorn" if serves else "") and not _only_prints(line.text):
+        elif (
+            runs_beat(line.text, "gunicorn" if serves else "")
+            or _beat_beside_a_worker(line.text, texts)
+        ) and not _only_prints(line.text):
             yield line_finding(path, line, "scheduler", BEAT_EVERYWHERE)
         elif UWSGI_MEDIA_OPTION.search(line.text):
             yield line_finding(path, _option_line(text, line), "file-write", UWSGI_SERVES_MEDIA)
