@@ -38,6 +38,9 @@ DEVELOPMENT_FOLDER = lazy_compile(r"/(?<!usr/)(local|dev|development)/")
 PROVISIONING = lazy_compile(r"/ansible/")
 # Tools' own ini files: never a server's configuration.
 NOT_UWSGI_INI = frozenset({"tox.ini", "pytest.ini", "setup.cfg", "mypy.ini", "alembic.ini"})
+# ``dockerfile_exec_gunicorn.sh``, ``Dockerfile.md``: named for an image, but a script or
+# a page (``Dockerfile.prod`` and ``Dockerfile-web`` are images).
+NOT_DOCKERFILE = (".sh", ".bash", ".py", ".md", ".rst", ".txt", ".json", ".yml", ".yaml")
 # A start script, image or manifest for tests: entrypoint-unit-tests.sh, Dockerfile.test,
 # start-e2e.sh.
 TEST_START_FILE = lazy_compile(
@@ -64,7 +67,9 @@ def text_detector(path: str) -> TextDetector | None:
         # A role is applied by hand; only the cron jobs and timers it installs keep
         # running, on every host it provisions.
         return manifests.find_provisioned_jobs if lower.endswith((".yaml", ".yml")) else None
-    if lower.startswith(("dockerfile", "containerfile")) or lower.endswith(".dockerfile"):
+    if (
+        lower.startswith(("dockerfile", "containerfile")) and not lower.endswith(NOT_DOCKERFILE)
+    ) or lower.endswith(".dockerfile"):
         return deploy.find_in_dockerfile
 
     if lower.startswith("crontab") or lower.endswith((".crontab", ".cron")):

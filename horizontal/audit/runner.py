@@ -74,7 +74,12 @@ from horizontal.audit.settings_files import (
 )
 from horizontal.audit.settings_secrets import find_config_secret_keys
 from horizontal.audit.settings_values import top_level_settings
-from horizontal.audit.source import INFRASTRUCTURE_FOLDER, PythonModule, is_runscript
+from horizontal.audit.source import (
+    INFRASTRUCTURE_FOLDER,
+    PythonModule,
+    is_runscript,
+    parses_its_command_line,
+)
 from horizontal.audit.suppress import is_suppressed
 from horizontal.audit.tree import iter_files, module_file, read_text, relative
 from horizontal.audit.web_servers import one_media_server
@@ -642,4 +647,5 @@ def _run_by_hand(name: str, text: str) -> bool:
         or is_runscript(name, text)
         or text.startswith("#!")
         or "__main__" in text
+        or parses_its_command_line(text)
     )

@@ -165,6 +165,7 @@ class PythonModule:
             or is_runscript(path, self.text)
             or "__main__" in self.text
             or self.text.startswith("#!")
+            or parses_its_command_line(self.text)
             or path.rsplit("/", 1)[-1] in BUILD_SCRIPTS
             or bool(BUILD_STEP.search(path))
             or bool(CLI_PACKAGE.search(path))
@@ -382,6 +383,16 @@ def _matching_bracket(text: str, opening: int) -> int | None:
             if depth == 0:
                 return index
     return None
+
+
+# ``args = parser.parse_args()`` at a module's top level: it reads its command line when
+# it is run, so it is a tool someone runs (``python lint.py file.yaml``), not code a
+# request imports.
+TOP_LEVEL_ARGUMENT_PARSE = lazy_compile(r"^\w[^\n]*\.parse(?:_known)?_args\(", re.M)
+
+
+def parses_its_command_line(text: str) -> bool:
+    return "parse_" in text and bool(TOP_LEVEL_ARGUMENT_PARSE.search(text))
 
 
 def is_runscript(path: str, text: str) -> bool:
