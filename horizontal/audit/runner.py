@@ -21,7 +21,6 @@ from horizontal.audit import (
     concurrency,
     cron_jobs,
     datadirs,
-    feature_use,
     field_paths,
     files,
     importers,
@@ -29,14 +28,14 @@ from horizontal.audit import (
     private_media,
     repeating_commands,
     services,
-    settings_unread,
     starts,
     state,
     task_results,
 )
 from horizontal.audit import compose as compose_rules
 from horizontal.audit.cache_backends import cache_subclasses
-from horizontal.audit.compressor import first_compress_tag, is_template, with_compress_tag
+from horizontal.audit.code_uses import note_uses
+from horizontal.audit.compressor import is_template
 from horizontal.audit.file_kinds import is_compose_file, is_provisioning, text_detector
 from horizontal.audit.findings import (
     DEFAULT_CATEGORIES,
@@ -52,7 +51,6 @@ from horizontal.audit.local_storage import (
     storage_with_its_consequences,
     storage_with_its_setting,
 )
-from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
 from horizontal.audit.project_context import ProjectContext
 from horizontal.audit.python_starts import (
@@ -74,12 +72,8 @@ from horizontal.audit.settings_files import (
 )
 from horizontal.audit.settings_secrets import find_config_secret_keys
 from horizontal.audit.settings_values import top_level_settings
-from horizontal.audit.source import (
-    INFRASTRUCTURE_FOLDER,
-    PythonModule,
-    is_runscript,
-    parses_its_command_line,
-)
+from horizontal.audit.source import PythonModule, run_by_hand
+from horizontal.audit.started_programs import manage_aliases, migrating_programs, with_command_run
 from horizontal.audit.suppress import is_suppressed
 from horizontal.audit.tree import iter_files, module_file, read_text, relative
 from horizontal.audit.web_servers import one_media_server
@@ -87,7 +81,6 @@ from horizontal.audit.web_servers import one_media_server
 if TYPE_CHECKING:
     from horizontal.audit import settings_helpers
 
-MODELS_MODULE = lazy_compile(r"/models(\.py$|/)")
 # A migration outside a migrations/ folder (MIGRATION_MODULES = {"app": "app.db_migrations"}).
 MIGRATION_MODULE = "(migrations.Migration)"
 PythonDetector = Callable[[PythonModule], Iterable[Finding]]
@@ -284,46 +277,10 @@ class Scan:
         if self.wanted & SETTINGS_CATEGORIES:
             # Imported here: check --deploy scans code only and leaves settings to the W0xx
             # checks, so it never loads the settings scan.
-            from horizontal.audit.settings_modules import (
-                find_settings_problems,
-                project_settings_names,
-                settings_packages,
-                star_imported_helpers,
-            )
+            from horizontal.audit.settings_pass import judge_settings
 
-            settings = [m for modules in self.settings_groups.values() for m in modules]
-            compresses = self._templates_compress(settings)
-            elsewhere = {
-                **star_imported_helpers(
-                    settings, self.paths, lambda name: read_text(Path(self.base, name))
-                ),
-                **project_settings_names(settings),
-            }
-            for group in settings_packages(self.settings_groups):
-                for finding in find_settings_problems(
-                    group,
-                    uses_cache=self.result.uses_cache,
-                    # Without the project's code, what it keeps in the cache is unknown.
-                    gates_in_cache=self.result.gates_in_cache or not self.result.read_models,
-                    local_storages=frozenset(self.local_storages),
-                    local_caches=self.local_caches,
-                    unused=self._unused_features(),
-                    served=frozenset(self.served_settings),
-                    tested=frozenset(self.tested_settings),
-                    elsewhere=elsewhere,
-                    compresses=compresses,
-                    helpers=self._module_named,
-                ):
-                    if finding.category in self.wanted:
-                        finding = feature_use.with_cache_writes(finding, self.cache_writes)
-                        self.keep(with_compress_tag(finding, self.compress_tag))
-            if self.result.read_models:  # the project's code was read: what it reads is known
-                self.result.findings = settings_unread.without_unread_settings(
-                    self.result.findings, self.settings_read, settings
-                )
-        self.result.findings = [
-            _run_through_command(f, through_commands) for f in self.result.findings
-        ]
+            judge_settings(self)
+        self.result.findings = [with_command_run(f, through_commands) for f in self.result.findings]
         self.result.findings = storage_with_its_consequences(
             storage_with_its_setting(self.result.findings), self.upload_fields
         )
@@ -341,7 +298,10 @@ class Scan:
         if "boot-migrate" not in self.wanted:
             return {}
         rewritten, runs = starts.migrations_through_commands(
-            self.texts, self.migrate_commands, self._migrating_programs(), self._manage_aliases()
+            self.texts,
+            self.migrate_commands,
+            migrating_programs(self.texts, self.paths, self.base),
+            manage_aliases(self.python_texts, self.paths, self.base),
         )
         lines = {
             place: (self.texts[place.path][place.line - 1], run) for place, run in runs.items()
@@ -360,7 +320,7 @@ class Scan:
                     self.keep(finding)
         return lines
 
-    def _module_named(self, dotted: str) -> PythonModule | None:
+    def module_named(self, dotted: str) -> PythonModule | None:
         """The scanned module a dotted import name means (``horizon.utils.secret_key``:
         the one file of the tree at ``…/horizon/utils/secret_key.py`` or its package's
         ``__init__.py``), parsed once; None when it is not in the tree or is ambiguous."""
@@ -369,20 +329,6 @@ class Scan:
             text = read_text(Path(self.base, name)) if name else None
             self.modules_named[dotted] = PythonModule.parse(name, text) if name and text else None
         return self.modules_named[dotted]
-
-    def _templates_compress(self, settings: list[PythonModule]) -> bool:
-        """Whether django-compressor has work at run time: a template of the tree uses
-        ``{% compress %}``, or the tree has no template to tell (a settings folder
-        scanned alone). Read only when a settings module names the app."""
-        if not any("compressor" in module.text for module in settings):
-            return True  # no such app: the answer is never asked
-        found = first_compress_tag(self.templates)
-        if isinstance(found, tuple):
-            # Where a page asks for compression: related to the setting's finding.
-            template, line = found
-            name = template.relative_to(self.base).as_posix()
-            self.compress_tag = Location(name, line)
-        return found is not False
 
     def _private_storage_is_remote(self) -> bool:
         """A settings module chose django-private-storage's class, and not its default
@@ -394,47 +340,6 @@ class Scan:
             for line in module.lines
             if not line.lstrip().startswith("#")
         )
-
-    def _migrating_programs(self) -> dict[str, Location]:
-        """Python programs start files run (``python jms start``) that migrate with no
-        lock: the program as the start line names it, to its line that migrates."""
-        found: dict[str, Location] = {}
-        for path, lines in self.texts.items():
-            if path.endswith(".py"):
-                continue
-            for program, is_module in migrate_commands.python_programs(lines):
-                name = self._program_file(program, is_module)
-                text = read_text(Path(self.base, name)) if name else None
-                line = migrate_commands.program_migrates(text) if text else None
-                if name and line:
-                    found[program] = Location(name, line)
-        return found
-
-    def _manage_aliases(self) -> dict[str, Location]:
-        """The project's manage.py installed as a console script (``mrs``), by name, to
-        the packaging line that declares it."""
-        packaging = [(name, text) for name, text in self.python_texts if name.endswith("setup.py")]
-        for name in self.paths:
-            if name.endswith(("pyproject.toml", "setup.cfg")):
-                text = read_text(Path(self.base, name))
-                if text is not None:
-                    packaging.append((name, text))
-        found = migrate_commands.manage_aliases(packaging)
-        return {alias: Location(path, line) for alias, (path, line) in found.items()}
-
-    def _program_file(self, program: str, is_module: bool) -> str | None:
-        """The scanned file a ``python`` start line runs, when exactly one matches."""
-        stem = program.replace(".", "/")
-        wanted: tuple[str, ...] = (
-            (f"{stem}.py", f"{stem}/__main__.py") if is_module else (program.lstrip("./"),)
-        )
-        matches = {
-            path
-            for path in self.paths
-            for tail in wanted
-            if path == tail or path.endswith(f"/{tail}") or tail.endswith(f"/{path}")
-        }
-        return matches.pop() if len(matches) == 1 else None
 
     def _without_command_only_code(self, findings: list[Finding]) -> list[Finding]:
         """What commands and scripts are spared (their writes, memos, state, threads and
@@ -453,15 +358,6 @@ class Scan:
             for module in group
             if (statements := top_level_settings(module).get(setting))
         ]
-
-    def _unused_features(self) -> frozenset[str]:
-        """Settings whose feature the project's code never touches (``CHANNEL_LAYER_USE``)."""
-        if not self.result.read_models:
-            return frozenset()
-        unused = frozenset() if self.result.uses_channel_layer else frozenset({"CHANNEL_LAYERS"})
-        if not self.result.uses_private_media:
-            unused |= {"PRIVATE_MEDIA_ROOT"}
-        return unused if self.result.stores_files else unused | feature_use.UPLOAD_SETTINGS
 
     def keep(self, finding: Finding) -> None:
         if is_suppressed(finding, self.texts.get(finding.path, [])):
@@ -510,9 +406,9 @@ class Scan:
         text = read_text(path)
         if text is None or MIGRATION_MODULE in text:
             return  # unreadable, or a migration: it runs once, in migrate
-        by_hand = _run_by_hand(name, text)
+        by_hand = run_by_hand(name, text)
         self.python_texts.append((name, text))
-        self._note_uses(name, text, by_hand)
+        note_uses(self, name, text, by_hand)
         if "Storage(" in text and not by_hand:
             self.storages_built.update(STORAGE_BUILT.findall(text))
         if "import" in text:
@@ -584,39 +480,6 @@ class Scan:
         if settings_helpers.may_hold_host_defaults(text):
             self.host_defaults += settings_helpers.host_defaults(module)
 
-    def _note_uses(self, name: str, text: str, by_hand: bool) -> None:
-        result = self.result
-        if "settings" in text:
-            self.settings_read |= settings_unread.names_read(text)
-        if not result.gates_in_cache:
-            state, gates = feature_use.cache_uses(text, by_hand)
-            result.uses_cache |= state
-            result.gates_in_cache = gates
-        if "DEFAULT_THROTTLE_" in text and is_settings_path(name):
-            throttles = feature_use.throttle_lines(name, text)
-            if throttles:
-                result.uses_cache = result.gates_in_cache = True
-                self.cache_writes[:0] = throttles  # before code's writes: they decide
-        room = feature_use.CACHE_WRITES_SHOWN - len(self.cache_writes)
-        if room > 0 and not is_settings_path(name):
-            writes = feature_use.cache_write_lines(name, text)
-            if writes and not by_hand:
-                self.cache_writes += writes[:room]
-        if not result.uses_channel_layer and feature_use.uses_channel_layer(text):
-            result.uses_channel_layer = True
-        if private_media.USES in text and not by_hand and not is_settings_path(name):
-            result.uses_private_media = True
-            room = private_media.USES_SHOWN - len(self.private_media_uses)
-            self.private_media_uses += private_media.use_lines(name, text)[: max(room, 0)]
-        if not result.stores_files:
-            # A command's own file handling (an import that reads MEDIA_ROOT) says nothing
-            # about what requests store; a settings module found by its content
-            # (``conf/base.py``) names MEDIA_ROOT to configure it.
-            settings = is_settings_path(name) or looks_like_settings(text)
-            result.stores_files = not by_hand and feature_use.stores_files(name, text, settings)
-        if not result.read_models and MODELS_MODULE.search(f"/{name}"):
-            result.read_models = True
-
     def _detect(self, module: PythonModule) -> Iterator[Finding]:
         seen: set[tuple[int, str]] = set()  # two detectors may agree on a line
         for detector in PYTHON_DETECTORS:
@@ -625,27 +488,3 @@ class Scan:
                 if finding.category in self.wanted and key not in seen:
                     seen.add(key)
                     yield finding
-
-
-def _run_through_command(
-    finding: Finding, through_commands: dict[Location, tuple[str, Location]]
-) -> Finding:
-    """A migrate found on a rewritten start line: its own text, the command related."""
-    run = through_commands.get(Location(finding.path, finding.line))
-    if run is None or finding.category != "boot-migrate":
-        return finding
-    source, command = run
-    return finding._replace(source=source.strip(), related=(*finding.related, command))
-
-
-def _run_by_hand(name: str, text: str) -> bool:
-    """A management command or a script, judged from its text (``PythonModule.is_script``
-    without the parse): what it does happens once, where its operator runs it."""
-    return (
-        "/management/commands/" in f"/{name}"
-        or bool(INFRASTRUCTURE_FOLDER.search(f"/{name}"))
-        or is_runscript(name, text)
-        or text.startswith("#!")
-        or "__main__" in text
-        or parses_its_command_line(text)
-    )

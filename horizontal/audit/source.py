@@ -395,6 +395,19 @@ def parses_its_command_line(text: str) -> bool:
     return "parse_" in text and bool(TOP_LEVEL_ARGUMENT_PARSE.search(text))
 
 
+def run_by_hand(name: str, text: str) -> bool:
+    """A management command or a script, judged from its text (``PythonModule.is_script``
+    without the parse): what it does happens once, where its operator runs it."""
+    return (
+        "/management/commands/" in f"/{name}"
+        or bool(INFRASTRUCTURE_FOLDER.search(f"/{name}"))
+        or is_runscript(name, text)
+        or text.startswith("#!")
+        or "__main__" in text
+        or parses_its_command_line(text)
+    )
+
+
 def is_runscript(path: str, text: str) -> bool:
     """A django-extensions ``runscript`` script: a module of a ``scripts/`` package with a
     top-level ``def run(``, run by hand (``manage.py runscript development_fixtures``)."""

@@ -1,0 +1,76 @@
+"""The project's own programs that start lines run, found once every file is read.
+
+``python jms start`` runs a Python program of the tree that may migrate with no lock;
+``mrs migrate`` runs the project's manage.py installed as a console script. What such a
+line runs is judged as the start line's (``starts.migrations_through_commands``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from pathlib import Path
+
+from horizontal.audit import migrate_commands
+from horizontal.audit.findings import Finding, Location
+from horizontal.audit.tree import read_text
+
+__all__ = ["manage_aliases", "migrating_programs", "with_command_run"]
+
+
+def migrating_programs(
+    texts: Mapping[str, list[str]], paths: Collection[str], base: str
+) -> dict[str, Location]:
+    """Python programs start files run that migrate with no lock: the program as the
+    start line names it, to its line that migrates."""
+    found: dict[str, Location] = {}
+    for path, lines in texts.items():
+        if path.endswith(".py"):
+            continue
+        for program, is_module in migrate_commands.python_programs(lines):
+            name = _program_file(paths, program, is_module)
+            text = read_text(Path(base, name)) if name else None
+            line = migrate_commands.program_migrates(text) if text else None
+            if name and line:
+                found[program] = Location(name, line)
+    return found
+
+
+def manage_aliases(
+    python_texts: Iterable[tuple[str, str]], paths: Collection[str], base: str
+) -> dict[str, Location]:
+    """The project's manage.py installed as a console script (``mrs``), by name, to the
+    packaging line that declares it."""
+    packaging = [(name, text) for name, text in python_texts if name.endswith("setup.py")]
+    for name in paths:
+        if name.endswith(("pyproject.toml", "setup.cfg")):
+            text = read_text(Path(base, name))
+            if text is not None:
+                packaging.append((name, text))
+    found = migrate_commands.manage_aliases(packaging)
+    return {alias: Location(path, line) for alias, (path, line) in found.items()}
+
+
+def _program_file(paths: Collection[str], program: str, is_module: bool) -> str | None:
+    """The scanned file a ``python`` start line runs, when exactly one matches."""
+    stem = program.replace(".", "/")
+    wanted: tuple[str, ...] = (
+        (f"{stem}.py", f"{stem}/__main__.py") if is_module else (program.lstrip("./"),)
+    )
+    matches = {
+        path
+        for path in paths
+        for tail in wanted
+        if path == tail or path.endswith(f"/{tail}") or tail.endswith(f"/{path}")
+    }
+    return matches.pop() if len(matches) == 1 else None
+
+
+def with_command_run(
+    finding: Finding, through_commands: Mapping[Location, tuple[str, Location]]
+) -> Finding:
+    """A migrate found on a rewritten start line: its own text, the command related."""
+    run = through_commands.get(Location(finding.path, finding.line))
+    if run is None or finding.category != "boot-migrate":
+        return finding
+    source, command = run
+    return finding._replace(source=source.strip(), related=(*finding.related, command))
