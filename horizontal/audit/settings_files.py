@@ -54,6 +54,10 @@ SETTINGS_MARKERS = (
 KNOWN_SETTINGS = (*SETTINGS_MARKERS, "ROOT_URLCONF")
 
 
+# ``\nINSTALLED_APPS =``, ``\nCACHES: dict = …``, ``\nINSTALLED_APPS += […]`` at column 0.
+CORE_SETTING_ASSIGNED = lazy_compile(r"\n(" + "|".join(KNOWN_SETTINGS) + r")(?: =|:| \+=)")
+
+
 def is_settings_path(path: str) -> bool:
     return bool(SETTINGS_FILE.search(path))
 
@@ -63,12 +67,9 @@ def looks_like_settings(text: str) -> bool:
     name (``docker/config.py``, ``conf/production.py``); extending a base's list
     (``INSTALLED_APPS += [...]``) and naming the URLconf count, as in a module that
     star-imports its base (``conf/caseworker.py``)."""
-    found = sum(
-        1
-        for name in (*SETTINGS_MARKERS, "ROOT_URLCONF")
-        if f"\n{name} =" in text or f"\n{name}:" in text or f"\n{name} +=" in text
-    )
-    if found >= 2:
+    # One pattern for the nine names (27 substring scans of every module cost 7% of a scan).
+    found = set(CORE_SETTING_ASSIGNED.findall(text))
+    if len(found) >= 2:
         return True
     # ``conf/production.py``: ``from .base import *``, then the deployment's own tweaks
     # (``SESSION_ENGINE``, ``SECURE_PROXY_SSL_HEADER``): a settings module of its package.
