@@ -12,14 +12,12 @@ Job or Helm hook are one-off release steps: all fine.
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
 from horizontal.audit.findings import Finding, Location
-from horizontal.audit.image_env import single_box_environment
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.script_names import named_like_a_start, run_once_or_by_a_developer
 from horizontal.audit.shell_branches import (
@@ -233,9 +231,9 @@ def _runs_a_scheduler(text: str) -> bool:
 
 
 _JUDGED_COMMAND = {
-    "boot-migrate": lambda text: runs_migrations(text),
-    "boot-reset": lambda text: resets_shared_state(text),
-    "image-cron": lambda text: starts_cron(text),
+    "boot-migrate": runs_migrations,
+    "boot-reset": resets_shared_state,
+    "image-cron": starts_cron,
     "scheduler": _runs_a_scheduler,
 }
 
@@ -278,55 +276,6 @@ def runs_beat(command: str, context: str) -> bool:
     if EMBEDDED_BEAT.search(command):
         return True
     return bool(IN_PROCESS_BEAT.search(command) and SERVER.search(context))
-
-
-DOCKER_STAGE = lazy_compile(r"\s+AS\s+([\w.-]+)\s*$", re.I)
-DEVELOPMENT_STAGE = lazy_compile(r"^(dev|development|local|test|tests|testing|ci|debug)$", re.I)
-
-
-def exec_form(text: str) -> str:
-    """``CMD ["monofy", "manage.py", "migrate", "&&", "gunicorn"]`` as the words it runs
-    (``CMD monofy manage.py migrate && gunicorn``): the exec form read like the shell form."""
-    instruction, _, rest = text.partition(" ")
-    rest = rest.strip()
-    if not rest.startswith("["):
-        return text
-    try:
-        words = json.loads(rest)
-    except ValueError:
-        return text
-    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
-        return text
-    return " ".join([instruction, *words])
-
-
-def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
-    lines = logical_lines(text)
-    starts = [exec_form(ln.text) for ln in lines if ln.text.upper().startswith("CMD")]
-    if serves_with_runserver(starts):
-        return  # a development image (runserver is not for production)
-    development_stage = False
-    for line in lines:
-        instruction = line.text.split(None, 1)[0].upper() if line.text else ""
-        if instruction == "FROM":
-            # ``FROM base AS dev``: a stage built for developers (``--target dev``), whose
-            # CMD no replica runs; the next FROM starts another stage.
-            stage = DOCKER_STAGE.search(line.text)
-            development_stage = bool(stage and DEVELOPMENT_STAGE.match(stage.group(1)))
-        if development_stage:
-            continue
-        if instruction == "ENV":
-            yield from single_box_environment(path, line.number, line.text)
-        runs_at_start = instruction in {"CMD", "ENTRYPOINT"}
-        command = exec_form(line.text) if runs_at_start else line.text
-        if runs_at_start and runs_migrations(command):
-            yield line_finding(path, line, "boot-migrate", BOOT_MIGRATE)
-        if runs_at_start and resets_shared_state(command):
-            yield line_finding(path, line, "boot-reset", BOOT_RESET)
-        if starts_cron(command) and instruction in {"RUN", "COPY", "ADD", "CMD", "ENTRYPOINT"}:
-            yield line_finding(path, line, "image-cron", IMAGE_CRON)
-        if runs_at_start and runs_beat(command, command):
-            yield line_finding(path, line, "scheduler", BEAT_EVERYWHERE)
 
 
 def _starts_server(path: str, lines: list[Line]) -> bool:

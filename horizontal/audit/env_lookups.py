@@ -86,6 +86,33 @@ ENV_NAME = lazy_compile(r"^[A-Z][A-Z0-9_]*$")
 TEST_RUN_FLAG = lazy_compile(r"^(IS_)?(RUNNING_)?(UNIT_)?(PY)?TEST(S|ING)?(_MODE|_RUN)?$")
 
 
+def is_test_run(test: ast.AST) -> bool:
+    """``"test" in sys.argv``, ``"pytest" in sys.modules``, ``sys.argv[1] == "test"``: true
+    only under a test run."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return False
+    if isinstance(test.ops[0], ast.Eq):
+        return (
+            isinstance(test.left, ast.Subscript)
+            and dotted(test.left.value) == "sys.argv"
+            and "test" in (string_value(test.comparators[0]) or "")
+        )
+    return (
+        isinstance(test.ops[0], ast.In)
+        and "test" in (string_value(test.left) or "")
+        and dotted(test.comparators[0]) in {"sys.argv", "sys.modules"}
+    )
+
+
+def is_test_run_expression(value: ast.AST) -> bool:
+    """``UNDER_TEST = (len(sys.argv) > 1 and sys.argv[1] == "test") or "pytest" in
+    sys.modules``: a flag true only under a test run, whatever it is named."""
+    if isinstance(value, ast.BoolOp):
+        parts = [is_test_run_expression(v) for v in value.values]
+        return any(parts) if isinstance(value.op, ast.And) else all(parts)
+    return is_test_run(value)
+
+
 def is_required_option(call: ast.Call) -> bool:
     """``required=True``, or ``required=not TESTING`` (true outside a test run)."""
     for option in call.keywords:

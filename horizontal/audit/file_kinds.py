@@ -15,7 +15,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable
 
-from horizontal.audit import deploy, manifests, platform_files, web_servers
+from horizontal.audit import deploy, dockerfiles, manifests, platform_files, web_servers
 from horizontal.audit.findings import Finding
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.script_names import ENTRYPOINT_NAME
@@ -70,7 +70,7 @@ def text_detector(path: str) -> TextDetector | None:
     if (
         lower.startswith(("dockerfile", "containerfile")) and not lower.endswith(NOT_DOCKERFILE)
     ) or lower.endswith(".dockerfile"):
-        return deploy.find_in_dockerfile
+        return dockerfiles.find_in_dockerfile
 
     if lower.startswith("crontab") or lower.endswith((".crontab", ".cron")):
         # ``crontab-example``, ``crontab.sample``: a reader adapts it; nothing installs it.
@@ -170,4 +170,4 @@ def is_compose_file(path: str) -> bool:
 
 
 def is_dockerfile(path: str) -> bool:
-    return text_detector(path) is deploy.find_in_dockerfile
+    return text_detector(path) is dockerfiles.find_in_dockerfile

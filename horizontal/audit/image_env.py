@@ -1,7 +1,7 @@
 """What a production image's ``ENV`` lines choose: a SQLite ``DATABASE_URL``, or any
 single-box backend by its path (``ENV CHANNEL_LAYERS_BACKEND=channels.layers.
 InMemoryChannelLayer``) or cache URL (``locmemcache://``). Every replica of the image
-starts with that value; ``deploy.find_in_dockerfile`` reports it as a settings finding.
+starts with that value; ``dockerfiles.find_in_dockerfile`` reports it as a settings finding.
 """
 
 from __future__ import annotations

@@ -44,10 +44,6 @@ from horizontal.audit.findings import (
     Location,
 )
 from horizontal.audit.local_storage import (
-    STORAGE_BUILT,
-    storage_builds,
-    storage_class_findings,
-    storage_subclasses,
     storage_with_its_consequences,
     storage_with_its_setting,
 )
@@ -74,6 +70,12 @@ from horizontal.audit.settings_secrets import find_config_secret_keys
 from horizontal.audit.settings_values import top_level_settings
 from horizontal.audit.source import PythonModule, run_by_hand
 from horizontal.audit.started_programs import manage_aliases, migrating_programs, with_command_run
+from horizontal.audit.storage_classes import (
+    STORAGE_BUILT,
+    storage_builds,
+    storage_class_findings,
+    storage_subclasses,
+)
 from horizontal.audit.suppress import is_suppressed
 from horizontal.audit.tree import iter_files, module_file, read_text, relative
 from horizontal.audit.web_servers import one_media_server
@@ -249,7 +251,11 @@ class Scan:
                 self.field_path_uses, self.field_names.uploads()
             ):
                 self.keep(finding)
-            served = [(n, t) for n, t in self.python_texts if n not in self.by_hand]
+            served = (
+                [(n, t) for n, t in self.python_texts if n not in self.by_hand]
+                if self.storage_classes
+                else []
+            )
             for storage, finding in self.storage_classes.items():
                 if storage in self.storages_built:
                     self.keep(finding)

@@ -12,7 +12,13 @@ import ast
 import re
 from collections.abc import Set as AbstractSet
 
-from horizontal.audit.env_lookups import TEST_RUN_FLAG, env_default, is_required_option
+from horizontal.audit.env_lookups import (
+    TEST_RUN_FLAG,
+    env_default,
+    is_required_option,
+    is_test_run,
+    is_test_run_expression,
+)
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import dotted, last_part, string_value
 
@@ -141,7 +147,7 @@ def unset_names(tree: ast.AST) -> set[str]:
             if (
                 _falsy_when_unset(statement.value, unset)
                 or default_outcome(statement.value, defaults) is False
-                or _is_test_run_expression(statement.value)
+                or is_test_run_expression(statement.value)
             ):
                 unset.add(target.id)
             else:
@@ -343,36 +349,6 @@ def _mapping_get_of_nothing(call: ast.Call, unset: AbstractSet[str]) -> bool:
     return default is None or (isinstance(default, ast.Constant) and not default.value)
 
 
-# A flag that says the process is a test run (``if TESTING:``): off in production.
-
-
-def _is_test_run(test: ast.AST) -> bool:
-    """``"test" in sys.argv``, ``"pytest" in sys.modules``, ``sys.argv[1] == "test"``: true
-    only under a test run."""
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
-        return False
-    if isinstance(test.ops[0], ast.Eq):
-        return (
-            isinstance(test.left, ast.Subscript)
-            and dotted(test.left.value) == "sys.argv"
-            and "test" in (string_value(test.comparators[0]) or "")
-        )
-    return (
-        isinstance(test.ops[0], ast.In)
-        and "test" in (string_value(test.left) or "")
-        and dotted(test.comparators[0]) in {"sys.argv", "sys.modules"}
-    )
-
-
-def _is_test_run_expression(value: ast.AST) -> bool:
-    """``UNDER_TEST = (len(sys.argv) > 1 and sys.argv[1] == "test") or "pytest" in
-    sys.modules``: a flag true only under a test run, whatever it is named."""
-    if isinstance(value, ast.BoolOp):
-        parts = [_is_test_run_expression(v) for v in value.values]
-        return any(parts) if isinstance(value.op, ast.And) else all(parts)
-    return _is_test_run(value)
-
-
 def _is_set_in_environment(test: ast.AST) -> bool:
     """``"CACHE_URL" in os.environ``, ``"CACHES" in conf["django"]``: true only where the
     deployment sets the variable (or the option of a configuration mapping)."""
@@ -398,7 +374,7 @@ def off_by_default(test: ast.AST, unset: AbstractSet[str] = frozenset()) -> bool
     (whose default is ""), ``if "CACHE_URL" in os.environ:``."""
     if isinstance(test, ast.Name):
         return test.id == "DEBUG" or test.id in unset or bool(TEST_RUN_FLAG.match(test.id))
-    if _is_test_run(test) or _is_set_in_environment(test):
+    if is_test_run(test) or _is_set_in_environment(test):
         return True
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(off_by_default(value, unset) for value in test.values)

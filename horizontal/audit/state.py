@@ -15,7 +15,8 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from horizontal.audit.effects import reaches_outside
-from horizontal.audit.findings import Finding, Location
+from horizontal.audit.findings import Finding
+from horizontal.audit.global_resets import assignments_to, loaded_once_with_resets
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import CONTAINER_MUTATORS
 from horizontal.audit.source import FunctionNode, PythonModule, dotted, last_part, local_names
@@ -197,93 +198,7 @@ def find_module_state(module: PythonModule) -> Iterator[Finding]:
     containers = find_containers(module)
     if containers:
         yield from _mutated_containers(module, containers)
-    yield from _loaded_once_with_resets(module, list(_global_rebinding(module)))
-
-
-LOADED_ONCE = " is loaded once from "
-
-
-def _loaded_once_with_resets(module: PythonModule, findings: list[Finding]) -> list[Finding]:
-    """A global loaded once has its module-level binding related, and the functions that
-    reset it (``clear_provider_cache()``: ``global _cached_llm, _cached_embedder``, each set
-    to None); globals one function resets together are one cache, one finding."""
-    loaded = [f for f in findings if LOADED_ONCE in f.message]
-    if not loaded:
-        return findings
-    resets = _resets(module)
-    merged: dict[frozenset[str], Finding] = {}
-    kept: list[Finding] = []
-    for finding in findings:
-        if LOADED_ONCE not in finding.message:
-            kept.append(finding)
-            continue
-        name = finding.message.split()[1]
-        places = [*_module_bindings(module, name), *(line for _, line in resets.get(name, []))]
-        related = tuple(Location(module.path, line) for line in dict.fromkeys(places))
-        key = frozenset(f for f, _ in resets.get(name, [])) or frozenset({name})
-        if key in merged:
-            first = merged[key]
-            merged[key] = first._replace(
-                related=(*first.related, Location(module.path, finding.line), *related)
-            )
-        else:
-            merged[key] = finding._replace(related=(*finding.related, *related))
-            kept.append(finding)
-    return [merged.get(_key_of(f, resets), f) for f in kept]
-
-
-def _key_of(finding: Finding, resets: dict[str, list[tuple[str, int]]]) -> frozenset[str]:
-    if LOADED_ONCE not in finding.message:
-        return frozenset()
-    name = finding.message.split()[1]
-    return frozenset(f for f, _ in resets.get(name, [])) or frozenset({name})
-
-
-def _module_bindings(module: PythonModule, name: str) -> list[int]:
-    return [
-        statement.lineno
-        for statement in module.tree.body
-        if isinstance(statement, ast.Assign | ast.AnnAssign)
-        and any(
-            isinstance(t, ast.Name) and t.id == name
-            for t in (
-                statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            )
-        )
-    ]
-
-
-def _resets(module: PythonModule) -> dict[str, list[tuple[str, int]]]:
-    """name: (function, line) of each ``global name`` function that sets it to None."""
-    found: dict[str, list[tuple[str, int]]] = {}
-    for node in module.nodes(ast.Global):
-        assert isinstance(node, ast.Global)
-        function = module.scope(node).function
-        if function is None:
-            continue
-        for name in node.names:
-            for assignment in _assignments_to(function, name):
-                value = getattr(assignment, "value", None)
-                if (
-                    isinstance(value, ast.Constant)
-                    and value.value is None
-                    and not _guarded_by(function, assignment, name)
-                ):
-                    found.setdefault(name, []).append(
-                        (function.name, getattr(assignment, "lineno", 0))
-                    )
-    return found
-
-
-def _guarded_by(function: FunctionNode, assignment: ast.AST, name: str) -> bool:
-    """Set to None under a test of ``name`` itself (``if X is not None: X.close(); X =
-    None`` in a loader's error path is a loader's, not a reset's)."""
-    return any(
-        isinstance(node, ast.If)
-        and any(child is assignment for child in ast.walk(node))
-        and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.test))
-        for node in ast.walk(function)
-    )
+    yield from loaded_once_with_resets(module, list(_global_rebinding(module)))
 
 
 def _mutated_containers(
@@ -410,7 +325,7 @@ def _global_rebinding(module: PythonModule) -> Iterator[Finding]:
         if function is None or getattr(function, "name", "") in skip:
             continue
         for name in node.names:
-            assignments = _assignments_to(function, name)
+            assignments = assignments_to(function, name)
             if not assignments:
                 continue
             outside = reaches_outside(module, function)
@@ -456,19 +371,6 @@ def _random_value(module: PythonModule, assignment: ast.AST) -> bool:
         in RANDOM_VALUE_CALLS
         for node in ast.walk(value)
     )
-
-
-def _assignments_to(function: FunctionNode, name: str) -> list[ast.AST]:
-    found: list[ast.AST] = []
-    for node in ast.walk(function):
-        targets: list[ast.AST] = []
-        if isinstance(node, ast.Assign):
-            targets = list(node.targets)
-        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
-            targets = [node.target]
-        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-            found.append(node)
-    return found
 
 
 def _guarded_lazy_init(function: FunctionNode, assignment: ast.AST, names: list[str]) -> bool:
