@@ -128,12 +128,40 @@ def _filled_settings(
         written = written_path(module, child) is not None
         if (name not in MAKERS and not written) or (unreported_only and written):
             continue
+        if name in SUBPROCESS_CALLS and _runs_a_reader(function, child):
+            continue
         parts: list[ast.AST] = [*child.args, *(k.value for k in child.keywords)]
         if isinstance(child.func, ast.Attribute):
             parts.append(child.func.value)
         for part in parts:
             filled |= _settings_in(part, derived)
     return filled
+
+
+# A subprocess creates files where its command says; these programs only read.
+SUBPROCESS_CALLS = frozenset({"run", "check_call", "check_output", "Popen"})
+READ_ONLY_PROGRAMS = frozenset(
+    {"tail", "head", "cat", "ls", "du", "wc", "grep", "file", "stat", "ffprobe", "identify"}
+)
+
+
+def _runs_a_reader(function: FunctionNode, call: ast.Call) -> bool:
+    """``subprocess.check_output(["tail", "-n", "10", log])``, the command given inline
+    or bound to a name above the call."""
+    command = call.args[0] if call.args else None
+    if isinstance(command, ast.Name):
+        bound = [
+            node.value
+            for node in ast.walk(function)
+            if isinstance(node, ast.Assign)
+            and node.lineno < call.lineno
+            and any(isinstance(t, ast.Name) and t.id == command.id for t in node.targets)
+        ]
+        command = max(bound, key=lambda value: value.lineno) if bound else None
+    if not isinstance(command, ast.List | ast.Tuple) or not command.elts:
+        return False
+    program = command.elts[0]
+    return isinstance(program, ast.Constant) and program.value in READ_ONLY_PROGRAMS
 
 
 def _settings_in(node: ast.AST, derived: dict[str, set[str]]) -> set[str]:

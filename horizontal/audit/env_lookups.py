@@ -139,3 +139,24 @@ def empty_default(node: ast.AST) -> bool:
             return False
         default = env_default(default)
     return False
+
+
+# Functions that read an option's text as a Python or JSON value, or as a yes/no.
+TEXT_PARSERS = frozenset({"literal_eval", "strtobool", "loads"})
+
+# What a boolean option's parser reads as false.
+FALSE_WORDS = frozenset({"", "false", "f", "0", "no", "n", "off", "none"})
+
+
+def parsed_as_bool(call: ast.Call) -> bool:
+    """``env.bool("X", …)``, ``config("X", default="false", parser=bool)``, ``cast=bool``."""
+    function = last_part(dotted(call.func))
+    return function.endswith("bool") or any(
+        keyword.arg in {"parser", "cast", "type"} and last_part(dotted(keyword.value)) == "bool"
+        for keyword in call.keywords
+    )
+
+
+def reads_as_false(default: ast.AST | None) -> bool:
+    """Whether an option's default text is what a boolean parser reads as false."""
+    return isinstance(default, ast.Constant) and str(default.value).strip().lower() in FALSE_WORDS

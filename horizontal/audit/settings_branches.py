@@ -14,10 +14,13 @@ from collections.abc import Set as AbstractSet
 
 from horizontal.audit.env_lookups import (
     TEST_RUN_FLAG,
+    TEXT_PARSERS,
     env_default,
     is_required_option,
     is_test_run,
     is_test_run_expression,
+    parsed_as_bool,
+    reads_as_false,
 )
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import dotted, last_part, string_value
@@ -170,30 +173,20 @@ def _falsy_when_unset(value: ast.AST, unset: AbstractSet[str] = frozenset()) -> 
         return False
     if _mapping_get_of_nothing(value, unset):
         return True
+    if last_part(dotted(value.func)) in TEXT_PARSERS and len(value.args) == 1:
+        # ``ast.literal_eval(os.environ.get("X", "False"))``: the default's text, parsed.
+        return reads_as_false(env_default(value.args[0]))
     default = env_default(value)
     if default is not None:
-        if isinstance(default, ast.Constant) and _parsed_as_bool(value):
+        if isinstance(default, ast.Constant) and parsed_as_bool(value):
             # ``config("TOOL_ENV", default="false", parser=bool)``: the text, parsed.
-            return str(default.value).strip().lower() in FALSE_WORDS
+            return reads_as_false(default)
         return isinstance(default, ast.Constant) and not default.value
     # os.environ.get("X") and os.getenv("X") give None; env("X") with no default raises.
     function = dotted(value.func) or ""
     if function.endswith("get_service"):
         return True  # cfenv's AppEnv().get_service(label="s3"): None when none is bound
     return function.endswith(("getenv", "environ.get")) and len(value.args) == 1
-
-
-# What a boolean option's parser reads as false.
-FALSE_WORDS = frozenset({"", "false", "f", "0", "no", "n", "off", "none"})
-
-
-def _parsed_as_bool(call: ast.Call) -> bool:
-    """``env.bool("X", …)``, ``config("X", default="false", parser=bool)``, ``cast=bool``."""
-    function = last_part(dotted(call.func))
-    return function.endswith("bool") or any(
-        keyword.arg in {"parser", "cast", "type"} and last_part(dotted(keyword.value)) == "bool"
-        for keyword in call.keywords
-    )
 
 
 # str methods that keep a default's meaning: os.getenv("X", "redis").strip().lower()
@@ -401,35 +394,43 @@ def on_by_default(test: ast.AST, unset: AbstractSet[str] = frozenset()) -> bool:
 
 
 def off_by_default_statements(tree: ast.AST) -> set[int]:
-    """``id()`` of each statement in a top-level branch that is off when nothing is set
-    (see ``off_by_default``): a setting assigned only there is left at Django's default."""
+    """``id()`` of each statement in a branch that is off when nothing is set (see
+    ``off_by_default``): a setting assigned only there is left at Django's default. An
+    option's branch nested in a branch production may take (``if not DEBUG:`` then
+    ``if USE_S3:``) is off too."""
     unset = unset_names(tree)
     defaults = default_strings(tree)
     bound = guards_of_bound_names(tree)
     found: set[int] = set()
     required: set[str] = set()  # names production must set: a guard above raises
-    for statement in getattr(tree, "body", ()):
-        if not isinstance(statement, ast.If):
-            continue
-        required |= _required_by_guard(statement)
-        branch: ast.If | None = statement
-        while branch is not None:  # ``if … elif … else``: each test in turn
-            outcome = bound.get(id(branch), default_outcome(branch.test, defaults))
-            if outcome is True:
-                found.update(id(node) for part in branch.orelse for node in ast.walk(part))
-                break
-            if (
-                off_by_default(branch.test, unset)
-                or _tests_unset(branch.test, required)
-                or outcome is False
-            ):
-                # The body only: the ``else:`` (or the next ``elif``) is what production gets.
-                found.update(id(node) for part in branch.body for node in ast.walk(part))
-            elif on_by_default(branch.test, unset):
-                found.update(id(node) for part in branch.orelse for node in ast.walk(part))
-                break
-            elif_ = branch.orelse[0] if len(branch.orelse) == 1 else None
-            branch = elif_ if isinstance(elif_, ast.If) else None
+    blocks: list[list[ast.stmt]] = [list(getattr(tree, "body", ()))]
+    while blocks:
+        for statement in blocks.pop():
+            if not isinstance(statement, ast.If):
+                continue
+            required |= _required_by_guard(statement)
+            branch: ast.If | None = statement
+            while branch is not None:  # ``if … elif … else``: each test in turn
+                outcome = bound.get(id(branch), default_outcome(branch.test, defaults))
+                off = (
+                    off_by_default(branch.test, unset)
+                    or _tests_unset(branch.test, required)
+                    or outcome is False
+                )
+                if outcome is True or (not off and on_by_default(branch.test, unset)):
+                    found.update(id(node) for part in branch.orelse for node in ast.walk(part))
+                    blocks.append(branch.body)
+                    break
+                if off:
+                    # The body only: the ``else:`` (or the next ``elif``) is what
+                    # production gets.
+                    found.update(id(node) for part in branch.body for node in ast.walk(part))
+                else:
+                    blocks.append(branch.body)
+                elif_ = branch.orelse[0] if len(branch.orelse) == 1 else None
+                if not isinstance(elif_, ast.If):
+                    blocks.append(branch.orelse)
+                branch = elif_ if isinstance(elif_, ast.If) else None
     return found
 
 

@@ -59,7 +59,8 @@ def handed_on_temp_files(module: PythonModule) -> Iterator[Finding]:
             for call, name in kept_temp_files(module, function):
                 if _written_by_path(module, function, name):
                     continue  # that write is the finding (files._local_writes)
-                if escapes(module, function, {name}) and not _removes_temp(module, function, name):
+                names = _with_aliases(function, name)
+                if escapes(module, function, names) and not _removes_temp(module, function, names):
                     line = call.lineno
                     yield Finding(
                         module.path, line, "file-write", TEMP_LEFT_BEHIND, module.line(line)
@@ -89,7 +90,19 @@ def _stores_in_cache(call: ast.Call) -> bool:
     return last_part(dotted(receiver)).endswith(("cache", "caches"))
 
 
-def _removes_temp(module: PythonModule, function: FunctionNode, name: str) -> bool:
+def _with_aliases(function: FunctionNode, name: str) -> set[str]:
+    """``name`` and the names bound to its file's name (``path = tmp.name``)."""
+    names = {name}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(n, ast.Attribute) and n.attr == "name" and _mentions(n.value, names)
+            for n in ast.walk(node.value)
+        ):
+            names |= {target.id for target in node.targets if isinstance(target, ast.Name)}
+    return names
+
+
+def _removes_temp(module: PythonModule, function: FunctionNode, names: set[str]) -> bool:
     """Whether ``function`` removes the file ``name`` holds (``os.remove(x.name)``,
     ``Path(x.name).unlink()``): other removals there are of other files, and a removal
     in an ``except`` handler leaves the file of the path that succeeds."""
@@ -104,7 +117,7 @@ def _removes_temp(module: PythonModule, function: FunctionNode, name: str) -> bo
             continue
         method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
         removal = (call_name(module, node) or "") in CLEANUP_FUNCTIONS or method in CLEANUP_METHODS
-        if removal and _mentions(node, {name}):
+        if removal and _mentions(node, names):
             return True
     return False
 
@@ -143,11 +156,24 @@ def _escapes_here(module: PythonModule, function: FunctionNode, names: set[str])
                 return True
         elif isinstance(node, ast.Call):
             called = last_part(call_name(module, node))
-            handed = called in HAND_OFF_CALLS or called in RESPONSE_CALLS
+            handed = called in HAND_OFF_CALLS or called in RESPONSE_CALLS or _queued(node)
             arguments = (*node.args, *(keyword.value for keyword in node.keywords))
             if (handed or _stores_in_cache(node)) and any(_mentions(a, names) for a in arguments):
                 return True
     return False
+
+
+def _queued(call: ast.Call) -> bool:
+    """A task model's method (``CeleryTask.spawn(...)``) or a row written through the ORM
+    (``Upload.objects.create(path=…)``): another process reads the value back."""
+    if not isinstance(call.func, ast.Attribute):
+        return False
+    receiver = last_part(dotted(call.func.value))
+    return receiver.endswith("Task") or (receiver == "objects" and call.func.attr in ORM_WRITES)
+
+
+# Manager methods that store their arguments in a row.
+ORM_WRITES = frozenset({"create", "update", "update_or_create", "get_or_create", "bulk_create"})
 
 
 def _shared_target(target: ast.expr) -> bool:
