@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 
 from horizontal.audit import deploy
-from horizontal.audit.findings import Finding
+from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
 
 __all__ = ["command_blocks", "find_in_compose"]
@@ -50,6 +50,7 @@ def find_in_compose(path: str, lines: list[str]) -> Iterator[Finding]:
         return
     anchors = _anchors(lines)
     served = bool(deploy.PRODUCTION_SERVER.search(text))
+    beats: list[Finding] = []
     for first, service in _services(lines):
         merged = [anchors.get(name, "") for line in service for name in ALIAS.findall(line)]
         if DEV_FLAG.search("\n".join([*service, *merged])):
@@ -62,7 +63,12 @@ def find_in_compose(path: str, lines: list[str]) -> Iterator[Finding]:
                 yield _finding(path, lines, number + offset, "boot-migrate", MIGRATES)
             if served and deploy.EMBEDDED_BEAT.search(command):
                 offset = next((i for i, line in enumerate(block) if "worker" in line), 0)
-                yield _finding(path, lines, number + offset, "scheduler", EMBEDDED_BEAT)
+                beats.append(_finding(path, lines, number + offset, "scheduler", EMBEDDED_BEAT))
+    if beats:
+        # Every worker of the stack started with ``-B``: one cause, the stack's schedule
+        # sent by each of them, reported at the first.
+        first_beat, *others = beats
+        yield first_beat._replace(related=tuple(Location(path, f.line) for f in others))
 
 
 MIGRATES = (

@@ -379,8 +379,9 @@ class Scan:
             compose = read_text(path)
             if compose is not None:  # read for the scripts it starts (starts.py)
                 self.texts[name] = compose.splitlines()
-                if "boot-migrate" in self.wanted:
-                    yield from compose_rules.find_in_compose(name, self.texts[name])
+                if self.wanted & {"boot-migrate", "scheduler"}:
+                    found = compose_rules.find_in_compose(name, self.texts[name])
+                    yield from (f for f in found if f.category in self.wanted)
             return
         if detector is None and cron_jobs.may_be_installed_crontab(name):
             # ``scripts/app-crontasks``: no rule of its own, but a hook that installs it

@@ -14,6 +14,8 @@ written.
   row (``Upload.objects.create(path=path)``) is read by name on another instance.
 - A subprocess that only reads (``tail``, ``cat``) at a data folder's path reads it: a
   view that tails a log a task writes under ``settings.LOG_PATH`` is the folder's reader.
+- The workers of one compose stack that each embed celery beat (``-B``) are one finding:
+  the stack's schedule, sent by each of them (django-bims starts three such workers).
 """
 
 from __future__ import annotations
@@ -141,3 +143,30 @@ def test_a_view_that_runs_a_writer_there_is_not_its_reader(tmp_path: Path) -> No
     files = {"core/tasks.py": TASKS, "core/views.py": VIEWS.format(program='"rotate-logs"')}
     found = [f for f in scan(tmp_path, files, "file-write") if "reads settings" in f.message]
     assert found == []
+
+
+STACK = """\
+services:
+  uwsgi:
+    image: app:latest
+    command: uwsgi --ini /app/uwsgi.ini
+  worker:
+    image: app:latest
+    command: celery --app=app.celery:app worker -Q update -B -l info
+  searchworker:
+    image: app:latest
+    command: celery --app=app.celery:app worker -Q search {beat}-l info
+"""
+
+
+def test_workers_of_one_stack_that_embed_beat_are_one_finding(tmp_path: Path) -> None:
+    files = {"deployment/docker-compose.yml": STACK.format(beat="-B ")}
+    [found] = scan(tmp_path, files, "scheduler")
+    assert (found.path, found.line) == ("deployment/docker-compose.yml", 7)
+    assert [(r.path, r.line) for r in found.related] == [("deployment/docker-compose.yml", 10)]
+
+
+def test_one_worker_that_embeds_beat_has_nothing_related(tmp_path: Path) -> None:
+    files = {"deployment/docker-compose.yml": STACK.format(beat="")}
+    [found] = scan(tmp_path, files, "scheduler")
+    assert (found.line, found.related) == (7, ())
