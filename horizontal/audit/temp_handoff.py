@@ -103,9 +103,10 @@ def _with_aliases(function: FunctionNode, name: str) -> set[str]:
 
 
 def _removes_temp(module: PythonModule, function: FunctionNode, names: set[str]) -> bool:
-    """Whether ``function`` removes the file ``name`` holds (``os.remove(x.name)``,
-    ``Path(x.name).unlink()``): other removals there are of other files, and a removal
-    in an ``except`` handler leaves the file of the path that succeeds."""
+    """Whether ``function`` removes the file ``names`` hold (the temp file and its
+    aliases: ``os.remove(x.name)``, ``Path(path).unlink()``): other removals there are of
+    other files, and a removal in an ``except`` handler leaves the file of the path that
+    succeeds."""
     on_error = {
         id(inner)
         for handler in ast.walk(function)
