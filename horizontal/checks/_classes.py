@@ -2,13 +2,16 @@
 and whether the project set a setting at all.
 
 A dotted path equal to a known one is classified without importing anything; any other
-path (or a class itself) is tested with ``issubclass``, so a project's subclass counts.
+path (or a class itself) is imported and its bases compared, so a project's subclass
+counts. A known class is never imported for the comparison: known paths name a class
+where it is defined, or where a loaded module holds it.
 A path that cannot be imported is never a match: Django fails loudly the first time it
 uses such a backend, and guessing from a name would warn about classes we cannot see.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Collection, Iterator, Mapping
 from functools import cache
 from typing import Any
@@ -46,8 +49,27 @@ def is_a(backend: object, known: Collection[str]) -> bool:
         backend = import_class(backend)
     if not isinstance(backend, type):
         return False
-    bases = (import_class(path) for path in known)
+    if any(_dotted(base) in known for base in backend.__mro__):
+        return True
+    bases = (_loaded_class(path) for path in known)
     return any(base is not None and issubclass(backend, base) for base in bases)
+
+
+def _dotted(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _loaded_class(path: str) -> type | None:
+    """The class a known path re-exports, if its module is loaded and holds it already.
+
+    A subclass has imported its base, so a base nobody loaded cannot be one; importing it
+    (or waking a module's lazy ``__getattr__``) would load a whole client library into
+    ``check --deploy`` for no answer.
+    """
+    module_name, _, name = path.rpartition(".")
+    module = sys.modules.get(module_name)
+    found = vars(module).get(name) if module is not None else None
+    return found if isinstance(found, type) else None
 
 
 def backends(setting: Mapping[str, Any]) -> Iterator[tuple[str, object]]:

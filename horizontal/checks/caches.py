@@ -32,7 +32,7 @@ from horizontal.audit import known
 from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import backends, is_a, is_overridden
 from horizontal.conf import conf
-from horizontal.sessions.names import DJANGO_REDIS_CACHE
+from horizontal.sessions.names import DJANGO_REDIS_CACHE, STORE_CLASSES
 
 __all__ = [
     "DUMMY_CACHE",
@@ -201,7 +201,7 @@ def cache_address_on_this_host(config: Mapping[str, Any]) -> str | None:
 CACHE_SESSION_STORES = (
     "django.contrib.sessions.backends.cache.SessionStore",
     "django.contrib.sessions.backends.cached_db.SessionStore",
-    "horizontal.sessions.SessionStore",
+    *sorted(STORE_CLASSES),
 )
 
 

@@ -35,7 +35,7 @@ from horizontal.checks.caches import (
     shared_cache_configs,
 )
 from horizontal.conf import conf
-from horizontal.sessions.names import DJANGO_REDIS_CACHE, is_django_redis_backend
+from horizontal.sessions.names import DJANGO_REDIS_CACHE, STORE_CLASSES, is_django_redis_backend
 
 __all__ = [
     "CACHE_SESSIONS",
@@ -73,12 +73,11 @@ SHARED_SESSIONS = frozenset(
     {
         "django.contrib.sessions.backends.db.SessionStore",
         "django.contrib.sessions.backends.signed_cookies.SessionStore",
-        "horizontal.sessions.SessionStore",
+        *STORE_CLASSES,
     }
 )
 DJANGO_SESSION_MIDDLEWARE = "django.contrib.sessions.middleware.SessionMiddleware"
 
-ENGINE_STORE = "horizontal.sessions.SessionStore"
 FAILURE_MIDDLEWARE = "horizontal.sessions.middleware.SessionMiddleware"
 TIMEOUT_OPTIONS = ("SOCKET_CONNECT_TIMEOUT", "SOCKET_TIMEOUT")
 
@@ -222,7 +221,7 @@ def _session_store_is(known_stores: tuple[str, ...]) -> bool:
 
 
 def _uses_redis_sessions() -> bool:
-    return is_a(_session_store(), (ENGINE_STORE,))
+    return is_a(_session_store(), STORE_CLASSES)
 
 
 def _is_django_redis(backend: object) -> bool:
@@ -406,7 +405,10 @@ def check_session_failure_middleware(
 ) -> list[CheckMessage]:
     if not _uses_redis_sessions():
         return []
-    passed_check = any(is_a(path, (FAILURE_MIDDLEWARE,)) for path in settings.MIDDLEWARE)
+    # The listed path first: the subclass test imports every middleware it is asked about.
+    passed_check = FAILURE_MIDDLEWARE in settings.MIDDLEWARE or any(
+        is_a(path, (FAILURE_MIDDLEWARE,)) for path in settings.MIDDLEWARE
+    )
     return [] if passed_check else [W024]
 
 

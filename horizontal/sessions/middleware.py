@@ -8,18 +8,17 @@ class.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.sessions.middleware import SessionMiddleware as DjangoSessionMiddleware
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 
-from horizontal.sessions.store import (
-    SessionStore,
-    SessionStoreUnavailable,
-    failure_log,
-    failure_policy,
-)
+# Not the store: it brings redis-py, which this module must not (see ``failures``).
+from horizontal.sessions.failures import SessionStoreUnavailable, failure_policy
+
+if TYPE_CHECKING:
+    from horizontal.sessions.store import SessionStore
 
 __all__ = ["RETRY_AFTER_SECONDS", "SessionMiddleware", "session_unavailable_response"]
 
@@ -66,7 +65,7 @@ class SessionMiddleware(DjangoSessionMiddleware):
         self.process_request(request)  # a store for the cookie's key: no I/O
         response: HttpResponseBase = await self.get_response(request)  # type: ignore[misc]
         session: Any = getattr(request, "session", None)
-        if isinstance(session, SessionStore) and self._will_save(request, session, response):
+        if isinstance(session, _redis_store()) and self._will_save(request, session, response):
             await session.asave_for_response()
         return self.process_response(request, response)
 
@@ -81,7 +80,7 @@ class SessionMiddleware(DjangoSessionMiddleware):
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if isinstance(exception, SessionStoreUnavailable):
-            failure_log.failure("view", exception)
+            _log_failure("view", exception)
             return session_unavailable_response()
         return None
 
@@ -94,12 +93,12 @@ class SessionMiddleware(DjangoSessionMiddleware):
             # The error was raised somewhere that turned it into a 500 (another
             # middleware, a template) before process_exception could see it.
             session: Any = request.session  # our SessionStore: _store_failed_in_closed_mode
-            failure_log.failure("request", session.store_error)
+            _log_failure("request", session.store_error)
             return session_unavailable_response()
         try:
             return super().process_response(request, response)  # type: ignore[arg-type]
         except SessionStoreUnavailable as error:
-            failure_log.failure("save", error)
+            _log_failure("save", error)
             if failure_policy() == "open":
                 return response
             return session_unavailable_response()
@@ -115,3 +114,17 @@ class SessionMiddleware(DjangoSessionMiddleware):
             and not getattr(response, UNAVAILABLE_MARK, False)
             and failure_policy() == "closed"
         )
+
+
+def _redis_store() -> type[SessionStore]:
+    """The Redis engine's store class, loaded on the first request that needs it."""
+    from horizontal.sessions.store import SessionStore
+
+    return SessionStore
+
+
+def _log_failure(action: str, error: BaseException) -> None:
+    # Only the store raises its errors, so it is loaded by now.
+    from horizontal.sessions.store import failure_log
+
+    failure_log.failure(action, error)

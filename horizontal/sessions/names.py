@@ -15,6 +15,7 @@ __all__ = [
     "ENGINE",
     "ENGINE_MODULES",
     "FAILURE_POLICIES",
+    "STORE_CLASSES",
     "is_django_redis_backend",
 ]
 
@@ -23,6 +24,9 @@ ENGINE = "horizontal.sessions"
 # Every module path that names this engine: the facade, and the store module, which
 # Django loads just as well since it defines SessionStore.
 ENGINE_MODULES = frozenset({ENGINE, "horizontal.sessions.store"})
+# Both paths of the store class. The checks match a class by path without importing it,
+# and the facade's is loaded lazily (a subclass names the store module's).
+STORE_CLASSES = frozenset(f"{module}.SessionStore" for module in ENGINE_MODULES)
 
 FAILURE_POLICIES = ("closed", "open")
 

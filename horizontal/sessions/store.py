@@ -42,8 +42,8 @@ from django.utils.crypto import get_random_string
 
 from horizontal import signals
 from horizontal.conf import conf
-from horizontal.exceptions import HorizontalError
 from horizontal.logs import RateLimitedLog
+from horizontal.sessions.failures import SessionStoreUnavailable, failure_policy
 from horizontal.sessions.names import ENGINE, ENGINE_MODULES, FAILURE_POLICIES
 from horizontal.sessions.redis import (
     CorruptSession,
@@ -64,7 +64,13 @@ from horizontal.sessions.write_plan import (
     write_plan,
 )
 
-__all__ = ["ENGINE", "FAILURE_POLICIES", "SessionStore", "SessionStoreUnavailable"]
+__all__ = [
+    "ENGINE",
+    "FAILURE_POLICIES",
+    "SessionStore",
+    "SessionStoreUnavailable",
+    "failure_policy",
+]
 
 
 logger = logging.getLogger("horizontal.sessions")
@@ -80,10 +86,6 @@ FAILURE_LOG_INTERVAL = 10.0
 # Session keys are 32 random characters from 36; a collision is a broken RNG, and a
 # bounded loop turns that into an error instead of a spin.
 CREATE_ATTEMPTS = 10
-
-
-class SessionStoreUnavailable(HorizontalError):
-    """The session store could not be read or written; the session is not missing."""
 
 
 class StoreFailureLog(RateLimitedLog):
@@ -107,16 +109,6 @@ class StoreFailureLog(RateLimitedLog):
 
 
 failure_log = StoreFailureLog(logger, logging.ERROR, FAILURE_LOG_INTERVAL)
-
-
-def failure_policy() -> str:
-    """``HORIZONTAL_SESSION_FAILURE``, validated."""
-    policy = conf.SESSION_FAILURE
-    if policy not in FAILURE_POLICIES:
-        raise ImproperlyConfigured(
-            f"HORIZONTAL_SESSION_FAILURE must be 'closed' or 'open', not {policy!r}."
-        )
-    return policy
 
 
 def store_redis() -> SessionRedis:

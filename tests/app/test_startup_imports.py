@@ -24,6 +24,9 @@ if os.environ.get("PROBE_REQUEST", "1") == "1":
     from django.test import Client
     response = Client(HTTP_HOST="localhost").post("/accounts/visit/")
     assert response.status_code == 200, response.status_code
+elif os.environ.get("PROBE_REQUEST") == "deploy":  # every check `check --deploy` runs
+    from django.core.checks import run_checks
+    run_checks(include_deployment_checks=True, databases=[])
 else:  # no database to serve from: horizontal's checks instead
     from django.core.checks import run_checks
     run_checks(tags=["horizontal"], databases=[])
@@ -88,3 +91,12 @@ def test_a_project_whose_sessions_are_not_in_redis_never_imports_redis() -> None
     assert "horizontal.sessions" in modules  # ready() connected the receiver
     assert "horizontal.sessions.store" not in modules
     assert [m for m in modules if m.split(".")[0] in ("redis", "django_redis")] == []
+
+
+def test_the_session_middleware_alone_does_not_load_redis_py() -> None:
+    # Sessions in the database, horizontal's middleware listed: Django's own checks import
+    # every middleware class, and ours must not bring the Redis store along.
+    modules = loaded_modules(REDIS_URL="", PROBE_REQUEST="deploy")
+    assert "horizontal.sessions.middleware" in modules  # the check did import it
+    assert [m for m in modules if m.split(".")[0] in ("redis", "django_redis")] == []
+    assert "horizontal.sessions.store" not in modules

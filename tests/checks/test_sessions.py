@@ -119,6 +119,20 @@ def test_w024_djangos_middleware_instead_of_ours():
     assert session_ids(MIDDLEWARE=DJANGO_MIDDLEWARE) == ["horizontal.W024"]
 
 
+SUBCLASSES = "tests.checks.horizontal_subclasses"
+
+
+def test_a_project_subclass_of_our_store_and_middleware_is_ours():
+    middleware = [f"{SUBCLASSES}.AuditedSessionMiddleware", *OUR_MIDDLEWARE[1:]]
+    assert session_ids(SESSION_ENGINE=SUBCLASSES, MIDDLEWARE=middleware) == []
+    # ... and still judged as ours: Django's middleware beside it is W024, a local Redis W026.
+    assert session_ids(SESSION_ENGINE=SUBCLASSES, MIDDLEWARE=DJANGO_MIDDLEWARE) == [
+        "horizontal.W024"
+    ]
+    local = sessions_cache(LOCATION="redis://127.0.0.1:6379/1", OPTIONS=GOOD_OPTIONS)
+    assert session_ids(SESSION_ENGINE=SUBCLASSES, CACHES=local) == ["horizontal.W026"]
+
+
 def test_w025_shared_with_a_general_cache():
     caches = sessions_cache(OPTIONS=GOOD_OPTIONS)
     caches["default"] = {"BACKEND": REDIS, "LOCATION": "redis://r:6379/1"}

@@ -11,7 +11,6 @@ from django.core.cache import caches as django_caches
 from django.test import Client, override_settings
 
 from horizontal.sessions import SessionStore, SessionStoreUnavailable
-from horizontal.sessions import middleware as session_middleware
 from horizontal.sessions import store as session_store
 from horizontal.sessions.redis import (
     DEFAULT_SOCKET_CONNECT_TIMEOUT,
@@ -30,7 +29,6 @@ def fresh_failure_log(monkeypatch):
     # Each test sees the first failure logged (the limiter is process-wide).
     fresh = session_store.StoreFailureLog(session_store.logger, logging.ERROR, 10.0)
     monkeypatch.setattr(session_store, "failure_log", fresh)
-    monkeypatch.setattr(session_middleware, "failure_log", fresh)
 
 
 # -- the store, unreachable ------------------------------------------------------
