@@ -19,7 +19,9 @@
    (the same code measured +1 ms, +55 ms and +105 ms on three VMs); an instruction count
    does not, beyond a few percent that address-space layout moves. The added share of
    the command, and the milliseconds it comes to at this machine's CPU time per
-   instruction, are printed. Needs ``valgrind`` (Debian's package); about a minute.
+   instruction, are printed; so is a third command with horizontal but its code checks
+   silenced, which skips the code scan. Needs ``valgrind`` (Debian's package); about two
+   minutes.
 
 Nothing here needs a running server: checks read settings, and no ``--database`` is
 given, so the budget check that asks the server is not run.
@@ -74,6 +76,13 @@ MIDDLEWARE = [
 ]
 SESSION_ENGINE = "django.contrib.sessions.backends.cache"
 ROOT_URLCONF = "bench_urls_without_horizontal"
+"""
+# The same production settings with every code check silenced: `check_code` then skips the
+# scan (docs/checks.md), which leaves what the rest of horizontal adds.
+WITHOUT_CODE_SCAN = """
+from testproject.settings_production import *  # noqa: F403
+
+SILENCED_SYSTEM_CHECKS = [f"horizontal.W{number}" for number in range(101, 112)]
 """
 # testproject's URLs without horizontal's (health views, HTTP trigger, metrics).
 WITHOUT_HORIZONTAL_URLS = """
@@ -209,27 +218,38 @@ def _instructions(env: dict[str, str]) -> int:
 
 
 def instructions(rounds: int = 3) -> None:
-    """Added instructions, median of ``rounds`` counts per side, and their cost here."""
+    """Added instructions, median of ``rounds`` counts per side, and their cost here.
+
+    A third side has horizontal with the code checks' ids silenced, which skips the code
+    scan (``horizontal.checks.code``): what the rest of horizontal adds."""
     with tempfile.TemporaryDirectory() as scratch:
         Path(scratch, "bench_settings_without_horizontal.py").write_text(WITHOUT_HORIZONTAL)
         Path(scratch, "bench_urls_without_horizontal.py").write_text(WITHOUT_HORIZONTAL_URLS)
+        Path(scratch, "bench_settings_without_code_scan.py").write_text(WITHOUT_CODE_SCAN)
         with_env = _env("testproject.settings_production", scratch)
         without_env = _env("bench_settings_without_horizontal", scratch, scratch)
-        _run_check(with_env)  # the bytecode, written once
-        _run_check(without_env)
-        counts = [(_instructions(with_env), _instructions(without_env)) for _ in range(rounds)]
+        no_scan_env = _env("bench_settings_without_code_scan", scratch, scratch)
+        for env in (with_env, without_env, no_scan_env):
+            _run_check(env)  # the bytecode, written once
+        counts = [
+            (_instructions(with_env), _instructions(without_env), _instructions(no_scan_env))
+            for _ in range(rounds)
+        ]
         cpu = statistics.median(_time_command(without_env)[1] for _ in range(5))
-    with_count = statistics.median(w for w, _ in counts)
-    without_count = statistics.median(wo for _, wo in counts)
-    added = with_count - without_count
+    with_count = statistics.median(w for w, _, _ in counts)
+    without_count = statistics.median(wo for _, wo, _ in counts)
+    no_scan_count = statistics.median(n for _, _, n in counts)
     print(f"manage.py check --deploy, instructions (callgrind, median of {rounds} per side)")
     print(f"  without horizontal  {without_count / 1e6:8.1f} M   ({cpu * 1000:.0f} ms of CPU here)")
     print(f"  with horizontal     {with_count / 1e6:8.1f} M")
-    print(
-        f"  added               {added / 1e6:8.1f} M   {added / without_count:.1%} of the command,"
-        f" {added * cpu / without_count * 1000:.0f} ms at this machine's speed"
-        f" (budget < {BUDGET_MS:.0f})"
-    )
+    print(f"  code ids silenced   {no_scan_count / 1e6:8.1f} M   (no code scan)")
+    for label, count in (("added", with_count), ("added, no code scan", no_scan_count)):
+        added = count - without_count
+        print(
+            f"  {label:20s}{added / 1e6:8.1f} M   {added / without_count:.1%} of the command,"
+            f" {added * cpu / without_count * 1000:.0f} ms at this machine's speed"
+            f" (budget < {BUDGET_MS:.0f})"
+        )
 
 
 def _median_seconds(func: Callable[[], Any], runs: int) -> float:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from django.apps import AppConfig, apps
+from django.conf import settings
 from django.core import checks
 from django.core.checks import CheckMessage
 
@@ -24,7 +25,14 @@ from horizontal.checks._base import TAG, register
 if TYPE_CHECKING:
     from horizontal.audit import Finding
 
-__all__ = ["check_code", "installed_roots", "is_project_app", "project_app_paths", "warning"]
+__all__ = [
+    "check_code",
+    "installed_roots",
+    "is_project_app",
+    "project_app_paths",
+    "scanned_categories",
+    "warning",
+]
 
 # The W0xx checks judge the live settings; the audit's settings category is its own.
 SETTINGS_CATEGORY = "settings"
@@ -63,16 +71,28 @@ def warning(finding: Finding) -> checks.Warning:
     )
 
 
+def scanned_categories() -> list[str]:
+    """The audit's categories ``check --deploy`` reports: not settings, and not those whose
+    check id the project silences, which would cost the scan and show nothing."""
+    from horizontal.audit.findings import CATEGORIES, DEFAULT_CATEGORIES
+
+    silenced = set(settings.SILENCED_SYSTEM_CHECKS)
+    return [
+        name
+        for name in DEFAULT_CATEGORIES
+        if name != SETTINGS_CATEGORY and CATEGORIES[name].check_id not in silenced
+    ]
+
+
 @register(TAG, deploy=True)
 def check_code(app_configs: Iterable[AppConfig] | None = None, **kwargs: Any) -> list[CheckMessage]:
-    paths = project_app_paths(app_configs)
+    categories = scanned_categories()
+    paths = project_app_paths(app_configs) if categories else []
     if not paths:
         return []
     # Imported here, not at module level: every web worker imports the checks, and only
     # `check --deploy` runs the scanner.
     from horizontal.audit import scan_paths
-    from horizontal.audit.findings import DEFAULT_CATEGORIES
 
-    categories = [name for name in DEFAULT_CATEGORIES if name != SETTINGS_CATEGORY]
     result = scan_paths(paths, categories=categories, base=os.getcwd())
     return [warning(f) for f in result.findings]

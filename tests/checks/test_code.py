@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 from django.apps import apps
+from django.test import override_settings
 
-from horizontal.checks.code import check_code, installed_roots, is_project_app, project_app_paths
+from horizontal.checks.code import (
+    check_code,
+    installed_roots,
+    is_project_app,
+    project_app_paths,
+    scanned_categories,
+)
+from tests.support.processes import ROOT, child_env
 
 CORPUS = Path(__file__).parents[1] / "audit" / "corpus"
 
@@ -35,6 +44,42 @@ def test_findings_become_warnings_with_the_category_id_and_a_hint():
     hits = [w for w in warnings if w.id == "horizontal.W103"]
     assert any("corpus/project/shop/" in str(w.obj) for w in hits)
     assert all(w.hint for w in warnings)
+
+
+def test_a_silenced_id_is_not_scanned_for():
+    shop = [fake_app("shop", CORPUS / "project" / "shop")]
+    with override_settings(SILENCED_SYSTEM_CHECKS=["horizontal.W103", "horizontal.W106"]):
+        ids = {w.id for w in check_code(app_configs=shop)}
+        assert "file-write" not in scanned_categories()
+    assert ids == {"horizontal.W102", "horizontal.W104", "horizontal.W105"}
+
+
+CODE_IDS = [f"horizontal.W{n}" for n in range(101, 112)]
+
+
+def test_every_code_id_silenced_skips_the_scan_and_its_import():
+    shop = [fake_app("shop", CORPUS / "project" / "shop")]
+    with override_settings(SILENCED_SYSTEM_CHECKS=CODE_IDS):
+        assert scanned_categories() == []
+        assert check_code(app_configs=shop) == []
+    # In a fresh process: the scanner's modules are never loaded.
+    script = (
+        "import django, sys; django.setup()\n"
+        "from django.test import override_settings\n"
+        "from horizontal.checks.code import check_code\n"
+        f"with override_settings(SILENCED_SYSTEM_CHECKS={CODE_IDS!r}):\n"
+        "    assert check_code() == []\n"
+        "print(sorted(m for m in sys.modules if m.startswith('horizontal.audit.')))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "horizontal.audit.runner" not in loaded, loaded
 
 
 def test_settings_are_left_to_the_w0xx_checks():
