@@ -275,13 +275,23 @@ SHORT_LIFETIME = 60
 
 
 def _expires_within_a_minute(decorator: ast.expr) -> bool:
-    if not isinstance(decorator, ast.Call):
-        return False
-    return any(
-        k.arg in LIFETIME_KEYWORDS
-        and isinstance(k.value, ast.Constant)
-        and isinstance(k.value.value, int | float)
-        and not isinstance(k.value.value, bool)
-        and k.value.value <= SHORT_LIFETIME
-        for k in decorator.keywords
+    """``@memoize(ttl=20)``, or a cache object given the lifetime
+    (``@cached(cache=TTLCache(maxsize=100, ttl=60))``, ``TTLCache(100, 60)``)."""
+    for call in ast.walk(decorator):
+        if not isinstance(call, ast.Call):
+            continue
+        lifetimes = [k.value for k in call.keywords if k.arg in LIFETIME_KEYWORDS]
+        if (dotted(call.func) or "").endswith("TTLCache") and len(call.args) > 1:
+            lifetimes.append(call.args[1])  # cachetools.TTLCache(maxsize, ttl)
+        if any(_seconds_within_a_minute(value) for value in lifetimes):
+            return True
+    return False
+
+
+def _seconds_within_a_minute(value: ast.expr) -> bool:
+    return (
+        isinstance(value, ast.Constant)
+        and isinstance(value.value, int | float)
+        and not isinstance(value.value, bool)
+        and value.value <= SHORT_LIFETIME
     )

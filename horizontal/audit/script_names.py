@@ -14,7 +14,9 @@ from horizontal.audit.patterns import lazy_compile
 
 __all__ = ["ENTRYPOINT_NAME", "named_like_a_start", "run_once_or_by_a_developer"]
 
-ENTRYPOINT_NAME = lazy_compile(r"entrypoint|start|boot|run|docker|init|cmd|serve|launch", re.I)
+ENTRYPOINT_NAME = lazy_compile(
+    r"entrypoint|start|boot|run|docker|init|cmd|serve|launch|celery", re.I
+)
 # Installers, upgrade and provisioning scripts: an operator runs them, once, by hand.
 BY_HAND = lazy_compile(r"^(install|installer|upgrade|provision|vagrant)[\w.-]*\.(sh|bash)$", re.I)
 # ``run-django-dev.sh``, ``start_local.sh``, ``dev-entrypoint.sh``: a developer's start.
