@@ -8,6 +8,7 @@ class.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -116,6 +117,7 @@ class SessionMiddleware(DjangoSessionMiddleware):
         )
 
 
+@cache
 def _redis_store() -> type[SessionStore]:
     """The Redis engine's store class, loaded on the first request that needs it."""
     from horizontal.sessions.store import SessionStore
