@@ -3,8 +3,9 @@
 The engine's public face. Django imports this module and takes its ``SessionStore``;
 projects import ``end_user_sessions`` and ``SessionStoreUnavailable`` from here. Inside:
 
-- ``store``: ``SessionStore`` and the failure policy, with ``write_plan`` (what a save
-  sends, decided without I/O);
+- ``store``: ``SessionStore`` and its rate-limited failure log, with ``write_plan`` (what a
+  save sends, decided without I/O); ``failures``: ``SessionStoreUnavailable`` and the
+  failure policy, which need no Redis client;
 - ``revocation``: ending every session of a user; ``password_change``: the receiver that
   does it when a password changes;
 - ``redis``: the client per cache alias, key names and stored format (internal), with
@@ -27,8 +28,9 @@ from horizontal.sessions.names import ENGINE, FAILURE_POLICIES
 from horizontal.sessions.password_change import connect_signals
 
 if TYPE_CHECKING:
+    from horizontal.sessions.failures import SessionStoreUnavailable
     from horizontal.sessions.revocation import aend_user_sessions, end_user_sessions
-    from horizontal.sessions.store import SessionStore, SessionStoreUnavailable
+    from horizontal.sessions.store import SessionStore
 
 __all__ = [
     "ENGINE",
@@ -42,7 +44,7 @@ __all__ = [
 
 _LAZY = {
     "SessionStore": "horizontal.sessions.store",
-    "SessionStoreUnavailable": "horizontal.sessions.store",
+    "SessionStoreUnavailable": "horizontal.sessions.failures",
     "aend_user_sessions": "horizontal.sessions.revocation",
     "end_user_sessions": "horizontal.sessions.revocation",
 }
