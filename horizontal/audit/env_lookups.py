@@ -146,6 +146,7 @@ TEXT_PARSERS = frozenset({"literal_eval", "strtobool", "loads"})
 
 # What a boolean option's parser reads as false.
 FALSE_WORDS = frozenset({"", "false", "f", "0", "no", "n", "off", "none"})
+TRUE_WORDS = frozenset({"true", "t", "1", "yes", "y", "on"})
 
 
 def parsed_as_bool(call: ast.Call) -> bool:
@@ -155,6 +156,13 @@ def parsed_as_bool(call: ast.Call) -> bool:
         keyword.arg in {"parser", "cast", "type"} and last_part(dotted(keyword.value)) == "bool"
         for keyword in call.keywords
     )
+
+
+def reads_as_true(default: ast.AST | None) -> bool:
+    """Whether an option's default is what a boolean parser reads as true."""
+    if isinstance(default, ast.Constant) and default.value is True:
+        return True
+    return isinstance(default, ast.Constant) and str(default.value).strip().lower() in TRUE_WORDS
 
 
 def reads_as_false(default: ast.AST | None) -> bool:

@@ -74,6 +74,16 @@ LOCMEM_CACHES = (
         "cross instances",
     ),
 )
+# A cache alias named for the process's own memory (``"local-memory"``, ``"locmem"``,
+# ``"process"``): per instance on purpose, as one HORIZONTAL_LOCAL_CACHES lists. Never
+# ``"default"``, which every library shares whatever it holds.
+PROCESS_CACHE_WORDS = ("local", "locmem", "memory", "process", "inproc")
+
+
+def is_process_cache_alias(alias: str) -> bool:
+    return alias != "default" and any(w in alias.lower() for w in PROCESS_CACHE_WORDS)
+
+
 # django-cache-url and django-environ spell LocMemCache as a URL; django_cache_url.config()
 # with no CACHE_URL set and no default gives it too.
 LOCMEM_CACHE_URL = "locmem://"

@@ -27,6 +27,7 @@ from horizontal.audit.source import (
 )
 from horizontal.audit.staged_files import copied_from_storage
 from horizontal.audit.temp_paths import TEMP_HELPER
+from horizontal.audit.web_servers import MEDIA_FROM_DISK
 
 __all__ = [
     "MEDIA_ROOT_BY_PATH",
@@ -313,21 +314,38 @@ def storage_with_its_consequences(
         if f.category == "file-write"
         and (f.message.startswith(LOCAL_PATH_USES) or DEFAULT_LOCATION_STORAGE.search(f.source))
     ]
-    if not folded:
+    # The proxy's ``location /media/ { alias … }`` (nginx, Caddy) serves the folder that
+    # setting fills: moved to the shared storage, the uploads' URLs are the storage's and
+    # the block serves nothing. One cause, fixed at the setting. (uWSGI's static-map is
+    # the app server serving uploads itself: reported on its own, as the views that
+    # serve MEDIA_ROOT are.)
+    served = [f for f in findings if f.message == MEDIA_FROM_DISK]
+    if not folded and not served:
         if not upload_fields:
             return findings
         fields = anchor._replace(related=(*anchor.related, *upload_fields))
         return [fields if f is anchor else f for f in findings]
-    places = [Location(f.path, f.line, f.source) for f in folded]
-    places += [place for f in folded for place in f.related]
+    code = [Location(f.path, f.line, f.source) for f in folded]
+    code += [place for f in folded for place in f.related]
+    served_places = [
+        place for f in served for place in (Location(f.path, f.line, f.source), *f.related)
+    ]
+    notes = [_code_places(len(code))] if code else []
+    fix = anchor.fix or ""
+    if code:
+        fix += (
+            " Then open uploads through the storage (storage.open(name), .url) where the "
+            "related places use their local path."
+        )
+    if served:
+        notes.append("and the web server that serves them from this folder")
+        fix += " The web server's media block then serves nothing: remove it."
     merged = anchor._replace(
-        message=f"{anchor.message} ({_code_places(len(places))})",
-        related=(*anchor.related, *places, *upload_fields),
-        fix_text=(anchor.fix or "")
-        + " Then open uploads through the storage (storage.open(name), .url) where the "
-        "related places use their local path.",
+        message=f"{anchor.message} ({', '.join(notes)})",
+        related=(*anchor.related, *code, *served_places, *upload_fields),
+        fix_text=fix,
     )
-    absorbed = {id(f) for f in folded}
+    absorbed = {id(f) for f in (*folded, *served)}
     return [merged if f is anchor else f for f in findings if id(f) not in absorbed]
 
 

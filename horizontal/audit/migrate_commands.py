@@ -13,8 +13,11 @@ from collections.abc import Iterable, Iterator
 from horizontal.audit.patterns import lazy_compile
 
 __all__ = [
+    "MAKEFILE_NAMES",
     "as_alias_migrate",
+    "as_make_migrate",
     "as_migrate",
+    "make_targets_that_migrate",
     "manage_aliases",
     "migrate_wrapper",
     "program_migrates",
@@ -159,3 +162,58 @@ def as_alias_migrate(line: str, aliases: Iterable[str]) -> str | None:
                 rewritten,
             )
     return rewritten if rewritten != line else None
+
+
+# GNU make reads these names in a directory (``make -C /app target``), or an included ``.mk``.
+MAKEFILE_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile"})
+# A Makefile rule's first line: ``server-migrate:`` or ``server-init: server-migrate seed``
+# (not a variable, ``X := y``); its recipe is the tab-indented lines below it.
+MAKE_RULE = lazy_compile(r"^(?P<target>[\w.-]+)\s*:(?![:=])(?P<prerequisites>[^=#]*)")
+# A recipe line that runs migrate: ``$(PYTHON) manage.py migrate``, ``django-admin migrate``,
+# ``$(MANAGE) migrate``.
+RECIPE_MIGRATES = lazy_compile(
+    r"(\bmanage(\.py)?|\bdjango-admin|\$[({]\w*MANAGE\w*[)}])[\"']?(\s+--?\S+)*\s+migrate\b"
+)
+
+
+def make_targets_that_migrate(text: str) -> dict[str, int]:
+    """The targets of a Makefile whose recipe runs migrate with no lock, or that need one
+    that does (``server-init: server-migrate``), to the line that migrates."""
+    prerequisites: dict[str, list[str]] = {}
+    migrates: dict[str, int] = {}
+    target: str | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith("\t"):
+            if (
+                target
+                and target not in migrates
+                and RECIPE_MIGRATES.search(line)
+                and not TAKES_LOCK.search(line)
+            ):
+                migrates[target] = number
+            continue
+        rule = MAKE_RULE.match(line)
+        target = rule["target"] if rule else None
+        if rule:
+            prerequisites[rule["target"]] = rule["prerequisites"].split()
+    changed = True
+    while changed:  # a target needing one that migrates migrates too
+        changed = False
+        for name, needs in prerequisites.items():
+            needed = next((migrates[n] for n in needs if n in migrates), None)
+            if name not in migrates and needed is not None:
+                migrates[name] = needed
+                changed = True
+    return migrates
+
+
+def as_make_migrate(line: str, targets: Iterable[str]) -> str | None:
+    """``line`` with ``make server-migrate -C /app`` (a target that migrates) written as
+    ``manage.py migrate``; None if it runs none."""
+    if line.lstrip().startswith("#"):
+        return None
+    for target in targets:
+        run = re.search(rf"(?<![\w./$-])make\b[^;&|#]*?\s{re.escape(target)}(?![\w.-])", line)
+        if run is not None:
+            return line[: run.start()] + "manage.py migrate" + line[run.end() :]
+    return None

@@ -12,7 +12,12 @@ import re
 
 from horizontal.audit.patterns import lazy_compile
 
-__all__ = ["ENTRYPOINT_NAME", "named_like_a_start", "run_once_or_by_a_developer"]
+__all__ = [
+    "DEVELOPMENT_SCRIPT",
+    "ENTRYPOINT_NAME",
+    "named_like_a_start",
+    "run_once_or_by_a_developer",
+]
 
 ENTRYPOINT_NAME = lazy_compile(
     r"entrypoint|start|boot|run|docker|init|cmd|serve|launch|celery", re.I

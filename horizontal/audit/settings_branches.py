@@ -21,6 +21,7 @@ from horizontal.audit.env_lookups import (
     is_test_run_expression,
     parsed_as_bool,
     reads_as_false,
+    reads_as_true,
 )
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import dotted, last_part, string_value
@@ -46,10 +47,13 @@ def static_or_compared(tree: ast.AST) -> set[int]:
     unset = unset_names(tree)
     defaults = default_strings(tree)
     bound = guards_of_bound_names(tree)
+    on = on_names(tree)
     for node in ast.walk(tree):
         parts: list[ast.AST] = []
         outcome = (
-            default_outcome(node.test, defaults) if isinstance(node, ast.If | ast.IfExp) else None
+            _branch_outcome(node.test, defaults, on)
+            if isinstance(node, ast.If | ast.IfExp)
+            else None
         )
         if id(node) in bound:
             outcome = bound[id(node)]
@@ -158,6 +162,45 @@ def unset_names(tree: ast.AST) -> set[str]:
     return unset
 
 
+def on_names(tree: ast.AST) -> set[str]:
+    """Top-level names bound to a boolean option that is on when nothing is set
+    (``USE_REDIS_CACHE = env.bool("USE_REDIS_CACHE", default=True)``; the last top-level
+    assignment decides): ``if USE_REDIS_CACHE:`` is production's branch, its ``else`` what
+    an operator chooses by switching it off."""
+    on: set[str] = set()
+    for statement in getattr(tree, "body", ()):
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+            continue
+        target = statement.targets[0]
+        if not isinstance(target, ast.Name):
+            continue
+        value = statement.value
+        if (
+            isinstance(value, ast.Call)
+            and parsed_as_bool(value)
+            and reads_as_true(env_default(value))
+        ):
+            on.add(target.id)
+        else:
+            on.discard(target.id)
+    return on
+
+
+def switch_outcome(test: ast.AST, on: AbstractSet[str]) -> bool | None:
+    """``if USE_REDIS_CACHE:`` (True) or ``if not USE_REDIS_CACHE:`` (False) for a switch
+    that is on by default; None for any other test."""
+    if isinstance(test, ast.Name) and test.id in on:
+        return True
+    if (
+        isinstance(test, ast.UnaryOp)
+        and isinstance(test.op, ast.Not)
+        and isinstance(test.operand, ast.Name)
+        and test.operand.id in on
+    ):
+        return False
+    return None
+
+
 def _falsy_when_unset(value: ast.AST, unset: AbstractSet[str] = frozenset()) -> bool:
     """Also what follows from options left unset: ``INCIDENT = INCIDENTS.get(KIND)`` (a
     mapping's ``get`` of None), ``READ_ONLY = INCIDENT and INCIDENT["readonly"]``, a
@@ -169,6 +212,15 @@ def _falsy_when_unset(value: ast.AST, unset: AbstractSet[str] = frozenset()) -> 
         return value.id in unset
     if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.And):
         return any(_falsy_when_unset(v, unset) for v in value.values)
+    if (
+        isinstance(value, ast.Compare)
+        and len(value.ops) == 1
+        and isinstance(value.ops[0], ast.IsNot)
+        and isinstance(value.comparators[0], ast.Constant)
+        and value.comparators[0].value is None
+    ):
+        # ``REDIS_SSL = REDIS_PASSWORD is not None``: false while the option is unset.
+        return _falsy_when_unset(value.left, unset)
     if not isinstance(value, ast.Call):
         return False
     if _mapping_get_of_nothing(value, unset):
@@ -216,6 +268,11 @@ def _default_string(node: ast.AST, defaults: dict[str, str]) -> str | None:
 # An environment's name that says it is production (``ENV not in ["STAGING", "PRODUCTION"]``).
 PRODUCTION_NAME = lazy_compile(r"^(prod|production|live)$", re.I)
 DEVELOPMENT_NAME = lazy_compile(r"^(local|dev|devel|development|test|testing)$", re.I)
+
+
+def _branch_outcome(test: ast.AST, defaults: dict[str, str], on: AbstractSet[str]) -> bool | None:
+    outcome = switch_outcome(test, on)
+    return default_outcome(test, defaults) if outcome is None else outcome
 
 
 def default_outcome(test: ast.AST, defaults: dict[str, str]) -> bool | None:
@@ -401,6 +458,7 @@ def off_by_default_statements(tree: ast.AST) -> set[int]:
     unset = unset_names(tree)
     defaults = default_strings(tree)
     bound = guards_of_bound_names(tree)
+    on = on_names(tree)
     found: set[int] = set()
     required: set[str] = set()  # names production must set: a guard above raises
     blocks: list[list[ast.stmt]] = [list(getattr(tree, "body", ()))]
@@ -411,7 +469,7 @@ def off_by_default_statements(tree: ast.AST) -> set[int]:
             required |= _required_by_guard(statement)
             branch: ast.If | None = statement
             while branch is not None:  # ``if … elif … else``: each test in turn
-                outcome = bound.get(id(branch), default_outcome(branch.test, defaults))
+                outcome = bound.get(id(branch), _branch_outcome(branch.test, defaults, on))
                 off = (
                     off_by_default(branch.test, unset)
                     or _tests_unset(branch.test, required)

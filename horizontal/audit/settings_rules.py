@@ -28,6 +28,7 @@ from horizontal.audit.known import (
     ON_DISK_QUEUES,
     SingleBox,
     cache_url_backend,
+    is_process_cache_alias,
 )
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.private_media import PRIVATE_MEDIA_MESSAGE
@@ -86,7 +87,12 @@ def bad_backends(
     ignored = static_or_compared(module.tree) | _in_memory_databases(module)
     chosen = explicitly_chosen(module.tree)
     opted_out = _library_cache_aliases(module.text)
-    wants_paths = "THUMBNAIL" in module.text or "IMAGEKIT" in module.text or opted_out
+    wants_paths = (
+        "THUMBNAIL" in module.text
+        or "IMAGEKIT" in module.text
+        or "LocMemCache" in module.text
+        or opted_out
+    )
     paths = value_paths(module) if wants_paths else {}
     for node in ast.walk(module.tree):
         text = string_value(node)
@@ -105,8 +111,11 @@ def bad_backends(
         if match is None or (match in DUMMY_CACHES and not gates_in_cache):
             continue
         line = getattr(node, "lineno", 1)
-        if match.setting == "CACHES" and (paths.get(line) or ("", ""))[1:2] in opted_out:
+        alias = (paths.get(line) or ("", ""))[1:2]
+        if match.setting == "CACHES" and alias in opted_out:
             continue  # the alias a library is told to use, to keep nothing (AXES_CACHE)
+        if match in LOCMEM_CACHES and alias and is_process_cache_alias(alias[0]):
+            continue  # ``"local-memory": {…LocMemCache}``: named per process, on purpose
         thumbnails = (paths.get(line) or ("",))[0]
         if match is LOCAL_STORAGE_SUBCLASS and thumbnails.startswith(THUMBNAIL_SETTINGS):
             yield _finding(

@@ -47,12 +47,15 @@ SERVICE_ADDRESSES: tuple[tuple[KeyPathPattern, str], ...] = (
     (("CACHES", "*"), "CACHES"),
 )
 # A top-level setting whose name says it is a shared service's address (REDIS_URL,
-# CELERY_BROKER, DB_HOST, MEMCACHED_LOCATION, AWS_S3_ENDPOINT_URL); not EMAIL_HOST, not this
-# site's URL.
+# CELERY_BROKER, DB_HOST, MEMCACHED_LOCATION, AWS_S3_ENDPOINT_URL, KAFKA_BOOTSTRAP_SERVERS);
+# not EMAIL_HOST, not this site's URL, not an agent every host runs for itself (a statsd or
+# tracing agent), not an LDAP directory (an opt-in login source; its default is a
+# placeholder far more often than the users' only home).
 SERVICE_SETTING = lazy_compile(
     r"^(?!EMAIL_)([A-Z0-9]+_)*(REDIS|VALKEY|BROKER|AMQP|RABBIT\w*|MEMCACHED?|CELERY|HUEY|"
     r"CACHE|DATABASE|DB|POSTGRES\w*|PG|MYSQL|MARIADB|ELASTICSEARCH|ES|OPENSEARCH|MONGO\w*|"
-    r"TYPESENSE|MEILI\w*|SOLR|HAYSTACK|SEARCH|S3|MINIO)"
+    r"TYPESENSE|MEILI\w*|SOLR|HAYSTACK|SEARCH|S3|MINIO|DBMS|KAFKA|NATS|MQTT|ZOOKEEPER|"
+    r"CLICKHOUSE|INFLUX\w*|NEO4J|CASSANDRA|QDRANT|WEAVIATE|MILVUS)"
     r"(_\w+)?_(HOST|URL|URI|LOCATION|ADDRESS|SERVER|CONNECTION|CONFIG)S?$|^SESSION_REDIS$"
 )
 # Celery brokers and result stores kept in files on this host.
@@ -119,6 +122,15 @@ def _this_host_default(value: ast.expr | None) -> bool:
     return bool(text) and next(this_host_addresses(text), None) is not None
 
 
+def _engine(value: ast.expr | None) -> str:
+    """An alias's ENGINE, or its environment default (``env.str("DB_ENGINE",
+    default="django.db.backends.sqlite3")``): what a deployment that sets nothing gets."""
+    if value is None:
+        return ""
+    default = env_default(value)
+    return string_value(value) or (string_value(default) if default is not None else None) or ""
+
+
 def _unnamed(value: ast.expr | None) -> bool:
     """A ``NAME`` that is empty, literally or as its environment default: the alias is a
     template the deployment fills in whole (Django refuses an empty database name)."""
@@ -164,7 +176,7 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
     # written as ``localhost`` beside it is what it gets unless it sets that too.
     for _, alias in _database_aliases(module):
         values = _alias_values(alias)
-        engine = string_value(values.get("ENGINE")) or ""
+        engine = _engine(values.get("ENGINE"))
         name = values.get("NAME")
         template = _unnamed(name) and not _this_host_default(values.get("HOST"))
         if string_value(name) == "" or engine.endswith("sqlite3") or template:

@@ -1,7 +1,8 @@
 """The project's own programs that start lines run, found once every file is read.
 
 ``python jms start`` runs a Python program of the tree that may migrate with no lock;
-``mrs migrate`` runs the project's manage.py installed as a console script. What such a
+``mrs migrate`` runs the project's manage.py installed as a console script; ``make
+server-migrate`` a Makefile target whose recipe migrates. What such a
 line runs is judged as the start line's (``starts.migrations_through_commands``).
 """
 
@@ -14,7 +15,7 @@ from horizontal.audit import migrate_commands
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.tree import read_text
 
-__all__ = ["manage_aliases", "migrating_programs", "with_command_run"]
+__all__ = ["make_targets", "manage_aliases", "migrating_programs", "with_command_run"]
 
 
 def migrating_programs(
@@ -48,6 +49,24 @@ def manage_aliases(
                 packaging.append((name, text))
     found = migrate_commands.manage_aliases(packaging)
     return {alias: Location(path, line) for alias, (path, line) in found.items()}
+
+
+def make_targets(paths: Collection[str], base: str) -> dict[str, Location]:
+    """Targets of the project's Makefiles that migrate with no lock, to the line that
+    does; the shallowest Makefile's wins where two define one target."""
+    found: dict[str, Location] = {}
+    makefiles = [
+        p
+        for p in paths
+        if p.rpartition("/")[2] in migrate_commands.MAKEFILE_NAMES or p.endswith(".mk")
+    ]
+    for name in sorted(makefiles, key=lambda p: (p.count("/"), p)):
+        text = read_text(Path(base, name))
+        if text is None or "migrate" not in text:
+            continue
+        for target, line in migrate_commands.make_targets_that_migrate(text).items():
+            found.setdefault(target, Location(name, line))
+    return found
 
 
 def _program_file(paths: Collection[str], program: str, is_module: bool) -> str | None:

@@ -22,6 +22,7 @@ from horizontal.audit.file_kinds import (
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.opt_in_switches import without_opt_in_starts
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.script_names import DEVELOPMENT_SCRIPT
 
 __all__ = [
     "judged_as_started",
@@ -164,7 +165,8 @@ def scripts_run_by_start_scripts(texts: dict[str, list[str]]) -> Iterator[Findin
         following: list[tuple[str, int, str, bool]] = []
         for caller, number, name, serving in callers:
             for script in by_name.get(name, []):
-                if script in judged:
+                if script in judged or DEVELOPMENT_SCRIPT.search(posixpath.basename(script)):
+                    # (``bootstrap_development.sh``: its name says whose start it is)
                     continue
                 judged.add(script)
                 related = (Location(caller, number),)
@@ -384,17 +386,20 @@ def migrations_through_commands(
     commands: dict[str, Location],
     programs: dict[str, Location] | None = None,
     aliases: dict[str, Location] | None = None,
+    targets: dict[str, Location] | None = None,
 ) -> tuple[dict[str, list[str]], dict[Location, Location]]:
     """Start files with each run of a project command that migrates (``commands``: name
-    to the line that migrates, ``deploy.migrate_wrapper``), or of a Python program that
-    does (``programs``: ``python jms``, ``python -m app.install``), written as ``manage.py
-    migrate``, so that every start rule judges it as migrate; and each rewritten line
-    with the line that migrates, its related location."""
+    to the line that migrates, ``deploy.migrate_wrapper``), of a Python program that does
+    (``programs``: ``python jms``, ``python -m app.install``) or of a Makefile target that
+    does (``targets``: ``make server-migrate``), written as ``manage.py migrate``, so that
+    every start rule judges it as migrate; and each rewritten line with the line that
+    migrates, its related location."""
     rewritten: dict[str, list[str]] = {}
     runs: dict[Location, Location] = {}
     programs = programs or {}
     aliases = aliases or {}  # manage.py under the project's name: ``mrs migrate``
-    names = {**commands, **programs, **aliases}
+    targets = targets or {}  # a Makefile's: ``make server-migrate``
+    names = {**commands, **programs, **aliases, **targets}
     if not names:
         return rewritten, runs
     for path, lines in texts.items():
@@ -408,6 +413,8 @@ def migrations_through_commands(
                 migrate, ran = migrate_commands.as_migrate_program(line, programs), programs
             if migrate is None:
                 migrate, ran = migrate_commands.as_alias_migrate(line, aliases), aliases
+            if migrate is None and posixpath.basename(path) not in migrate_commands.MAKEFILE_NAMES:
+                migrate, ran = migrate_commands.as_make_migrate(line, targets), targets
             if migrate is not None:
                 new[index] = migrate
                 name = next(n for n in ran if n in line)

@@ -3,8 +3,9 @@
 ``LocMemCache``, ``FileBasedCache`` and ``DummyCache`` (``horizontal.audit.known``) are
 matched by class, subclasses included, and so is Django's implicit ``LocMemCache`` when
 ``CACHES`` is not set. An alias in ``HORIZONTAL_LOCAL_CACHES`` is per-instance on purpose
-and is left alone. The session and django_cron checks ask ``cache_is`` about their own
-cache alias.
+and is left alone, and so is a ``LocMemCache`` alias named for the process's own memory
+(``"local-memory"``, ``"locmem"``: ``known.is_process_cache_alias``). The session and
+django_cron checks ask ``cache_is`` about their own cache alias.
 
 A shared backend can still be private: ``W004`` when its ``LOCATION`` is this host
 (``localhost``, loopback, a unix socket), so each instance talks to its own server (the
@@ -153,7 +154,11 @@ def check_locmem_caches(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
     implicit = not is_overridden("CACHES")
-    return [W001(alias, implicit) for alias in _cache_aliases_using(LOCMEM_CACHE)]
+    return [
+        W001(alias, implicit)
+        for alias in _cache_aliases_using(LOCMEM_CACHE)
+        if not known.is_process_cache_alias(alias)  # "local-memory": per process on purpose
+    ]
 
 
 @register(Tags.caches, TAG, deploy=True)

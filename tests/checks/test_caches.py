@@ -37,6 +37,13 @@ def test_one_warning_per_offending_alias() -> None:
     assert deploy_ids(CACHES=caches) == ["horizontal.W001", "horizontal.W001"]
 
 
+def test_a_locmem_alias_named_for_the_process_is_left_alone() -> None:
+    # Per instance on purpose, as if listed in HORIZONTAL_LOCAL_CACHES; the audit agrees.
+    caches = {"default": REDIS, "local-memory": LOCMEM, "locmem": LOCMEM, "pages": LOCMEM}
+    assert deploy_ids(CACHES=caches) == ["horizontal.W001"]
+    assert deploy_ids(CACHES={"default": LOCMEM, "process": LOCMEM}) == ["horizontal.W001"]
+
+
 def test_locmem_subclass_is_w001() -> None:
     caches = {"default": {"BACKEND": "tests.checks.backends.MeteredLocMemCache"}}
     assert deploy_ids(CACHES=caches) == ["horizontal.W001"]
