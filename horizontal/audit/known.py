@@ -77,11 +77,12 @@ LOCMEM_CACHES = (
 # A cache alias named for the process's own memory (``"local-memory"``, ``"locmem"``,
 # ``"process"``): per instance on purpose, as one HORIZONTAL_LOCAL_CACHES lists. Never
 # ``"default"``, which every library shares whatever it holds.
-PROCESS_CACHE_WORDS = ("local", "locmem", "memory", "process", "inproc")
+PROCESS_CACHE_WORDS = frozenset({"local", "locmem", "memory", "inmemory", "process", "inproc"})
 
 
 def is_process_cache_alias(alias: str) -> bool:
-    return alias != "default" and any(w in alias.lower() for w in PROCESS_CACHE_WORDS)
+    words = re.split(r"[^a-z0-9]+", alias.lower())  # "localized" is no such word
+    return alias != "default" and not PROCESS_CACHE_WORDS.isdisjoint(words)
 
 
 # django-cache-url and django-environ spell LocMemCache as a URL; django_cache_url.config()

@@ -69,12 +69,7 @@ from horizontal.audit.settings_files import (
 from horizontal.audit.settings_secrets import find_config_secret_keys
 from horizontal.audit.settings_values import top_level_settings
 from horizontal.audit.source import PythonModule, run_by_hand
-from horizontal.audit.started_programs import (
-    make_targets,
-    manage_aliases,
-    migrating_programs,
-    with_command_run,
-)
+from horizontal.audit.started_programs import runs_that_migrate, with_command_run
 from horizontal.audit.storage_classes import (
     STORAGE_BUILT,
     storage_builds,
@@ -311,9 +306,7 @@ class Scan:
         rewritten, runs = starts.migrations_through_commands(
             self.texts,
             self.migrate_commands,
-            migrating_programs(self.texts, self.paths, self.base),
-            manage_aliases(self.python_texts, self.paths, self.base),
-            make_targets(self.paths, self.base),
+            *runs_that_migrate(self.texts, self.python_texts, self.paths, self.base),
         )
         lines = {
             place: (self.texts[place.path][place.line - 1], run) for place, run in runs.items()

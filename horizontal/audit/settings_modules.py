@@ -10,6 +10,7 @@ split by job:
 - ``settings_files``: which files are settings modules, which are development or tests;
 - ``settings_values``: what a module gives production, read as Python runs it;
 - ``settings_branches``: the branches production does not take when nothing is set;
+- ``settings_defaults``: what the top-level names hold when nothing is set (for those);
 - ``settings_rules``: the per-setting rules and their fix texts (``settings_secrets``:
   values generated at start-up);
 - ``settings_imported``: the same rules over the imported settings, for ``check --deploy``.

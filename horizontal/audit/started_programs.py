@@ -15,7 +15,28 @@ from horizontal.audit import migrate_commands
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.tree import read_text
 
-__all__ = ["make_targets", "manage_aliases", "migrating_programs", "with_command_run"]
+__all__ = [
+    "make_targets",
+    "manage_aliases",
+    "migrating_programs",
+    "runs_that_migrate",
+    "with_command_run",
+]
+
+
+def runs_that_migrate(
+    texts: Mapping[str, list[str]],
+    python_texts: Iterable[tuple[str, str]],
+    paths: Collection[str],
+    base: str,
+) -> tuple[dict[str, Location], dict[str, Location], dict[str, Location]]:
+    """What a start line may run that migrates, each name to the line that does: the
+    tree's Python programs, manage.py's console-script names, Makefile targets."""
+    return (
+        migrating_programs(texts, paths, base),
+        manage_aliases(python_texts, paths, base),
+        make_targets(texts, paths, base),
+    )
 
 
 def migrating_programs(
@@ -51,10 +72,20 @@ def manage_aliases(
     return {alias: Location(path, line) for alias, (path, line) in found.items()}
 
 
-def make_targets(paths: Collection[str], base: str) -> dict[str, Location]:
+def make_targets(
+    texts: Mapping[str, list[str]], paths: Collection[str], base: str
+) -> dict[str, Location]:
     """Targets of the project's Makefiles that migrate with no lock, to the line that
-    does; the shallowest Makefile's wins where two define one target."""
+    does; the shallowest Makefile's wins where two define one target. Read only where a
+    start file runs ``make`` at all."""
     found: dict[str, Location] = {}
+    if not any(
+        "make " in line
+        for path, lines in texts.items()
+        if not path.endswith(".py")
+        for line in lines
+    ):
+        return found
     makefiles = [
         p
         for p in paths

@@ -187,9 +187,10 @@ def test_a_locmem_alias_named_for_the_process_is_per_instance_on_purpose(tmp_pat
 
 
 def test_a_locmem_alias_named_for_what_it_holds_is_reported(tmp_path: Path) -> None:
-    source = NAMED_CACHES.format(alias="api_cache")
-    found = scan(tmp_path, {"app/settings.py": source}, "settings")
-    assert where(found) == [("app/settings.py", 3)]
+    for n, alias in enumerate(("api_cache", "localized_pages")):
+        source = NAMED_CACHES.format(alias=alias)
+        found = scan(tmp_path / str(n), {"app/settings.py": source}, "settings")
+        assert where(found) == [("app/settings.py", 3)], alias
 
 
 LOCAL_UPLOADS = """\
@@ -240,22 +241,20 @@ LAUNCH = "#!/bin/bash\n{script}\nexec gunicorn app.wsgi\n"
 COMPOSE = "services:\n  web:\n    command: launch_app.sh\n"
 
 
-def test_a_development_script_a_start_runs_stays_a_developers(tmp_path: Path) -> None:
-    files = {
-        "tools/launch_app.sh": LAUNCH.format(script="bootstrap_development.sh"),
-        "tools/bootstrap_development.sh": DEVELOPMENT_BOOTSTRAP,
+def _launched(script: str) -> dict[str, str]:
+    """A compose service whose start script runs ``script``, which may migrate."""
+    return {
+        "tools/launch_app.sh": LAUNCH.format(script=script),
+        f"tools/{script}": DEVELOPMENT_BOOTSTRAP,
         "tools/docker-compose.yml": COMPOSE,
         "manage.py": "",
     }
-    assert scan(tmp_path, files, "boot-migrate") == []
+
+
+def test_a_development_script_a_start_runs_stays_a_developers(tmp_path: Path) -> None:
+    assert scan(tmp_path, _launched("bootstrap_development.sh"), "boot-migrate") == []
 
 
 def test_a_set_up_script_a_start_runs_migrates_on_every_replica(tmp_path: Path) -> None:
-    files = {
-        "tools/launch_app.sh": LAUNCH.format(script="bootstrap.sh"),
-        "tools/bootstrap.sh": DEVELOPMENT_BOOTSTRAP,
-        "tools/docker-compose.yml": COMPOSE,
-        "manage.py": "",
-    }
-    found = scan(tmp_path, files, "boot-migrate")
+    found = scan(tmp_path, _launched("bootstrap.sh"), "boot-migrate")
     assert where(found) == [("tools/bootstrap.sh", 3)]
