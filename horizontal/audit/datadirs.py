@@ -62,6 +62,8 @@ def data_folder_uses(module: PythonModule) -> tuple[list[Use], list[Use]]:
     reads: list[Use] = []
     if "settings." not in module.text:
         return writes, reads
+    # ``directory_media = settings.SHAPEFILE_DIR`` at the top: the functions use the name.
+    aliases = _module_aliases(module)
     for function in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
         assert isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
         scope = module.scope(function)
@@ -71,16 +73,16 @@ def data_folder_uses(module: PythonModule) -> tuple[list[Use], list[Use]]:
             continue  # runs in collectstatic: a build step, once per image
         first = min((d.lineno for d in function.decorator_list), default=function.lineno)
         body = module.lines[first - 1 : function.end_lineno]
-        if not any("settings." in line for line in body):
+        if not any("settings." in line or any(a in line for a in aliases) for line in body):
             continue  # a walk of the function's tree would find nothing
-        named = _named_lines(function)
+        named = _named_lines(function, aliases)
         if not named:
             continue
-        filled = _filled_settings(module, function)
+        filled = _filled_settings(module, function, aliases=aliases)
         if module.is_script:
             writes.extend(Use(s, module.path, line, "") for s, line in named if s in filled)
         elif filled:
-            unreported = _filled_settings(module, function, unreported_only=True)
+            unreported = _filled_settings(module, function, aliases=aliases, unreported_only=True)
             writes.extend(Use(s, module.path, line, "") for s, line in named if s in unreported)
         else:
             reads.extend(Use(s, module.path, line, module.line(line)) for s, line in named)
@@ -95,9 +97,29 @@ def _static_files_finder(cls: ast.ClassDef) -> bool:
     )
 
 
-def _named_lines(function: FunctionNode) -> list[tuple[str, int]]:
+def _module_aliases(module: PythonModule) -> dict[str, set[str]]:
+    """Top-level names bound to a path built from a data setting, to those settings."""
+    aliases: dict[str, set[str]] = {}
+    for statement in module.tree.body:
+        if not isinstance(statement, ast.Assign):
+            continue
+        # (A cheap test of the statement's lines before the walk of its tree.)
+        text = "".join(module.lines[statement.lineno - 1 : statement.end_lineno])
+        if "settings." in text or any(name in text for name in aliases):
+            sources = _settings_in(statement.value, aliases)
+            for target in statement.targets if sources else ():
+                if isinstance(target, ast.Name):
+                    aliases[target.id] = sources
+    return aliases
+
+
+def _named_lines(
+    function: FunctionNode, aliases: dict[str, set[str]] | None = None
+) -> list[tuple[str, int]]:
     found: list[tuple[str, int]] = []
     for child in ast.walk(function):
+        if isinstance(child, ast.Name) and aliases and child.id in aliases:
+            found += [(setting, child.lineno) for setting in sorted(aliases[child.id])]
         if not isinstance(child, ast.Attribute) or dotted(child.value) != "settings":
             continue
         if is_data_setting(child.attr):
@@ -106,11 +128,15 @@ def _named_lines(function: FunctionNode) -> list[tuple[str, int]]:
 
 
 def _filled_settings(
-    module: PythonModule, function: FunctionNode, *, unreported_only: bool = False
+    module: PythonModule,
+    function: FunctionNode,
+    *,
+    aliases: dict[str, set[str]] | None = None,
+    unreported_only: bool = False,
 ) -> set[str]:
     """Data settings under which ``function`` creates files: a maker call whose receiver
-    or arguments mention ``settings.X`` or a local name built from it."""
-    derived: dict[str, set[str]] = {}  # local name -> the settings it is built from
+    or arguments mention ``settings.X`` or a name built from it (here or at the top)."""
+    derived: dict[str, set[str]] = dict(aliases or {})  # name -> the settings it is built from
     for node in sorted(ast.walk(function), key=lambda n: getattr(n, "lineno", 0)):
         if isinstance(node, ast.Assign):
             sources = _settings_in(node.value, derived)

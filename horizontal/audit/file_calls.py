@@ -57,7 +57,7 @@ def written_path(module: PythonModule, call: ast.Call) -> ast.AST | None:
         if method == "open" and name not in {"open", "io.open", "codecs.open"}:
             is_path_open = not call.args or isinstance(call.args[0], ast.Constant)
             if is_path_open and write_mode(call, 0) and not name.startswith(("tarfile", "os.")):
-                return func.value
+                return None if _field_file(module, func.value) else func.value
         if method in {"write_text", "write_bytes"}:
             return func.value
         if method in FRAME_WRITERS and call.args and _looks_like_path(call.args[0]):
@@ -73,6 +73,19 @@ def written_path(module: PythonModule, call: ast.Call) -> ast.AST | None:
         # ZipFile(BytesIO(), "w") builds an archive in memory: only a path is a file.
         return call.args[0] if _looks_like_path(call.args[0]) else None
     return None
+
+
+# What a model's FieldFile answers and a path does not: ``doc.file.delete(save=False)``.
+FIELD_FILE_API = (".delete(save=", ".url", ".save(")
+
+
+def _field_file(module: PythonModule, receiver: ast.AST) -> bool:
+    """``doc.ffile.open("wb")`` where the module also deletes, saves or links ``doc.ffile``
+    as a file field's value: the write goes to the field's storage, not to a path."""
+    name = dotted(receiver)
+    if not name or "." not in name:
+        return False
+    return any(f"{name}{api}" in module.text for api in FIELD_FILE_API)
 
 
 def _names_a_folder(node: ast.AST) -> bool:

@@ -68,6 +68,9 @@ HOT_NEEDLES = (
     "mktemp(",
     "mkdtemp(",
     "mkstemp(",
+    # Django's cache wiped at start-up (cache_wipes.py).
+    "cache.clear()",
+    ".reset_all()",
 )
 # Methods that mutate a container in place; state.py judges the same calls on the AST.
 CONTAINER_MUTATORS = (

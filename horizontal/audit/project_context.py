@@ -3,14 +3,16 @@
 Noted file by file during the walk, applied once every file has been read: Celery beat
 with nothing scheduled anywhere (beat_schedules.py), code of a Python project of its own
 that never names Django (nested_projects.py), what a ``Vagrantfile`` provisions the
-developer's VM from (vagrant.py), and a served folder that ships in the source tree
-(served_folders.py). Each drops findings of what no replica runs.
+developer's VM from (vagrant.py), a served folder that ships in the source tree
+(served_folders.py), and s6-overlay services no bundle starts (s6_services.py). Each drops
+findings of what no replica runs.
 """
 
 from __future__ import annotations
 
 import posixpath
 from collections.abc import Mapping, Set
+from pathlib import Path
 
 from horizontal.audit import vagrant
 from horizontal.audit.beat_schedules import defines_periodic_tasks, without_idle_beats
@@ -18,6 +20,7 @@ from horizontal.audit.findings import Finding, line_of
 from horizontal.audit.nested_projects import outside_django_projects, without_other_projects_code
 from horizontal.audit.served_folders import serves_a_shipped_folder
 from horizontal.audit.settings_files import is_settings_path
+from horizontal.audit.tree import read_text
 
 __all__ = ["ProjectContext"]
 
@@ -57,6 +60,13 @@ class ProjectContext:
             findings, outside_django_projects(paths, self.django_folders)
         )
         findings = vagrant.without_vagrant_provisioning(findings, self.vagrant_provisioned)
+        if any("s6-rc.d/" in path for path in paths):
+            # Imported here: few trees hold s6-overlay services, and check --deploy scans.
+            from horizontal.audit.s6_services import without_unstarted_services
+
+            findings = without_unstarted_services(
+                findings, paths, lambda path: read_text(Path(base, path))
+            )
         return [
             f
             for f in findings

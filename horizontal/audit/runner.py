@@ -34,6 +34,7 @@ from horizontal.audit import (
 )
 from horizontal.audit import compose as compose_rules
 from horizontal.audit.cache_backends import cache_subclasses
+from horizontal.audit.cache_wipes import find_startup_cache_wipes
 from horizontal.audit.code_uses import note_uses
 from horizontal.audit.compressor import is_template
 from horizontal.audit.file_kinds import is_compose_file, is_provisioning, text_detector
@@ -94,6 +95,7 @@ PYTHON_DETECTORS: tuple[PythonDetector, ...] = (
     concurrency.find_timer_threads,
     concurrency.find_schedulers,
     concurrency.find_startup_migrate,
+    find_startup_cache_wipes,
     services.find_local_services,
     task_results.find_task_returned_paths,
     find_config_secret_keys,
@@ -243,9 +245,10 @@ class Scan:
         )
         self.result.findings = starts.judged_as_started(findings, self.texts)
         if "file-write" in self.wanted:
-            for folder in datadirs.unread_folders(
-                self.data_writes, self.data_reads, self.media_folders
-            ):
+            # A module only commands import reads a folder for an operator's run, not a request.
+            only = importers.command_only_modules(self.imports, self.by_hand)
+            reads = [use for use in self.data_reads if use.path not in only]
+            for folder in datadirs.unread_folders(self.data_writes, reads, self.media_folders):
                 self.keep(datadirs.folder_finding(folder, self._setting_lines(folder.setting)))
             for finding in field_paths.local_path_reads(
                 self.field_path_uses, self.field_names.uploads()

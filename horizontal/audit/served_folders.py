@@ -29,8 +29,10 @@ __all__ = ["find_served_folders", "is_data_setting", "serves_a_shipped_folder"]
 # A setting that names a directory or file of data.
 DATA_SETTING = lazy_compile(r"^[A-Z][A-Z0-9_]*_(ROOT|DIR|DIRS|DIRECTORY|FOLDER|PATH)$")
 # Shipped with the code (the same in every image), scratch space, or handled elsewhere.
+# (``DJANGO_PROJECT_DIR``, ``SRC_DIR``: the code's own folder, shipped in the image.)
 NOT_DATA = lazy_compile(
     r"STATIC|TEMPLATE|LOCALE|FIXTURE|^BASE_|^PROJECT_|^APP_|^MEDIA_ROOT$|TEMP|TMP|SCRATCH"
+    r"|PROJECT_(DIR|ROOT|PATH)$|^(SRC|SOURCE|CODE)_"
 )
 
 

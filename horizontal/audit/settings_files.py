@@ -35,8 +35,9 @@ SETTINGS_FILE = lazy_compile(r"(^|/)(settings[^/]*|[^/]*_settings|settings/([^/]
 DEV_FILE = lazy_compile(
     r"(^\.?|[/_])(dev|develop|development|local|test|tests|testing|smoke|ci|debug|demo|example"
     # CI settings named for the CI service that runs the tests (settings/github.py); a
-    # template an operator copies (secret_template.py); the documentation build's (sphinx.py).
-    r"|sample|github|gitlab|travis|circleci|jenkins|tox|template|sphinx)"
+    # template an operator copies (secret_template.py); the documentation build's (sphinx.py);
+    # an image build step's (compress_production.py, collectstatic.py): no request runs it.
+    r"|sample|github|gitlab|travis|circleci|jenkins|tox|template|sphinx|compress|collectstatic)"
     # ... and the hidden form (.ci.settings.py), or joined by a hyphen (travis-local.py).
     r"([\w-]*|\.settings)\.py$"
 )

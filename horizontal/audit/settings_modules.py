@@ -59,6 +59,7 @@ from horizontal.audit.settings_star_imports import (
 )
 from horizontal.audit.settings_values import (
     apply_env_schema,
+    imported_env_schemas,
     mutated_in_place,
     replacement_check,
     top_level_settings,
@@ -108,7 +109,7 @@ def find_settings_problems(
     """
     elsewhere = elsewhere or {}
     for module in modules:
-        apply_env_schema(module)
+        apply_env_schema(module, imported_env_schemas(module, modules))
     assigned = [(m, top_level_settings(m)) for m in modules]
     # A module that only re-exports another (``from .base import *`` in the package's
     # ``__init__.py`` that wsgi.py serves) sets nothing, but production runs it: it keeps

@@ -263,6 +263,11 @@ def django_defaults_copied(
                 yield _finding(module, statement.lineno, message, FIXES[fix])
 
 
+# Settings of libraries that keep shared state in the default cache: django-q's cluster
+# (its stats and monitor), django-allauth's rate limits.
+DEFAULT_CACHE_USERS = ("Q_CLUSTER", "ACCOUNT_RATE_LIMITS")
+
+
 def implicit_defaults(
     module: PythonModule,
     settings: dict[str, list[ast.stmt]],
@@ -295,6 +300,12 @@ def implicit_defaults(
             message = (
                 "CACHES is not set, so Django uses LocMemCache: a per-process cache on "
                 "every instance"
+            )
+            # Libraries configured here that keep their state in the default cache.
+            related = tuple(
+                Location(module.path, statement.lineno)
+                for name in DEFAULT_CACHE_USERS
+                for statement in settings.get(name, [])
             )
         yield _finding(module, line, message, FIXES["CACHES"])._replace(related=related)
     maintenance = MAINTENANCE_STATE_FILES[0]

@@ -94,7 +94,11 @@ def _cache_folders(module: PythonModule) -> Iterator[int]:
         value = getattr(statement, "value", None)
         if not isinstance(value, ast.Dict):
             continue
-        for alias in value.values:
+        targets = getattr(statement, "targets", [getattr(statement, "target", None)])
+        # ``CACHES["uploads"] = {"BACKEND": "…FileBasedCache", "LOCATION": "/tmp/…"}``:
+        # the value is one alias, not the mapping of aliases.
+        one_alias = any(isinstance(t, ast.Subscript) for t in targets)
+        for alias in [value] if one_alias else value.values:
             if not isinstance(alias, ast.Dict):
                 continue
             values = _alias_values(alias)

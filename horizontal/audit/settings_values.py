@@ -29,6 +29,7 @@ __all__ = [
     "KeyPath",
     "address_text",
     "apply_env_schema",
+    "imported_env_schemas",
     "module_strings",
     "mutated_in_place",
     "replacement_check",
@@ -40,6 +41,9 @@ __all__ = [
 # A setting and the dict keys under it: ("STORAGES", "default", "BACKEND").
 KeyPath = tuple[str, ...]
 PATH_CALLS = frozenset({"str", "Path", "join", "fspath"})
+# ``url = urlparse(os.getenv("DATABASE_URL", "postgres://localhost/app"))``, then
+# ``"HOST": url.hostname``: the parsed URL's parts come from the URL's default.
+URL_PARSERS = frozenset({"urlparse", "urlsplit"})
 # A printf-style field: %s, %d, %(name)s, %05.2f.
 PERCENT_FIELD = lazy_compile(r"%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdrifx]")
 
@@ -243,12 +247,12 @@ def strings_with_paths(module: PythonModule) -> Iterator[tuple[ast.AST, KeyPath]
 # -- environment fallbacks: the value production gets when nothing is set ------------------
 
 
-def apply_env_schema(module: PythonModule) -> None:
-    """django-environ: ``env = environ.Env(DB_HOST=(str, "localhost"))`` and later
-    ``env("DB_HOST")`` or ``env.str("DB_HOST")``: the schema's default becomes the call's
-    ``default=`` (placed at the call, whose setting decides), and everything below judges
-    it as written there. Idempotent: a call that names its own default keeps it."""
-    schemas: dict[str, dict[str, ast.expr]] = {}
+EnvSchemas = dict[str, dict[str, ast.expr]]  # ``env`` to its variables' defaults
+
+
+def env_schemas(module: PythonModule) -> EnvSchemas:
+    """django-environ schemas a module builds: ``env = environ.Env(DB_HOST=(str, "x"))``."""
+    schemas: EnvSchemas = {}
     for statement in module.tree.body:
         if not (
             isinstance(statement, ast.Assign)
@@ -266,6 +270,45 @@ def apply_env_schema(module: PythonModule) -> None:
             if keyword_.arg is not None:
                 defaults[keyword_.arg] = value
         schemas[statement.targets[0].id] = defaults
+    return schemas
+
+
+def imported_env_schemas(
+    module: PythonModule, modules: Sequence[PythonModule]
+) -> dict[str, tuple[str, dict[str, ast.expr]]]:
+    """The schemas ``module`` imports from another settings module of its group
+    (``from .environment import env``, or ``*``), by local name, with the defining path."""
+    by_name = {posixpath.basename(m.path)[: -len(".py")]: m for m in modules if m is not module}
+    found: dict[str, tuple[str, dict[str, ast.expr]]] = {}
+    for node in module.tree.body:
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        source = by_name.get((node.module or "").rsplit(".", 1)[-1])
+        if source is None:
+            continue
+        schemas = env_schemas(source)
+        for alias in node.names:
+            if alias.name == "*":
+                found.update((name, (source.path, s)) for name, s in schemas.items())
+            elif alias.name in schemas:
+                found[alias.asname or alias.name] = (source.path, schemas[alias.name])
+    return found
+
+
+def apply_env_schema(
+    module: PythonModule, imported: dict[str, tuple[str, dict[str, ast.expr]]] | None = None
+) -> None:
+    """django-environ: ``env = environ.Env(DB_HOST=(str, "localhost"))`` and later
+    ``env("DB_HOST")`` or ``env.str("DB_HOST")``: the schema's default becomes the call's
+    ``default=`` (placed at the call, whose setting decides), and everything below judges
+    it as written there. ``imported``: schemas built in another module of the group
+    (``imported_env_schemas``), related where their default is written. Idempotent: a call
+    that names its own default keeps it."""
+    places = {name: path for name, (path, _) in (imported or {}).items()}
+    schemas = {name: schema for name, (_, schema) in (imported or {}).items()}
+    schemas.update(env_schemas(module))
+    for own in schemas.keys() - (imported or {}).keys():
+        places[own] = module.path
     if not schemas:
         return
     read: set[str] = set()
@@ -276,7 +319,8 @@ def apply_env_schema(module: PythonModule) -> None:
         method = function.attr if isinstance(function, ast.Attribute) else ""
         if isinstance(function, ast.Attribute):
             function = function.value  # env.str("X"), env.int("X")
-        defaults = schemas.get(function.id, {}) if isinstance(function, ast.Name) else {}
+        schema = function.id if isinstance(function, ast.Name) else ""
+        defaults = schemas.get(schema, {})
         # env.db() reads DATABASE_URL, env.cache() CACHE_URL: the variable django-environ
         # names for them when the call names none.
         name = string_value(node.args[0]) if node.args else IMPLIED_VARIABLES.get(method)
@@ -286,7 +330,7 @@ def apply_env_schema(module: PythonModule) -> None:
             # At the call's place: the setting that reads it decides (and may replace it).
             default = ast.copy_location(copy.copy(defaults[name]), node)
             node.keywords.append(ast.keyword(arg="default", value=default))
-            module.declared_defaults[node.lineno] = (module.path, defaults[name].lineno)
+            module.declared_defaults[node.lineno] = (places[schema], defaults[name].lineno)
     # A default is judged at the calls that read it; one for a URL whose setting the
     # module assigns without reading it (``CACHE_URL=(str, "locmemcache://")`` beside a
     # literal ``CACHES``) is read by nothing.
@@ -375,6 +419,8 @@ def address_text(node: ast.AST, names: dict[str, tuple[str, int]]) -> tuple[str,
         body, orelse = address_text(node.body, names), address_text(node.orelse, names)
         both = all(next(this_host_addresses(t), None) for t, _ in (body, orelse))
         return body if both else ("x", line)
+    if isinstance(node, ast.Call) and node.args and last_part(dotted(node.func)) in URL_PARSERS:
+        return address_text(node.args[0], names)
     formatted = _str_format(node, names)
     if formatted is not None:
         return formatted

@@ -19,7 +19,14 @@ from horizontal.audit.findings import Finding
 from horizontal.audit.global_resets import assignments_to, loaded_once_with_resets
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import CONTAINER_MUTATORS
-from horizontal.audit.source import FunctionNode, PythonModule, dotted, last_part, local_names
+from horizontal.audit.source import (
+    FunctionNode,
+    PythonModule,
+    dotted,
+    last_part,
+    local_names,
+    string_value,
+)
 
 CONTAINER_CALLS = frozenset(
     {
@@ -229,6 +236,8 @@ def _mutated_containers(
                 continue  # a view or form's scratch: racy between threads, never shared
         if WARN_ONCE.search(container.name):
             continue  # which warnings this process already printed: its own business
+        if _self_field_write(target, statement) and not _memo_fill(function, target):
+            continue  # ``self.activity["count"] = n``: a record's field, refilled per call
         reported.add(container.name)
         outside = reaches_outside(module, function)
         memo = _memo_fill(function, target) and _stores_by_key(statement)
@@ -261,6 +270,24 @@ def _container_finding(
         f"{what} {container.kind} {container.name} is mutated at run time (line {where}): "
         "each instance keeps its own copy and they diverge",
         module.line(container.line),
+    )
+
+
+def _self_field_write(target: ast.AST, statement: ast.AST) -> bool:
+    """``self.X["count"] = …``: a class-level dict used as an object's record, each key
+    a field named in the code; a memo is keyed by what it looked up."""
+    via_self = (
+        isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == "self"
+    )
+    return (
+        via_self
+        and isinstance(statement, ast.Assign)
+        and all(
+            isinstance(t, ast.Subscript) and isinstance(string_value(t.slice), str)
+            for t in statement.targets
+        )
     )
 
 
