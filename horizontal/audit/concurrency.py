@@ -112,6 +112,11 @@ def find_in_process_locks(module: PythonModule) -> Iterator[Finding]:
                 "process: other instances run the same section at the same time",
                 module.line(node.lineno),
             )
+    if ".acquire(" in module.text:
+        # Imported here: few modules take a lock by hand, and check --deploy scans.
+        from horizontal.audit.single_flight import single_flight_guards
+
+        yield from single_flight_guards(module, locks)
     yield from _host_lock_files(module)
     # One module's flock()s are one choice of lock (its file locks): one finding, the
     # other calls related; a release (``LOCK_UN``) is not a lock.

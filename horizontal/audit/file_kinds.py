@@ -32,9 +32,9 @@ RENDERED_SUFFIX = lazy_compile(r"\.(j2|jinja2?|tpl|tmpl|template)$", re.I)
 # mySociety's deploy hooks, run on every server of the site (not once per deploy, as a
 # platform's ``post_deploy.sh`` is).
 EVERY_HOST_HOOK = lazy_compile(r"^(pre|post)_deploy_actions\.bash$")
-# A folder of the developer's environment (``compose/local/``, ``docker/dev/``), beside the
-# production one; not an image's ``usr/local/``.
-DEVELOPMENT_FOLDER = lazy_compile(r"/(?<!usr/)(local|dev|development)/")
+# A folder of the developer's environment (``compose/local/``, ``docker/dev/``, a local
+# Kubernetes's ``tools/minikube/``), beside the production one; not an image's ``usr/local/``.
+DEVELOPMENT_FOLDER = lazy_compile(r"/(?<!usr/)(local|dev|development|minikube)/")
 PROVISIONING = lazy_compile(r"/ansible/")
 # Tools' own ini files: never a server's configuration.
 NOT_UWSGI_INI = frozenset({"tox.ini", "pytest.ini", "setup.cfg", "mypy.ini", "alembic.ini"})
@@ -103,6 +103,8 @@ def text_detector(path: str) -> TextDetector | None:
         return None  # Caddyfile.dev, nginx.local.conf: the development server's site
     if (lower.endswith(".conf") and "nginx" in lower) or NGINX_DIR.search(f"/{path}"):
         return web_servers.find_in_nginx
+    if APACHE_SITE.search(lower) and not DEVELOPMENT_CONFIG.search(lower):
+        return web_servers.find_in_apache  # apache2-vhost.conf.example: the site it ships
     if lower.endswith(".conf") and not DEVELOPMENT_CONFIG.search(lower):
         return nginx_if_server_block  # default.conf: the name nginx's image gives a site
     if lower.startswith("caddyfile"):
@@ -143,6 +145,10 @@ EXAMPLE_FILE = lazy_compile(r"[._-](example|examples|sample|dist)([._-]|$)")
 def is_provisioning(path: str) -> bool:
     """A file of an Ansible tree: provisioning an operator applies."""
     return "ansible" in path and bool(PROVISIONING.search(f"/{path}"))
+
+
+# An Apache site the project ships (``apache.conf``, ``httpd-vhost.conf.example``).
+APACHE_SITE = lazy_compile(r"(apache|httpd|vhost)[\w.-]*\.conf([._-](example|sample|dist))?$")
 
 
 # An nginx site, whatever the file is called: ``server {`` at the start of a line.

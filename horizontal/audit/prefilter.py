@@ -68,6 +68,8 @@ HOT_NEEDLES = (
     "mktemp(",
     "mkdtemp(",
     "mkstemp(",
+    # A lock taken without ``with`` (concurrency.find_in_process_locks).
+    ".acquire(",
     # Django's cache wiped at start-up (cache_wipes.py).
     "cache.clear()",
     ".reset_all()",

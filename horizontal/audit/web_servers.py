@@ -1,8 +1,10 @@
-"""Web server configs that serve uploads from this host's folder (nginx, Caddy).
+"""Web server configs that serve uploads from this host's folder (nginx, Caddy, Apache).
 
 A ``location /media/`` block that reads the files from a local ``alias`` or ``root``
-answers 404 for an upload another instance received. uWSGI's ``static-map`` is judged
-with the rest of a uWSGI config (``deploy.find_in_server_config``).
+answers 404 for an upload another instance received; so does Apache's ``Alias /media/
+/srv/media/``, or ``ProxyPass /media/ !`` that leaves the path to the ``DocumentRoot``.
+uWSGI's ``static-map`` is judged with the rest of a uWSGI config
+(``deploy.find_in_server_config``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,13 @@ from horizontal.audit.deploy import MEDIA_MAP, UWSGI_SERVES_MEDIA, Line, logical
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
 
-__all__ = ["MEDIA_FROM_DISK", "find_in_caddyfile", "find_in_nginx", "one_media_server"]
+__all__ = [
+    "MEDIA_FROM_DISK",
+    "find_in_apache",
+    "find_in_caddyfile",
+    "find_in_nginx",
+    "one_media_server",
+]
 
 MEDIA_FROM_DISK = (
     "the web server serves uploaded files from this host's folder: other instances have "
@@ -65,6 +73,32 @@ def find_in_nginx(path: str, text: str) -> Iterator[Finding]:
 def find_in_caddyfile(path: str, text: str) -> Iterator[Finding]:
     """``handle_path /media/* { file_server { root /srv/media } }``."""
     return _media_blocks_from_disk(path, text, CADDY_HANDLE, CADDY_FROM_DISK)
+
+
+# ``Alias /media/ /srv/app/media/``; ``ProxyPass /media/ !`` (not proxied: the
+# ``DocumentRoot`` serves it).
+APACHE_ALIAS = lazy_compile(r"^Alias(?:Match)?\s+[\"']?(?P<path>\S+?)[\"']?\s+\S", re.I)
+APACHE_NOT_PROXIED = lazy_compile(r"^ProxyPass\s+[\"']?(?P<path>\S+?)[\"']?\s+!\s*$", re.I)
+APACHE_DOCUMENT_ROOT = lazy_compile(r"^DocumentRoot\s", re.I)
+
+
+def find_in_apache(path: str, text: str) -> Iterator[Finding]:
+    """An Apache site that serves an uploads path (``MEDIA_MAP``) from a local folder."""
+    lines = logical_lines(text)
+    roots = [
+        Location(path, line.number, line.text)
+        for line in lines
+        if APACHE_DOCUMENT_ROOT.match(line.text)
+    ]
+    for line in lines:
+        alias = APACHE_ALIAS.match(line.text)
+        if alias and MEDIA_MAP.search(alias.group("path")):
+            yield Finding(path, line.number, "file-write", MEDIA_FROM_DISK, line.text)
+        left = APACHE_NOT_PROXIED.match(line.text)
+        if left and roots and MEDIA_MAP.search(left.group("path")):
+            yield Finding(
+                path, line.number, "file-write", MEDIA_FROM_DISK, line.text, related=tuple(roots)
+            )
 
 
 def one_media_server(findings: list[Finding], stores_files: bool = True) -> list[Finding]:
