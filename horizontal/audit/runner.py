@@ -181,6 +181,7 @@ class Scan:
         # Project modules each file imports, and the commands and scripts (importers.py).
         self.imports: dict[str, set[str]] = {}
         self.by_hand: set[str] = set()
+        self.command_only: set[str] = set()  # modules only commands import, once all are read
         # Lines of project code that write through Django's cache (feature_use.WRITE_METHODS).
         self.cache_writes: list[Location] = []
         # The project's FileSystemStorage subclasses defined in code (name to the class
@@ -246,8 +247,7 @@ class Scan:
         self.result.findings = starts.judged_as_started(findings, self.texts)
         if "file-write" in self.wanted:
             # A module only commands import reads a folder for an operator's run, not a request.
-            only = importers.command_only_modules(self.imports, self.by_hand)
-            reads = [use for use in self.data_reads if use.path not in only]
+            reads = [use for use in self.data_reads if use.path not in self.command_only]
             for folder in datadirs.unread_folders(self.data_writes, reads, self.media_folders):
                 self.keep(datadirs.folder_finding(folder, self._setting_lines(folder.setting)))
             for finding in field_paths.local_path_reads(
@@ -352,7 +352,7 @@ class Scan:
     def _without_command_only_code(self, findings: list[Finding]) -> list[Finding]:
         """What commands and scripts are spared (their writes, memos, state, threads and
         schedulers), spared in the modules only they import too."""
-        only = importers.command_only_modules(self.imports, self.by_hand)
+        only = self.command_only = importers.command_only_modules(self.imports, self.by_hand)
         kept = [f for f in findings if f.category not in RUN_BY_HAND_SPARES or f.path not in only]
         return command_callers.without_what_only_commands_call(
             kept, RUN_BY_HAND_SPARES, self.python_texts, self.by_hand

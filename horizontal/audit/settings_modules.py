@@ -59,6 +59,7 @@ from horizontal.audit.settings_star_imports import (
 )
 from horizontal.audit.settings_values import (
     apply_env_schema,
+    env_schemas,
     imported_env_schemas,
     mutated_in_place,
     replacement_check,
@@ -108,8 +109,9 @@ def find_settings_problems(
     ``SECRET_KEY`` a helper function makes.
     """
     elsewhere = elsewhere or {}
+    built = {module.path: env_schemas(module) for module in modules}
     for module in modules:
-        apply_env_schema(module, imported_env_schemas(module, modules))
+        apply_env_schema(module, imported_env_schemas(module, modules, built))
     assigned = [(m, top_level_settings(m)) for m in modules]
     # A module that only re-exports another (``from .base import *`` in the package's
     # ``__init__.py`` that wsgi.py serves) sets nothing, but production runs it: it keeps

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import copy
 import posixpath
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from horizontal.audit.env_lookups import (
     empty_default,
@@ -29,6 +29,7 @@ __all__ = [
     "KeyPath",
     "address_text",
     "apply_env_schema",
+    "env_schemas",
     "imported_env_schemas",
     "module_strings",
     "mutated_in_place",
@@ -248,6 +249,8 @@ def strings_with_paths(module: PythonModule) -> Iterator[tuple[ast.AST, KeyPath]
 
 
 EnvSchemas = dict[str, dict[str, ast.expr]]  # ``env`` to its variables' defaults
+# A schema another module built, by the name it is imported as: (its module's path, it).
+ImportedSchemas = dict[str, tuple[str, dict[str, ast.expr]]]
 
 
 def env_schemas(module: PythonModule) -> EnvSchemas:
@@ -274,19 +277,20 @@ def env_schemas(module: PythonModule) -> EnvSchemas:
 
 
 def imported_env_schemas(
-    module: PythonModule, modules: Sequence[PythonModule]
-) -> dict[str, tuple[str, dict[str, ast.expr]]]:
+    module: PythonModule, modules: Sequence[PythonModule], built: Mapping[str, EnvSchemas]
+) -> ImportedSchemas:
     """The schemas ``module`` imports from another settings module of its group
-    (``from .environment import env``, or ``*``), by local name, with the defining path."""
+    (``from .environment import env``, or ``*``), by local name, with the defining path.
+    ``built``: each module's own schemas (``env_schemas``), by path."""
     by_name = {posixpath.basename(m.path)[: -len(".py")]: m for m in modules if m is not module}
-    found: dict[str, tuple[str, dict[str, ast.expr]]] = {}
+    found: ImportedSchemas = {}
     for node in module.tree.body:
         if not isinstance(node, ast.ImportFrom):
             continue
         source = by_name.get((node.module or "").rsplit(".", 1)[-1])
         if source is None:
             continue
-        schemas = env_schemas(source)
+        schemas = built.get(source.path, {})
         for alias in node.names:
             if alias.name == "*":
                 found.update((name, (source.path, s)) for name, s in schemas.items())
@@ -295,20 +299,18 @@ def imported_env_schemas(
     return found
 
 
-def apply_env_schema(
-    module: PythonModule, imported: dict[str, tuple[str, dict[str, ast.expr]]] | None = None
-) -> None:
+def apply_env_schema(module: PythonModule, imported: ImportedSchemas | None = None) -> None:
     """django-environ: ``env = environ.Env(DB_HOST=(str, "localhost"))`` and later
     ``env("DB_HOST")`` or ``env.str("DB_HOST")``: the schema's default becomes the call's
     ``default=`` (placed at the call, whose setting decides), and everything below judges
     it as written there. ``imported``: schemas built in another module of the group
     (``imported_env_schemas``), related where their default is written. Idempotent: a call
     that names its own default keeps it."""
+    own = env_schemas(module)  # a schema built here shadows one imported by its name
     places = {name: path for name, (path, _) in (imported or {}).items()}
     schemas = {name: schema for name, (_, schema) in (imported or {}).items()}
-    schemas.update(env_schemas(module))
-    for own in schemas.keys() - (imported or {}).keys():
-        places[own] = module.path
+    schemas.update(own)
+    places.update(dict.fromkeys(own, module.path))
     if not schemas:
         return
     read: set[str] = set()

@@ -32,11 +32,11 @@ def single_flight_guards(module: PythonModule, locks: set[str]) -> Iterator[Find
         name = dotted(call.func.value)
         if function is None or name not in guards or id(function) in reported:
             continue
-        if not _non_blocking(call):
-            continue
+        if not _non_blocking(call) or _with_the_same_lock(function, call.func.value):
+            continue  # a blocking take, or a ``with`` of it (find_in_process_locks')
         outside = reaches_outside(module, function, writes=True)
-        if not outside or _with_the_same_lock(function, call.func.value):
-            continue  # this process's own memory, or a ``with`` of it reported above
+        if not outside:
+            continue  # guards this process's own memory
         reported.add(id(function))
         yield Finding(
             module.path,

@@ -236,11 +236,12 @@ def _mutated_containers(
                 continue  # a view or form's scratch: racy between threads, never shared
         if WARN_ONCE.search(container.name):
             continue  # which warnings this process already printed: its own business
-        if _self_field_write(target, statement) and not _memo_fill(function, target):
+        looked_up = _memo_fill(function, target)
+        if _self_field_write(target, statement) and not looked_up:
             continue  # ``self.activity["count"] = n``: a record's field, refilled per call
         reported.add(container.name)
         outside = reaches_outside(module, function)
-        memo = _memo_fill(function, target) and _stores_by_key(statement)
+        memo = looked_up and _stores_by_key(statement)
         if not outside and (MEMO_NAME.search(container.name) or memo):
             continue  # a memo of pure computation or of clients built from configuration
         if outside == {"network"} and (MEMO_NAME.search(container.name) or memo):
