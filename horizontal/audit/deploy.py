@@ -34,7 +34,11 @@ from horizontal.audit.shell_branches import (
 # ``pulpcore-manager``, ``nautobot-server``, ``bugsink-manage``.
 MANAGE = r"(manage\.py|django-admin|-m\s+django|[\w-]+-(?:manage|manager|admin|server)\b)"
 # ``syncdb`` is what migrate was before Django 1.7: it creates the schema.
-MIGRATE = lazy_compile(MANAGE + r"(\s+--?\S+)*\s+(migrate|syncdb)\b(?!-)")
+# ... or an entrypoint asked for its ``migrate`` step (``/run.sh migrate``: a script that
+# dispatches on its argument, whose arm for that word migrates).
+MIGRATE = lazy_compile(
+    r"(" + MANAGE + r"(\s+--?\S+)*|(?<![\w.-])[\w./-]+\.sh)\s+(migrate|syncdb)\b(?![-.\w])"
+)
 # A script whose whole job is migrating (``docker-entrypoint-migrator.sh``,
 # ``bin/migrate.sh``): what runs it decides how often migrations run.
 MIGRATION_SCRIPT = lazy_compile(r"[\w./-]*migrat[\w.-]*\.(sh|bash|py)\b", re.I)

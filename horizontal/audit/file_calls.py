@@ -8,6 +8,7 @@ reads what a command writes.
 from __future__ import annotations
 
 import ast
+import re
 
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import (
@@ -69,6 +70,8 @@ def written_path(module: PythonModule, call: ast.Call) -> ast.AST | None:
     output = next((k.value for k in call.keywords if k.arg in OUTPUT_KEYWORDS), None)
     if output is not None and _names_a_folder(output):
         return output  # render_pdf(html, output=settings.INVOICES_PATH / name)
+    if method == "save" and isinstance(func, ast.Attribute) and _saved_to_a_file(call):
+        return call.args[0]  # Image.save("{}/{}.png".format(settings.QR_DIR, n)): a file
     if method == "ZipFile" and write_mode(call, 1) and call.args:
         # ZipFile(BytesIO(), "w") builds an archive in memory: only a path is a file.
         return call.args[0] if _looks_like_path(call.args[0]) else None
@@ -94,6 +97,25 @@ def _names_a_folder(node: ast.AST) -> bool:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
         return True
     return isinstance(node, ast.Call) and last_part(dotted(node.func)) == "join"
+
+
+# A file's name by its extension: what an image or a workbook is saved as.
+FILE_EXTENSION = lazy_compile(r"\.(png|jpe?g|gif|webp|bmp|tiff?|pdf|xlsx|svg)$", re.I)
+
+
+def _saved_to_a_file(call: ast.Call) -> bool:
+    """``obj.save(path)`` given one path (PIL's, qrcode's, openpyxl's), named with a file's
+    extension or built under a folder: not a model's ``save()`` nor a storage's
+    ``save(name, content)``, nor a save into a buffer or a response."""
+    if not call.args or len(call.args) > 2 or any(k.arg is None for k in call.keywords):
+        return False
+    if len(call.args) == 2 and string_value(call.args[1]) is None:
+        return False  # storage.save(name, content): the storage decides where
+    path = call.args[0]
+    if _names_a_folder(path):
+        return True
+    pieces = [n.value for n in ast.walk(path) if isinstance(n, ast.Constant)]
+    return any(isinstance(p, str) and FILE_EXTENSION.search(p) for p in pieces)
 
 
 def _looks_like_path(node: ast.AST) -> bool:

@@ -275,11 +275,22 @@ LOCAL_UPLOADS_SETTINGS = (
     "STORAGES[",
     "MEDIA_ROOT with no STORAGES",
     "STORAGES is Django's default",
+    "MEDIA_ROOT is not set and no STORAGES",
 )
+# Said of a project with no MEDIA_ROOT: true only where something stores uploads.
+NOTHING_SET = "MEDIA_ROOT is not set and no STORAGES"
 BUILT_CLASS = lazy_compile(r"\b(\w+)\(")
 # ``storage = FileSystemStorage()`` with no location: it keeps files in MEDIA_ROOT, where
 # the setting already keeps them; one cause with it.
 DEFAULT_LOCATION_STORAGE = lazy_compile(r"\bFileSystemStorage\(\s*\)")
+
+
+def _local_uploads(findings: list[Finding]) -> list[Finding]:
+    return [
+        f
+        for f in findings
+        if f.category == "settings" and f.message.startswith(LOCAL_UPLOADS_SETTINGS)
+    ]
 
 
 def storage_with_its_consequences(
@@ -298,14 +309,12 @@ def storage_with_its_consequences(
     remote), the path reads stand alone: they are what breaks when it is shared.
     """
     findings = _built_into_their_class(findings)
-    anchor = next(
-        (
-            f
-            for f in findings
-            if f.category == "settings" and f.message.startswith(LOCAL_UPLOADS_SETTINGS)
-        ),
-        None,
-    )
+    nothing_set = [f for f in findings if f.message.startswith(NOTHING_SET)]
+    if nothing_set and (not upload_fields or len(nothing_set) < len(_local_uploads(findings))):
+        # No model stores uploads, or another module's setting keeps them local: the
+        # missing MEDIA_ROOT is no problem of its own.
+        findings = [f for f in findings if not f.message.startswith(NOTHING_SET)]
+    anchor = next(iter(_local_uploads(findings)), None)
     if anchor is None:
         return findings
     folded = [

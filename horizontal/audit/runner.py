@@ -48,6 +48,7 @@ from horizontal.audit.local_storage import (
     storage_with_its_consequences,
     storage_with_its_setting,
 )
+from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
 from horizontal.audit.project_context import ProjectContext
 from horizontal.audit.python_starts import (
@@ -104,6 +105,10 @@ PYTHON_DETECTORS: tuple[PythonDetector, ...] = (
 
 # The upload fields shown beside the media setting's finding, the first few.
 UPLOAD_FIELDS_SHOWN = 10
+# ``call_command("sync_data", …)``: the command a module runs by name.
+CALLED_COMMAND = lazy_compile(r"\bcall_command\(\s*[\"'](\w+)[\"']")
+# The modules that answer requests: views, by their name or their folder's.
+REQUEST_MODULE = lazy_compile(r"(^|/)(views|viewsets)(\.py$|/)")
 # What a command's process keeps ends with its run: not reported in commands and scripts,
 # nor in the modules only they import (their locks are).
 RUN_BY_HAND_SPARES = frozenset({"file-write", "cache", "module-state", "timer-thread", "scheduler"})
@@ -230,6 +235,8 @@ class Scan:
             self.keep(finding)
 
     def finish(self) -> AuditResult:
+        for finding in self._commands_requests_call():
+            self.keep(finding)
         # Settings are judged per package, after every module of it has been read.
         through_commands = self._migrations_through_commands()
         for finding in starts.scripts_run_by_start_scripts(self.texts):
@@ -348,6 +355,36 @@ class Scan:
             for line in module.lines
             if not line.lstrip().startswith("#")
         )
+
+    def _commands_requests_call(self) -> Iterator[Finding]:
+        """A management command that a view runs (``call_command("sync_data")``) runs on
+        the instance that served the request, not on an operator's host: the files it
+        writes are judged as request code's are. (One a task runs writes on a worker;
+        whether a request reads that is not for this to say.)"""
+        commands = {
+            posixpath.basename(name)[: -len(".py")]: name
+            for name in self.by_hand
+            if "/management/commands/" in f"/{name}"
+        }
+        if not commands:
+            return
+        called = {
+            command
+            for name, text in self.python_texts
+            if "call_command(" in text and REQUEST_MODULE.search(name) and name not in self.by_hand
+            for command in CALLED_COMMAND.findall(text)
+            if command in commands
+        }
+        texts = dict(self.python_texts)
+        for command in sorted(called):
+            name = commands[command]
+            module = PythonModule.parse(name, texts[name], hot_lines(texts[name]) or ())
+            if module is None:
+                continue
+            module.__dict__["is_script"] = False  # what a request runs, not an operator
+            for finding in self._detect(module):
+                if finding.category == "file-write":
+                    yield finding
 
     def _without_command_only_code(self, findings: list[Finding]) -> list[Finding]:
         """What commands and scripts are spared (their writes, memos, state, threads and

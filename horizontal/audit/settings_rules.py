@@ -266,6 +266,11 @@ def django_defaults_copied(
 # Settings of libraries that keep shared state in the default cache: django-q's cluster
 # (its stats and monitor), django-allauth's rate limits.
 DEFAULT_CACHE_USERS = ("Q_CLUSTER", "ACCOUNT_RATE_LIMITS")
+CACHED_SESSION_ENGINES = (".backends.cache", ".backends.cached_db")
+NO_MEDIA_ROOT_MESSAGE = (
+    "MEDIA_ROOT is not set and no STORAGES['default']: uploads go to FileSystemStorage in "
+    "the working directory, on one host's disk"
+)
 
 
 def implicit_defaults(
@@ -280,6 +285,14 @@ def implicit_defaults(
     ``LocMemCache`` for a missing ``CACHES``, local disk for a missing storage.
     ``conditional``: every assignment, including those in branches that are off when
     nothing is set; a setting assigned only there is reported at that assignment."""
+    # Sessions kept in the cache (``cache``, ``cached_db``) use it whatever the code does.
+    cached_sessions = [
+        statement
+        for statement in settings.get("SESSION_ENGINE", [])
+        if isinstance(statement, ast.Assign)
+        and (string_value(statement.value) or "").endswith(CACHED_SESSION_ENGINES)
+    ]
+    uses_cache = uses_cache or bool(cached_sessions)
     if uses_cache and "INSTALLED_APPS" in settings and "CACHES" not in everything:
         only_if = (conditional or {}).get("CACHES")
         related: tuple[Location, ...] = ()
@@ -306,7 +319,7 @@ def implicit_defaults(
                 Location(module.path, statement.lineno)
                 for name in DEFAULT_CACHE_USERS
                 for statement in settings.get(name, [])
-            )
+            ) + tuple(Location(module.path, statement.lineno) for statement in cached_sessions)
         yield _finding(module, line, message, FIXES["CACHES"])._replace(related=related)
     maintenance = MAINTENANCE_STATE_FILES[0]
     installed_at = _installed_at(settings, MAINTENANCE_APP)
@@ -337,6 +350,20 @@ def implicit_defaults(
         yield _finding(
             module, line, f"COMPRESS_OFFLINE is off, so {output.why}", FIXES["COMPRESS_OFFLINE"]
         )._replace(related=tuple(Location(module.path, n) for n in configured))
+    if (
+        "INSTALLED_APPS" in settings
+        and not everything & {"MEDIA_ROOT", "STORAGES", "DEFAULT_FILE_STORAGE"}
+        and not any(
+            (conditional or {}).get(n) for n in ("MEDIA_ROOT", "STORAGES", "DEFAULT_FILE_STORAGE")
+        )
+    ):
+        # Kept only where the project's models store uploads (the runner drops it otherwise).
+        yield _finding(
+            module,
+            module.decided_at or settings["INSTALLED_APPS"][0].lineno,
+            NO_MEDIA_ROOT_MESSAGE,
+            FIXES["STORAGES['default']"],
+        )
     if "MEDIA_ROOT" in settings and not everything & {"STORAGES", "DEFAULT_FILE_STORAGE"}:
         decided, *others = settings["MEDIA_ROOT"]
         finding = _finding(

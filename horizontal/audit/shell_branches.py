@@ -24,7 +24,7 @@ __all__ = [
 
 # if [ "$1" == "web" ]; / elif [[ ${ROLE} = worker ]]: a test of one variable against a word.
 ARM_TEST = lazy_compile(
-    r"^(el)?if\s+\[\[?\s+\"?\$\{?(\w+)\}?\"?\s+==?\s+[\"']?[\w.:-]+[\"']?\s*\]\]?"
+    r"^(el)?if\s+\[\[?\s+\"?\$\{?(\w+)\}?\"?\s+==?\s+[\"']?([\w.:-]+)[\"']?\s*\]\]?"
 )
 IF_START = lazy_compile(r"^if\b")
 IF_END = lazy_compile(r"(^|;\s*)fi\s*(;|$)")
@@ -189,6 +189,10 @@ def _if_chains(lines: list[str], arms: list[str | None]) -> None:
     arm_count: dict[int, int] = {}
     current: str | None = None
     members: dict[int, list[int]] = {}
+    # The words each variable is tested against, over all chains: ``if [ "$1" == "migrate" ]
+    # … fi`` then ``if [ "$1" == "run" ] … fi`` are one dispatch, as an elif chain is.
+    words: dict[str, set[str]] = {}
+    variable_of: dict[int, str] = {}
     for index, text in enumerate(lines):
         test = ARM_TEST.match(text)
         one_line = IF_START.match(text) and IF_END.search(text)
@@ -199,6 +203,8 @@ def _if_chains(lines: list[str], arms: list[str | None]) -> None:
                 current = f"if{index}:{index}"
                 arm_count[index] = 1
                 members[index] = []
+                variable_of[index] = test.group(2)
+                words.setdefault(test.group(2), set()).add(test.group(3))
                 continue
         if chain is not None and depth == chain[0]:
             if text.startswith("elif") and test and test.group(2) == chain[1]:
@@ -218,7 +224,7 @@ def _if_chains(lines: list[str], arms: list[str | None]) -> None:
             arms[index] = current
             members[chain[2]].append(index)
     for start, count in arm_count.items():
-        if count >= 2:
+        if count >= 2 or len(words[variable_of[start]]) >= 2:
             continue
         # A toggle, not a dispatch; but a development/production switch (``if [
         # "$LOCAL_DEV" == "true" ]; then … runserver; else … gunicorn``) keeps its arms.

@@ -452,9 +452,9 @@ def test_a_command_writing_a_generated_secret_under_any_path_name_is_found(
 
 def test_a_data_folder_a_task_fills_through_a_library_is_found_at_the_read(tmp_path: Path) -> None:
     task = (
-        "from django.conf import settings\n"
-        "def render_cover(book, image):\n"
-        "    image.save(settings.COVER_DIR / f'{book.pk}.png')\n"
+        "from django.conf import settings\nimport subprocess\n"
+        "def render_cover(book, html):\n"
+        "    subprocess.run(['convert', html, settings.COVER_DIR / f'{book.pk}.png'])\n"
     )
     view = (
         "from django.conf import settings\nfrom django.http import FileResponse\n"
@@ -465,11 +465,11 @@ def test_a_data_folder_a_task_fills_through_a_library_is_found_at_the_read(tmp_p
     assert where(found) == [("books/views.py", 4)]
     # A write the audit reports itself is the finding; the read adds nothing.
     written = task.replace(
-        "image.save(settings.COVER_DIR / f'{book.pk}.png')",
-        "(settings.COVER_DIR / f'{book.pk}.png').write_bytes(image)",
+        "subprocess.run(['convert', html, settings.COVER_DIR / f'{book.pk}.png'])",
+        "(settings.COVER_DIR / f'{book.pk}.png').write_bytes(html)",
     )
     found = scan(tmp_path, {"books/tasks.py": written, "books/views.py": view})
-    assert where(found) == [("books/tasks.py", 3)]
+    assert where(found) == [("books/tasks.py", 4)]
 
 
 def test_a_client_pointed_at_localhost_in_code_is_found(tmp_path: Path) -> None:

@@ -80,13 +80,13 @@ def test_a_unix_socket_path_is_this_host_and_a_bare_slash_is_not(tmp_path: Path)
 CHANNELS = SETTINGS_HEAD + (
     "CHANNEL_LAYERS = {'default': {'BACKEND': 'channels.layers.InMemoryChannelLayer'}}\n"
 )
-MODELS = "from django.db import models\nclass Order(models.Model):\n    pass\n"
+ORDERS = "from django.db import models\nclass Order(models.Model):\n    pass\n"
 
 
 def test_an_in_memory_channel_layer_is_found_only_where_the_code_uses_the_layer(
     tmp_path: Path,
 ) -> None:
-    unused = {"app/settings.py": CHANNELS, "app/models.py": MODELS}
+    unused = {"app/settings.py": CHANNELS, "app/models.py": ORDERS}
     assert scan(tmp_path, unused) == []
     consumer = "async def notify(layer):\n    await layer.group_send('orders', {})\n"
     used = {**unused, "app/consumers.py": consumer}
