@@ -417,6 +417,12 @@ def find_schedulers(module: PythonModule) -> Iterator[Finding]:
             or name.startswith(("schedule.every", "sched.scheduler"))
             or (name == "crontab.CronTab" and not _parses_an_expression(call))
         )
+        if scheduler and last_part(name) == "BlockingScheduler":
+            # Its start() never returns: the program that calls it is the scheduler's own
+            # process type (``runscript app.task_scheduler``, a ``clock.py``), unless an
+            # app's ``ready()`` or a server hook builds it.
+            enclosing = module.scope(call).function
+            scheduler = getattr(enclosing, "name", "") in STARTUP_FUNCTIONS
         if scheduler:
             yield Finding(
                 module.path,

@@ -371,6 +371,10 @@ def _global_rebinding(module: PythonModule) -> Iterator[Finding]:
                     continue
                 if not outside:
                     continue  # lazy construction of a client or object: same everywhere
+                if not any(_calls_something(a) for a in assignments):
+                    # ``_original = Admin.get_queryset`` before a monkeypatch: a reference
+                    # kept, nothing loaded.
+                    continue
                 yield Finding(
                     module.path,
                     node.lineno,
@@ -387,6 +391,11 @@ def _global_rebinding(module: PythonModule) -> Iterator[Finding]:
                     f"global {name} is rebound at run time: each instance has its own value",
                     module.line(node.lineno),
                 )
+
+
+def _calls_something(assignment: ast.AST) -> bool:
+    value = getattr(assignment, "value", None)
+    return value is not None and any(isinstance(n, ast.Call | ast.Await) for n in ast.walk(value))
 
 
 def _random_value(module: PythonModule, assignment: ast.AST) -> bool:

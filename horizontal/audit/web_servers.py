@@ -44,19 +44,42 @@ def _media_blocks_from_disk(
     opened: Line | None = None
     depth = inside_at = 0
     serving: list[Location] = []
+    # Whether the open block's own path names uploads; if not, its folder must
+    # (``location /extension-data/ { alias /srv/www/uploaded-files/; }``), in a block that
+    # holds no other block.
+    named = nested = False
     for line in logical_lines(text):
         match = block.match(line.text)
-        if match and MEDIA_MAP.search(match.group("path")) and opened is None:
+        if match and (opened is None or not named):
+            # An unnamed block holding this one is no uploads block: the inner one may be.
             opened, inside_at, serving = line, depth + 1, []
+            named, nested = bool(MEDIA_MAP.search(match.group("path"))), False
+            # A build's own path (``/assets/``, ``/static/``) serves no uploads, whatever
+            # its folder is called.
+            nested = nested or (not named and bool(BUILT_PATH.search(match.group("path"))))
+        elif match:
+            nested = True
         elif opened is not None and depth >= inside_at and from_disk.match(line.text):
             serving.append(Location(path, line.number, line.text))
         depth += line.text.count("{") - line.text.count("}")
         if opened is not None and depth < inside_at:
-            if serving:
+            if _serves_uploads(serving, named, nested):
                 yield _served_from_disk(path, opened, serving)
             opened = None
-    if opened is not None and serving:  # a block the file never closes
-        yield _served_from_disk(path, opened, serving)
+    if opened is not None and _serves_uploads(serving, named, nested):
+        yield _served_from_disk(path, opened, serving)  # a block the file never closes
+
+
+BUILT_PATH = lazy_compile(r"static|assets?|dist|build|css|js|fonts?|favicon|robots", re.I)
+
+
+def _serves_uploads(serving: list[Location], named: bool, nested: bool) -> bool:
+    if named:
+        return bool(serving)
+    return not nested and any(
+        MEDIA_MAP.search(place.source.split(None, 1)[-1]) and "static" not in place.source
+        for place in serving
+    )
 
 
 def _served_from_disk(path: str, block: Line, serving: list[Location]) -> Finding:
