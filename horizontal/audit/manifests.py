@@ -33,7 +33,9 @@ REPLICATED_KIND = lazy_compile(
 # A document that is a list of objects: an OpenShift Template's ``objects:``, a ``List``.
 OBJECT_LIST = lazy_compile(r"^kind:\s*(Template|List)\b", re.M)
 LIST_KEY = lazy_compile(r"^(objects|items):\s*$")
-JOBS_KEY = lazy_compile(r"^\s*jobs:\s*$")
+# A ClowdApp's ``jobs:``; an OpenShift DeploymentConfig's lifecycle hook (``pre:``/``mid:``/
+# ``post:`` of its strategy's params), whose ``execNewPod`` runs once per rollout.
+JOBS_KEY = lazy_compile(r"^\s*(jobs|execNewPod):\s*$")
 ONE_OFF = lazy_compile(r"^kind:\s*(Job|CronJob)\b|helm\.sh/hook", re.M)
 LIST_SYNTAX = lazy_compile(r"[\[\]\"',]")
 
@@ -191,8 +193,8 @@ def _embedded_beats(path: str, text: str, offset: int) -> Iterator[Finding]:
 
 
 def _job_lines(manifest: str) -> set[int]:
-    """Lines under a ``jobs:`` key (a ClowdApp's one-off jobs, run by an invocation):
-    once per release, as a Job is."""
+    """Lines under a ``jobs:`` key (a ClowdApp's one-off jobs, run by an invocation) or a
+    lifecycle hook's ``execNewPod:``: once per release, as a Job is."""
     found: set[int] = set()
     key_indent: int | None = None
     for number, line in enumerate(manifest.splitlines(), start=1):

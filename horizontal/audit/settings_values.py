@@ -330,7 +330,11 @@ def apply_env_schema(module: PythonModule, imported: ImportedSchemas | None = No
             read.add(name)
         if name in defaults and not any(k.arg == "default" for k in node.keywords):
             # At the call's place: the setting that reads it decides (and may replace it).
-            default = ast.copy_location(copy.copy(defaults[name]), node)
+            # Every piece at the call (an f-string's too), so that the line that decides
+            # is the call's, as for a plain string.
+            default = copy.deepcopy(defaults[name])
+            for piece in ast.walk(default):
+                ast.copy_location(piece, node)
             node.keywords.append(ast.keyword(arg="default", value=default))
             module.declared_defaults[node.lineno] = (places[schema], defaults[name].lineno)
     # A default is judged at the calls that read it; one for a URL whose setting the
@@ -446,8 +450,10 @@ def address_text(node: ast.AST, names: dict[str, tuple[str, int]]) -> tuple[str,
     joined = separator.join(piece for piece, _ in pieces)
     # The piece that brings this host decides; else the expression's own line.
     for piece, piece_line in pieces:
-        if piece.endswith("://"):
-            continue  # a bare scheme is no address (redis:// alone would mean localhost)
+        if "://" in piece and piece.endswith(("://", ":", "@")):
+            # A bare scheme, or one with the start of its credentials (``redis://:`` before
+            # ``{PASSWORD}@{HOST}``), is no address (alone it would mean localhost).
+            continue
         if next(this_host_addresses(piece), None) is not None:
             return joined, piece_line
     return joined, line

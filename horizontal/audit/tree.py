@@ -76,9 +76,10 @@ EXCLUDED_DIRS = frozenset(
     }
 )
 # A documentation folder is a docs build's (mkdocs hooks, a Sphinx extension, scripts
-# that fetch the API schema), unless it is a Django app of its own (djangoproject.com's
+# that fetch the API schema), and a notebooks folder an analyst's (Jupyter, jupytext
+# scripts run by hand), unless it is a Django app of its own (djangoproject.com's
 # ``docs`` serves the documentation): then it has the files an app has.
-DOCUMENTATION_DIRS = frozenset({"doc", "docs", "documentation"})
+DOCUMENTATION_DIRS = frozenset({"doc", "docs", "documentation", "notebooks"})
 APP_FILES = ("apps.py", "models.py", "views.py", "urls.py")
 # ``build/`` is a build's output (setuptools' ``build/lib``), unless the project keeps its
 # image there: a Dockerfile in it or one folder down (``build/app/Dockerfile``).
