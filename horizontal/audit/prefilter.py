@@ -64,6 +64,9 @@ HOT_NEEDLES = (
     "periodic_task",
     "localhost",
     "127.0.0.1",
+    # a database helper's table of engines, picked by name (settings_helpers.py)
+    "['sqlite",
+    '["sqlite',
     "SECRET_KEY",
     "mktemp(",
     "mkdtemp(",

@@ -288,8 +288,10 @@ class Scan:
         if "settings" in self.wanted:
             from horizontal.audit.settings_helpers import helper_findings
 
+            found_at = {(f.path, f.line) for f in self.result.findings if f.category == "settings"}
             for finding in helper_findings(self.host_defaults, self.helper_uses):
-                self.keep(finding)
+                if (finding.path, finding.line) not in found_at:  # a client's own finding
+                    self.keep(finding)
         if self.wanted & SETTINGS_CATEGORIES:
             # Imported here: check --deploy scans code only and leaves settings to the W0xx
             # checks, so it never loads the settings scan.

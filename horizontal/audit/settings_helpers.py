@@ -32,9 +32,16 @@ ENVIRONMENT_READERS = frozenset({"os", "environ", "env", "config", "getenv"})
 
 class HostDefault(NamedTuple):
     name: str  # the config key (DB_HOST) or the dotted helper function
-    address: str
+    address: str  # the address, or SQLITE for a database helper's SQLite fallback
     at: Location
     source: str
+
+
+# A database helper whose engine falls back to SQLite (OpenShift's django-ex template:
+# ``engine = engines.get(os.getenv("DATABASE_ENGINE"), engines["sqlite"])`` in
+# ``database.config()``, which settings call for ``DATABASES["default"]``).
+SQLITE = "SQLite"
+SQLITE_KEYS = frozenset({"sqlite", "sqlite3"})
 
 
 class HelperUses(NamedTuple):
@@ -45,7 +52,11 @@ class HelperUses(NamedTuple):
 
 
 def may_hold_host_defaults(text: str) -> bool:
-    return any(needle in text for needle in THIS_HOST_NEEDLES)
+    return (
+        any(needle in text for needle in THIS_HOST_NEEDLES)
+        or "['sqlite" in text
+        or '["sqlite' in text
+    )
 
 
 def host_defaults(module: PythonModule) -> Iterator[HostDefault]:
@@ -60,6 +71,12 @@ def host_defaults(module: PythonModule) -> Iterator[HostDefault]:
                     yield HostDefault(name, text, _at(module, value), module.line(value.lineno))
     for functions in module.functions.values():
         for function in functions:
+            fallback = _sqlite_fallback(function)
+            if fallback is not None:
+                at = _at(module, fallback)
+                for name in class_paths(module.path, function.name):
+                    yield HostDefault(name, SQLITE, at, module.line(at.line))
+                continue
             for node in ast.walk(function):
                 default = env_default(node)
                 text = string_value(default) if default is not None else None
@@ -70,15 +87,41 @@ def host_defaults(module: PythonModule) -> Iterator[HostDefault]:
                     break
 
 
+def _sqlite_fallback(function: ast.AST) -> ast.AST | None:
+    """In a function that returns a database alias (a dict with an ``"ENGINE"`` key), the
+    first place it picks SQLite from its table of engines (``engines["sqlite"]``)."""
+    returns_alias = any(
+        isinstance(node, ast.Return)
+        and isinstance(node.value, ast.Dict)
+        and "ENGINE" in {string_value(k) for k in node.value.keys}
+        for node in ast.walk(function)
+    )
+    if not returns_alias:
+        return None
+    picks = [
+        node
+        for node in ast.walk(function)
+        if isinstance(node, ast.Subscript) and string_value(node.slice) in SQLITE_KEYS
+    ]
+    return min(picks, key=lambda node: node.lineno, default=None)
+
+
 # ``env.str("SENTRY_ENVIRONMENT", default="localhost")``: the name of a deployment a
 # report is filed under, not an address.
 ENVIRONMENT_NAME = lazy_compile(r"(^|_)ENV(IRONMENT)?(_NAME)?$", re.I)
 
 
+# ``os.getenv("SMTP_SERVER_HOST", "localhost")``: a mail relay on this host delivers
+# what each instance hands it; the settings rules leave ``EMAIL_HOST`` alone too.
+MAIL_SERVER = lazy_compile(r"^(EMAIL|SMTP|MAIL)_", re.I)
+
+
 def _names_an_environment(lookup: ast.AST) -> bool:
+    """An environment's name, or a mail relay's address: no shared service's."""
     if not isinstance(lookup, ast.Call) or not lookup.args:
         return False
-    return bool(ENVIRONMENT_NAME.search(string_value(lookup.args[0]) or ""))
+    variable = string_value(lookup.args[0]) or ""
+    return bool(ENVIRONMENT_NAME.search(variable) or MAIL_SERVER.search(variable))
 
 
 def uses_of_helpers(module: PythonModule) -> HelperUses:
@@ -86,6 +129,7 @@ def uses_of_helpers(module: PythonModule) -> HelperUses:
     (KEY named like a service address) and calls of functions imported from elsewhere."""
     keys: dict[str, Location] = {}
     calls: dict[str, Location] = {}
+    relative = _relative_imports(module)
     for statement in module.tree.body:
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             continue
@@ -94,11 +138,30 @@ def uses_of_helpers(module: PythonModule) -> HelperUses:
             if key and SERVICE_SETTING.match(key):
                 keys.setdefault(key, _at(module, node))
             if isinstance(node, ast.Call):
-                head = (dotted(node.func) or "").split(".", 1)[0]
+                name = dotted(node.func) or ""
+                head, _, rest = name.partition(".")
                 qualified = module.qualify(node.func)
-                if head in module.imports and qualified and head not in ENVIRONMENT_READERS:
+                if head in relative and rest:
+                    calls.setdefault(f"{relative[head]}.{rest}", _at(module, node))
+                elif head in module.imports and qualified and head not in ENVIRONMENT_READERS:
                     calls.setdefault(qualified, _at(module, node))
     return HelperUses(keys, calls)
+
+
+def _relative_imports(module: PythonModule) -> dict[str, str]:
+    """``from . import database`` in ``backend/app/settings.py``: ``database`` is
+    ``backend.app.database``, by the module's own path."""
+    found: dict[str, str] = {}
+    package = module.path.rsplit("/", 1)[0].replace("/", ".") if "/" in module.path else ""
+    for node in module.tree.body:
+        if not (isinstance(node, ast.ImportFrom) and node.level):
+            continue
+        base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+        prefix = ".".join(p for p in (base, node.module or "") if p)
+        for alias in node.names:
+            if alias.name != "*":
+                found[alias.asname or alias.name] = f"{prefix}.{alias.name}".lstrip(".")
+    return found
 
 
 def helper_findings(defaults: list[HostDefault], uses: list[HelperUses]) -> Iterator[Finding]:
@@ -117,15 +180,26 @@ def helper_findings(defaults: list[HostDefault], uses: list[HelperUses]) -> Iter
             continue
         seen.add(place)
         what = default.name.rsplit(".", 1)[-1]
+        if default.address == SQLITE:
+            message = (
+                f"{what}() falls back to SQLite, the database the settings get from here "
+                "when nothing is set: SQLite is a file on one host, each instance its own"
+            )
+            fix = FIXES["DATABASES"]
+        else:
+            message = (
+                f"{what}: {default.address} is this host, the default the settings get from "
+                "here: each instance talks to its own server"
+            )
+            fix = FIXES["this host"]
         yield Finding(
             default.at.path,
             default.at.line,
             "settings",
-            f"{what}: {default.address} is this host, the default the settings get from "
-            "here: each instance talks to its own server",
+            message,
             default.source,
             related=(used_at,),
-            fix_text=FIXES["this host"],
+            fix_text=fix,
         )
 
 

@@ -189,6 +189,10 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
     chosen = explicitly_chosen(module.tree)
     names = module_strings(module)
     seen: set[int] = set()
+    # This host's addresses by the line that decides them, with the settings built there
+    # from a name bound on that line (``f"redis://{REDIS_HOST}:6379/0"``): related.
+    decided: dict[int, Finding] = {}
+    users: dict[int, list[Location]] = {}
     for node, path in strings_with_paths(module):
         if id(node) in ignored:
             continue
@@ -258,9 +262,17 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
         if _url_path(setting, text) or text.isdigit():
             continue  # (``"0"``: a number, such as CONN_MAX_AGE's default, is no address)
         address = next(this_host_addresses(text), None)
-        if address is not None and line not in seen:
+        if address is None:
+            continue
+        own = getattr(node, "lineno", line)
+        if own != line:
+            users.setdefault(line, []).append(Location(module.path, own))
+        if line not in seen:
             seen.add(line)
-            yield this_host_finding(module, line, setting, address)
+            decided[line] = this_host_finding(module, line, setting, address)
+    for line, finding in decided.items():
+        places = tuple(dict.fromkeys(p for p in users.get(line, ()) if p.line != line))
+        yield finding._replace(related=(*finding.related, *places)) if places else finding
 
 
 def this_host_finding(module: PythonModule, line: int, setting: str, address: str) -> Finding:
