@@ -18,12 +18,35 @@ from horizontal.audit.findings import Finding
 from horizontal.audit.importers import found_by_name
 from horizontal.audit.patterns import lazy_compile
 
-__all__ = ["without_what_only_commands_call"]
+__all__ = ["commands_views_run", "without_what_only_commands_call"]
 
 DEFINITION = lazy_compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]+(\w+)")
 CLASS = lazy_compile(r"^([ \t]*)class[ \t]+\w+")
 # Shorter names (``run``, ``save``) are everywhere; a helper worth judging is named.
 SHORTEST_NAME = 6
+# ``call_command("sync_data", …)``: the command a module runs by name.
+CALLED_COMMAND = lazy_compile(r"\bcall_command\(\s*[\"'](\w+)[\"']")
+# The modules that answer requests, by their name or their folder's: views (an admin
+# action's or an API module's ``call_command`` is not followed: not measured yet).
+VIEW_MODULE = lazy_compile(r"(^|/)(views|viewsets)(\.py$|/)")
+
+
+def commands_views_run(python_texts: list[tuple[str, str]], by_hand: set[str]) -> list[str]:
+    """The management command modules (by path, sorted) that a view runs by name: every
+    command of that name, as the scan cannot tell which app's Django would pick."""
+    commands: dict[str, list[str]] = {}
+    for name in sorted(by_hand):
+        if "/management/commands/" in f"/{name}":
+            commands.setdefault(name.rsplit("/", 1)[-1][: -len(".py")], []).append(name)
+    if not commands:
+        return []
+    called = {
+        command
+        for name, text in python_texts
+        if "call_command(" in text and VIEW_MODULE.search(name) and name not in by_hand
+        for command in CALLED_COMMAND.findall(text)
+    }
+    return sorted(path for command in called for path in commands.get(command, ()))
 
 
 def without_what_only_commands_call(

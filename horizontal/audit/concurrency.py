@@ -406,6 +406,21 @@ def _parses_an_expression(call: ast.Call) -> bool:
     return bool(call.args) and not any(k.arg in {"user", "tab", "tabfile"} for k in call.keywords)
 
 
+def _handed_on(module: PythonModule, function: str) -> bool:
+    """Whether the module names ``function`` as a value (``Thread(target=run)``), not only
+    as a call's function."""
+    if not function:
+        return False
+    called = {id(node.func) for node in ast.walk(module.tree) if isinstance(node, ast.Call)}
+    return any(
+        isinstance(node, ast.Name)
+        and node.id == function
+        and isinstance(node.ctx, ast.Load)
+        and id(node) not in called
+        for node in ast.walk(module.tree)
+    )
+
+
 def find_schedulers(module: PythonModule) -> Iterator[Finding]:
     if module.is_script:
         return  # a dedicated scheduler command is one process by construction
@@ -422,7 +437,10 @@ def find_schedulers(module: PythonModule) -> Iterator[Finding]:
             # process type (``runscript app.task_scheduler``, a ``clock.py``), unless an
             # app's ``ready()`` or a server hook builds it.
             enclosing = module.scope(call).function
-            scheduler = getattr(enclosing, "name", "") in STARTUP_FUNCTIONS
+            name_of = getattr(enclosing, "name", "")
+            # ... or runs it in a thread of its own (``Thread(target=run)``): the function
+            # handed on as a value, not called, is some process's background.
+            scheduler = name_of in STARTUP_FUNCTIONS or _handed_on(module, name_of)
         if scheduler:
             yield Finding(
                 module.path,

@@ -271,14 +271,15 @@ def storage_with_its_setting(findings: list[Finding]) -> list[Finding]:
 # (field_paths.py), ``storage.path()``, and django-sendfile serving a path.
 LOCAL_PATH_USES = (UPLOAD_PATH_READ, STORAGE_PATH, SENDFILE_SERVED)
 # The settings findings that say the project's uploads are on this host's disk.
+# Said of a project with no MEDIA_ROOT (settings_rules.py): true only where something
+# stores uploads.
+NOTHING_SET = "MEDIA_ROOT is not set and no STORAGES"
 LOCAL_UPLOADS_SETTINGS = (
     "STORAGES[",
     "MEDIA_ROOT with no STORAGES",
     "STORAGES is Django's default",
-    "MEDIA_ROOT is not set and no STORAGES",
+    NOTHING_SET,
 )
-# Said of a project with no MEDIA_ROOT: true only where something stores uploads.
-NOTHING_SET = "MEDIA_ROOT is not set and no STORAGES"
 BUILT_CLASS = lazy_compile(r"\b(\w+)\(")
 # ``storage = FileSystemStorage()`` with no location: it keeps files in MEDIA_ROOT, where
 # the setting already keeps them; one cause with it.

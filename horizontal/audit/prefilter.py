@@ -23,6 +23,9 @@ def is_data_setting(name: str) -> bool:
     return judged(name)
 
 
+# A database helper's table of engines, picked by name (``engines["sqlite"]``): the helper
+# module must be parsed for settings_helpers.py to read it.
+SQLITE_TABLE_NEEDLES = ("['sqlite", '["sqlite')
 HOT_NEEDLES = (
     "open(",
     "write_text",
@@ -64,9 +67,7 @@ HOT_NEEDLES = (
     "periodic_task",
     "localhost",
     "127.0.0.1",
-    # a database helper's table of engines, picked by name (settings_helpers.py)
-    "['sqlite",
-    '["sqlite',
+    *SQLITE_TABLE_NEEDLES,
     "SECRET_KEY",
     "mktemp(",
     "mkdtemp(",

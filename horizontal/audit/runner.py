@@ -48,7 +48,6 @@ from horizontal.audit.local_storage import (
     storage_with_its_consequences,
     storage_with_its_setting,
 )
-from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import hot_lines
 from horizontal.audit.project_context import ProjectContext
 from horizontal.audit.python_starts import (
@@ -105,10 +104,6 @@ PYTHON_DETECTORS: tuple[PythonDetector, ...] = (
 
 # The upload fields shown beside the media setting's finding, the first few.
 UPLOAD_FIELDS_SHOWN = 10
-# ``call_command("sync_data", …)``: the command a module runs by name.
-CALLED_COMMAND = lazy_compile(r"\bcall_command\(\s*[\"'](\w+)[\"']")
-# The modules that answer requests: views, by their name or their folder's.
-REQUEST_MODULE = lazy_compile(r"(^|/)(views|viewsets)(\.py$|/)")
 # What a command's process keeps ends with its run: not reported in commands and scripts,
 # nor in the modules only they import (their locks are).
 RUN_BY_HAND_SPARES = frozenset({"file-write", "cache", "module-state", "timer-thread", "scheduler"})
@@ -235,7 +230,7 @@ class Scan:
             self.keep(finding)
 
     def finish(self) -> AuditResult:
-        for finding in self._commands_requests_call():
+        for finding in self._writes_of_commands_views_run():
             self.keep(finding)
         # Settings are judged per package, after every module of it has been read.
         through_commands = self._migrations_through_commands()
@@ -358,28 +353,11 @@ class Scan:
             if not line.lstrip().startswith("#")
         )
 
-    def _commands_requests_call(self) -> Iterator[Finding]:
-        """A management command that a view runs (``call_command("sync_data")``) runs on
-        the instance that served the request, not on an operator's host: the files it
-        writes are judged as request code's are. (One a task runs writes on a worker;
-        whether a request reads that is not for this to say.)"""
-        commands = {
-            posixpath.basename(name)[: -len(".py")]: name
-            for name in self.by_hand
-            if "/management/commands/" in f"/{name}"
-        }
-        if not commands:
-            return
-        called = {
-            command
-            for name, text in self.python_texts
-            if "call_command(" in text and REQUEST_MODULE.search(name) and name not in self.by_hand
-            for command in CALLED_COMMAND.findall(text)
-            if command in commands
-        }
+    def _writes_of_commands_views_run(self) -> Iterator[Finding]:
+        """The file writes of management commands a view runs (``call_command``): they
+        happen on the instance that served the request (command_callers.py)."""
         texts = dict(self.python_texts)
-        for command in sorted(called):
-            name = commands[command]
+        for name in command_callers.commands_views_run(self.python_texts, self.by_hand):
             module = PythonModule.parse(name, texts[name], hot_lines(texts[name]) or ())
             if module is None:
                 continue

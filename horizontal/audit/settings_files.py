@@ -33,7 +33,7 @@ __all__ = [
 # subfolders (settings/abstract_base/django.py, settings/components/database.py).
 SETTINGS_FILE = lazy_compile(r"(^|/)(settings[^/]*|[^/]*_settings|settings/([^/]+/)*[^/]+)\.py$")
 DEV_FILE = lazy_compile(
-    r"(^\.?|[/_])(dev|develop|development|local|test|tests|testing|loadtest|integration|smoke|ci|debug|demo|example"
+    r"(^\.?|[/_])(dev|develop|development|local|test|tests|testing|loadtest|integration(?![a-z])|smoke|ci|debug|demo|example"
     # CI settings named for the CI service that runs the tests (settings/github.py); a
     # template an operator copies (secret_template.py); the documentation build's (sphinx.py);
     # an image build step's (compress_production.py, collectstatic.py): no request runs it.
@@ -113,8 +113,9 @@ COPY_WORD = lazy_compile(r"[_-]?(template|sample|example)(?=[\w-]*\.py$)")
 def is_copy_named(path: str) -> bool:
     """Development-named only by a word for a copy (``settings_template.py``): such a module
     that another settings module star-imports is no copy but their base."""
-    name = posixpath.basename(path)
-    return is_dev_settings(path) and not is_dev_settings(COPY_WORD.sub("", name, count=1))
+    folder, name = posixpath.split(path)
+    stripped = posixpath.join(folder, COPY_WORD.sub("", name, count=1))
+    return is_dev_settings(path) and not is_dev_settings(stripped)
 
 
 # A Python module's template: ``docker.py.template``, ``settings.py.tpl``, ``….py.j2``, and
@@ -203,10 +204,13 @@ def is_dev_module(
     overrides kept outside the repository). ``children``: for each module's path, the
     modules that star-import it; ``served``: the dotted modules the wsgi files default to;
     ``tested``: those the test runner's configuration names."""
-    importers = children.get(module.path, [])
-    if is_copy_named(module.path) and any(not is_dev_settings(c.path) for c in importers):
-        pass  # ``settings_ecs.py``: ``from .settings_template import *``: a base, read on
-    elif is_dev_settings(module.path) or is_test_runners(module.path, tested, served):
+    # ``settings_ecs.py``: ``from .settings_template import *``: no copy but a base.
+    copied_base = is_copy_named(module.path) and any(
+        not is_dev_settings(c.path) for c in children.get(module.path, [])
+    )
+    if not copied_base and (
+        is_dev_settings(module.path) or is_test_runners(module.path, tested, served)
+    ):
         return True
     if _extends_a_dev_module(module):
         return True  # ``from app.settings.testing import *``: the tests' settings, amended

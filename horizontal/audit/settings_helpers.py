@@ -80,7 +80,7 @@ def host_defaults(module: PythonModule) -> Iterator[HostDefault]:
             for node in ast.walk(function):
                 default = env_default(node)
                 text = string_value(default) if default is not None else None
-                if text and _this_host(text) and not _names_an_environment(node):
+                if text and _this_host(text) and not _not_a_shared_service(node):
                     at = _at(module, node)
                     for name in class_paths(module.path, function.name):
                         yield HostDefault(name, text, at, module.line(at.line))
@@ -98,12 +98,25 @@ def _sqlite_fallback(function: ast.AST) -> ast.AST | None:
     )
     if not returns_alias:
         return None
+    # Only as a default: ``engines.get(os.getenv("DATABASE_ENGINE"), engines["sqlite"])``
+    # or ``os.getenv(…) or engines["sqlite"]``; an explicit choice of SQLite is not one.
+    defaults: list[ast.AST] = []
+    for node in ast.walk(function):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and len(node.args) == 2
+        ):
+            defaults.append(node.args[1])
+        elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+            defaults.append(node.values[-1])
     picks = [
         node
-        for node in ast.walk(function)
+        for node in defaults
         if isinstance(node, ast.Subscript) and string_value(node.slice) in SQLITE_KEYS
     ]
-    return min(picks, key=lambda node: node.lineno, default=None)
+    return min(picks, key=lambda node: getattr(node, "lineno", 0), default=None)
 
 
 # ``env.str("SENTRY_ENVIRONMENT", default="localhost")``: the name of a deployment a
@@ -116,8 +129,9 @@ ENVIRONMENT_NAME = lazy_compile(r"(^|_)ENV(IRONMENT)?(_NAME)?$", re.I)
 MAIL_SERVER = lazy_compile(r"^(EMAIL|SMTP|MAIL)_", re.I)
 
 
-def _names_an_environment(lookup: ast.AST) -> bool:
-    """An environment's name, or a mail relay's address: no shared service's."""
+def _not_a_shared_service(lookup: ast.AST) -> bool:
+    """A lookup of an environment's name, or of a mail relay's address: no shared
+    service's address."""
     if not isinstance(lookup, ast.Call) or not lookup.args:
         return False
     variable = string_value(lookup.args[0]) or ""
@@ -141,8 +155,9 @@ def uses_of_helpers(module: PythonModule) -> HelperUses:
                 name = dotted(node.func) or ""
                 head, _, rest = name.partition(".")
                 qualified = module.qualify(node.func)
-                if head in relative and rest:
-                    calls.setdefault(f"{relative[head]}.{rest}", _at(module, node))
+                if head in relative:  # never decouple's ``config``: a module of the tree
+                    target = f"{relative[head]}.{rest}" if rest else relative[head]
+                    calls.setdefault(target, _at(module, node))
                 elif head in module.imports and qualified and head not in ENVIRONMENT_READERS:
                     calls.setdefault(qualified, _at(module, node))
     return HelperUses(keys, calls)
@@ -153,9 +168,10 @@ def _relative_imports(module: PythonModule) -> dict[str, str]:
     ``backend.app.database``, by the module's own path."""
     found: dict[str, str] = {}
     package = module.path.rsplit("/", 1)[0].replace("/", ".") if "/" in module.path else ""
+    depth = len(package.split(".")) if package else 0
     for node in module.tree.body:
-        if not (isinstance(node, ast.ImportFrom) and node.level):
-            continue
+        if not (isinstance(node, ast.ImportFrom) and node.level) or node.level - 1 >= depth:
+            continue  # (above the tree's top: nothing of it)
         base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
         prefix = ".".join(p for p in (base, node.module or "") if p)
         for alias in node.names:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import ast
 import posixpath
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 
@@ -193,7 +192,7 @@ def find_settings_problems(
         if module not in production and not is_dev_module(module, children, served, tested):
             found.extend(setdefaults_on_this_host(module, modules))
     found = [f for f in found if f.message.split(":", 1)[0].split(" ", 1)[0] not in unused]
-    found = _one_crontab(_one_upload_storage(_one_per_host_variable(found)))
+    found = _one_crontab(_one_upload_storage(found))
     for finding in _one_per_cause(found, children):
         # A file log handler is its own (opt-in) category: split logs, not broken state.
         log_file = finding.message.startswith("LOGGING:")
@@ -380,40 +379,6 @@ def _by_default(
         return settings
     kept = {name: [s for s in found if id(s) not in off] for name, found in settings.items()}
     return {name: found for name, found in kept.items() if found}
-
-
-THIS_HOST = " is this host: "
-
-
-def _one_per_host_variable(found: list[Finding]) -> list[Finding]:
-    """``REDIS_HOST = os.getenv("REDIS_HOST", "localhost")`` and the cache, broker and
-    channel layer built from it (``f"redis://{REDIS_HOST}:6379/0"``): one cause, at the
-    variable's default, the settings that use it related."""
-    variables: dict[tuple[str, str], Finding] = {}
-    for finding in found:
-        name = finding.message.split(":", 1)[0]
-        if THIS_HOST in finding.message and name.isidentifier():
-            variables.setdefault((finding.path, name), finding)
-    if not variables:
-        return found
-    folded: dict[int, list[Finding]] = {}
-    for finding in found:
-        if THIS_HOST not in finding.message:
-            continue
-        for (path, name), variable in variables.items():
-            uses = re.search(rf"\b{re.escape(name)}\b", finding.source or "")
-            if path == finding.path and variable is not finding and uses:
-                folded.setdefault(id(variable), []).append(finding)
-                break
-    gone = {id(f) for users in folded.values() for f in users}
-    kept = []
-    for finding in found:
-        if id(finding) in gone:
-            continue
-        users = folded.get(id(finding), [])
-        places = [Location(u.path, u.line) for u in users]
-        kept.append(finding._replace(related=(*finding.related, *places)) if places else finding)
-    return kept
 
 
 def _one_per_cause(

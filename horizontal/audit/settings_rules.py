@@ -30,6 +30,7 @@ from horizontal.audit.known import (
     cache_url_backend,
     is_process_cache_alias,
 )
+from horizontal.audit.local_storage import NOTHING_SET
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.private_media import PRIVATE_MEDIA_MESSAGE
 from horizontal.audit.settings_branches import explicitly_chosen, static_or_compared
@@ -268,8 +269,8 @@ def django_defaults_copied(
 DEFAULT_CACHE_USERS = ("Q_CLUSTER", "ACCOUNT_RATE_LIMITS")
 CACHED_SESSION_ENGINES = (".backends.cache", ".backends.cached_db")
 NO_MEDIA_ROOT_MESSAGE = (
-    "MEDIA_ROOT is not set and no STORAGES['default']: uploads go to FileSystemStorage in "
-    "the working directory, on one host's disk"
+    f"{NOTHING_SET}['default']: uploads go to FileSystemStorage in the working directory, "
+    "on one host's disk"
 )
 
 

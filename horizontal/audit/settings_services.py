@@ -53,10 +53,13 @@ SERVICE_ADDRESSES: tuple[tuple[KeyPathPattern, str], ...] = (
 # placeholder far more often than the users' only home).
 SERVICE_SETTING = lazy_compile(
     r"^(?!EMAIL_)([A-Z0-9]+_)*(REDIS|VALKEY|BROKER|AMQP|RABBIT\w*|MEMCACHED?|CELERY|HUEY|"
-    r"CACHE|DATABASE|DB|POSTGRES\w*|PG|MYSQL|MARIADB|ELASTIC\w*|ES|OPENSEARCH|MONGO\w*|"
+    r"CACHE|DATABASE|DB|POSTGRES\w*|PG|MYSQL|MARIADB|ELASTICSEARCH|ES|OPENSEARCH|MONGO\w*|"
     r"TYPESENSE|MEILI\w*|SOLR|HAYSTACK|SEARCH|S3|MINIO|DBMS|KAFKA|NATS|MQTT|ZOOKEEPER|"
     r"CLICKHOUSE|INFLUX\w*|NEO4J|CASSANDRA|QDRANT|WEAVIATE|MILVUS)"
     r"(_\w+)?_(HOST|URL|URI|LOCATION|ADDRESS|SERVER|CONNECTION|CONFIG)S?$|^SESSION_REDIS$"
+    # Elasticsearch by its short name (``ELASTIC_URI``, ``ELASTIC6_URI``), not Elastic's
+    # other products (``ELASTIC_APM_SERVER_URL``: an agent, often per host).
+    r"|^ELASTIC\d*_(HOST|URL|URI)S?$"
 )
 # Celery brokers and result stores kept in files on this host.
 FILE_TRANSPORTS = ("filesystem://", "sqla+sqlite:", "db+sqlite:", "sqlite:")
@@ -265,9 +268,11 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
         if address is None:
             continue
         own = getattr(node, "lineno", line)
-        if own != line:
+        if not own <= line <= (getattr(node, "end_lineno", None) or own):
             users.setdefault(line, []).append(Location(module.path, own))
         if line not in seen:
+            # The first setting read at the deciding line names the finding (the same name
+            # the importing modules' findings of that address carry, so they fold as one).
             seen.add(line)
             decided[line] = this_host_finding(module, line, setting, address)
     for line, finding in decided.items():

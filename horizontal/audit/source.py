@@ -241,12 +241,7 @@ SCRIPTS_FOLDER = lazy_compile(r"/(?:[\w-]+[_-])?scripts/(?:[\w.-]+/)*[\w.-]+\.py
 # build_assets.py, build_docs.py: a build step a command or the image build runs.
 BUILD_STEP = lazy_compile(r"/build_\w+\.py$")
 # terraform/, ansible/, packer/: infrastructure code an operator applies, not the app.
-# ... and a monitoring server's check plugins (``nagios/commands/check_rabbitmq.py``),
-# which the monitoring host runs.
-INFRASTRUCTURE_FOLDER = lazy_compile(
-    r"/(?:terraform|ansible|pulumi|packer|cloudformation|nagios\d*|icinga\d*|munin|zabbix)/",
-    re.I,
-)
+INFRASTRUCTURE_FOLDER = lazy_compile(r"/(?:terraform|ansible|pulumi|packer|cloudformation)/", re.I)
 # tethys_cli/, myapp_cli/: the command-line client shipped beside the web app, run on
 # an operator's machine (a bare cli/ package is often also reached through an API).
 CLI_PACKAGE = lazy_compile(r"/\w+_cli/(?:[\w.-]+/)*[\w.-]+\.py$")

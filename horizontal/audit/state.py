@@ -371,7 +371,7 @@ def _global_rebinding(module: PythonModule) -> Iterator[Finding]:
                     continue
                 if not outside:
                     continue  # lazy construction of a client or object: same everywhere
-                if not any(_calls_something(a) for a in assignments):
+                if not any(_calls_something(a, function) for a in assignments):
                     # ``_original = Admin.get_queryset`` before a monkeypatch: a reference
                     # kept, nothing loaded.
                     continue
@@ -393,9 +393,15 @@ def _global_rebinding(module: PythonModule) -> Iterator[Finding]:
                 )
 
 
-def _calls_something(assignment: ast.AST) -> bool:
+def _calls_something(assignment: ast.AST, function: FunctionNode) -> bool:
+    """A value a call returns, or a local the function built (``loaded = {}`` filled from
+    a query, then ``_RATES = loaded``): a load, not a reference kept."""
     value = getattr(assignment, "value", None)
-    return value is not None and any(isinstance(n, ast.Call | ast.Await) for n in ast.walk(value))
+    if value is None:
+        return False
+    if isinstance(value, ast.Name) and value.id in local_names(function):
+        return True
+    return any(isinstance(n, ast.Call | ast.Await) for n in ast.walk(value))
 
 
 def _random_value(module: PythonModule, assignment: ast.AST) -> bool:

@@ -75,11 +75,15 @@ EXCLUDED_DIRS = frozenset(
         "localdev",
     }
 )
-# A documentation folder is a docs build's (mkdocs hooks, a Sphinx extension, scripts
-# that fetch the API schema), and a notebooks folder an analyst's (Jupyter, jupytext
-# scripts run by hand), unless it is a Django app of its own (djangoproject.com's
-# ``docs`` serves the documentation): then it has the files an app has.
-DOCUMENTATION_DIRS = frozenset({"doc", "docs", "documentation", "notebooks"})
+# Folders of what runs beside the app, not in it: a documentation folder is a docs build's
+# (mkdocs hooks, a Sphinx extension, scripts that fetch the API schema), a notebooks
+# folder an analyst's (Jupyter, jupytext scripts run by hand), a monitoring server's
+# folder its check plugins (``nagios/commands/check_rabbitmq.py``, run by that host);
+# unless it is a Django app of its own (djangoproject.com's ``docs`` serves the
+# documentation, django-munin's ``munin`` is an app): then it has the files an app has.
+SUPPORT_DIRS = frozenset(
+    {"doc", "docs", "documentation", "notebooks", "nagios", "icinga", "icinga2", "munin", "zabbix"}
+)
 APP_FILES = ("apps.py", "models.py", "views.py", "urls.py")
 # ``build/`` is a build's output (setuptools' ``build/lib``), unless the project keeps its
 # image there: a Dockerfile in it or one folder down (``build/app/Dockerfile``).
@@ -152,7 +156,7 @@ def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
             and not TEST_DIR.search(d)
             and not DEMO_PROJECT_DIR.match(d)
             and not VENDORED_RELEASE.match(d)
-            and (d not in DOCUMENTATION_DIRS or _is_an_app(Path(directory, d)))
+            and (d not in SUPPORT_DIRS or _is_an_app(Path(directory, d)))
             and (d != BUILD_DIR or _holds_an_image(Path(directory, d)))
         )
         for name in sorted(names):

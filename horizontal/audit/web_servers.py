@@ -33,6 +33,13 @@ NGINX_LOCATION = lazy_compile(r"^location\s+(?:[=~^*]+\s*)?(?P<path>\S+)\s*\{?")
 NGINX_FROM_DISK = lazy_compile(r"^(alias|root)\s")
 CADDY_HANDLE = lazy_compile(r"^(handle_path|handle|route)\s+(?P<path>\S+)\s*\{")
 CADDY_FROM_DISK = lazy_compile(r"^(file_server|root)\b")
+# A build's own URL path, by a whole segment (``/assets/``, ``/static/``, ``/dist/``).
+BUILT_PATH = lazy_compile(
+    r"(^|/)(static|assets?|dist|build|css|js|fonts?)(/|\*|$)|favicon|robots", re.I
+)
+# An uploads folder by its own name, a word of it (``uploaded-files``, ``media``), not a
+# piece of another word (``socialmedia``).
+UPLOADS_FOLDER = lazy_compile(r"(?<![a-z])(media|uploads?|uploaded)(?![a-z])", re.I)
 
 
 def _media_blocks_from_disk(
@@ -44,42 +51,37 @@ def _media_blocks_from_disk(
     opened: Line | None = None
     depth = inside_at = 0
     serving: list[Location] = []
-    # Whether the open block's own path names uploads; if not, its folder must
-    # (``location /extension-data/ { alias /srv/www/uploaded-files/; }``), in a block that
-    # holds no other block.
-    named = nested = False
+    # Whether the open block's URL path names uploads (``/media/``); if not, the folder it
+    # serves must (``location /extension-data/ { alias /srv/www/uploaded-files/; }``),
+    # and a build's path (``/assets/``) serves none, whatever its folder is called.
+    named = built = False
     for line in logical_lines(text):
         match = block.match(line.text)
         if match and (opened is None or not named):
             # An unnamed block holding this one is no uploads block: the inner one may be.
             opened, inside_at, serving = line, depth + 1, []
-            named, nested = bool(MEDIA_MAP.search(match.group("path"))), False
-            # A build's own path (``/assets/``, ``/static/``) serves no uploads, whatever
-            # its folder is called.
-            nested = nested or (not named and bool(BUILT_PATH.search(match.group("path"))))
-        elif match:
-            nested = True
+            named = bool(MEDIA_MAP.search(match.group("path")))
+            built = not named and bool(BUILT_PATH.search(match.group("path")))
         elif opened is not None and depth >= inside_at and from_disk.match(line.text):
             serving.append(Location(path, line.number, line.text))
         depth += line.text.count("{") - line.text.count("}")
         if opened is not None and depth < inside_at:
-            if _serves_uploads(serving, named, nested):
+            if _serves_uploads(serving, named, built):
                 yield _served_from_disk(path, opened, serving)
             opened = None
-    if opened is not None and _serves_uploads(serving, named, nested):
+    if opened is not None and _serves_uploads(serving, named, built):
         yield _served_from_disk(path, opened, serving)  # a block the file never closes
 
 
-BUILT_PATH = lazy_compile(r"static|assets?|dist|build|css|js|fonts?|favicon|robots", re.I)
-
-
-def _serves_uploads(serving: list[Location], named: bool, nested: bool) -> bool:
+def _serves_uploads(serving: list[Location], named: bool, built: bool) -> bool:
     if named:
         return bool(serving)
-    return not nested and any(
-        MEDIA_MAP.search(place.source.split(None, 1)[-1]) and "static" not in place.source
-        for place in serving
-    )
+    return not built and any(UPLOADS_FOLDER.search(_folder(place.source)) for place in serving)
+
+
+def _folder(directive: str) -> str:
+    """The last segment of the folder an ``alias``/``root`` directive serves."""
+    return directive.split(None, 1)[-1].rstrip(" ;/}").rsplit("/", 1)[-1]
 
 
 def _served_from_disk(path: str, block: Line, serving: list[Location]) -> Finding:

@@ -146,3 +146,52 @@ def test_an_uploads_block_inside_an_unnamed_one_is_read_as_itself(tmp_path: Path
     files = {"Caddyfile": CADDY, "app/models.py": MODELS}
     found = scan(tmp_path, files, "file-write")
     assert where(found) == [("Caddyfile", 6)]
+
+
+def test_a_build_served_from_a_folder_named_after_media_is_not_uploads(tmp_path: Path) -> None:
+    conf = NGINX.format(path="/", folder="/srv/socialmedia/frontend/build")
+    files = {"deploy/default.conf.template": conf, "app/models.py": MODELS}
+    assert scan(tmp_path, files, "file-write") == []
+
+
+def test_a_global_published_from_a_local_the_query_filled_is_a_load(tmp_path: Path) -> None:
+    source = """\
+from app.models import Rate
+
+_RATES = None
+
+
+def rates():
+    global _RATES
+    if _RATES is None:
+        loaded = {}
+        for rate in Rate.objects.all():
+            loaded[rate.code] = rate.value
+        _RATES = loaded
+    return _RATES
+"""
+    found = scan(tmp_path, {"app/rates.py": source}, "cache")
+    assert where(found) == [("app/rates.py", 7)]
+
+
+def test_a_blocking_scheduler_a_thread_of_ready_runs_is_every_processs(tmp_path: Path) -> None:
+    source = """\
+import threading
+
+from apscheduler.schedulers.blocking import BlockingScheduler
+from django.apps import AppConfig
+
+
+def run():
+    scheduler = BlockingScheduler()
+    scheduler.start()
+
+
+class AppConfig(AppConfig):
+    name = "app"
+
+    def ready(self):
+        threading.Thread(target=run, daemon=True).start()
+"""
+    found = scan(tmp_path, {"app/apps.py": source}, "scheduler")
+    assert where(found) == [("app/apps.py", 8)]

@@ -255,3 +255,22 @@ def test_a_search_service_by_its_short_name_on_this_host(tmp_path: Path) -> None
     )
     found = scan(tmp_path, {"app/settings.py": source}, "settings")
     assert where(found) == [("app/settings.py", 3)]
+
+
+def test_an_integrations_settings_component_is_production(tmp_path: Path) -> None:
+    files = {
+        "app/settings/base.py": "INSTALLED_APPS = []\nfrom .integrations import *  # noqa\n",
+        "app/settings/integrations.py": (
+            "import os\n\nCELERY_BROKER_URL = os.getenv('BROKER', 'redis://localhost:6379/0')\n"
+        ),
+    }
+    found = scan(tmp_path, files, "settings")
+    assert where(found) == [("app/settings/integrations.py", 3)]
+
+
+def test_an_elastic_apm_agent_on_this_host_is_no_shared_service(tmp_path: Path) -> None:
+    source = (
+        "INSTALLED_APPS = []\nCACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache'}}\n"
+        "ELASTIC_APM_SERVER_URL = 'http://localhost:8200'\n"
+    )
+    assert scan(tmp_path, {"app/settings.py": source}, "settings") == []

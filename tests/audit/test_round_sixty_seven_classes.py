@@ -126,3 +126,28 @@ def test_a_helpers_broker_on_this_host_is(tmp_path: Path) -> None:
     files = {"app/email.py": helper, "app/settings.py": USES}
     found = scan(tmp_path, files, "settings")
     assert where(found) == [("app/email.py", 7)]
+
+
+def test_an_explicit_choice_of_sqlite_in_a_helper_is_no_fallback(tmp_path: Path) -> None:
+    helper = """\
+import os
+
+ENGINES = {"sqlite": "django.db.backends.sqlite3", "postgresql": "django.db.backends.postgresql"}
+
+
+def config():
+    engine = os.environ["DATABASE_ENGINE"]
+    if engine == "sqlite":
+        return {"ENGINE": ENGINES["sqlite"], "NAME": "db.sqlite3"}
+    return {"ENGINE": ENGINES[engine], "NAME": os.environ["DB_NAME"]}
+"""
+    files = {"backend/app/database.py": helper, "backend/app/settings.py": SETTINGS}
+    assert scan(tmp_path, files, "settings") == []
+
+
+def test_a_helper_function_imported_relatively_is_followed(tmp_path: Path) -> None:
+    settings = SETTINGS.replace("from . import database", "from .database import config")
+    settings = settings.replace("database.config()", "config()")
+    files = {"backend/app/database.py": DATABASE, "backend/app/settings.py": settings}
+    found = scan(tmp_path, files, "settings")
+    assert where(found) == [("backend/app/database.py", 12)]

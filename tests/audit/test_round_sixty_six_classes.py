@@ -159,3 +159,13 @@ def test_a_django_app_named_notebooks_is_scanned(tmp_path: Path) -> None:
     }
     found = scan(tmp_path, files, "file-write")
     assert where(found) == [("notebooks/views.py", 6)]
+
+
+def test_a_django_app_named_like_a_monitoring_folder_is_scanned(tmp_path: Path) -> None:
+    files = {
+        "munin/views.py": WRITER,
+        "munin/apps.py": "from django.apps import AppConfig\n",
+        "deploy/nagios/commands/check_app.py": WRITER,
+    }
+    found = scan(tmp_path, files, "file-write")
+    assert where(found) == [("munin/views.py", 6)]
