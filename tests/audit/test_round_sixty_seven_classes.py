@@ -20,6 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.audit.test_outside_measurements import scan, where
+from tests.audit.test_round_sixty_six_classes import REDIS
 
 DATABASE = """\
 import os
@@ -72,22 +73,6 @@ def test_a_table_of_engines_no_setting_reads_is_not(tmp_path: Path) -> None:
     settings = SETTINGS.replace("database.config()", "{'ENGINE': os.environ['ENGINE']}")
     files = {"backend/app/database.py": DATABASE, "backend/app/settings.py": settings}
     assert scan(tmp_path, files, "settings") == []
-
-
-REDIS = """\
-import os
-
-INSTALLED_APPS = []
-REDIS_HOST = os.getenv("REDIS_HOST", "localhost")
-REDIS_PASSWORD = os.getenv("REDIS_PASSWORD", "development_only")
-CACHES = {
-    "default": {
-        "BACKEND": "django_redis.cache.RedisCache",
-        "LOCATION": f"redis://:{REDIS_PASSWORD}@{REDIS_HOST}:6379/0",
-    },
-}
-CELERY_BROKER_URL = f"redis://:{REDIS_PASSWORD}@{REDIS_HOST}:6379/1"
-"""
 
 
 def test_the_settings_built_from_a_host_variable_are_related(tmp_path: Path) -> None:
