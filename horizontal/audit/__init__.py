@@ -15,15 +15,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from horizontal.audit.findings import CATEGORIES, Finding
-    from horizontal.audit.runner import AuditResult, scan_paths
+    from horizontal.audit.findings import CATEGORIES, AuditResult, Finding
+    from horizontal.audit.runner import scan_paths
 
 __all__ = ["CATEGORIES", "AuditResult", "Finding", "scan_paths"]
 
 _HOMES = {
     "CATEGORIES": "horizontal.audit.findings",
     "Finding": "horizontal.audit.findings",
-    "AuditResult": "horizontal.audit.runner",
+    "AuditResult": "horizontal.audit.findings",
     "scan_paths": "horizontal.audit.runner",
 }
 

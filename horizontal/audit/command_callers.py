@@ -12,13 +12,19 @@ name (``views.py``, ``tasks.py``): they may call it by itself.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from horizontal.audit.findings import Finding
 from horizontal.audit.importers import found_by_name
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.prefilter import hot_lines
+from horizontal.audit.source import PythonModule
 
-__all__ = ["commands_views_run", "without_what_only_commands_call"]
+__all__ = [
+    "commands_views_run",
+    "without_what_only_commands_call",
+    "writes_of_commands_views_run",
+]
 
 DEFINITION = lazy_compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]+(\w+)")
 CLASS = lazy_compile(r"^([ \t]*)class[ \t]+\w+")
@@ -134,3 +140,19 @@ def _mentioned_only_by_hand(
 def _defines(line: str, name: str) -> bool:
     definition = DEFINITION.match(line)
     return definition is not None and definition.group(2) == name
+
+
+def writes_of_commands_views_run(
+    python_texts: list[tuple[str, str]],
+    by_hand: set[str],
+    detect: Callable[[PythonModule], Iterable[Finding]],
+) -> Iterator[Finding]:
+    """The file writes (``detect``: the scan's Python detectors) of the management commands
+    a view runs: they happen on the instance that served the request."""
+    texts = dict(python_texts)
+    for name in commands_views_run(python_texts, by_hand):
+        module = PythonModule.parse(name, texts[name], hot_lines(texts[name]) or ())
+        if module is None:
+            continue
+        module.__dict__["is_script"] = False  # what a request runs, not an operator
+        yield from (f for f in detect(module) if f.category == "file-write")

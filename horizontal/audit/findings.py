@@ -198,3 +198,23 @@ def line_of(texts: Mapping[str, list[str]], path: str, line: int) -> str:
     """Line ``line`` of a file the scan read (``texts``: its lines by path), or ""."""
     lines = texts.get(path)
     return lines[line - 1] if lines and 0 < line <= len(lines) else ""
+
+
+class AuditResult:
+    """What one audit found, and what it read. (Plain classes here, not dataclasses:
+    ``check --deploy`` imports the scanner, and generating a dataclass's methods at import
+    costs about what importing a small module does.)"""
+
+    def __init__(self) -> None:
+        self.findings: list[Finding] = []
+        self.suppressed = 0
+        self.files = 0
+        self.uses_cache = False  # shared state kept in the cache (feature_use)
+        self.gates_in_cache = False  # gates and counters, which a DummyCache breaks
+        self.uses_channel_layer = False
+        self.uses_private_media = False  # django-privates' fields or storage (private_media)
+        self.stores_files = False
+        self.read_models = False  # whether the facts above describe a project's code
+        # Python files that needed a parse and that this interpreter cannot parse (newer
+        # syntax, or broken): nothing in them was audited, and the summary says so.
+        self.unparsed: list[str] = []

@@ -310,12 +310,14 @@ def storage_with_its_consequences(
     remote), the path reads stand alone: they are what breaks when it is shared.
     """
     findings = _built_into_their_class(findings)
-    nothing_set = [f for f in findings if f.message.startswith(NOTHING_SET)]
-    if nothing_set and (not upload_fields or len(nothing_set) < len(_local_uploads(findings))):
+    local = _local_uploads(findings)
+    nothing_set = [f for f in local if f.message.startswith(NOTHING_SET)]
+    if nothing_set and (not upload_fields or len(nothing_set) < len(local)):
         # No model stores uploads, or another module's setting keeps them local: the
         # missing MEDIA_ROOT is no problem of its own.
         findings = [f for f in findings if not f.message.startswith(NOTHING_SET)]
-    anchor = next(iter(_local_uploads(findings)), None)
+        local = [f for f in local if not f.message.startswith(NOTHING_SET)]
+    anchor = local[0] if local else None
     if anchor is None:
         return findings
     folded = [

@@ -5,7 +5,7 @@
 certificate or report saved on one instance is missing on the others (and from the
 ``SENDFILE_ROOT`` that serves them). One root cause, decided where production assigns
 that folder; the fields and storages the code builds are its related places. The
-settings rule is ``settings_rules.private_media_root``; a project whose code uses none of
+settings rule is ``settings_library_files.private_media_root``; a project whose code uses none of
 django-privates' classes is not told (the runner lists the setting as unused).
 """
 

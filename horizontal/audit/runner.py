@@ -41,6 +41,7 @@ from horizontal.audit.file_kinds import is_compose_file, is_provisioning, text_d
 from horizontal.audit.findings import (
     DEFAULT_CATEGORIES,
     SETTINGS_CATEGORIES,
+    AuditResult,
     Finding,
     Location,
 )
@@ -107,26 +108,6 @@ UPLOAD_FIELDS_SHOWN = 10
 # What a command's process keeps ends with its run: not reported in commands and scripts,
 # nor in the modules only they import (their locks are).
 RUN_BY_HAND_SPARES = frozenset({"file-write", "cache", "module-state", "timer-thread", "scheduler"})
-
-
-class AuditResult:
-    """What one audit found, and what it read. (Plain classes here, not dataclasses:
-    ``check --deploy`` imports this module, and generating a dataclass's methods at import
-    costs about what importing a small module does.)"""
-
-    def __init__(self) -> None:
-        self.findings: list[Finding] = []
-        self.suppressed = 0
-        self.files = 0
-        self.uses_cache = False  # shared state kept in the cache (feature_use)
-        self.gates_in_cache = False  # gates and counters, which a DummyCache breaks
-        self.uses_channel_layer = False
-        self.uses_private_media = False  # django-privates' fields or storage (private_media)
-        self.stores_files = False
-        self.read_models = False  # whether the facts above describe a project's code
-        # Python files that needed a parse and that this interpreter cannot parse (newer
-        # syntax, or broken): nothing in them was audited, and the summary says so.
-        self.unparsed: list[str] = []
 
 
 def scan_paths(
@@ -230,7 +211,9 @@ class Scan:
             self.keep(finding)
 
     def finish(self) -> AuditResult:
-        for finding in self._writes_of_commands_views_run():
+        for finding in command_callers.writes_of_commands_views_run(
+            self.python_texts, self.by_hand, self._detect
+        ):
             self.keep(finding)
         # Settings are judged per package, after every module of it has been read.
         through_commands = self._migrations_through_commands()
@@ -352,19 +335,6 @@ class Scan:
             for line in module.lines
             if not line.lstrip().startswith("#")
         )
-
-    def _writes_of_commands_views_run(self) -> Iterator[Finding]:
-        """The file writes of management commands a view runs (``call_command``): they
-        happen on the instance that served the request (command_callers.py)."""
-        texts = dict(self.python_texts)
-        for name in command_callers.commands_views_run(self.python_texts, self.by_hand):
-            module = PythonModule.parse(name, texts[name], hot_lines(texts[name]) or ())
-            if module is None:
-                continue
-            module.__dict__["is_script"] = False  # what a request runs, not an operator
-            for finding in self._detect(module):
-                if finding.category == "file-write":
-                    yield finding
 
     def _without_command_only_code(self, findings: list[Finding]) -> list[Finding]:
         """What commands and scripts are spared (their writes, memos, state, threads and

@@ -19,6 +19,7 @@ from horizontal.audit.env_lookups import env_default
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.known import this_host_addresses
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.prefilter import SQLITE_TABLE_NEEDLES
 from horizontal.audit.settings_rules import FIXES
 from horizontal.audit.settings_services import SERVICE_SETTING
 from horizontal.audit.source import PythonModule, class_paths, dotted, string_value
@@ -26,6 +27,8 @@ from horizontal.audit.source import PythonModule, class_paths, dotted, string_va
 __all__ = ["HelperUses", "HostDefault", "helper_findings", "host_defaults", "uses_of_helpers"]
 
 THIS_HOST_NEEDLES = ("localhost", "127.0.0.1", "::1")
+# ... and a database helper's table of engines (the prefilter parses such a module too).
+HELPER_NEEDLES = (*THIS_HOST_NEEDLES, *SQLITE_TABLE_NEEDLES)
 # Names a settings module reads the environment through: not a project helper.
 ENVIRONMENT_READERS = frozenset({"os", "environ", "env", "config", "getenv"})
 
@@ -52,11 +55,7 @@ class HelperUses(NamedTuple):
 
 
 def may_hold_host_defaults(text: str) -> bool:
-    return (
-        any(needle in text for needle in THIS_HOST_NEEDLES)
-        or "['sqlite" in text
-        or '["sqlite' in text
-    )
+    return any(needle in text for needle in HELPER_NEEDLES)
 
 
 def host_defaults(module: PythonModule) -> Iterator[HostDefault]:

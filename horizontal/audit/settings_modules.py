@@ -31,15 +31,17 @@ from horizontal.audit.settings_files import (
     is_dev_settings,
     is_served,
 )
+from horizontal.audit.settings_library_files import (
+    private_media_root,
+    translations_edited_on_this_host,
+)
 from horizontal.audit.settings_rules import (
     bad_backends,
     crontab_jobs,
     django_defaults_copied,
     implicit_defaults,
     option_places,
-    private_media_root,
     sqlite_by_default,
-    translations_edited_on_this_host,
 )
 from horizontal.audit.settings_secrets import (
     HelperModules,

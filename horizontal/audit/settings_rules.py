@@ -32,7 +32,6 @@ from horizontal.audit.known import (
 )
 from horizontal.audit.local_storage import NOTHING_SET
 from horizontal.audit.patterns import lazy_compile
-from horizontal.audit.private_media import PRIVATE_MEDIA_MESSAGE
 from horizontal.audit.settings_branches import explicitly_chosen, static_or_compared
 from horizontal.audit.settings_values import (
     address_text,
@@ -384,41 +383,6 @@ def implicit_defaults(
         yield finding._replace(related=tuple(dict.fromkeys(places)))
 
 
-def translations_edited_on_this_host(
-    module: PythonModule, settings: dict[str, list[ast.stmt]]
-) -> Iterator[Finding]:
-    """django-rosetta installed for production: a translator's save writes the ``.po`` and
-    ``.mo`` files of the instance that served it (its ``LOCALE_PATHS`` related)."""
-    installed_at = _installed_at(settings, ROSETTA_APP)
-    if not installed_at:
-        return
-    locale = [Location(module.path, s.lineno) for s in settings.get("LOCALE_PATHS", [])]
-    yield _finding(module, installed_at, ROSETTA_MESSAGE, FIXES["rosetta"])._replace(
-        related=tuple(locale)
-    )
-
-
-ROSETTA_APP = "rosetta"
-ROSETTA_MESSAGE = (
-    "rosetta: django-rosetta writes translators' edits into this host's locale files: "
-    "the other instances keep serving the old translations"
-)
-
-
-def private_media_root(
-    module: PythonModule, settings: dict[str, list[ast.stmt]]
-) -> Iterator[Finding]:
-    """django-privates' folder (``private_media.py``): its files are on this host's disk,
-    served from there by django-sendfile's ``SENDFILE_ROOT`` when it is set beside it."""
-    statements = settings.get("PRIVATE_MEDIA_ROOT")
-    if not statements:
-        return
-    served = [s.lineno for name in SENDFILE_SETTINGS for s in settings.get(name, [])]
-    yield _finding(
-        module, statements[-1].lineno, PRIVATE_MEDIA_MESSAGE, FIXES["PRIVATE_MEDIA_ROOT"]
-    )._replace(related=tuple(Location(module.path, line) for line in served))
-
-
 def option_places(module: PythonModule, line: int) -> list[Location]:
     """For a statement on ``line`` inside a top-level ``if OPTION:``: the statement, the
     ``if`` line, and where ``OPTION`` is assigned at the top level (its default)."""
@@ -459,8 +423,6 @@ def _finding(module: PythonModule, line: int, message: str, fix: str = "") -> Fi
 
 
 # The fix for each setting the audit reports, by the name the catalogue gives it.
-SENDFILE_SETTINGS = ("SENDFILE_ROOT", "SENDFILE_BACKEND")
-
 FIXES: dict[str, str] = {
     "rosetta": "Edit translations where the code lives and deploy them with it; keep "
     "django-rosetta out of production's INSTALLED_APPS (or in a development settings "
