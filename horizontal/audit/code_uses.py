@@ -32,7 +32,7 @@ def note_uses(scan: Scan, name: str, text: str, by_hand: bool) -> None:
         state, gates = feature_use.cache_uses(text, by_hand)
         result.uses_cache |= state
         result.gates_in_cache = gates
-    if "DEFAULT_THROTTLE_" in text and is_settings_path(name):
+    if any(word in text for word in feature_use.THROTTLE_WORDS) and is_settings_path(name):
         throttles = feature_use.throttle_lines(name, text)
         if throttles:
             result.uses_cache = result.gates_in_cache = True

@@ -31,8 +31,12 @@ from horizontal.audit.shell_branches import (
 # migrate as the subcommand (options may come first), not an argument of another command
 # ("manage.py document_index migrate" migrates something else).
 # A project's own manage.py under another name is its console script: ``awx-manage``,
-# ``pulpcore-manager``, ``nautobot-server``, ``bugsink-manage``.
-MANAGE = r"(manage\.py|django-admin|-m\s+django|[\w-]+-(?:manage|manager|admin|server)\b)"
+# ``pulpcore-manager``, ``nautobot-server``, ``bugsink-manage``. A shell variable named for
+# it holds it (``manage="$PYTHON $APP_ROOT/manage.py"`` … ``$manage migrate``).
+MANAGE = (
+    r"(manage\.py|django-admin|-m\s+django|[\w-]+-(?:manage|manager|admin|server)\b|"
+    r"\$[{(]?\w*(?:manage|MANAGE|Manage)\w*[})]?[\"']?)"
+)
 # ``syncdb`` is what migrate was before Django 1.7: it creates the schema.
 # ... or an entrypoint asked for its ``migrate`` step (``/run.sh migrate``: a script that
 # dispatches on its argument, whose arm for that word migrates).

@@ -48,7 +48,20 @@ CACHE_CALL = lazy_compile(r"cache(?:s\[[^\]]+\])?\.(\w+)\(")
 CACHE_WRITES_SHOWN = 10
 # Django REST framework's throttles count requests in the default cache: a rate there is
 # shared state the cache must hold for every instance (its settings lines are related).
-THROTTLE_RATES = lazy_compile(r"[\"']DEFAULT_THROTTLE_(RATES|CLASSES)[\"']")
+# So do django-allauth's login-attempt and rate limits and django-axes' cache handler,
+# set in settings (``ACCOUNT_LOGIN_ATTEMPTS_LIMIT = 10``; not ``= None``, which is off).
+THROTTLE_RATES = lazy_compile(
+    r"[\"']DEFAULT_THROTTLE_(RATES|CLASSES)[\"']|"
+    r"^\s*ACCOUNT_(LOGIN_ATTEMPTS_LIMIT|RATE_LIMITS)\s*=\s*(?!\s|None\b|False\b|0\b|\{\s*\})|"
+    r"^\s*AXES_HANDLER\s*=\s*[\"']axes\.handlers\.cache\."
+)
+# The words that send a settings module to ``throttle_lines``.
+THROTTLE_WORDS = (
+    "DEFAULT_THROTTLE_",
+    "ACCOUNT_LOGIN_ATTEMPTS_LIMIT",
+    "ACCOUNT_RATE_LIMITS",
+    "AXES_HANDLER",
+)
 # A channel layer's API: without it an in-memory channel layer harms nobody. Judged only
 # once the scan has read the project's models (a settings file scanned alone is reported).
 CHANNEL_LAYER_USE = ("channel_layer", "group_send", "group_add", "WebsocketConsumer")
@@ -174,7 +187,8 @@ VIEW_THROTTLE = lazy_compile(
 
 
 def throttle_lines(name: str, text: str) -> list[Location]:
-    """A settings module's lines that name DRF throttles: rates counted in the cache."""
+    """A settings module's lines that name DRF throttles or a library's rate limits:
+    counts kept in the cache."""
     return [
         Location(name, number)
         for number, line in enumerate(text.splitlines(), 1)

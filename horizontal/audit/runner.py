@@ -80,6 +80,7 @@ from horizontal.audit.storage_classes import (
 )
 from horizontal.audit.suppress import is_suppressed
 from horizontal.audit.tree import iter_files, module_file, read_text, relative
+from horizontal.audit.uncalled import without_uncalled_writers
 from horizontal.audit.web_servers import one_media_server
 
 if TYPE_CHECKING:
@@ -285,6 +286,7 @@ class Scan:
         )
         self.result.findings = files.secret_with_its_file(self.result.findings)
         self.result.findings = services.one_huey_schedule(self.result.findings, self.texts)
+        self.result.findings = without_uncalled_writers(self.result.findings, self.python_texts)
         self.result.findings.sort()
         return self.result
 

@@ -173,6 +173,30 @@ def databases_without_host(module: PythonModule) -> Iterator[Finding]:
         yield finding._replace(related=tuple(Location(module.path, n) for n in places))
 
 
+# Variables the platform sets for a linked service: Docker's legacy links
+# (``POSTGRESQL_PORT_5432_TCP_ADDR``), Kubernetes' service variables (``DB_SERVICE_HOST``).
+PLATFORM_ADDRESS = lazy_compile(r"_PORT_\d+_TCP_ADDR$|_SERVICE_HOST$")
+
+
+def _empty_host(module: PythonModule, node: ast.AST) -> bool:
+    """A ``HOST`` left empty by default: an environment lookup whose default is empty, or
+    a top-level name whose last binding is one or ``""`` (``POSTGRES_HOST =
+    os.environ.get("POSTGRES_HOST", "")`` … ``"HOST": POSTGRES_HOST``); not when a lookup
+    falls back on a variable the platform sets for a linked service."""
+    if isinstance(node, ast.Name):
+        bound = [
+            statement.value
+            for statement in module.tree.body
+            if isinstance(statement, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == node.id for t in statement.targets)
+        ]
+        if not bound or string_value(bound[-1]) == "":
+            return bool(bound)
+        node = bound[-1]
+    platform = any(PLATFORM_ADDRESS.search(string_value(child) or "") for child in ast.walk(node))
+    return empty_default(node) and not platform
+
+
 def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
     """A cache, channel layer or Celery broker/result store addressed as this host
     (``localhost``, loopback, a unix socket), the literal or an environment default."""
@@ -220,7 +244,7 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
             # literal HOST is what production gets, as much as an environment default.
             continue
         text, line = address_text(node, names)
-        if setting == "DATABASES" and path[2:] == ("HOST",) and empty_default(node):
+        if setting == "DATABASES" and path[2:] == ("HOST",) and _empty_host(module, node):
             # In a branch an option chose (``if os.getenv("DB") == "postgres":``) the
             # operator configures the server; left to the default, it is this host's.
             if line not in seen and id(node) not in chosen:
