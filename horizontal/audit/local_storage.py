@@ -26,6 +26,7 @@ from horizontal.audit.source import (
     last_part,
 )
 from horizontal.audit.staged_files import copied_from_storage
+from horizontal.audit.storage_classes import CLASS_FINDING
 from horizontal.audit.temp_paths import TEMP_HELPER
 from horizontal.audit.web_servers import MEDIA_FROM_DISK
 
@@ -225,7 +226,7 @@ def _file_write(module: PythonModule, line: int, message: str) -> Finding:
 
 # The findings above for a storage class, or a FileSystemStorage built in code.
 STORAGE_CLASS_MESSAGES = (
-    "is a FileSystemStorage: the files it keeps",
+    CLASS_FINDING.strip(),
     "FileSystemStorage keeps uploads",
 )
 # The setting's value names the storage (``DEFAULT_FILE_STORAGE = "app.storage.Images"``).
@@ -268,8 +269,9 @@ def storage_with_its_setting(findings: list[Finding]) -> list[Finding]:
 
 
 # What only works while uploads are on this disk: reads of an upload by its local path
-# (field_paths.py), ``storage.path()``, and django-sendfile serving a path.
-LOCAL_PATH_USES = (UPLOAD_PATH_READ, STORAGE_PATH, SENDFILE_SERVED)
+# (field_paths.py), ``storage.path()``, django-sendfile serving a path, and files read or
+# written under MEDIA_ROOT by path (``os.path.join(settings.MEDIA_ROOT, …)``).
+LOCAL_PATH_USES = (UPLOAD_PATH_READ, STORAGE_PATH, SENDFILE_SERVED, MEDIA_ROOT_BY_PATH)
 # The settings findings that say the project's uploads are on this host's disk.
 # Said of a project with no MEDIA_ROOT (settings_rules.py): true only where something
 # stores uploads.
@@ -362,8 +364,8 @@ def storage_with_its_consequences(
 
 
 def _code_places(count: int) -> str:
-    noun = "place" if count == 1 else "places"
-    return f"and {count} {noun} in code that read uploads by their local path"
+    noun = "place in code that uses" if count == 1 else "places in code that use"
+    return f"and {count} {noun} uploads by their local path"
 
 
 def _built_into_their_class(findings: list[Finding]) -> list[Finding]:

@@ -77,6 +77,7 @@ from horizontal.audit.storage_classes import (
     storage_builds,
     storage_class_findings,
     storage_subclasses,
+    writes_in_their_class,
 )
 from horizontal.audit.suppress import is_suppressed
 from horizontal.audit.tree import iter_files, module_file, read_text, relative
@@ -279,7 +280,10 @@ class Scan:
             judge_settings(self)
         self.result.findings = [with_command_run(f, through_commands) for f in self.result.findings]
         self.result.findings = storage_with_its_consequences(
-            storage_with_its_setting(self.result.findings), self.upload_fields
+            storage_with_its_setting(
+                writes_in_their_class(self.result.findings, self.python_texts)
+            ),
+            self.upload_fields,
         )
         self.result.findings = private_media.with_private_media_uses(
             self.result.findings, self.private_media_uses

@@ -22,8 +22,13 @@ __all__ = [
 ENTRYPOINT_NAME = lazy_compile(
     r"entrypoint|start|boot|run|docker|init|cmd|serve|launch|celery", re.I
 )
-# Installers, upgrade and provisioning scripts: an operator runs them, once, by hand.
-BY_HAND = lazy_compile(r"^(install|installer|upgrade|provision|vagrant)[\w.-]*\.(sh|bash)$", re.I)
+# Installers, upgrade, update, backup and restore scripts and provisioning: an operator
+# runs them, once, by hand (``update.sh``, ``restore.sh``, ``backup-db.sh``).
+BY_HAND = lazy_compile(
+    r"^(install|installer|uninstall|upgrade|update|provision|vagrant|backup|restore)"
+    r"[\w.-]*\.(sh|bash)$",
+    re.I,
+)
 # ``run-django-dev.sh``, ``start_local.sh``, ``dev-entrypoint.sh``: a developer's start.
 DEVELOPMENT_SCRIPT = lazy_compile(
     r"(^|[_.-])(dev|devel|development|local)([_.-][\w.-]*)?\.(sh|bash)$", re.I

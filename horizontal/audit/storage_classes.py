@@ -25,6 +25,7 @@ __all__ = [
     "storage_builds",
     "storage_class_findings",
     "storage_subclasses",
+    "writes_in_their_class",
 ]
 
 
@@ -157,3 +158,46 @@ def storage_class_findings(module: PythonModule) -> Iterator[tuple[str, Finding]
                     'storages["default"]) instead of FileSystemStorage.',
                 ),
             )
+
+
+# How a storage class's finding starts, after its name (``storage_class_findings``).
+CLASS_FINDING = " is a FileSystemStorage: the files it keeps"
+
+
+def writes_in_their_class(
+    findings: list[Finding], python_texts: Iterable[tuple[str, str]]
+) -> list[Finding]:
+    """File writes inside a reported storage class's own methods (``os.rename(self.path(a),
+    self.path(b))`` in its ``rename()``) are how it keeps its files: one cause with the
+    class, related to its finding."""
+    classes = [f for f in findings if f.category == "file-write" and CLASS_FINDING in f.message]
+    if not classes:
+        return findings
+    texts = dict(python_texts)
+    spans: dict[int, tuple[str, int, int]] = {}
+    for finding in classes:
+        try:
+            tree = ast.parse(texts.get(finding.path, ""))
+        except (SyntaxError, ValueError):
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and node.lineno == finding.line:
+                spans[id(finding)] = (finding.path, node.lineno, node.end_lineno or node.lineno)
+    inside: dict[int, list[Location]] = {}
+    absorbed: set[int] = set()
+    for finding in findings:
+        if finding.category != "file-write" or id(finding) in spans:
+            continue
+        places = [Location(finding.path, finding.line, finding.source), *finding.related]
+        for owner, (path, first, last) in spans.items():
+            # Every place of the finding in the class: a module's writes reported as one
+            # finding may be partly outside it, and then stay the module's.
+            if all(p.path == path and first < p.line <= last for p in places):
+                inside.setdefault(owner, []).extend(places)
+                absorbed.add(id(finding))
+                break
+    return [
+        f._replace(related=(*f.related, *inside[id(f)])) if id(f) in inside else f
+        for f in findings
+        if id(f) not in absorbed
+    ]

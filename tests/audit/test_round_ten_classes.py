@@ -91,7 +91,7 @@ def test_path_reads_are_related_to_the_local_storage_setting(tmp_path: Path) -> 
     found = scan(tmp_path, files)
     assert [(f.category, f.path) for f in found] == [("settings", "proj/settings.py")]
     assert ("docs/models.py", 7) in [(r.path, r.line) for r in found[0].related]
-    assert "read uploads by their local path" in found[0].message
+    assert "1 place in code that uses uploads by their local path" in found[0].message
     assert "storage.open(name)" in found[0].fix
 
 
