@@ -27,6 +27,7 @@ from horizontal.audit.shell_branches import (
     process_arms,
     without_string_bodies,
 )
+from horizontal.audit.shell_variables import expand_variables
 
 # migrate as the subcommand (options may come first), not an argument of another command
 # ("manage.py document_index migrate" migrates something else).
@@ -41,7 +42,7 @@ MANAGE = (
 # ... or an entrypoint asked for its ``migrate`` step (``/run.sh migrate``: a script that
 # dispatches on its argument, whose arm for that word migrates).
 MIGRATE = lazy_compile(
-    r"(" + MANAGE + r"(\s+--?\S+)*|(?<![\w.-])[\w./-]+\.sh)\s+(migrate|syncdb)\b(?![-.\w])"
+    r"(" + MANAGE + r"(\s+-\S+)*|(?<![\w.-])[\w./-]+\.sh)\s+(migrate|syncdb)\b(?![-.\w])"
 )
 # A script whose whole job is migrating (``docker-entrypoint-migrator.sh``,
 # ``bin/migrate.sh``): what runs it decides how often migrations run.
@@ -196,7 +197,7 @@ def _migrates(text: str) -> bool:
 # A command that wipes state every running replica shares (the cache, every table's rows),
 # run as a management command (``manage.py``, ``django-admin``, ``nautobot-server``).
 RESET = lazy_compile(
-    MANAGE + r"(\s+--?\S+)*\s+(clear_cache|clearcache|flush|reset_db|invalidate_cachalot|"
+    MANAGE + r"(\s+-\S+)*\s+(clear_cache|clearcache|flush|reset_db|invalidate_cachalot|"
     # ``reset_redis_locks``: the locks the running replicas hold, released under them.
     r"(reset|clear|release)_\w*locks)\b(?!-)"
 )
@@ -336,7 +337,7 @@ def find_in_shell(
     mounted tree."""
     if run_once_or_by_a_developer(posixpath.basename(path)) and not started:
         return
-    lines = shell_lines(text)
+    lines = shell_lines(expand_variables(text))
     starts_server = _starts_server(path, lines)
     if not (started or starts_server or named_like_a_start(posixpath.basename(path))):
         return  # a deploy or maintenance script someone runs once, by hand

@@ -56,7 +56,7 @@ def as_migrate(line: str, commands: Iterable[str]) -> str | None:
     rewritten = line
     for command in commands:
         if command in rewritten:
-            rewritten = re.sub(rf"\S+(\s+--?\S+)*\s+{command}\b", "manage.py migrate", rewritten)
+            rewritten = re.sub(rf"\S+(\s+-\S+)*\s+{command}\b", "manage.py migrate", rewritten)
     return rewritten if rewritten != line else None
 
 
@@ -172,7 +172,7 @@ MAKE_RULE = lazy_compile(r"^(?P<target>[\w.-]+)\s*:(?![:=])(?P<prerequisites>[^=
 # A recipe line that runs migrate: ``$(PYTHON) manage.py migrate``, ``django-admin migrate``,
 # ``$(MANAGE) migrate``.
 RECIPE_MIGRATES = lazy_compile(
-    r"(\bmanage(\.py)?|\bdjango-admin|\$[({]\w*MANAGE\w*[)}])[\"']?(\s+--?\S+)*\s+migrate\b"
+    r"(\bmanage(\.py)?|\bdjango-admin|\$[({]\w*MANAGE\w*[)}])[\"']?(\s+-\S+)*\s+migrate\b"
 )
 
 

@@ -290,7 +290,11 @@ class Scan:
         )
         self.result.findings = files.secret_with_its_file(self.result.findings)
         self.result.findings = services.one_huey_schedule(self.result.findings, self.texts)
-        self.result.findings = without_uncalled_writers(self.result.findings, self.python_texts)
+        self.result.findings = without_uncalled_writers(
+            self.result.findings,
+            self.python_texts,
+            ("\n".join(t) for name, t in self.texts.items() if not name.endswith(".py")),
+        )
         self.result.findings.sort()
         return self.result
 

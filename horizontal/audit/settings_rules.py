@@ -265,7 +265,7 @@ def django_defaults_copied(
 
 # Settings of libraries that keep shared state in the default cache: django-q's cluster
 # (its stats and monitor), django-allauth's rate limits.
-DEFAULT_CACHE_USERS = ("Q_CLUSTER", "ACCOUNT_RATE_LIMITS")
+DEFAULT_CACHE_USERS = ("Q_CLUSTER",)  # allauth's limits: feature_use.THROTTLE_RATES
 CACHED_SESSION_ENGINES = (".backends.cache", ".backends.cached_db")
 NO_MEDIA_ROOT_MESSAGE = (
     f"{NOTHING_SET}['default']: uploads go to FileSystemStorage in the working directory, "

@@ -156,7 +156,7 @@ def databases_without_host(module: PythonModule) -> Iterator[Finding]:
         written_host = "HOST" in values and string_value(values["HOST"]) != ""
         if written_host or not engine.endswith(SERVER_ENGINES):
             continue  # (``"HOST": ""`` is no host written: the socket, as without one)
-        if "NAME" not in values or _unnamed(values["NAME"]):
+        if "NAME" not in values or _unnamed(_resolved(module, values["NAME"])):
             continue  # no database named: a template other modules fill in
         # ``"HOST": ""`` written out is the line a fix changes; the alias (and the
         # assignment, when the alias sits lower) are where the setting is decided.
@@ -178,21 +178,53 @@ def databases_without_host(module: PythonModule) -> Iterator[Finding]:
 PLATFORM_ADDRESS = lazy_compile(r"_PORT_\d+_TCP_ADDR$|_SERVICE_HOST$")
 
 
+def _single_binding(module: PythonModule, name: str) -> ast.expr | None:
+    """The value of a top-level name bound once and never tested (``if not DB_HOST:``,
+    ``DB_HOST or "db"``): what every deployment gets. None when it is bound again, in
+    any branch, or tested, or not bound here."""
+    values: list[ast.expr | None] = []
+    tested = False
+    pending: list[ast.AST] = list(module.tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        if isinstance(node, ast.Assign) and any(_names(t, name) for t in node.targets):
+            values.append(node.value)
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign) and _names(node.target, name):
+            values.append(node.value if isinstance(node, ast.AnnAssign) else None)
+        elif isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert):
+            tested = tested or any(_names(n, name) for n in ast.walk(node.test))
+        elif isinstance(node, ast.BoolOp):
+            tested = tested or any(_names(n, name) for n in node.values)
+        pending.extend(ast.iter_child_nodes(node))
+    return values[0] if len(values) == 1 and not tested else None
+
+
+def _names(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _resolved(module: PythonModule, value: ast.expr | None) -> ast.expr | None:
+    """A name's single binding, or the value itself."""
+    if isinstance(value, ast.Name):
+        return _single_binding(module, value.id)
+    return value
+
+
 def _empty_host(module: PythonModule, node: ast.AST) -> bool:
-    """A ``HOST`` left empty by default: an environment lookup whose default is empty, or
-    a top-level name whose last binding is one or ``""`` (``POSTGRES_HOST =
-    os.environ.get("POSTGRES_HOST", "")`` … ``"HOST": POSTGRES_HOST``); not when a lookup
-    falls back on a variable the platform sets for a linked service."""
+    """A ``HOST`` left empty by default: an environment lookup whose default is empty,
+    written in the alias or bound once to a top-level name (``POSTGRES_HOST =
+    os.environ.get("POSTGRES_HOST", "")`` … ``"HOST": POSTGRES_HOST``; a name bound to
+    ``""``); not when a lookup falls back on a variable the platform sets for a linked
+    service."""
     if isinstance(node, ast.Name):
-        bound = [
-            statement.value
-            for statement in module.tree.body
-            if isinstance(statement, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == node.id for t in statement.targets)
-        ]
-        if not bound or string_value(bound[-1]) == "":
-            return bool(bound)
-        node = bound[-1]
+        bound = _single_binding(module, node.id)
+        if bound is None:
+            return False
+        if string_value(bound) == "":
+            return True
+        node = bound
     platform = any(PLATFORM_ADDRESS.search(string_value(child) or "") for child in ast.walk(node))
     return empty_default(node) and not platform
 
@@ -209,7 +241,7 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
         values = _alias_values(alias)
         engine = _engine(values.get("ENGINE"))
         name = values.get("NAME")
-        template = _unnamed(name) and not _this_host_default(values.get("HOST"))
+        template = _unnamed(_resolved(module, name)) and not _this_host_default(values.get("HOST"))
         if string_value(name) == "" or engine.endswith("sqlite3") or template:
             ignored.update(id(node) for node in ast.walk(alias))
     ignored.update(_cache_folders(module))
@@ -245,6 +277,8 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
             continue
         text, line = address_text(node, names)
         if setting == "DATABASES" and path[2:] == ("HOST",) and _empty_host(module, node):
+            if isinstance(node, ast.Name) and (bound := _single_binding(module, node.id)):
+                line = bound.lineno  # where the name is decided
             # In a branch an option chose (``if os.getenv("DB") == "postgres":``) the
             # operator configures the server; left to the default, it is this host's.
             if line not in seen and id(node) not in chosen:

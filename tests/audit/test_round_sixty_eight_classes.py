@@ -190,3 +190,98 @@ def test_a_decorated_writer_is_kept_for_what_registers_it(tmp_path: Path) -> Non
     task = "from datetime import datetime\n" + task
     found = scan(tmp_path, {"donate/tasks.py": task, "donate/views.py": VIEW}, "file-write")
     assert where(found) == [("donate/tasks.py", 7)]
+
+
+# -- guards from the review of the round ------------------------------------------------------
+
+
+def test_a_live_write_beside_a_turned_off_one_is_kept(tmp_path: Path) -> None:
+    controllers = WRITER.replace(
+        '    return event["type"]',
+        '    with open("/var/app/last-webhook.json", "w") as handle:\n'
+        "        handle.write(str(event))\n"
+        '    return event["type"]',
+    )
+    files = {"donate/controllers.py": controllers, "donate/views.py": VIEW}
+    assert len(scan(tmp_path, files, "file-write")) == 1
+
+
+def test_a_call_beside_a_hash_in_a_string_is_a_call(tmp_path: Path) -> None:
+    controllers = WRITER.replace(
+        '    return event["type"]',
+        '    summary = {"anchor": "#events", "dumped": write_event_to_local_file(event)}\n'
+        "    return summary",
+    )
+    files = {"donate/controllers.py": controllers, "donate/views.py": VIEW}
+    assert where(scan(tmp_path, files, "file-write")) == [("donate/controllers.py", 5)]
+
+
+def test_a_usage_example_at_the_top_of_a_module_is_no_turned_off_call(tmp_path: Path) -> None:
+    controllers = "# Usage:\n#     write_event_to_local_file(event)\n" + WRITER.replace(
+        "    # write_event_to_local_file(event)\n", ""
+    )
+    files = {"donate/controllers.py": controllers, "donate/views.py": VIEW}
+    assert where(scan(tmp_path, files, "file-write")) == [("donate/controllers.py", 7)]
+
+
+def test_a_call_from_a_script_of_the_tree_is_a_call(tmp_path: Path) -> None:
+    script = "#!/bin/sh\npython -c 'from donate.controllers import write_event_to_local_file'\n"
+    files = {"donate/controllers.py": WRITER, "donate/views.py": VIEW, "bin/dump.sh": script}
+    assert where(scan(tmp_path, files, "file-write")) == [("donate/controllers.py", 5)]
+
+
+def test_a_host_name_filled_in_below_when_empty_is_not(tmp_path: Path) -> None:
+    host = 'os.environ.get("POSTGRES_HOST", "")\nif not POSTGRES_HOST:\n    POSTGRES_HOST = "db"'
+    assert scan(tmp_path, {"app/settings.py": DATABASE.format(host=host)}, "settings") == []
+
+
+def test_an_annotated_host_name_is_read(tmp_path: Path) -> None:
+    settings = DATABASE.format(host='os.environ.get("POSTGRES_HOST", "")').replace(
+        "POSTGRES_HOST =", "POSTGRES_HOST: str ="
+    )
+    assert where(scan(tmp_path, {"app/settings.py": settings}, "settings")) == [
+        ("app/settings.py", 6)
+    ]
+
+
+def test_an_alias_whose_name_is_empty_through_a_name_is_a_template(tmp_path: Path) -> None:
+    settings = DATABASE.format(
+        host='os.environ.get("POSTGRES_HOST", "")\nDB_NAME = os.environ.get("DB_NAME", "")'
+    ).replace('"NAME": "postgres"', '"NAME": DB_NAME')
+    assert scan(tmp_path, {"app/settings.py": settings}, "settings") == []
+
+
+def test_a_limit_off_only_in_development_is_on_in_production(tmp_path: Path) -> None:
+    settings = LOGIN_LIMITS.replace("LIMIT = 10", "LIMIT = None if DEBUG else 5")
+    found = scan(tmp_path, {"app/settings.py": settings}, "settings")
+    assert [f.message.split(",")[0] for f in found] == ["CACHES is not set"]
+
+
+def test_rate_limits_switched_off_are_not_cited_as_cache_state(tmp_path: Path) -> None:
+    settings = LOGIN_LIMITS.replace("ACCOUNT_EMAIL_REQUIRED = True", "ACCOUNT_RATE_LIMITS = False")
+    assert scan(tmp_path, {"app/settings.py": settings}, "settings") == []
+
+
+def test_a_variable_holding_docker_compose_exec_is_an_operators_command(tmp_path: Path) -> None:
+    start = START.replace(
+        'manage="$PYTHON_BIN $APP_ROOT/manage.py"',
+        'manage="docker compose exec -T web python manage.py"',
+    )
+    assert scan(tmp_path, {"start.sh": start, "Dockerfile": DOCKERFILE}, "boot-migrate") == []
+
+
+def test_a_variable_default_and_a_django_admin_variable_are_read(tmp_path: Path) -> None:
+    for line in ("${MANAGE:-python manage.py} migrate", "$DJANGO_ADMIN migrate"):
+        start = START.replace("$manage migrate", line).replace(
+            'manage="$PYTHON_BIN $APP_ROOT/manage.py"', 'DJANGO_ADMIN="django-admin"'
+        )
+        found = scan(
+            tmp_path / line[:3], {"start.sh": start, "Dockerfile": DOCKERFILE}, "boot-migrate"
+        )
+        assert where(found) == [("start.sh", 7)]
+
+
+def test_many_options_before_a_command_are_read_in_one_pass(tmp_path: Path) -> None:
+    options = " ".join(f"--flag{n}" for n in range(40))
+    start = START.replace("$manage migrate", f"python manage.py {options} showmigrations")
+    assert scan(tmp_path, {"start.sh": start, "Dockerfile": DOCKERFILE}, "boot-migrate") == []
