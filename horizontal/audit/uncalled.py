@@ -97,11 +97,14 @@ def _only_called_in_comments(
         matches = list(word.finditer(text))
         if not matches:
             continue
-        comments = _comment_spans(text)
+        comments: list[tuple[int, int]] | None = None  # tokenized once a line needs it
         for match in matches:
             name = match.group(1)
             start = text.rfind("\n", 0, match.start()) + 1
-            comment = next((c for c in comments if c[0] <= match.start() < c[1]), None)
+            comment = None
+            if "#" in text[start : match.start()]:
+                comments = _comment_spans(text) if comments is None else comments
+                comment = next((c for c in comments if c[0] <= match.start() < c[1]), None)
             if comment is not None:
                 indented = comment[0] > start  # a comment inside a block, not at the top
                 if indented and text.startswith("(", match.end()):
