@@ -11,13 +11,9 @@ Standard library only: the audit stays importable without Django.
 
 from __future__ import annotations
 
-import functools
-import ipaddress
 import re
-import socket
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable
 from typing import NamedTuple
-from urllib.parse import urlsplit
 
 __all__ = [
     "APSCHEDULER_APPS",
@@ -52,9 +48,7 @@ __all__ = [
     "SQLITE_ENGINES",
     "SingleBox",
     "cache_url_backend",
-    "is_this_host",
     "paths",
-    "this_host_addresses",
 ]
 
 
@@ -365,152 +359,6 @@ EAGER_TASK_SETTINGS: tuple[tuple[str, str | None, object], ...] = (
     ("Q_CLUSTER", "sync", True),
     ("RQ_QUEUES", "ASYNC", False),
 )
-
-# Names and addresses that mean "this host": a service found there is per instance.
-LOCAL_HOST_NAMES = frozenset(
-    {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"}
-)
-SOCKET_SCHEMES = frozenset({"unix", "redis+socket", "socket", "rediss+socket"})
-# Kombu's in-memory transport and Celery's in-memory result cache: this process only.
-IN_PROCESS_SCHEMES = frozenset({"memory", "cache+memory"})
-
-
-def is_this_host(host: str, *, live: bool = False) -> bool:
-    """Whether a host name or IP address is this machine (loopback or unspecified; with
-    ``live``, for a value built at run time, also this machine's own name: the static
-    audit's verdict must not depend on the machine it runs on)."""
-    # A trailing dot is the root zone: ``localhost.`` is ``localhost``.
-    host = host.strip().strip("[]").lower().rstrip(".")
-    if not host:
-        return False
-    if host in LOCAL_HOST_NAMES or host.endswith(".localhost"):
-        return True
-    address: ipaddress.IPv4Address | ipaddress.IPv6Address | None
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        address = _short_ipv4(host)
-    if address is None:
-        return live and host == _own_host_name()
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped  # ::ffff:127.0.0.1
-    return address.is_loopback or address.is_unspecified
-
-
-def _short_ipv4(host: str) -> ipaddress.IPv4Address | None:
-    """The classic IPv4 forms every resolver accepts (``127.1``, ``0x7f.0.0.1``,
-    ``2130706433``: ``inet_aton``'s), which ``ipaddress`` refuses."""
-    if not _short_ipv4_form().fullmatch(host):
-        return None
-    try:
-        return ipaddress.IPv4Address(socket.inet_aton(host))
-    except OSError:
-        return None
-
-
-@functools.cache
-def _short_ipv4_form() -> re.Pattern[str]:
-    # Compiled on first use, here rather than through audit.patterns: every web worker
-    # imports this module, and none should load the scanner's modules.
-    return re.compile(r"(?:0x[0-9a-f]+|[0-9]+)(?:\.(?:0x[0-9a-f]+|[0-9]+)){0,3}")
-
-
-@functools.cache
-def _own_host_name() -> str:
-    """This machine's name: an address built from ``socket.gethostname()`` is this host."""
-    return socket.gethostname().lower()
-
-
-DATABASE_SCHEMES = ("postgres", "postgis", "pgsql", "mysql", "mariadb")
-
-
-@functools.cache
-def _redis_host_port_db() -> re.Pattern[str]:
-    # ``host:port:db``: django-redis's LOCATION before it took URLs (``127.0.0.1:6379:1``).
-    # Compiled on first use, as ``_short_ipv4_form``.
-    return re.compile(r"^([\w.-]+):\d+:(\d+|x)$")
-
-
-def _address_host(text: str) -> str | None:
-    """The host a service address names, ``""`` for a unix socket, None if unparsable."""
-    text = text.strip()
-    if not text:
-        return None
-    if text.startswith("unix:") or (text.startswith("/") and _socket_path(text)):
-        return ""
-    if "://" in text:
-        try:
-            parts = urlsplit(text)
-            host = parts.hostname
-        except ValueError:
-            return None
-        scheme = parts.scheme.lower()
-        if scheme in SOCKET_SCHEMES or _file_scheme(scheme) or scheme in IN_PROCESS_SCHEMES:
-            return ""
-        if host is None:
-            # redis:///0 or amqp:// with no host: the client's default, localhost;
-            # postgres:///app or mysql:///app: the server's socket on this host.
-            if scheme.startswith(("redis", "amqp")):
-                return "localhost"
-            return "" if scheme.startswith(DATABASE_SCHEMES) and text.count("/") >= 3 else None
-        return host
-    # host:port, [v6]:port, bare v6, or a host name (Memcached's LOCATION).
-    if text.startswith("["):
-        return text[1 : text.find("]")] if "]" in text else None
-    if (old_form := _redis_host_port_db().match(text)) is not None:
-        return old_form[1]  # django-redis's "127.0.0.1:6379:1" before URLs
-    if text.count(":") > 1:
-        return text
-    # ":x@" (a piece of a URL being built) names no host; "" would mean a socket.
-    return text.partition(":")[0] or None
-
-
-def _file_scheme(scheme: str) -> bool:
-    """Celery's brokers and result stores in a local file: ``db+sqlite:``, ``filesystem:``."""
-    return scheme.endswith("+sqlite") or scheme == "filesystem"
-
-
-def _socket_path(text: str) -> bool:
-    """``/run/redis/redis.sock``, ``/var/run/mysqld/``: a file path, not ``/`` or ``/vhost``."""
-    return text.endswith((".sock", ".socket")) or text.strip("/").count("/") >= 1
-
-
-def this_host_addresses(value: object, *, live: bool = False) -> Iterator[str]:
-    """Each address in ``value`` (a URL, ``host:port``, a list of them, a channels_redis
-    ``(host, port)`` pair or ``{"address": …}`` mapping, a comma-separated list) that
-    points at this host or a unix socket; the address as written."""
-    if isinstance(value, str):
-        # Several servers in one string: Django's caches split on ";" and ",", Celery's
-        # failover brokers on ";", Memcached's and libpq's host lists on ",".
-        for part in re.split("[;,]", value) if ";" in value or "," in value else [value]:
-            host = _address_host(part)
-            if host is not None and (host == "" or is_this_host(host, live=live)):
-                yield part.strip()
-    elif isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
-        if isinstance(value[1], int):
-            if is_this_host(value[0], live=live):
-                yield f"{value[0]}:{value[1]}"
-            return
-        for item in value:
-            yield from this_host_addresses(item, live=live)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from this_host_addresses(item, live=live)
-    elif isinstance(value, Mapping):
-        for key in ("address", "url", "URL", "location", "LOCATION"):
-            if key in value:
-                yield from this_host_addresses(value[key], live=live)
-        for key in ("sentinels", "SENTINELS"):  # [("localhost", 26379)]
-            if key in value:
-                yield from this_host_addresses(value[key], live=live)
-        host = value.get("host", value.get("HOST"))
-        if isinstance(host, str):
-            host_name = _address_host(host)
-            if host_name is not None and (host_name == "" or is_this_host(host_name, live=live)):
-                yield host
-        socket_path = value.get("unix_socket_path", value.get("UNIX_SOCKET_PATH"))
-        if isinstance(socket_path, str) and socket_path:
-            yield socket_path
 
 
 def paths(entries: Iterable[SingleBox]) -> tuple[str, ...]:

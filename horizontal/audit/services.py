@@ -16,11 +16,11 @@ import re
 from collections.abc import Iterator
 
 from horizontal.audit.findings import Finding, Location
-from horizontal.audit.known import this_host_addresses
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.settings_branches import required_defaults
 from horizontal.audit.settings_files import is_settings_path, looks_like_settings
 from horizontal.audit.source import PythonModule, call_name, dotted, last_part, string_value
+from horizontal.audit.this_host import this_host_addresses
 
 LOCAL_QUEUES = {
     "SqliteHuey": "Huey's SqliteHuey keeps the task queue in a SQLite file on this host",

@@ -17,12 +17,12 @@ from typing import NamedTuple
 
 from horizontal.audit.env_lookups import env_default
 from horizontal.audit.findings import Finding, Location
-from horizontal.audit.known import this_host_addresses
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import SQLITE_TABLE_NEEDLES
 from horizontal.audit.settings_rules import FIXES
 from horizontal.audit.settings_services import SERVICE_SETTING
 from horizontal.audit.source import PythonModule, class_paths, dotted, string_value
+from horizontal.audit.this_host import this_host_addresses
 
 __all__ = ["HelperUses", "HostDefault", "helper_findings", "host_defaults", "uses_of_helpers"]
 

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from horizontal.audit import known
 from horizontal.audit.env_lookups import empty_default, env_default
 from horizontal.audit.findings import Finding, Location
-from horizontal.audit.known import this_host_addresses
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.settings_branches import explicitly_chosen, static_or_compared
 from horizontal.audit.settings_rules import FIXES, SQLITE_URLS, _finding
@@ -25,6 +24,7 @@ from horizontal.audit.settings_values import (
     top_level_settings,
 )
 from horizontal.audit.source import PythonModule, string_value
+from horizontal.audit.this_host import this_host_addresses
 
 __all__ = ["databases_without_host", "services_on_this_host", "this_host_finding"]
 
@@ -212,21 +212,21 @@ def _resolved(module: PythonModule, value: ast.expr | None) -> ast.expr | None:
     return value
 
 
-def _empty_host(module: PythonModule, node: ast.AST) -> bool:
-    """A ``HOST`` left empty by default: an environment lookup whose default is empty,
-    written in the alias or bound once to a top-level name (``POSTGRES_HOST =
-    os.environ.get("POSTGRES_HOST", "")`` … ``"HOST": POSTGRES_HOST``; a name bound to
-    ``""``); not when a lookup falls back on a variable the platform sets for a linked
-    service."""
+def _empty_host(module: PythonModule, node: ast.AST) -> ast.AST | None:
+    """Where a ``HOST`` is left empty by default, or None: an environment lookup whose
+    default is empty, written in the alias or bound once to a top-level name
+    (``POSTGRES_HOST = os.environ.get("POSTGRES_HOST", "")`` … ``"HOST": POSTGRES_HOST``; a
+    name bound to ``""``); not when a lookup falls back on a variable the platform sets
+    for a linked service."""
     if isinstance(node, ast.Name):
         bound = _single_binding(module, node.id)
         if bound is None:
-            return False
+            return None
         if string_value(bound) == "":
-            return True
+            return bound
         node = bound
     platform = any(PLATFORM_ADDRESS.search(string_value(child) or "") for child in ast.walk(node))
-    return empty_default(node) and not platform
+    return node if empty_default(node) and not platform else None
 
 
 def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
@@ -276,9 +276,11 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
             # literal HOST is what production gets, as much as an environment default.
             continue
         text, line = address_text(node, names)
-        if setting == "DATABASES" and path[2:] == ("HOST",) and _empty_host(module, node):
-            if isinstance(node, ast.Name) and (bound := _single_binding(module, node.id)):
-                line = bound.lineno  # where the name is decided
+        host = setting == "DATABASES" and path[2:] == ("HOST",)
+        empty = _empty_host(module, node) if host else None
+        if empty is not None:
+            if isinstance(node, ast.Name):
+                line = getattr(empty, "lineno", line)  # where the name is decided
             # In a branch an option chose (``if os.getenv("DB") == "postgres":``) the
             # operator configures the server; left to the default, it is this host's.
             if line not in seen and id(node) not in chosen:

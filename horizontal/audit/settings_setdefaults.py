@@ -17,11 +17,11 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from horizontal.audit.env_lookups import env_default
 from horizontal.audit.findings import Finding, Location
-from horizontal.audit.known import this_host_addresses
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.settings_services import this_host_finding
 from horizontal.audit.settings_star_imports import star_imported_below
 from horizontal.audit.source import PythonModule, dotted, string_value
+from horizontal.audit.this_host import this_host_addresses
 
 __all__ = ["apply_env_setdefaults", "setdefaults_on_this_host"]
 

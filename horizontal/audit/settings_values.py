@@ -20,10 +20,10 @@ from horizontal.audit.env_lookups import (
     env_default,
     is_required_option,
 )
-from horizontal.audit.known import this_host_addresses
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.settings_branches import off_by_default, on_by_default
 from horizontal.audit.source import PythonModule, dotted, keyword, last_part, string_value
+from horizontal.audit.this_host import this_host_addresses
 
 __all__ = [
     "KeyPath",

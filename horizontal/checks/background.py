@@ -24,6 +24,7 @@ from django.core import checks
 from django.core.checks import CheckMessage
 
 from horizontal.audit import known
+from horizontal.audit.this_host import this_host_addresses
 from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import backends, is_a, is_overridden
 from horizontal.checks.caches import NOT_SHARED_CACHES, cache_is
@@ -436,7 +437,7 @@ def check_background_services_on_this_host(
 ) -> list[CheckMessage]:
     found: list[CheckMessage] = []
     for setting, value in _service_addresses():
-        address = next(known.this_host_addresses(value, live=True), None)
+        address = next(this_host_addresses(value, live=True), None)
         if address is not None:
             found.append(W048(setting, address))
     results = _celery_results_cache()

@@ -31,6 +31,7 @@ from django.core.checks import CheckMessage, Tags
 from django.core.files.storage import storages
 
 from horizontal.audit import known
+from horizontal.audit.this_host import this_host_addresses
 from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import import_class, is_a
 from horizontal.storage.env import (
@@ -377,7 +378,7 @@ def check_s3_endpoint_on_this_host(
     messages: list[CheckMessage] = []
     for alias, storage in _s3_storages(_shared_aliases()):
         endpoint = _endpoint(storage)
-        if endpoint and next(known.this_host_addresses(endpoint, live=True), None):
+        if endpoint and next(this_host_addresses(endpoint, live=True), None):
             messages.append(W066(alias, endpoint))
     return messages
 

@@ -34,8 +34,8 @@ from horizontal.audit.known import (
     COMPRESSOR_LOCAL_OUTPUT,
     RANDOM_VALUE_CALLS,
     SingleBox,
-    this_host_addresses,
 )
+from horizontal.audit.this_host import this_host_addresses
 from tests.checks.baseline import (
     ALL_SETTINGS_CHECK_MODULES,
     CONSOLE_LOGGING,
