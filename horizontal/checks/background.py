@@ -24,7 +24,6 @@ from django.core import checks
 from django.core.checks import CheckMessage
 
 from horizontal.audit import known
-from horizontal.audit.this_host import this_host_addresses
 from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import backends, is_a, is_overridden
 from horizontal.checks.caches import NOT_SHARED_CACHES, cache_is
@@ -435,6 +434,8 @@ def _celery_results_cache() -> tuple[str, object] | None:
 def check_background_services_on_this_host(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
+    from horizontal.audit.this_host import this_host_addresses  # not at start-up
+
     found: list[CheckMessage] = []
     for setting, value in _service_addresses():
         address = next(this_host_addresses(value, live=True), None)

@@ -30,7 +30,6 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import import_string
 
 from horizontal.audit import known
-from horizontal.audit.this_host import this_host_addresses
 from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import backends, is_a, is_overridden
 from horizontal.conf import conf
@@ -200,6 +199,8 @@ def cache_address_on_this_host(config: Mapping[str, Any]) -> str | None:
         return None  # LOCATION is a table name; the database is W030's
     options = config.get("OPTIONS")
     sentinels = options.get("SENTINELS") if isinstance(options, Mapping) else None
+    from horizontal.audit.this_host import this_host_addresses  # not at start-up
+
     return next(this_host_addresses([config.get("LOCATION"), sentinels], live=True), None)
 
 

@@ -24,7 +24,6 @@ from django.core import checks
 from django.core.checks import CheckMessage, Tags
 
 from horizontal.audit import known
-from horizontal.audit.this_host import this_host_addresses
 from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import is_a
 from horizontal.checks.caches import (
@@ -345,6 +344,8 @@ def _redis_sessions_address() -> str | None:
         value = list(config["sentinel_list"])
     else:
         value = {"host": config.get("host", "localhost")}
+    from horizontal.audit.this_host import this_host_addresses  # not at start-up
+
     return next(this_host_addresses(value, live=True), None)
 
 

@@ -31,7 +31,6 @@ from django.core.checks import CheckMessage, Tags
 from django.core.files.storage import storages
 
 from horizontal.audit import known
-from horizontal.audit.this_host import this_host_addresses
 from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import import_class, is_a
 from horizontal.storage.env import (
@@ -375,6 +374,8 @@ def check_s3_endpoint_on_this_host(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
     # A MinIO beside each instance is a local disk with an S3 API: uploads stay on it.
+    from horizontal.audit.this_host import this_host_addresses  # not at start-up
+
     messages: list[CheckMessage] = []
     for alias, storage in _s3_storages(_shared_aliases()):
         endpoint = _endpoint(storage)
