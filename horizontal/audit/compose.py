@@ -1,4 +1,5 @@
-"""boot-migrate and embedded schedulers in a compose file that is a production stack.
+"""boot-migrate, embedded schedulers and single-box backends set in a service's
+environment, in a compose file that is a production stack.
 
 A compose file is a development stack as often as not, so it is not scanned like a start
 script. A stack is a developer's when it is named for development
@@ -16,7 +17,7 @@ import posixpath
 import re
 from collections.abc import Iterator
 
-from horizontal.audit import deploy
+from horizontal.audit import deploy, image_env
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
 
@@ -48,6 +49,7 @@ def find_in_compose(path: str, lines: list[str]) -> Iterator[Finding]:
     text = "\n".join(lines)
     if DEV_STACK.search(text) or deploy.DEV_SERVER.search(text):
         return
+    override = "override" in posixpath.basename(path).lower()
     anchors = _anchors(lines)
     served = bool(deploy.PRODUCTION_SERVER.search(text))
     beats: list[Finding] = []
@@ -55,6 +57,15 @@ def find_in_compose(path: str, lines: list[str]) -> Iterator[Finding]:
         merged = [anchors.get(name, "") for line in service for name in ALIAS.findall(line)]
         if DEV_FLAG.search("\n".join([*service, *merged])):
             continue
+        name = service[0].strip().rstrip(":")
+        # A service that mounts the checkout (``- .:/app``) runs a developer's code, and an
+        # override file is the developer's layer over the stack: not what replicas get.
+        developers = override or any(CHECKOUT_MOUNT.match(line) for line in service)
+        for number, pair in () if developers else _environment(service, first):
+            # ``DATABASE_URL: sqlite:////db/app.sqlite``: what every replica starts with.
+            yield from image_env.single_box_values(
+                path, number, lines[number - 1].strip(), [pair], f"the service {name}"
+            )
         for start, block in command_blocks(service):
             command = " ".join(line.strip() for line in block)
             number = first + start - 1
@@ -79,6 +90,29 @@ EMBEDDED_BEAT = (
     "the service's worker embeds celery beat (-B/--beat): scaled to N, N schedulers "
     "send every periodic task N times"
 )
+
+
+CHECKOUT_MOUNT = lazy_compile(r"^\s*-\s*[\"']?\.{1,2}/?:")
+ENVIRONMENT_KEY = lazy_compile(r"^(\s*)environment:\s*(#.*)?$")
+# ``KEY: value`` or ``- KEY=value`` under ``environment:``.
+ENVIRONMENT_ENTRY = lazy_compile(r"^\s*(?:-\s*)?[\"']?([A-Za-z_]\w*)\s*[:=]\s*(\S.*?)[\"']?\s*$")
+
+
+def _environment(service: list[str], first: int) -> Iterator[tuple[int, tuple[str, str]]]:
+    """(line number, (``KEY``, ``value``)) of each entry of a service's ``environment:`` block."""
+    indent = -1
+    for offset, line in enumerate(service):
+        if (key := ENVIRONMENT_KEY.match(line)) is not None:
+            indent = len(key.group(1))
+            continue
+        if indent < 0 or not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if len(line) - len(line.lstrip()) <= indent:
+            indent = -1
+            continue
+        if (entry := ENVIRONMENT_ENTRY.match(line)) is not None:
+            value = entry.group(2).strip("\"'")
+            yield first + offset, (entry.group(1), value)
 
 
 def _finding(path: str, lines: list[str], number: int, category: str, message: str) -> Finding:

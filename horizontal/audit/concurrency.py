@@ -88,21 +88,32 @@ def is_startup(module: PythonModule, scope: Scope) -> bool:
 
 def find_in_process_locks(module: PythonModule) -> Iterator[Finding]:
     locks = _lock_names(module)
+    registry = _registry_locks(module)
     for node in module.nodes(ast.With, ast.AsyncWith):
         assert isinstance(node, ast.With | ast.AsyncWith)
         for item in node.items:
             expr = item.context_expr
             host_lock = last_part(call_name(module, expr)) in {"FileLock", "SoftFileLock"}
-            name = _lock_key(expr, module.scope(node).cls)
-            if not host_lock and name not in locks:
+            scope = module.scope(node)
+            name = _lock_key(expr, scope.cls)
+            taken = name in locks or (id(scope.function), name) in registry
+            if not host_lock and not taken:
                 continue
             body = ast.Module(body=node.body, type_ignores=[])
             outside = reaches_outside(module, body, writes=True)
+            if not host_lock and not outside and _runs_the_decorated(module, node):
+                outside = {"the functions it decorates"}
             if not (host_lock or outside):
                 continue  # guards this process's own memory: correct and harmless
             if not host_lock and _fills_memo_only(module, node):
                 continue  # a memo's fill, made thread-safe: the memo is the finding
-            what = "a file lock on this host's disk" if host_lock else f"{name} (in-process)"
+            what = (
+                "a file lock on this host's disk"
+                if host_lock
+                else f"{name} (in-process)"
+                if name in locks
+                else f"{name} (in-process, one per key in a dict of this process)"
+            )
             guarded = "/".join(sorted(outside)) or "work"
             yield Finding(
                 module.path,
@@ -210,6 +221,9 @@ def _fills_memo_only(module: PythonModule, node: ast.With | ast.AsyncWith) -> bo
             and child.func.value.id in {"self", "cls"}
         ):
             bodies.extend(methods.get(child.func.attr, ()))
+    # ``self._cache = …``, or the class by its name from a static method
+    # (``CustomizationBase._variables_cache = …``).
+    owners = {"self", "cls", *((scope.cls.name,) if scope.cls is not None else ())}
     fills = False
     for child in (c for body in bodies for c in ast.walk(body)):
         if (
@@ -223,7 +237,7 @@ def _fills_memo_only(module: PythonModule, node: ast.With | ast.AsyncWith) -> bo
             if (isinstance(target, ast.Subscript) and _outlives_the_call(target.value, local)) or (
                 isinstance(target, ast.Attribute)
                 and isinstance(target.value, ast.Name)
-                and target.value.id in {"self", "cls"}
+                and target.value.id in owners
             ):
                 fills = True
     return fills
@@ -237,6 +251,44 @@ def _outlives_the_call(container: ast.expr, local: set[str]) -> bool:
         isinstance(container, ast.Attribute)
         and isinstance(container.value, ast.Name)
         and container.value.id in {"self", "cls"}
+    )
+
+
+def _registry_locks(module: PythonModule) -> set[tuple[int, str | None]]:
+    """``lock = LOCKS.setdefault(key, Lock())`` in a function: a lock per key, kept in a
+    dict of this process; (the function's ``id()``, the local name)."""
+    taken: set[tuple[int, str | None]] = set()
+    for node in module.nodes(ast.Assign):
+        assert isinstance(node, ast.Assign)
+        value = node.value
+        if not (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "setdefault"
+            and any((call_name(module, a) or "") in LOCK_FACTORIES for a in value.args)
+        ):
+            continue
+        function = module.scope(node).function
+        taken.update((id(function), t.id) for t in node.targets if isinstance(t, ast.Name))
+    return taken
+
+
+def _runs_the_decorated(module: PythonModule, node: ast.With | ast.AsyncWith) -> bool:
+    """``with lock: return function(*args, **kwargs)`` in a decorator's wrapper: the lock
+    guards whatever the functions it decorates do (views, tasks), not this module's data."""
+    function = module.scope(node).function
+    outer = module.scope(function).function if function is not None else None
+    if outer is None:
+        return False
+    # The decorator's own parameter, the function it wraps (not a factory's argument, such
+    # as a handler a batching decorator calls with its buffer).
+    parameters = {a.arg for a in (*outer.args.posonlyargs, *outer.args.args)}
+    return any(
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Name)
+        and call.func.id in parameters
+        for statement in node.body
+        for call in ast.walk(statement)
     )
 
 

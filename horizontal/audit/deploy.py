@@ -207,8 +207,28 @@ BOOT_RESET = (
 )
 
 
+# A Celery worker told to empty its queues as it starts (``celery worker --purge``), or
+# ``celery purge``: the tasks every replica queued on the shared broker, deleted.
+CELERY_PURGE = lazy_compile(
+    r"\bcelery\b[^;&|\n]*?\s(?:worker\b[^;&|\n]*?\s--(?:purge|discard)\b|purge\b)"
+)
+PURGE_AT_START = (
+    "a Celery worker purges the queues as each replica starts: the tasks the other "
+    "replicas queued on the shared broker are deleted unrun"
+)
+
+
 def resets_shared_state(text: str) -> bool:
-    return bool(RESET.search(text)) and not EXEC_INTO.search(text) and not _only_prints(text)
+    return (
+        bool(RESET.search(text) or CELERY_PURGE.search(text))
+        and not EXEC_INTO.search(text)
+        and not _only_prints(text)
+    )
+
+
+def reset_message(text: str) -> str:
+    """What this start's reset wipes: the broker's queues, or the cache and the tables."""
+    return PURGE_AT_START if CELERY_PURGE.search(text) else BOOT_RESET
 
 
 def _mentions(text: str, names: set[str]) -> bool:
@@ -397,7 +417,7 @@ def find_in_shell(
                 yield line_finding(path, line, "boot-migrate", BOOT_MIGRATE)
         elif resets_shared_state(line.text):
             if not migration_step and (arm is None or serves):
-                yield line_finding(path, line, "boot-reset", BOOT_RESET)
+                yield line_finding(path, line, "boot-reset", reset_message(line.text))
         elif INTO_FILE.search(line.text) and (
             SECRET_GENERATOR.search(line.text) or _mentions(line.text, secrets)
         ):
@@ -469,7 +489,7 @@ def find_in_server_config(path: str, text: str) -> Iterator[Finding]:
         elif _migrates(line.text) or (key in PROGRAM_KEYS and MIGRATION_SCRIPT.search(value)):
             yield line_finding(path, line, "boot-migrate", BOOT_MIGRATE)
         elif resets_shared_state(line.text):
-            yield line_finding(path, line, "boot-reset", BOOT_RESET)
+            yield line_finding(path, line, "boot-reset", reset_message(line.text))
         elif key in {"cron", "cron2", "unique-cron", "legion-cron"}:
             yield line_finding(path, line, "image-cron", "uWSGI cron: every instance runs the job")
         elif starts_cron(line.text) and key in PROGRAM_KEYS:

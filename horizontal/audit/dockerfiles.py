@@ -16,10 +16,10 @@ from collections.abc import Iterator
 from horizontal.audit.deploy import (
     BEAT_EVERYWHERE,
     BOOT_MIGRATE,
-    BOOT_RESET,
     IMAGE_CRON,
     line_finding,
     logical_lines,
+    reset_message,
     resets_shared_state,
     runs_beat,
     runs_migrations,
@@ -74,7 +74,7 @@ def find_in_dockerfile(path: str, text: str) -> Iterator[Finding]:
         if runs_at_start and runs_migrations(command):
             yield line_finding(path, line, "boot-migrate", BOOT_MIGRATE)
         if runs_at_start and resets_shared_state(command):
-            yield line_finding(path, line, "boot-reset", BOOT_RESET)
+            yield line_finding(path, line, "boot-reset", reset_message(line.text))
         if starts_cron(command) and instruction in {"RUN", "COPY", "ADD", "CMD", "ENTRYPOINT"}:
             yield line_finding(path, line, "image-cron", IMAGE_CRON)
         if runs_at_start and runs_beat(command, command):

@@ -109,7 +109,7 @@ def text_detector(path: str) -> TextDetector | None:
         return nginx_if_server_block  # default.conf: the name nginx's image gives a site
     if lower.startswith("caddyfile"):
         return web_servers.find_in_caddyfile
-    if lower.endswith((".yaml", ".yml")) and not lower.startswith(("docker-compose", "compose")):
+    if lower.endswith((".yaml", ".yml")) and not COMPOSE_NAME.search(lower):
         return manifest_or_uwsgi
     if "." not in name and ENTRYPOINT_NAME.search(name):
         return shell_if_shebang
@@ -171,8 +171,12 @@ def shell_if_shebang(path: str, text: str) -> Iterable[Finding]:
 def is_compose_file(path: str) -> bool:
     """``docker-compose.yml``, ``compose.override.yaml``: not scanned (what a compose
     file starts is a development stack as often as not), but read for what it starts."""
-    lower = posixpath.basename(path).lower()
-    return lower.endswith((".yaml", ".yml")) and lower.startswith(("docker-compose", "compose"))
+    return bool(COMPOSE_NAME.search(posixpath.basename(path)))
+
+
+# ``docker-compose.yml``, ``compose.prod.yaml``, and the stack named first
+# (``minimal.docker-compose.yml``, ``prod-compose.yml``).
+COMPOSE_NAME = lazy_compile(r"(^|[._-])(docker-)?compose([._-][\w.-]*)?\.ya?ml$", re.I)
 
 
 def is_dockerfile(path: str) -> bool:

@@ -13,14 +13,14 @@ from horizontal.audit import known
 from horizontal.audit.findings import Finding
 from horizontal.audit.patterns import lazy_compile
 
-__all__ = ["single_box_environment"]
+__all__ = ["single_box_environment", "single_box_values"]
 
 # ENV DATABASE_URL="sqlite:////data/app.db": the image points every replica at its own file.
 DATABASE_URL_NAME = lazy_compile(r"^([A-Z0-9]+_)*(DATABASE|DB)_(URL|URI)$|^(CELERY_)?BROKER_URL$")
 SQLITE_URL = lazy_compile(r"^[\"']?(sqlite|spatialite|sqla\+sqlite|db\+sqlite):", re.I)
 ENV_PAIR = lazy_compile(r"([A-Za-z_]\w*)=(\"[^\"]*\"|'[^']*'|\S+)")
-SQLITE_IN_IMAGE = (
-    "the image sets {name} to SQLite: each replica has its own database file on its own disk"
+SQLITE_SET = (
+    "{setter} sets {name} to SQLite: each replica has its own database file on its own disk"
 )
 # The backends an image's environment can choose that only work on one box: caches,
 # session engines, upload storages, databases, channel layers, task backends, email.
@@ -43,29 +43,39 @@ IMAGE_BACKENDS = {
 
 def single_box_environment(path: str, number: int, text: str) -> Iterator[Finding]:
     """The settings finding of one ``ENV`` line (``text``, at line ``number``), if any."""
-    for name, value in _env_pairs(text):
+    return single_box_values(path, number, text, _env_pairs(text), "the image")
+
+
+def single_box_values(
+    path: str, number: int, text: str, pairs: list[tuple[str, str]], setter: str
+) -> Iterator[Finding]:
+    """The settings finding of the variables one line sets (``setter``: who sets them for
+    every replica, ``the image`` or a compose stack's service), if any."""
+    for name, value in pairs:
         if DATABASE_URL_NAME.match(name) and SQLITE_URL.match(value):
             yield Finding(
                 path,
                 number,
                 "settings",
-                SQLITE_IN_IMAGE.format(name=name),
+                SQLITE_SET.format(setter=setter, name=name),
                 text,
-                fix_text=f"Leave {name} out of the image and set it at deploy time to the "
-                "PostgreSQL or MySQL server every replica shares (horizontal.W030).",
+                fix_text=f"Leave {name} out of {setter.removeprefix('the ')}'s environment and "
+                "set it at deploy time to the PostgreSQL or MySQL server every replica shares "
+                "(horizontal.W030).",
             )
             return
-    for name, value in _env_pairs(text):
+    for name, value in pairs:
         backend = IMAGE_BACKENDS.get(value) or known.cache_url_backend(value)
         if backend is not None:
             yield Finding(
                 path,
                 number,
                 "settings",
-                f"the image sets {name} to {backend.path}: {backend.why}",
+                f"{setter} sets {name} to {backend.path}: {backend.why}",
                 text,
-                fix_text=f"Leave {name} out of the image, or set it to a backend every "
-                f"replica shares ({backend.setting}: see the horizontal.W0xx checks).",
+                fix_text=f"Leave {name} out of {setter.removeprefix('the ')}'s environment, "
+                f"or set it to a backend every replica shares ({backend.setting}: see the "
+                "horizontal.W0xx checks).",
             )
             return
 

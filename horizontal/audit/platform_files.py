@@ -14,13 +14,13 @@ from collections.abc import Iterator
 from horizontal.audit.deploy import (
     BEAT_EVERYWHERE,
     BOOT_MIGRATE,
-    BOOT_RESET,
     EMBEDDED_BEAT,
     IMAGE_CRON,
     SERVER,
     find_in_shell,
     line_finding,
     logical_lines,
+    reset_message,
     resets_shared_state,
     runs_beat,
     runs_migrations,
@@ -45,7 +45,7 @@ def find_in_procfile(path: str, text: str) -> Iterator[Finding]:
         if runs_migrations(command):
             yield line_finding(path, line, "boot-migrate", BOOT_MIGRATE)
         if resets_shared_state(command):
-            yield line_finding(path, line, "boot-reset", BOOT_RESET)
+            yield line_finding(path, line, "boot-reset", reset_message(line.text))
         if starts_cron(command) and (process.strip() == "web" or SERVER.search(command)):
             yield line_finding(path, line, "image-cron", IMAGE_CRON)
         if runs_beat(command, command) and not SCHEDULER_PROCESS.match(process.strip()):
@@ -129,6 +129,6 @@ def find_in_systemd_unit(path: str, text: str) -> Iterator[Finding]:
         if runs_migrations(command):
             yield line_finding(path, line, "boot-migrate", BOOT_MIGRATE)
         elif resets_shared_state(command):
-            yield line_finding(path, line, "boot-reset", BOOT_RESET)
+            yield line_finding(path, line, "boot-reset", reset_message(line.text))
         elif EMBEDDED_BEAT.search(command):
             yield line_finding(path, line, "scheduler", BEAT_EVERYWHERE)

@@ -56,9 +56,11 @@ from horizontal.audit.python_starts import (
     find_in_python_start,
     is_python_start,
 )
+from horizontal.audit.repeated_starts import one_per_start_line
 from horizontal.audit.served_folders import PRIVATE_STORAGE_SERVED
 from horizontal.audit.settings_classes import CONFIGURATION_BASES, production_configuration
 from horizontal.audit.settings_files import (
+    COPY_SUFFIX,
     DEV_FILE,
     SETTINGS_TEMPLATE,
     TEST_RUNNER_CONFIGS,
@@ -290,6 +292,7 @@ class Scan:
         )
         self.result.findings = files.secret_with_its_file(self.result.findings)
         self.result.findings = services.one_huey_schedule(self.result.findings, self.texts)
+        self.result.findings = one_per_start_line(self.result.findings)
         self.result.findings = without_uncalled_writers(
             self.result.findings,
             self.python_texts,
@@ -378,7 +381,7 @@ class Scan:
             compose = read_text(path)
             if compose is not None:  # read for the scripts it starts (starts.py)
                 self.texts[name] = compose.splitlines()
-                if self.wanted & {"boot-migrate", "scheduler"}:
+                if self.wanted & {"boot-migrate", "scheduler", "settings"}:
                     found = compose_rules.find_in_compose(name, self.texts[name])
                     yield from (f for f in found if f.category in self.wanted)
             return
@@ -400,6 +403,8 @@ class Scan:
         is Python as written (a Jinja template with ``{{ }}`` in code is not)."""
         if not self.wanted & SETTINGS_CATEGORIES or is_provisioning(name):
             return
+        if (made := COPY_SUFFIX.sub("", path.name)) != path.name and path.with_name(made).exists():
+            return  # ``settings.py`` beside ``settings.py.example``: the module decides
         text = read_text(path)
         if text is None or not looks_like_settings(text):
             return

@@ -13,7 +13,7 @@ import os
 import posixpath
 from collections.abc import Iterator
 
-from horizontal.audit.findings import Finding
+from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import (
     PythonModule,
@@ -48,6 +48,19 @@ def find_served_folders(module: PythonModule) -> Iterator[Finding]:
     yield from _served_by_libraries(module)
     if "document_root" not in module.text and ".add_files(" not in module.text:
         return
+    # One folder served by several URL patterns of a module (``/media/`` and
+    # ``/media/protected/``) is one cause: one finding, the other patterns related.
+    served: dict[str, Finding] = {}
+    for finding in sorted(_served_places(module), key=lambda f: f.line):
+        if (first := served.get(finding.message)) is None:
+            served[finding.message] = finding
+        else:
+            place = Location(finding.path, finding.line, finding.source)
+            served[finding.message] = first._replace(related=(*first.related, place))
+    yield from served.values()
+
+
+def _served_places(module: PythonModule) -> Iterator[Finding]:
     for node in ast.walk(module.tree):
         value: ast.AST | None = None
         if (

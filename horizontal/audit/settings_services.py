@@ -299,6 +299,7 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
             and _empty_directly(node)
             and id(node) in _assigned_whole(module)
             and not _eager_without_broker(module, setting)
+            and not _filled_when_empty(module, node)
             and line not in seen
         ):
             # Celery given no broker connects to its default, amqp://guest@localhost//.
@@ -377,6 +378,32 @@ def _eager_without_broker(module: PythonModule, setting: str) -> bool:
         )
         if eager and any(
             isinstance(n, ast.Name) and n.id == setting for n in ast.walk(statement.value)
+        ):
+            return True
+    return False
+
+
+def _filled_when_empty(module: PythonModule, value: ast.AST) -> bool:
+    """``BROKER_URL = os.environ.get("BROKER_URL", "")`` then ``if BROKER_URL == "":
+    BROKER_URL = "amqp://…"``: the empty value is replaced when it is empty, so it is no
+    default the process keeps (what fills it is judged as a value of its own)."""
+    names = {
+        target.id
+        for statement in module.tree.body
+        if isinstance(statement, ast.Assign) and statement.value is value
+        for target in statement.targets
+        if isinstance(target, ast.Name)
+    }
+    for statement in module.tree.body:
+        if not isinstance(statement, ast.If) or not any(
+            isinstance(n, ast.Name) and n.id in names for n in ast.walk(statement.test)
+        ):
+            continue
+        if any(
+            isinstance(n, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id in names for t in n.targets)
+            for branch in statement.body
+            for n in ast.walk(branch)
         ):
             return True
     return False
