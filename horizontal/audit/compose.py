@@ -57,7 +57,7 @@ def find_in_compose(path: str, lines: list[str]) -> Iterator[Finding]:
         merged = [anchors.get(name, "") for line in service for name in ALIAS.findall(line)]
         if DEV_FLAG.search("\n".join([*service, *merged])):
             continue
-        name = service[0].strip().rstrip(":")
+        name = service[0].split("#", 1)[0].strip().rstrip(":")
         # A service that mounts the checkout (``- .:/app``) runs a developer's code, and an
         # override file is the developer's layer over the stack: not what replicas get.
         developers = override or any(CHECKOUT_MOUNT.match(line) for line in service)
@@ -69,6 +69,10 @@ def find_in_compose(path: str, lines: list[str]) -> Iterator[Finding]:
         for start, block in command_blocks(service):
             command = " ".join(line.strip() for line in block)
             number = first + start - 1
+            if deploy.resets_shared_state(command):
+                offset = next((i for i, line in enumerate(block) if "purge" in line), 0)
+                message = deploy.reset_message(command)
+                yield _finding(path, lines, number + offset, "boot-reset", message)
             if deploy.runs_migrations(command) and deploy.PRODUCTION_SERVER.search(command):
                 offset = next((i for i, line in enumerate(block) if "migrate" in line), 0)
                 yield _finding(path, lines, number + offset, "boot-migrate", MIGRATES)
@@ -92,26 +96,37 @@ EMBEDDED_BEAT = (
 )
 
 
-CHECKOUT_MOUNT = lazy_compile(r"^\s*-\s*[\"']?\.{1,2}/?:")
-ENVIRONMENT_KEY = lazy_compile(r"^(\s*)environment:\s*(#.*)?$")
-# ``KEY: value`` or ``- KEY=value`` under ``environment:``.
-ENVIRONMENT_ENTRY = lazy_compile(r"^\s*(?:-\s*)?[\"']?([A-Za-z_]\w*)\s*[:=]\s*(\S.*?)[\"']?\s*$")
+# The checkout mounted into the container: ``- .:/app``, ``- ./src:/code``,
+# ``- ${PWD}:/app``, or the long form's ``source: .``.
+CHECKOUT_MOUNT = lazy_compile(
+    r"^\s*-\s*[\"']?(\.{1,2}/?|\./src/?|\$\{?PWD\}?/?):|^\s*source:\s*[\"']?\.{1,2}/?[\"']?\s*$"
+)
+ENVIRONMENT_KEY = lazy_compile(r"^(\s*)environment:\s*(&[\w-]+\s*)?(#.*)?$")
+# ``KEY: value``, ``"KEY": value`` or ``- KEY=value`` under ``environment:``.
+ENVIRONMENT_ENTRY = lazy_compile(r"^\s*(?:-\s*)?[\"']?([A-Za-z_]\w*)[\"']?\s*[:=]\s*(\S.*)$")
 
 
 def _environment(service: list[str], first: int) -> Iterator[tuple[int, tuple[str, str]]]:
     """(line number, (``KEY``, ``value``)) of each entry of a service's ``environment:`` block."""
-    indent = -1
+    indent = scalar = -1
     for offset, line in enumerate(service):
         if (key := ENVIRONMENT_KEY.match(line)) is not None:
             indent = len(key.group(1))
             continue
         if indent < 0 or not line.strip() or line.lstrip().startswith("#"):
             continue
-        if len(line) - len(line.lstrip()) <= indent:
-            indent = -1
+        depth = len(line) - len(line.lstrip())
+        if depth < indent or (depth == indent and not line.lstrip().startswith("-")):
+            indent = -1  # the next key of the service (a list may sit at the key's indent)
             continue
+        if scalar >= 0 and depth > scalar:
+            continue  # a line of a block scalar's text (``EXTRA: |``), not an entry
+        scalar = -1
         if (entry := ENVIRONMENT_ENTRY.match(line)) is not None:
-            value = entry.group(2).strip("\"'")
+            value = entry.group(2).split(" #", 1)[0].strip().strip("\"'")
+            if value[:1] in {"|", ">"}:
+                scalar = depth
+                continue
             yield first + offset, (entry.group(1), value)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 from horizontal.audit.effects import reaches_outside
 from horizontal.audit.findings import Finding, Location
@@ -101,19 +101,22 @@ def find_in_process_locks(module: PythonModule) -> Iterator[Finding]:
                 continue
             body = ast.Module(body=node.body, type_ignores=[])
             outside = reaches_outside(module, body, writes=True)
-            if not host_lock and not outside and _runs_the_decorated(module, node):
+            if (
+                not host_lock
+                and not outside
+                and name not in locks
+                and _runs_the_decorated(module, node)
+            ):
                 outside = {"the functions it decorates"}
             if not (host_lock or outside):
                 continue  # guards this process's own memory: correct and harmless
             if not host_lock and _fills_memo_only(module, node):
                 continue  # a memo's fill, made thread-safe: the memo is the finding
-            what = (
-                "a file lock on this host's disk"
-                if host_lock
-                else f"{name} (in-process)"
-                if name in locks
-                else f"{name} (in-process, one per key in a dict of this process)"
-            )
+            what = f"{name} (in-process)"
+            if host_lock:
+                what = "a file lock on this host's disk"
+            elif name not in locks:
+                what = f"{name} (in-process, one per key in a dict of this process)"
             guarded = "/".join(sorted(outside)) or "work"
             yield Finding(
                 module.path,
@@ -234,7 +237,10 @@ def _fills_memo_only(module: PythonModule, node: ast.With | ast.AsyncWith) -> bo
             return False
         targets = child.targets if isinstance(child, ast.Assign) else []
         for target in targets:
-            if (isinstance(target, ast.Subscript) and _outlives_the_call(target.value, local)) or (
+            if (
+                isinstance(target, ast.Subscript)
+                and _outlives_the_call(target.value, local, owners)
+            ) or (
                 isinstance(target, ast.Attribute)
                 and isinstance(target.value, ast.Name)
                 and target.value.id in owners
@@ -243,14 +249,17 @@ def _fills_memo_only(module: PythonModule, node: ast.With | ast.AsyncWith) -> bo
     return fills
 
 
-def _outlives_the_call(container: ast.expr, local: set[str]) -> bool:
-    """``MEMO`` (a module or class name) or ``self._clients``: not the function's own."""
+def _outlives_the_call(
+    container: ast.expr, local: set[str], owners: Collection[str] = ("self", "cls")
+) -> bool:
+    """``MEMO`` (a module or class name), ``self._clients`` or ``Owner._cache`` (the
+    class by its name): not the function's own."""
     if isinstance(container, ast.Name):
         return container.id not in local
     return (
         isinstance(container, ast.Attribute)
         and isinstance(container.value, ast.Name)
-        and container.value.id in {"self", "cls"}
+        and container.value.id in owners
     )
 
 
@@ -278,7 +287,7 @@ def _runs_the_decorated(module: PythonModule, node: ast.With | ast.AsyncWith) ->
     guards whatever the functions it decorates do (views, tasks), not this module's data."""
     function = module.scope(node).function
     outer = module.scope(function).function if function is not None else None
-    if outer is None:
+    if function is None or outer is None or not _returns(outer, function.name):
         return False
     # The decorator's own parameter, the function it wraps (not a factory's argument, such
     # as a handler a batching decorator calls with its buffer).
@@ -289,6 +298,16 @@ def _runs_the_decorated(module: PythonModule, node: ast.With | ast.AsyncWith) ->
         and call.func.id in parameters
         for statement in node.body
         for call in ast.walk(statement)
+    )
+
+
+def _returns(function: ast.AST, name: str) -> bool:
+    """``return wrapper`` in ``function``'s own body: it is a decorator of that wrapper."""
+    return any(
+        isinstance(statement, ast.Return)
+        and isinstance(statement.value, ast.Name)
+        and statement.value.id == name
+        for statement in getattr(function, "body", ())
     )
 
 

@@ -209,26 +209,47 @@ BOOT_RESET = (
 
 # A Celery worker told to empty its queues as it starts (``celery worker --purge``), or
 # ``celery purge``: the tasks every replica queued on the shared broker, deleted.
-CELERY_PURGE = lazy_compile(
-    r"\bcelery\b[^;&|\n]*?\s(?:worker\b[^;&|\n]*?\s--(?:purge|discard)\b|purge\b)"
-)
 PURGE_AT_START = (
     "a Celery worker purges the queues as each replica starts: the tasks the other "
     "replicas queued on the shared broker are deleted unrun"
 )
+COMMAND_SEPARATOR = lazy_compile(r"[;&|\n]")
+WORD_MARKS = "\"'[],"  # a JSON-form ``CMD ["celery", "worker", "--purge"]`` read as words
+
+
+def purges_celery_queues(text: str) -> bool:
+    """``celery … worker … --purge`` (or ``--discard``), or ``celery … purge`` as its
+    subcommand, in one command of the line; read word by word, so that a queue or node
+    named ``purge`` (``-Q purge``) is none, and no pattern backtracks on a long line."""
+    if "celery" not in text or ("purge" not in text and "discard" not in text):
+        return False
+    for command in COMMAND_SEPARATOR.split(text):
+        words = [w.strip(WORD_MARKS) for w in command.split()]
+        # ``celery``, ``/venv/bin/celery``, ``command=env3/bin/celery`` (a supervisor key)
+        celery = next(
+            (i for i, w in enumerate(words) if re.split(r"[/=]", w)[-1] == "celery"), None
+        )
+        if celery is None:
+            continue
+        rest = words[celery + 1 :]
+        if "worker" in rest and ({"--purge", "--discard"} & set(rest)):
+            return True
+        if any(w == "purge" and (i == 0 or rest[i - 1][:1] != "-") for i, w in enumerate(rest)):
+            return True
+    return False
 
 
 def resets_shared_state(text: str) -> bool:
     return (
-        bool(RESET.search(text) or CELERY_PURGE.search(text))
+        bool(RESET.search(text) or purges_celery_queues(text))
         and not EXEC_INTO.search(text)
         and not _only_prints(text)
     )
 
 
 def reset_message(text: str) -> str:
-    """What this start's reset wipes: the broker's queues, or the cache and the tables."""
-    return PURGE_AT_START if CELERY_PURGE.search(text) else BOOT_RESET
+    """What this start's reset wipes: the cache and the tables, or the broker's queues."""
+    return BOOT_RESET if RESET.search(text) else PURGE_AT_START
 
 
 def _mentions(text: str, names: set[str]) -> bool:

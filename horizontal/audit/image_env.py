@@ -52,14 +52,14 @@ def single_box_values(
     """The settings finding of the variables one line sets (``setter``: who sets them for
     every replica, ``the image`` or a compose stack's service), if any."""
     for name, value in pairs:
-        if DATABASE_URL_NAME.match(name) and SQLITE_URL.match(value):
+        if DATABASE_URL_NAME.match(name) and SQLITE_URL.match(value) and ":memory:" not in value:
             yield Finding(
                 path,
                 number,
                 "settings",
                 SQLITE_SET.format(setter=setter, name=name),
                 text,
-                fix_text=f"Leave {name} out of {setter.removeprefix('the ')}'s environment and "
+                fix_text=f"Leave {name} out of {setter}'s environment and "
                 "set it at deploy time to the PostgreSQL or MySQL server every replica shares "
                 "(horizontal.W030).",
             )
@@ -73,7 +73,7 @@ def single_box_values(
                 "settings",
                 f"{setter} sets {name} to {backend.path}: {backend.why}",
                 text,
-                fix_text=f"Leave {name} out of {setter.removeprefix('the ')}'s environment, "
+                fix_text=f"Leave {name} out of {setter}'s environment, "
                 f"or set it to a backend every replica shares ({backend.setting}: see the "
                 "horizontal.W0xx checks).",
             )

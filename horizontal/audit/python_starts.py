@@ -76,7 +76,7 @@ def find_in_python_start(path: str, text: str) -> Iterator[Finding]:
         if deploy.runs_migrations(command):
             yield Finding(path, call.lineno, "boot-migrate", deploy.BOOT_MIGRATE, source)
         elif deploy.resets_shared_state(command):
-            yield Finding(path, call.lineno, "boot-reset", deploy.BOOT_RESET, source)
+            yield Finding(path, call.lineno, "boot-reset", deploy.reset_message(command), source)
 
 
 def _argv_runs_migrate(node: ast.Assign) -> bool:

@@ -57,12 +57,16 @@ from horizontal.audit.python_starts import (
     is_python_start,
 )
 from horizontal.audit.repeated_starts import one_per_start_line
-from horizontal.audit.served_folders import PRIVATE_STORAGE_SERVED
+from horizontal.audit.served_folders import (
+    PRIVATE_STORAGE_SERVED,
+    one_served_folder_per_module,
+)
 from horizontal.audit.settings_classes import CONFIGURATION_BASES, production_configuration
 from horizontal.audit.settings_files import (
     COPY_SUFFIX,
     DEV_FILE,
-    SETTINGS_TEMPLATE,
+    SAMPLE_SUFFIX,
+    TEMPLATE_SUFFIX,
     TEST_RUNNER_CONFIGS,
     is_settings_path,
     looks_like_settings,
@@ -204,7 +208,7 @@ class Scan:
             findings = () if is_provisioning(name) else self.python(path, name)
             if is_python_start(name) and (text := read_text(path)) is not None:
                 findings = chain(findings, find_in_python_start(name, text))
-        elif SETTINGS_TEMPLATE.search(name):
+        elif TEMPLATE_SUFFIX.search(name):
             self.settings_template(path, name)
             findings = ()
         else:
@@ -293,6 +297,7 @@ class Scan:
         self.result.findings = files.secret_with_its_file(self.result.findings)
         self.result.findings = services.one_huey_schedule(self.result.findings, self.texts)
         self.result.findings = one_per_start_line(self.result.findings)
+        self.result.findings = one_served_folder_per_module(self.result.findings)
         self.result.findings = without_uncalled_writers(
             self.result.findings,
             self.python_texts,
@@ -381,7 +386,7 @@ class Scan:
             compose = read_text(path)
             if compose is not None:  # read for the scripts it starts (starts.py)
                 self.texts[name] = compose.splitlines()
-                if self.wanted & {"boot-migrate", "scheduler", "settings"}:
+                if self.wanted & {"boot-migrate", "boot-reset", "scheduler", "settings"}:
                     found = compose_rules.find_in_compose(name, self.texts[name])
                     yield from (f for f in found if f.category in self.wanted)
             return
@@ -403,8 +408,12 @@ class Scan:
         is Python as written (a Jinja template with ``{{ }}`` in code is not)."""
         if not self.wanted & SETTINGS_CATEGORIES or is_provisioning(name):
             return
-        if (made := COPY_SUFFIX.sub("", path.name)) != path.name and path.with_name(made).exists():
-            return  # ``settings.py`` beside ``settings.py.example``: the module decides
+        if (made := COPY_SUFFIX.sub("", path.name)) != path.name and (
+            path.with_name(made).exists() or path.with_name(made.removesuffix(".py")).is_dir()
+        ):
+            return  # ``settings.py`` (or ``settings/``) beside ``settings.py.example`` decides
+        if SAMPLE_SUFFIX.search(name) and not path.with_name("__init__.py").exists():
+            return  # an example outside the project's packages: documentation, not a copy
         text = read_text(path)
         if text is None or not looks_like_settings(text):
             return

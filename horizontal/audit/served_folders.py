@@ -24,7 +24,12 @@ from horizontal.audit.source import (
     string_value,
 )
 
-__all__ = ["find_served_folders", "is_data_setting", "serves_a_shipped_folder"]
+__all__ = [
+    "find_served_folders",
+    "is_data_setting",
+    "one_served_folder_per_module",
+    "serves_a_shipped_folder",
+]
 
 # A setting that names a directory or file of data.
 DATA_SETTING = lazy_compile(r"^[A-Z][A-Z0-9_]*_(ROOT|DIR|DIRS|DIRECTORY|FOLDER|PATH)$")
@@ -48,19 +53,6 @@ def find_served_folders(module: PythonModule) -> Iterator[Finding]:
     yield from _served_by_libraries(module)
     if "document_root" not in module.text and ".add_files(" not in module.text:
         return
-    # One folder served by several URL patterns of a module (``/media/`` and
-    # ``/media/protected/``) is one cause: one finding, the other patterns related.
-    served: dict[str, Finding] = {}
-    for finding in sorted(_served_places(module), key=lambda f: f.line):
-        if (first := served.get(finding.message)) is None:
-            served[finding.message] = finding
-        else:
-            place = Location(finding.path, finding.line, finding.source)
-            served[finding.message] = first._replace(related=(*first.related, place))
-    yield from served.values()
-
-
-def _served_places(module: PythonModule) -> Iterator[Finding]:
     for node in ast.walk(module.tree):
         value: ast.AST | None = None
         if (
@@ -80,6 +72,28 @@ def _served_places(module: PythonModule) -> Iterator[Finding]:
         if message is not None:
             line = getattr(node, "lineno", 1)
             yield Finding(module.path, line, "file-write", message, module.line(line))
+
+
+def one_served_folder_per_module(findings: list[Finding]) -> list[Finding]:
+    """One folder served by several URL patterns of a module (``/media/`` and
+    ``/media/protected/``) is one cause: one finding at the first pattern, the others
+    related. Run on what is left once patterns only DEBUG serves are dropped."""
+    groups: dict[tuple[str, str], list[Finding]] = {}
+    for finding in findings:
+        if finding.category == "file-write" and finding.message.startswith("serves "):
+            groups.setdefault((finding.path, finding.message), []).append(finding)
+    replaced: dict[int, Finding | None] = {}
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        first, *rest = sorted(group, key=lambda f: f.line)
+        places = tuple(Location(f.path, f.line, f.source) for f in rest)
+        replaced[id(first)] = first._replace(related=(*first.related, *places))
+        replaced.update((id(f), None) for f in rest)
+    if not replaced:
+        return findings
+    kept = (replaced.get(id(f), f) for f in findings)
+    return [f for f in kept if f is not None]
 
 
 def _serving_message(module: PythonModule, document_root: ast.AST | None) -> str | None:

@@ -121,10 +121,11 @@ def is_copy_named(path: str) -> bool:
 # A Python module's template: ``docker.py.template``, ``settings.py.tpl``, ``….py.j2``, and
 # the copy an operator or an image makes of ``environment_settings.py.dist`` (``local.py-dist``,
 # ``settings.py.sample``, ``settings_deployment.py.example``).
-SETTINGS_TEMPLATE = lazy_compile(r"\.py(\.(template|tpl|tmpl|j2)|[.-](dist|sample|example))$")
 TEMPLATE_SUFFIX = lazy_compile(r"(?<=\.py)(\.(template|tpl|tmpl|j2)|[.-](dist|sample|example))$")
 # A copy's suffix: the module it makes, when the tree has it too, is what runs.
 COPY_SUFFIX = lazy_compile(r"(?<=\.py)[.-](dist|sample|example)$")
+# An example's or a sample's: read only inside one of the project's packages.
+SAMPLE_SUFFIX = lazy_compile(r"(?<=\.py)[.-](sample|example)$")
 TEMPLATE_TAG = lazy_compile(r"\{%.*?%\}")
 TEMPLATE_PLACEHOLDER = lazy_compile(r"\{\{.*?\}\}")
 

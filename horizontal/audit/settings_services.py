@@ -385,8 +385,9 @@ def _eager_without_broker(module: PythonModule, setting: str) -> bool:
 
 def _filled_when_empty(module: PythonModule, value: ast.AST) -> bool:
     """``BROKER_URL = os.environ.get("BROKER_URL", "")`` then ``if BROKER_URL == "":
-    BROKER_URL = "amqp://…"``: the empty value is replaced when it is empty, so it is no
-    default the process keeps (what fills it is judged as a value of its own)."""
+    BROKER_URL = "amqp://…"`` (or ``if BROKER_URL: … else: BROKER_URL = …``): the empty
+    value is replaced when it is empty, so it is no default the process keeps (what fills
+    it is judged as a value of its own)."""
     names = {
         target.id
         for statement in module.tree.body
@@ -395,18 +396,41 @@ def _filled_when_empty(module: PythonModule, value: ast.AST) -> bool:
         if isinstance(target, ast.Name)
     }
     for statement in module.tree.body:
-        if not isinstance(statement, ast.If) or not any(
-            isinstance(n, ast.Name) and n.id in names for n in ast.walk(statement.test)
-        ):
+        if not isinstance(statement, ast.If):
             continue
-        if any(
+        when_empty = _branch_when_empty(statement, names)
+        if when_empty and any(
             isinstance(n, ast.Assign)
             and any(isinstance(t, ast.Name) and t.id in names for t in n.targets)
-            for branch in statement.body
+            for branch in when_empty
             for n in ast.walk(branch)
         ):
             return True
     return False
+
+
+def _branch_when_empty(statement: ast.If, names: set[str]) -> list[ast.stmt]:
+    """The statements an ``if`` runs when one of ``names`` is empty: its body for ``not
+    X``, ``X == ""``, ``X is None``; its ``else`` for ``X``, ``X != ""``; none otherwise."""
+    test = statement.test
+    if isinstance(test, ast.Name) and test.id in names:
+        return statement.orelse
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        operand = test.operand
+        return statement.body if isinstance(operand, ast.Name) and operand.id in names else []
+    if (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id in names
+        and len(test.ops) == 1
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value in ("", None)
+    ):
+        if isinstance(test.ops[0], ast.Eq | ast.Is):
+            return statement.body
+        if isinstance(test.ops[0], ast.NotEq | ast.IsNot):
+            return statement.orelse
+    return []
 
 
 def _assigned_whole(module: PythonModule) -> set[int]:

@@ -51,6 +51,7 @@ class Report(models.Model):
 
 def test_a_settings_sample_the_image_copies_is_read_as_settings(tmp_path: Path) -> None:
     files = {
+        "app/__init__.py": "",
         "app/settings.py.sample": SAMPLE_SETTINGS,
         "scans/models.py": UPLOADS,
         "Dockerfile": "FROM python\nCOPY app/settings.py.sample /srv/app/settings.py\n",
@@ -63,6 +64,19 @@ def test_a_settings_example_beside_its_module_is_not_read(tmp_path: Path) -> Non
     files = {
         "app/settings.py.sample": SAMPLE_SETTINGS,
         "app/settings.py": SAMPLE_SETTINGS + SHARED_STORAGE + "\n",
+        "scans/models.py": UPLOADS,
+    }
+    assert scan(tmp_path, files, "settings") == []
+
+
+def test_an_example_outside_the_projects_packages_or_shadowed_is_not_read(
+    tmp_path: Path,
+) -> None:
+    files = {
+        "contrib/settings_override.py.example": SAMPLE_SETTINGS,
+        "proj/__init__.py": "",
+        "proj/settings.py.example": SAMPLE_SETTINGS,
+        "proj/settings/__init__.py": SAMPLE_SETTINGS + SHARED_STORAGE + "\n",
         "scans/models.py": UPLOADS,
     }
     assert scan(tmp_path, files, "settings") == []
@@ -299,3 +313,102 @@ def test_a_stack_that_mounts_the_checkout_or_overrides_is_a_developers(tmp_path:
         "docker-compose.dev.yml": COMPOSE,
     }
     assert scan(tmp_path, files, "settings") == []
+
+
+# -- guards from a review of the round (2026-12-06) ---------------------------------------
+
+
+def test_a_queue_or_node_named_purge_is_no_purge(tmp_path: Path) -> None:
+    conf = (
+        "[program:worker]\ncommand=celery -A app worker -Q purge,default -n purge@%%h\n"
+        "[program:other]\ncommand=celery -A app worker -Q purge\n"
+    )
+    assert scan(tmp_path, {"etc/supervisord.conf": conf}, "boot-reset") == []
+
+
+def test_purge_in_a_json_cmd_and_a_compose_command_is_reported(tmp_path: Path) -> None:
+    files = {
+        "Dockerfile": 'FROM python\nCMD ["celery", "-A", "app", "worker", "--purge"]\n',
+        "docker-compose.yml": (
+            "services:\n  worker:\n    image: app\n    command: celery -A app worker --purge\n"
+        ),
+    }
+    found = scan(tmp_path, files, "boot-reset")
+    assert sorted(where(found)) == [("Dockerfile", 2), ("docker-compose.yml", 4)]
+    assert all("purges the queues" in f.message for f in found)
+
+
+def test_a_broker_only_extended_when_set_stays_empty_by_default(tmp_path: Path) -> None:
+    source = FILLED_BROKER.replace(
+        'if BROKER_URL == "":\n    BROKER_URL = ', "if BROKER_URL:\n    BROKER_URL += "
+    )
+    found = scan(tmp_path, {"proj/settings.py": source}, "settings")
+    assert where(found) == [("proj/settings.py", 4)]
+    filled_in_else = FILLED_BROKER.replace(
+        'if BROKER_URL == "":\n', "if BROKER_URL:\n    pass\nelse:\n"
+    )
+    assert scan(tmp_path, {"proj/settings.py": filled_in_else}, "settings") == []
+
+
+def test_a_module_lock_in_a_decorator_serialising_a_library_is_not_reported(
+    tmp_path: Path,
+) -> None:
+    source = """\
+    import threading
+    from functools import wraps
+
+    _render_lock = threading.Lock()
+
+
+    def not_thread_safe(func):
+        @wraps(func)
+        def wrapper(*args, **kwargs):
+            with _render_lock:
+                return func(*args, **kwargs)
+
+        return wrapper
+    """
+    assert scan(tmp_path, {"app/pdf.py": source}, "in-process-lock") == []
+
+
+def test_a_media_pattern_only_debug_serves_does_not_hide_another(tmp_path: Path) -> None:
+    urls = """\
+    from django.conf import settings
+    from django.urls import re_path
+    from django.views.static import serve
+
+    urlpatterns = []
+    if settings.DEBUG:
+        urlpatterns += [re_path(r"^m/(?P<p>.*)$", serve, {"document_root": settings.MEDIA_ROOT})]
+
+    urlpatterns += [
+        re_path(r"^protected/(?P<p>.*)$", serve, {"document_root": settings.MEDIA_ROOT}),
+    ]
+    """
+    found = scan(tmp_path, {"app/urls.py": urls, "app/models.py": UPLOADS}, "file-write")
+    assert where(found) == [("app/urls.py", 10)]
+
+
+def test_two_programs_of_one_folder_that_both_migrate_stay_two(tmp_path: Path) -> None:
+    script = "#!/bin/sh\npython manage.py migrate --noinput\nexec gunicorn app.wsgi\n"
+    files = {"docker/web.sh": script, "docker/worker.sh": script}
+    assert len(scan(tmp_path, files, "boot-migrate")) == 2
+
+
+def test_a_block_scalar_and_a_mounted_source_folder_are_no_environment(tmp_path: Path) -> None:
+    compose = """\
+    services:
+      cfg:
+        image: app
+        environment:
+          EXTRA_CONFIG: |
+            DATABASE_URL=sqlite:////tmp/x.db
+          NEXT: 1
+      web:
+        image: app
+        environment:
+          DATABASE_URL: sqlite:////app/db.sqlite3
+        volumes:
+          - ./src:/app
+    """
+    assert scan(tmp_path, {"docker-compose.yml": compose}, "settings") == []
