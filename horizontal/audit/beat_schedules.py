@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from horizontal.audit.deploy import BEAT_EVERYWHERE, EMBEDDED_BEAT, IN_PROCESS_BEAT
+from horizontal.audit.deploy import EMBEDDED_BEAT, IN_PROCESS_BEAT
 from horizontal.audit.findings import Finding, line_of
+from horizontal.audit.start_messages import BEAT_EVERYWHERE
 
 __all__ = ["defines_periodic_tasks", "without_idle_beats"]
 

@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from horizontal.audit.celery_purge import purges_celery_queues
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.script_names import named_like_a_start, run_once_or_by_a_developer
@@ -28,6 +29,15 @@ from horizontal.audit.shell_branches import (
     without_string_bodies,
 )
 from horizontal.audit.shell_variables import expand_variables
+from horizontal.audit.start_messages import (
+    BEAT_EVERYWHERE,
+    BOOT_MIGRATE,
+    BOOT_RESET,
+    IMAGE_CRON,
+    PURGE_AT_START,
+    SECRET_AT_START,
+    SECRET_KEY_AT_START,
+)
 
 # migrate as the subcommand (options may come first), not an argument of another command
 # ("manage.py document_index migrate" migrates something else).
@@ -201,42 +211,6 @@ RESET = lazy_compile(
     # ``reset_redis_locks``: the locks the running replicas hold, released under them.
     r"(reset|clear|release)_\w*locks)\b(?!-)"
 )
-BOOT_RESET = (
-    "a replica's start wipes state every running replica shares (the cache, the tables): "
-    "each new replica resets it under the others while they serve"
-)
-
-
-# A Celery worker told to empty its queues as it starts (``celery worker --purge``), or
-# ``celery purge``: the tasks every replica queued on the shared broker, deleted.
-PURGE_AT_START = (
-    "a Celery worker purges the queues as each replica starts: the tasks the other "
-    "replicas queued on the shared broker are deleted unrun"
-)
-COMMAND_SEPARATOR = lazy_compile(r"[;&|\n]")
-WORD_MARKS = "\"'[],"  # a JSON-form ``CMD ["celery", "worker", "--purge"]`` read as words
-
-
-def purges_celery_queues(text: str) -> bool:
-    """``celery … worker … --purge`` (or ``--discard``), or ``celery … purge`` as its
-    subcommand, in one command of the line; read word by word, so that a queue or node
-    named ``purge`` (``-Q purge``) is none, and no pattern backtracks on a long line."""
-    if "celery" not in text or ("purge" not in text and "discard" not in text):
-        return False
-    for command in COMMAND_SEPARATOR.split(text):
-        words = [w.strip(WORD_MARKS) for w in command.split()]
-        # ``celery``, ``/venv/bin/celery``, ``command=env3/bin/celery`` (a supervisor key)
-        celery = next(
-            (i for i, w in enumerate(words) if re.split(r"[/=]", w)[-1] == "celery"), None
-        )
-        if celery is None:
-            continue
-        rest = words[celery + 1 :]
-        if "worker" in rest and ({"--purge", "--discard"} & set(rest)):
-            return True
-        if any(w == "purge" and (i == 0 or rest[i - 1][:1] != "-") for i, w in enumerate(rest)):
-            return True
-    return False
 
 
 def resets_shared_state(text: str) -> bool:
@@ -288,22 +262,8 @@ _JUDGED_COMMAND = {
 }
 
 
-BOOT_MIGRATE = (
-    "migrate runs every time a replica starts: N replicas race to apply migrations and "
-    "old replicas meet a new schema mid-rollout"
-)
-IMAGE_CRON = "cron inside the image: every replica runs every cron job"
-SECRET_AT_START = (
-    "a secret is generated into a local file when the container starts: each replica "
-    "has its own (sessions, signatures and tokens do not verify across replicas)"
-)
-SECRET_KEY_AT_START = (
-    "SECRET_KEY is generated when the container starts: each replica signs sessions, CSRF "
-    "and reset tokens with a different key"
-)
 # The variable Django's signing key is read from (SECRET_KEY, DJANGO_SECRET_KEY).
 SIGNING_KEY_VARIABLE = lazy_compile(r"(^|_)SECRET_KEY$")
-BEAT_EVERYWHERE = "a scheduler starts in every replica or worker: every job runs N times"
 
 
 CELERY_WORKER = lazy_compile(r"\bcelery\b.*\bworker\b")

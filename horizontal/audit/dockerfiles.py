@@ -14,9 +14,6 @@ import re
 from collections.abc import Iterator
 
 from horizontal.audit.deploy import (
-    BEAT_EVERYWHERE,
-    BOOT_MIGRATE,
-    IMAGE_CRON,
     line_finding,
     logical_lines,
     reset_message,
@@ -29,6 +26,7 @@ from horizontal.audit.deploy import (
 from horizontal.audit.findings import Finding
 from horizontal.audit.image_env import single_box_environment
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.start_messages import BEAT_EVERYWHERE, BOOT_MIGRATE, IMAGE_CRON
 
 __all__ = ["exec_form", "find_in_dockerfile"]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 LEVELS = ("note", "warning", "error")  # SARIF's result levels, weakest first
@@ -218,3 +218,22 @@ class AuditResult:
         # Python files that needed a parse and that this interpreter cannot parse (newer
         # syntax, or broken): nothing in them was audited, and the summary says so.
         self.unparsed: list[str] = []
+
+
+def fold_into_first(findings: list[Finding], groups: Iterable[list[Finding]]) -> list[Finding]:
+    """Each group of two or more findings of one cause as one: its first, with the others
+    (and their related places) as related locations; the rest of ``findings`` as is."""
+    replaced: dict[int, Finding | None] = {}
+    for group in groups:
+        if len(group) < 2:
+            continue
+        first, *rest = group
+        related = tuple(
+            place for f in rest for place in (Location(f.path, f.line, f.source), *f.related)
+        )
+        replaced[id(first)] = first._replace(related=(*first.related, *related))
+        replaced.update((id(f), None) for f in rest)
+    if not replaced:
+        return findings
+    kept = (replaced.get(id(f), f) for f in findings)
+    return [f for f in kept if f is not None]

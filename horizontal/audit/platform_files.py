@@ -12,10 +12,7 @@ import re
 from collections.abc import Iterator
 
 from horizontal.audit.deploy import (
-    BEAT_EVERYWHERE,
-    BOOT_MIGRATE,
     EMBEDDED_BEAT,
-    IMAGE_CRON,
     SERVER,
     find_in_shell,
     line_finding,
@@ -28,6 +25,7 @@ from horizontal.audit.deploy import (
 )
 from horizontal.audit.findings import Finding
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.start_messages import BEAT_EVERYWHERE, BOOT_MIGRATE, IMAGE_CRON
 
 # Procfile process types a platform runs once per deploy (Heroku's release phase,
 # Scalingo's postdeploy hook, Dokku's predeploy/postdeploy), not in each container.

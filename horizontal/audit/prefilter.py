@@ -72,7 +72,7 @@ HOT_NEEDLES = (
     "mktemp(",
     "mkdtemp(",
     "mkstemp(",
-    # A lock taken without ``with`` (concurrency.find_in_process_locks).
+    # A lock taken without ``with`` (in_process_locks.find_in_process_locks).
     ".acquire(",
     # Django's cache wiped at start-up (cache_wipes.py).
     "cache.clear()",

@@ -17,6 +17,7 @@ from horizontal.audit import deploy
 from horizontal.audit.findings import Finding
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import dotted, string_value
+from horizontal.audit.start_messages import BOOT_MIGRATE
 
 __all__ = ["execs_a_server", "find_in_python_start", "is_python_start"]
 
@@ -66,7 +67,7 @@ def find_in_python_start(path: str, text: str) -> Iterator[Finding]:
         # this process, by the argument list it sets.
         if isinstance(node, ast.Assign) and _argv_runs_migrate(node):
             source = lines[node.lineno - 1].strip() if node.lineno <= len(lines) else ""
-            yield Finding(path, node.lineno, "boot-migrate", deploy.BOOT_MIGRATE, source)
+            yield Finding(path, node.lineno, "boot-migrate", BOOT_MIGRATE, source)
     for call in (node for node in ast.walk(tree) if isinstance(node, ast.Call)):
         name = dotted(call.func) or ""
         if not name.startswith(RUNNER_MODULES) and name.rpartition(".")[2] not in RUNNER_FUNCTIONS:
@@ -74,7 +75,7 @@ def find_in_python_start(path: str, text: str) -> Iterator[Finding]:
         command = _command_text(call)
         source = lines[call.lineno - 1].strip() if call.lineno <= len(lines) else ""
         if deploy.runs_migrations(command):
-            yield Finding(path, call.lineno, "boot-migrate", deploy.BOOT_MIGRATE, source)
+            yield Finding(path, call.lineno, "boot-migrate", BOOT_MIGRATE, source)
         elif deploy.resets_shared_state(command):
             yield Finding(path, call.lineno, "boot-reset", deploy.reset_message(command), source)
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable
 
-from horizontal.audit.deploy import PURGE_AT_START
-from horizontal.audit.findings import Finding, Location
+from horizontal.audit.findings import Finding, fold_into_first
+from horizontal.audit.start_messages import PURGE_AT_START
 
 __all__ = ["one_per_start_line"]
 
@@ -29,7 +28,7 @@ def _one_purge_per_file(findings: list[Finding]) -> list[Finding]:
     for finding in findings:
         if finding.message == PURGE_AT_START:
             groups.setdefault(finding.path, []).append(finding)
-    return _merged(findings, groups.values())
+    return fold_into_first(findings, groups.values())
 
 
 # What a variant of a start file says again: the same migrate, scheduler or reset.
@@ -55,7 +54,7 @@ def _same_line_in_variants(findings: list[Finding]) -> list[Finding]:
             elif all(f.path != finding.path for f in head):
                 head.append(finding)
         groups.extend(heads)
-    return _merged(findings, groups)
+    return fold_into_first(findings, groups)
 
 
 def _variants(one: str, other: str) -> bool:
@@ -73,20 +72,3 @@ def _variants(one: str, other: str) -> bool:
 def _words(path: str) -> list[str]:
     stem = posixpath.splitext(posixpath.basename(path))[0]
     return [word for word in re.split(r"[._-]", stem.lower()) if word]
-
-
-def _merged(findings: list[Finding], groups: Iterable[list[Finding]]) -> list[Finding]:
-    replaced: dict[int, Finding | None] = {}
-    for group in groups:
-        if len(group) < 2:
-            continue
-        first, *rest = group
-        related = tuple(
-            place for f in rest for place in (Location(f.path, f.line, f.source), *f.related)
-        )
-        replaced[id(first)] = first._replace(related=(*first.related, *related))
-        replaced.update((id(f), None) for f in rest)
-    if not replaced:
-        return findings
-    kept = (replaced.get(id(f), f) for f in findings)
-    return [f for f in kept if f is not None]

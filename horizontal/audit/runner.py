@@ -24,6 +24,7 @@ from horizontal.audit import (
     field_paths,
     files,
     importers,
+    in_process_locks,
     migrate_commands,
     private_media,
     repeating_commands,
@@ -63,16 +64,14 @@ from horizontal.audit.served_folders import (
 )
 from horizontal.audit.settings_classes import CONFIGURATION_BASES, production_configuration
 from horizontal.audit.settings_files import (
-    COPY_SUFFIX,
     DEV_FILE,
-    SAMPLE_SUFFIX,
     TEMPLATE_SUFFIX,
     TEST_RUNNER_CONFIGS,
     is_settings_path,
     looks_like_settings,
     served_settings,
+    settings_template_module,
     tested_settings,
-    untemplated,
 )
 from horizontal.audit.settings_secrets import find_config_secret_keys
 from horizontal.audit.settings_values import top_level_settings
@@ -100,7 +99,7 @@ PYTHON_DETECTORS: tuple[PythonDetector, ...] = (
     state.find_module_state,
     caches.find_memoised_reads,
     files.find_file_writes,
-    concurrency.find_in_process_locks,
+    in_process_locks.find_in_process_locks,
     concurrency.find_timer_threads,
     concurrency.find_schedulers,
     concurrency.find_startup_migrate,
@@ -408,17 +407,7 @@ class Scan:
         is Python as written (a Jinja template with ``{{ }}`` in code is not)."""
         if not self.wanted & SETTINGS_CATEGORIES or is_provisioning(name):
             return
-        if (made := COPY_SUFFIX.sub("", path.name)) != path.name and (
-            path.with_name(made).exists() or path.with_name(made.removesuffix(".py")).is_dir()
-        ):
-            return  # ``settings.py`` (or ``settings/``) beside ``settings.py.example`` decides
-        if SAMPLE_SUFFIX.search(name) and not path.with_name("__init__.py").exists():
-            return  # an example outside the project's packages: documentation, not a copy
-        text = read_text(path)
-        if text is None or not looks_like_settings(text):
-            return
-        module = PythonModule.parse(name, untemplated(text))
-        if module is not None:
+        if (module := settings_template_module(path, name)) is not None:
             self.texts[name] = module.lines
             self.settings_groups.setdefault(posixpath.dirname(name), []).append(module)
 

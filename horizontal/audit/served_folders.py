@@ -13,7 +13,7 @@ import os
 import posixpath
 from collections.abc import Iterator
 
-from horizontal.audit.findings import Finding, Location
+from horizontal.audit.findings import Finding, fold_into_first
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import (
     PythonModule,
@@ -82,18 +82,7 @@ def one_served_folder_per_module(findings: list[Finding]) -> list[Finding]:
     for finding in findings:
         if finding.category == "file-write" and finding.message.startswith("serves "):
             groups.setdefault((finding.path, finding.message), []).append(finding)
-    replaced: dict[int, Finding | None] = {}
-    for group in groups.values():
-        if len(group) < 2:
-            continue
-        first, *rest = sorted(group, key=lambda f: f.line)
-        places = tuple(Location(f.path, f.line, f.source) for f in rest)
-        replaced[id(first)] = first._replace(related=(*first.related, *places))
-        replaced.update((id(f), None) for f in rest)
-    if not replaced:
-        return findings
-    kept = (replaced.get(id(f), f) for f in findings)
-    return [f for f in kept if f is not None]
+    return fold_into_first(findings, (sorted(g, key=lambda f: f.line) for g in groups.values()))
 
 
 def _serving_message(module: PythonModule, document_root: ast.AST | None) -> str | None:

@@ -14,9 +14,11 @@ import ast
 import posixpath
 import re
 from collections.abc import Set as AbstractSet
+from pathlib import Path
 
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import PythonModule
+from horizontal.audit.tree import read_text
 
 __all__ = [
     "KNOWN_SETTINGS",
@@ -26,6 +28,7 @@ __all__ = [
     "is_settings_path",
     "looks_like_settings",
     "served_settings",
+    "settings_template_module",
     "tested_settings",
 ]
 
@@ -128,6 +131,22 @@ COPY_SUFFIX = lazy_compile(r"(?<=\.py)[.-](dist|sample|example)$")
 SAMPLE_SUFFIX = lazy_compile(r"(?<=\.py)[.-](sample|example)$")
 TEMPLATE_TAG = lazy_compile(r"\{%.*?%\}")
 TEMPLATE_PLACEHOLDER = lazy_compile(r"\{\{.*?\}\}")
+
+
+def settings_template_module(path: Path, name: str) -> PythonModule | None:
+    """A settings template or copy read as the module it becomes, or None: not when the
+    module it makes (or a settings package) is in the tree, which is what runs; not an
+    example outside the project's packages (documentation); not Python as written."""
+    if (made := COPY_SUFFIX.sub("", path.name)) != path.name and (
+        path.with_name(made).exists() or path.with_name(made.removesuffix(".py")).is_dir()
+    ):
+        return None
+    if SAMPLE_SUFFIX.search(name) and not path.with_name("__init__.py").exists():
+        return None
+    text = read_text(path)
+    if text is None or not looks_like_settings(text):
+        return None
+    return PythonModule.parse(name, untemplated(text))
 
 
 def untemplated(text: str) -> str:

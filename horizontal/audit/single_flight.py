@@ -2,7 +2,7 @@
 
 ``if not _drain_lock.acquire(blocking=False): return`` and then the work: one run at a
 time in this process, any number across instances. ``with lock:`` sections are
-``concurrency.find_in_process_locks``'s; this is the form without ``with``.
+``in_process_locks.find_in_process_locks``'s; this is the form without ``with``.
 """
 
 from __future__ import annotations
