@@ -50,6 +50,7 @@ from horizontal.audit.local_storage import (
     storage_with_its_consequences,
     storage_with_its_setting,
 )
+from horizontal.audit.memo_clears import judge_memos
 from horizontal.audit.prefilter import hot_lines
 from horizontal.audit.project_context import ProjectContext
 from horizontal.audit.python_starts import (
@@ -228,6 +229,10 @@ class Scan:
             if finding.category in self.wanted:
                 self.keep(finding)
         self.result.findings = self._without_command_only_code(self.result.findings)
+        if self.wanted & {"cache", "module-state"}:
+            self.result.findings = judge_memos(
+                self.result.findings, self.python_texts, self.by_hand, self.wanted
+            )
         # One cause, one finding; and what does not run in every replica is dropped.
         findings = cron_jobs.without_host_housekeeping(self.result.findings, self.texts)
         findings = one_media_server(
@@ -494,6 +499,11 @@ class Scan:
         for detector in PYTHON_DETECTORS:
             for finding in detector(module):
                 key = (finding.line, finding.category)
-                if finding.category in self.wanted and key not in seen:
+                # A memo is judged once every module is read (memo_clears.py): kept as
+                # cache, or module-state when nothing clears it.
+                wanted = finding.category in self.wanted or (
+                    finding.category == "cache" and "module-state" in self.wanted
+                )
+                if wanted and key not in seen:
                     seen.add(key)
                     yield finding

@@ -78,7 +78,7 @@ class PythonModule:
     @classmethod
     def parse(cls, path: str, text: str, hot_lines: Iterable[int] = ()) -> PythonModule | None:
         """Parse ``text``; expressions are indexed only on ``hot_lines`` (see ``_index``)."""
-        tree = _parse(text, path)
+        tree = parse_tree(text, path)
         if tree is None:
             return None  # not our job to report broken files; the compiler will
         return cls.of_tree(path, text, tree, hot_lines)
@@ -331,7 +331,7 @@ BARE_EXCEPT_TUPLE = lazy_compile(
 )
 
 
-def _parse(text: str, path: str) -> ast.Module | None:
+def parse_tree(text: str, path: str) -> ast.Module | None:
     """The tree of ``text``; newer syntax this interpreter lacks is rewritten in place
     (same lines) where that is a pure spelling change."""
     try:

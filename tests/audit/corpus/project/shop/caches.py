@@ -21,7 +21,7 @@ def _load_flags():
     return dict(SiteSettings.objects.values_list("key", "value"))
 
 
-@functools.cache  # expect: cache
+@functools.cache  # expect: module-state (nothing clears it: stale in every process alike)
 def feature_flags():
     return _load_flags()
 
@@ -41,7 +41,7 @@ def payment_backend():
     return import_string(settings.PAYMENT_BACKEND)()
 
 
-# Plans by code, filled from the database on first use and never invalidated.
+# Plans by code, filled from the database on first use, forgotten where a plan is edited.
 _PLANS = {}  # expect: cache
 
 
@@ -51,11 +51,20 @@ def plan(code):
     return _PLANS[code]
 
 
-_tax_table = None  # expect: cache (the binding, related to the global below)
+def forget_plan(code):
+    # Called by the view that edits a plan: in that process only.
+    _PLANS.pop(code, None)  # expect: cache (the clear, related)
+
+
+def site_settings_saved(sender, **kwargs):
+    site_settings.cache_clear()  # expect: cache (the clear, related)
+
+
+_tax_table = None  # expect: module-state (the binding, related to the global below)
 
 
 def tax_table():
-    global _tax_table  # expect: cache
+    global _tax_table  # expect: module-state (nothing clears it: opt-in)
     if _tax_table is None:
         _tax_table = list(Plan.objects.values_list("code", "tax"))
     return _tax_table

@@ -18,4 +18,4 @@ class TaxHelper:
 @receiver(post_save, sender=Plan)
 def forget_rate(sender, instance, **kwargs):
     # Runs only in the process that saved the plan.
-    TaxHelper._rates_by_code.pop(instance.code, None)
+    TaxHelper._rates_by_code.pop(instance.code, None)  # expect: cache (the clear, related)
