@@ -14,9 +14,11 @@ from collections.abc import Iterator
 from horizontal.audit.findings import Finding
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import (
+    FunctionNode,
     PythonModule,
     Scope,
     call_name,
+    calls_to,
     dotted,
     keyword,
     last_part,
@@ -65,25 +67,60 @@ def find_timer_threads(module: PythonModule) -> Iterator[Finding]:
         name = call_name(module, call) or ""
         if name not in THREAD_FACTORIES and last_part(name) not in thread_classes:
             continue
-        scope = module.scope(call)
+        # Only a thread every process starts at boot runs on every instance; one that a
+        # request, a task or a consumer starts runs where that one call ran (a thread
+        # class that boot code elsewhere starts is judged in boot_threads.py).
+        function = module.scope(call).function
+        if not is_startup(module, module.scope(call)) and not (
+            function is not None and _started_at_boot(module, function, 0)
+        ):
+            continue
         # Periodic work runs once per instance; a thread that serves its own process (an
         # event loop, a queue consumer, one piece of work at boot) does not multiply.
         if not _target_loops(module, call, name, thread_classes):
             continue
         if _keeps_its_own_process(module, call) or _joined_where_started(module, call):
             continue
-        why = (
-            "starts when the process boots and loops"
-            if is_startup(module, scope)
-            else ("loops in the background")
-        )
         yield Finding(
             module.path,
             call.lineno,
             "timer-thread",
-            f"{last_part(name)} {why}: every instance runs its own copy of this work",
+            f"{last_part(name)} starts when the process boots and loops: every instance "
+            "runs its own copy of this work",
             module.line(call.lineno),
         )
+
+
+def _started_at_boot(module: PythonModule, function: FunctionNode, depth: int) -> bool:
+    """The function that starts the thread is called at import or from a start-up function
+    of this module (``ready()``, a server hook), directly or through up to two more."""
+    name = getattr(function, "name", "")
+    if any(_calls(statement, name) for statement in _import_time_statements(module)):
+        return True
+    for caller, _ in calls_to(module, name):
+        if caller is function:
+            continue  # a timer that re-arms itself is started by whoever calls it first
+        if caller.name in STARTUP_FUNCTIONS or (
+            depth < 2 and _started_at_boot(module, caller, depth + 1)
+        ):
+            return True
+    return False
+
+
+def _import_time_statements(module: PythonModule) -> list[ast.stmt]:
+    """Module-level statements, not the bodies of the functions and classes it defines."""
+    return [
+        statement
+        for statement in module.tree.body
+        if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    ]
+
+
+def _calls(statement: ast.stmt, name: str) -> bool:
+    return any(
+        isinstance(node, ast.Call) and last_part(dotted(node.func) or "") == name
+        for node in ast.walk(statement)
+    )
 
 
 def _joined_where_started(module: PythonModule, call: ast.Call) -> bool:

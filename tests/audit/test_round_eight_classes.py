@@ -402,9 +402,13 @@ def test_a_thread_that_serves_its_own_process_or_waits_with_a_deadline_is_silent
 ) -> None:
     files = {"app/loop.py": EVENT_LOOP, "app/session.py": BOUNDED}
     assert scan(tmp_path, files, "timer-thread") == []
-    # The same thread, looping with a sleep for ever: periodic work in every instance.
+    # The same thread looping for ever, started by a request: it runs where that request
+    # ran, not in every instance (memo_clears' sibling rule, concurrency._started_at_boot).
     forever = BOUNDED.replace("while time.time() - start < timeout:", "while True:")
-    found = scan(tmp_path / "b", {"app/session.py": forever}, "timer-thread")
+    assert scan(tmp_path / "b", {"app/session.py": forever}, "timer-thread") == []
+    # Started at import: periodic work in every instance.
+    at_boot = forever + "disconnect(None)\n"
+    found = scan(tmp_path / "c", {"app/session.py": at_boot}, "timer-thread")
     assert where(found) == [("app/session.py", 7)]
 
 

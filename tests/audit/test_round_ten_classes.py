@@ -428,6 +428,10 @@ def test_a_duty_to_its_own_process_on_a_thread_is_not_periodic_work(tmp_path: Pa
         "    def start(self):\n"
         "        self.{attr} = threading.Thread(target={name}, daemon=True)\n"
         "        self.{attr}.start()\n"
+        "class AppConfig:\n"
+        "    def ready(self):\n"
+        "        self.worker = Worker()\n"
+        "        self.worker.start()\n"
     )
     own = loop.format(name="beat_heart", attr="heartbeat_thread")
     assert scan(tmp_path / "a", {"app/worker.py": own}, "timer-thread") == []

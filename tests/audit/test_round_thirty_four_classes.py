@@ -38,7 +38,7 @@ def test_a_looping_thread_a_management_command_starts_is_not_reported(tmp_path: 
 
 
 def test_the_same_thread_in_application_code_is_found(tmp_path: Path) -> None:
-    found = scan(tmp_path, {"app/monitor.py": MONITOR}, "timer-thread")
+    found = scan(tmp_path, {"app/monitor.py": MONITOR + "\n\nstart()\n"}, "timer-thread")
     assert where(found) == [("app/monitor.py", 12)]
 
 

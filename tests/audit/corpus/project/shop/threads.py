@@ -32,12 +32,24 @@ def start_heartbeat():
     Heartbeat(daemon=True).start()  # expect: timer-thread
 
 
+def start_workers():
+    # Called by ready() below: every process starts both at boot.
+    refresh()
+    start_heartbeat()
+
+
+def start_polling(request):
+    # Started by a request: it loops where that request ran, not in every instance.
+    threading.Thread(target=poll_forever, daemon=True).start()  # ok
+
+
 class ShopConfig(AppConfig):
     name = "shop"
 
     def ready(self):
         # One piece of work at boot: once per process, nothing periodic multiplies.
         threading.Timer(5.0, print).start()  # ok
+        start_workers()
 
 
 def contact(request):
