@@ -289,12 +289,36 @@ def _secret_into_file(module: PythonModule, call: ast.Call, scope: ast.AST) -> b
             for node in ast.walk(scope)
             if getattr(node, "id", None) != "secrets"
         )
-    if not named:
+    if not named or _renders_a_document(module, scope):
         return False
     return any(
         isinstance(node, ast.Call) and called_name(module, node) in RANDOM_VALUE_CALLS
         for node in ast.walk(scope)
     )
+
+
+# Rendering a configuration document: a template engine, placeholders replaced by hand, a
+# serialiser (``json.dumps(environment)``, ``yaml.dump``).
+DOCUMENT_CALLS = frozenset(
+    {"render", "render_to_string", "substitute", "safe_substitute", "dumps", "dump"}
+)
+
+
+def _renders_a_document(module: PythonModule, scope: ast.AST) -> bool:
+    """An installer that renders a whole configuration with a fresh key in it
+    (``body.replace("{{ secret_key }}", key)``, ``render_to_string("settings.py.tpl",
+    …)``, ``json.dumps(environment)``) makes the configuration its operator ships, and
+    every instance then reads that one file; a key written alone, or as its one line, is
+    a key each box that runs the code makes for itself."""
+    for node in ast.walk(scope):
+        if not isinstance(node, ast.Call):
+            continue
+        if called_name(module, node) in DOCUMENT_CALLS:
+            return True
+        is_replace = isinstance(node.func, ast.Attribute) and node.func.attr == "replace"
+        if is_replace and node.args and "{{" in (string_value(node.args[0]) or ""):
+            return True
+    return False
 
 
 def _top_level_statement(module: PythonModule, line: int) -> ast.stmt | None:
