@@ -40,11 +40,7 @@ def test_a_looping_thread_ready_starts_through_a_helper_is_found(tmp_path: Path)
 
 
 def test_a_timer_that_re_arms_itself_is_found_when_started_at_import(tmp_path: Path) -> None:
-    timer = (
-        "import threading\n"
-        "def refresh():\n"
-        "    threading.Timer(300, refresh).start()\n"
-    )
+    timer = "import threading\ndef refresh():\n    threading.Timer(300, refresh).start()\n"
     assert scan(tmp_path / "a", {"app/refresh.py": timer}, "timer-thread") == []
     found = scan(tmp_path / "b", {"app/refresh.py": timer + "refresh()\n"}, "timer-thread")
     assert where(found) == [("app/refresh.py", 3)]
