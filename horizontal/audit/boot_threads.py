@@ -14,11 +14,27 @@ import ast
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from horizontal.audit.concurrency import STARTUP_FUNCTIONS, sleeping_loop, thread_subclasses
+from horizontal.audit.concurrency import (
+    STARTUP_FUNCTIONS,
+    looping_thread_starts,
+    sleeping_loop,
+    thread_subclasses,
+)
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.source import PythonModule, class_paths, dotted
 
-__all__ = ["BootStart", "boot_starts", "boot_thread_findings", "looping_threads", "may_start"]
+__all__ = [
+    "BootCall",
+    "BootStart",
+    "LoopingStarter",
+    "boot_calls",
+    "boot_starts",
+    "boot_thread_findings",
+    "looping_starters",
+    "looping_threads",
+    "may_start",
+    "started_through_boot_calls",
+]
 
 
 class BootStart(NamedTuple):
@@ -26,6 +42,88 @@ class BootStart(NamedTuple):
     built: Location
     started: Location
     function: str
+
+
+class BootCall(NamedTuple):
+    target: str  # the dotted name of the imported function called
+    called: Location
+    function: str  # the start-up function that calls it
+
+
+class LoopingStarter(NamedTuple):
+    started: Location  # where the looping thread is started
+    factory: str
+    function: str  # the module-level function that starts it
+
+
+def may_involve_threads(text: str) -> bool:
+    """Text test before a parse: threads defined or started, or start-up code that may
+    start them through a call."""
+    return (
+        may_start(text)
+        or may_define_threads(text)
+        or any(f"def {name}(" in text for name in STARTUP_FUNCTIONS)
+        or any(word in text for word in ("Thread", "Timer", "Process"))
+    )
+
+
+def boot_calls(module: PythonModule) -> Iterator[BootCall]:
+    """Functions of other modules that a start-up function calls: ``ready()`` doing
+    ``from .jobs import start_jobs; start_jobs()``."""
+    if module.is_script:
+        return
+    relative = _relative_imports(module)
+    for function_name in STARTUP_FUNCTIONS:
+        for function in module.functions.get(function_name, ()):
+            for node in ast.walk(function):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute):
+                    target = _imported(module, relative, node.func)
+                    if target:
+                        yield BootCall(target, Location(module.path, node.lineno), function_name)
+
+
+def looping_starters(module: PythonModule) -> dict[str, LoopingStarter]:
+    """Module-level functions that start a looping thread and are not started at boot by
+    this module, by each dotted path they may be imported by."""
+    found: dict[str, LoopingStarter] = {}
+    methods = {
+        id(item)
+        for node in module.nodes(ast.ClassDef)
+        if isinstance(node, ast.ClassDef)
+        for item in node.body
+    }
+    for start in looping_thread_starts(module):
+        if start.at_boot or start.function is None or id(start.function) in methods:
+            continue
+        name = getattr(start.function, "name", "")
+        starter = LoopingStarter(Location(module.path, start.call.lineno), start.factory, name)
+        for path in class_paths(module.path, name):
+            found[path] = starter
+    return found
+
+
+def started_through_boot_calls(
+    starters: dict[str, LoopingStarter], calls: list[BootCall], lines: dict[str, list[str]]
+) -> Iterator[Finding]:
+    """A looping thread that another module's start-up code starts through its starter."""
+    seen: set[Location] = set()
+    for call in calls:
+        starter = starters.get(call.target)
+        if starter is None or starter.started in seen:
+            continue
+        seen.add(starter.started)
+        text = lines.get(starter.started.path, [])
+        number = starter.started.line
+        yield Finding(
+            starter.started.path,
+            number,
+            "timer-thread",
+            f"{starter.factory} is started by {starter.function}(), which {call.function}() "
+            "calls when the process boots, and loops: every instance runs its own copy of "
+            "this work",
+            text[number - 1].strip() if 0 < number <= len(text) else "",
+            related=(call.called,),
+        )
 
 
 def may_start(text: str) -> bool:

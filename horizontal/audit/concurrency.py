@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from horizontal.audit.findings import Finding
 from horizontal.audit.patterns import lazy_compile
@@ -18,7 +19,6 @@ from horizontal.audit.source import (
     PythonModule,
     Scope,
     call_name,
-    calls_to,
     dotted,
     keyword,
     last_part,
@@ -56,7 +56,30 @@ def is_startup(module: PythonModule, scope: Scope) -> bool:
     return getattr(function, "name", "") in STARTUP_FUNCTIONS
 
 
+class LoopingStart(NamedTuple):
+    call: ast.Call
+    factory: str  # ``Thread``, ``Timer``, a thread class
+    function: FunctionNode | None  # what starts it; None at module level
+    at_boot: bool  # started at import or by start-up code of this module
+
+
 def find_timer_threads(module: PythonModule) -> Iterator[Finding]:
+    # Only a thread every process starts at boot runs on every instance; one that a
+    # request, a task or a consumer starts runs where that one call ran. A start-up
+    # function of another module that calls the starter is paired in boot_threads.py.
+    for start in looping_thread_starts(module):
+        if start.at_boot:
+            yield Finding(
+                module.path,
+                start.call.lineno,
+                "timer-thread",
+                f"{start.factory} starts when the process boots and loops: every instance "
+                "runs its own copy of this work",
+                module.line(start.call.lineno),
+            )
+
+
+def looping_thread_starts(module: PythonModule) -> Iterator[LoopingStart]:
     if module.is_script:
         # A command's threads live as long as its one process, where its operator runs it;
         # one a supervisor starts in every container is judged there (repeating_commands).
@@ -67,60 +90,97 @@ def find_timer_threads(module: PythonModule) -> Iterator[Finding]:
         name = call_name(module, call) or ""
         if name not in THREAD_FACTORIES and last_part(name) not in thread_classes:
             continue
-        # Only a thread every process starts at boot runs on every instance; one that a
-        # request, a task or a consumer starts runs where that one call ran (a thread
-        # class that boot code elsewhere starts is judged in boot_threads.py).
-        function = module.scope(call).function
-        if not is_startup(module, module.scope(call)) and not (
-            function is not None and _started_at_boot(module, function, 0)
-        ):
-            continue
         # Periodic work runs once per instance; a thread that serves its own process (an
         # event loop, a queue consumer, one piece of work at boot) does not multiply.
         if not _target_loops(module, call, name, thread_classes):
             continue
         if _keeps_its_own_process(module, call) or _joined_where_started(module, call):
             continue
-        yield Finding(
-            module.path,
-            call.lineno,
-            "timer-thread",
-            f"{last_part(name)} starts when the process boots and loops: every instance "
-            "runs its own copy of this work",
-            module.line(call.lineno),
+        scope = module.scope(call)
+        function = scope.function
+        if function is None and _inside_a_lambda(module, call):
+            continue  # ``handlers["go"] = lambda request: Thread(…).start()``: run on a call
+        at_boot = is_startup(module, scope) or (
+            function is not None and _started_at_boot(module, function, _owners(module), 0)
         )
+        yield LoopingStart(call, last_part(name), function, at_boot)
 
 
-def _started_at_boot(module: PythonModule, function: FunctionNode, depth: int) -> bool:
+def _inside_a_lambda(module: PythonModule, call: ast.Call) -> bool:
+    return any(
+        isinstance(node, ast.Lambda) and any(child is call for child in ast.walk(node.body))
+        for node in ast.walk(module.tree)
+    )
+
+
+def _owners(module: PythonModule) -> dict[int, str]:
+    """Each method (by id) to the name of its class."""
+    return {
+        id(item): node.name
+        for node in module.nodes(ast.ClassDef)
+        if isinstance(node, ast.ClassDef)
+        for item in node.body
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+
+
+def _started_at_boot(
+    module: PythonModule, function: FunctionNode, owners: dict[int, str], depth: int
+) -> bool:
     """The function that starts the thread is called at import or from a start-up function
     of this module (``ready()``, a server hook), directly or through up to two more."""
-    name = getattr(function, "name", "")
-    if any(_calls(statement, name) for statement in _import_time_statements(module)):
+    name, owner = getattr(function, "name", ""), owners.get(id(function), "")
+    at_import = (
+        statement
+        for statement in module.tree.body
+        if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    )
+    if any(_calls_it(n, name, owner, "", set()) for s in at_import for n in ast.walk(s)):
         return True
-    for caller, _ in calls_to(module, name):
+    for caller in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
+        assert isinstance(caller, ast.FunctionDef | ast.AsyncFunctionDef)
         if caller is function:
             continue  # a timer that re-arms itself is started by whoever calls it first
-        if caller.name in STARTUP_FUNCTIONS or (
-            depth < 2 and _started_at_boot(module, caller, depth + 1)
+        built = _built_from(caller, owner) if owner else set()
+        caller_owner = owners.get(id(caller), "")
+        calls = any(_calls_it(n, name, owner, caller_owner, built) for n in ast.walk(caller))
+        if calls and (
+            caller.name in STARTUP_FUNCTIONS
+            or (depth < 2 and _started_at_boot(module, caller, owners, depth + 1))
         ):
             return True
     return False
 
 
-def _import_time_statements(module: PythonModule) -> list[ast.stmt]:
-    """Module-level statements, not the bodies of the functions and classes it defines."""
-    return [
-        statement
-        for statement in module.tree.body
-        if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-    ]
+def _calls_it(node: ast.AST, name: str, owner: str, caller_owner: str, built: set[str]) -> bool:
+    """``node`` calls the function ``name`` (a method of ``owner`` when set): ``name()``;
+    ``self.name()`` in its class, ``Owner().name()``, ``Owner.name()``, or ``x.name()``
+    where ``x = Owner(…)``. Not ``os.environ.get()`` for a function named ``get``."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if not owner:
+        return isinstance(func, ast.Name) and func.id == name
+    if not (isinstance(func, ast.Attribute) and func.attr == name):
+        return False
+    receiver = func.value
+    if isinstance(receiver, ast.Name) and receiver.id in {"self", "cls"}:
+        return caller_owner == owner
+    if isinstance(receiver, ast.Call):
+        return last_part(dotted(receiver.func) or "") == owner
+    return dotted(receiver) == owner or (dotted(receiver) or "") in built
 
 
-def _calls(statement: ast.stmt, name: str) -> bool:
-    return any(
-        isinstance(node, ast.Call) and last_part(dotted(node.func) or "") == name
-        for node in ast.walk(statement)
-    )
+def _built_from(function: FunctionNode, owner: str) -> set[str]:
+    """Names ``function`` binds to a new ``owner``: ``self.worker = Worker()``."""
+    return {
+        dotted(target) or ""
+        for node in ast.walk(function)
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and last_part(dotted(node.value.func) or "") == owner
+        for target in node.targets
+    }
 
 
 def _joined_where_started(module: PythonModule, call: ast.Call) -> bool:

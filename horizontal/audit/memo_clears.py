@@ -6,11 +6,18 @@ change what anyone sees. A memo the project clears when the data changes
 (``get_setting.cache_clear()`` in a save signal, ``del CONFERENCE_CACHE[self.id]`` in
 ``save()``, ``_cached_llm = None`` when the settings change) is a single-instance
 assumption: the clear runs in the process that made the change, and the other instances
-keep the old value. So a memo is reported (``cache``) when project code outside tests and
-commands clears it, with the clearing lines related; one nothing clears is per-process
-state, reported with ``--extend-category module-state``. On the tuning corpus the
-labellers called 17 of 100 memo findings assumptions, and 11 of those 17 were memos the
-project clears.
+keep the old value. So a memo is reported (``cache``) when project code outside tests,
+commands, scripts and the modules only they import clears it, with the clearing lines
+related; one nothing clears is per-process state, reported with ``--extend-category
+module-state``. On the tuning corpus the labellers called 17 of 100 memo findings
+assumptions, and 11 of those 17 were memos the project clears.
+
+A clear is matched to its memo by what it names, not by the name alone: the memo's own
+module (not a local of the same name, not another object's attribute), a module that
+imports the memo or its class from the memo's module (``from .tools import _data as
+memo``, ``import app.tools as t`` … ``t._data``), or a memoised function reached through
+an attribute (``instance.viewset.get_service.cache_clear()``: only a memo has
+``cache_clear``). Each module is indexed once, whatever the number of memos.
 """
 
 from __future__ import annotations
@@ -18,61 +25,76 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
-from horizontal.audit.source import FunctionNode, parse_tree
+from horizontal.audit.source import local_names, parse_tree
 
 __all__ = ["NEVER_CLEARED", "judge_memos"]
 
-# ``get_setting() memoises …``, ``dict _TOOL_CACHE memoises …``, ``dict Class.cache
-# memoises …``, ``global CONFIG is loaded once from …``: the memo's name.
+# ``get_setting() memoises …``, ``dict _TOOL_CACHE memoises … (filled at line 12)``,
+# ``dict Class.cache memoises …``, ``global CONFIG is loaded once from …``.
 MEMO_NAMED = lazy_compile(
     r"^(?:(?P<function>\w+)\(\) memoises |\w+ (?P<container>[\w.]+) memoises |"
     r"global (?P<global>\w+) is loaded once from )"
 )
+FILLED_AT = lazy_compile(r"\(filled at line (\d+)\)")
 # Memos already known to be cleared in one process only, or not memos of shared data.
 ALREADY_JUDGED = ("cleared on save only", "fresh random value")
 CLEARING_CALLS = frozenset({"cache_clear", "clear", "pop", "popitem", "remove", "discard"})
-# Cheap text test before a module is parsed for the name's clears.
-MAY_CLEAR = lazy_compile(r"\.(cache_clear|clear|pop|popitem|remove|discard)\(|\bdel\b|=")
-# ``from .models import get_setting``, ``from .tools import (\n    _data,\n)``, ``db.X``.
-IMPORTED_OR_NAMED = r"\bimport\b[^\n(]*\b{name}\b|\bimport\s*\([^)]*\b{name}\b|\b{stem}\.{name}\b"
+EMPTY_CALLS = frozenset({"dict", "list", "set", "OrderedDict", "defaultdict"})
 RELATED_CLEARS = 5  # clearing lines shown beside the finding
 NEVER_CLEARED = (
     "; nothing in the project clears it, so it is stale in every process until that process "
     "restarts (one instance or many)"
 )
 
+Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+
+
+class Clear(NamedTuple):
+    line: int
+    receiver: ast.expr  # what is cleared: ``_data``, ``Tool._CACHE``, ``x.get_service``
+    cache_clear: bool
+    scope: Scope
+    owner_class: str  # the class the clearing method belongs to, or ""
+
+
+class ModuleIndex(NamedTuple):
+    clears: dict[str, list[Clear]]  # by the last name of what is cleared
+    # Local name to (module, name) for ``from M import name [as local]``; to (M, "") for
+    # ``import M [as local]``.
+    imports: dict[str, tuple[str, str]]
+
 
 def judge_memos(
     findings: list[Finding],
     python_texts: Iterable[tuple[str, str]],
-    by_hand: set[str],
+    spared: set[str],
     wanted: set[str],
 ) -> list[Finding]:
     """Memos the project clears stay ``cache`` findings, their clears related; the others
-    become ``module-state`` when that category is wanted and are dropped otherwise."""
-    memos = [f for f in findings if f.category == "cache" and _memo_name(f)]
-    if not memos:
+    become ``module-state`` when that category is wanted and are dropped otherwise.
+    ``spared``: modules whose clears run in no server (commands, scripts, their helpers)."""
+    named = {id(f): _memo_name(f) for f in findings if f.category == "cache"}
+    names = {memo.rpartition(".")[2] for memo in named.values() if memo}
+    if not names:
         return findings if "cache" in wanted else [f for f in findings if f.category != "cache"]
-    texts = [(path, text) for path, text in python_texts if path not in by_hand]
+    indexes = _indexes(python_texts, spared, names)
     judged: list[Finding] = []
-    trees: dict[str, ast.Module | None] = {}  # parsed once for all the memos
     for finding in findings:
+        memo = named.get(id(finding), "")
         if finding.category != "cache":
             judged.append(finding)
-            continue
-        memo = _memo_name(finding)
-        if not memo:
+        elif not memo:
             if "cache" in wanted:
                 judged.append(finding)
-            continue
-        clears = list(_clears(memo, finding, texts, trees))
-        if clears and "cache" in wanted:
-            related = tuple(Location(path, line) for path, line in clears[:RELATED_CLEARS])
-            judged.append(finding._replace(related=(*finding.related, *related)))
-        elif not clears and "module-state" in wanted:
+        elif clears := list(_clears(memo, finding, indexes)):
+            if "cache" in wanted:
+                related = tuple(Location(path, line) for path, line in clears[:RELATED_CLEARS])
+                judged.append(finding._replace(related=(*finding.related, *related)))
+        elif "module-state" in wanted:
             judged.append(
                 finding._replace(category="module-state", message=finding.message + NEVER_CLEARED)
             )
@@ -88,111 +110,215 @@ def _memo_name(finding: Finding) -> str:
     return match.group("function") or match.group("container") or match.group("global")
 
 
-def _clears(
-    memo: str,
-    finding: Finding,
-    texts: list[tuple[str, str]],
-    trees: dict[str, ast.Module | None],
-) -> Iterator[tuple[str, int]]:
-    """Lines of project code, inside functions, that clear the memo: its ``cache_clear()``,
-    a ``clear()``/``pop()`` of it, ``del name[key]``, or ``name = None``/``{}`` (a global
-    the function declares, or an attribute other than ``self``'s). The memo's own filler is
-    not a clear, nor a module that neither imports the memo nor names its owner."""
-    owner, _, name = memo.rpartition(".")
-    for path, text in texts:
-        if name not in text or not MAY_CLEAR.search(text):
+def _indexes(
+    python_texts: Iterable[tuple[str, str]], spared: set[str], names: set[str]
+) -> dict[str, ModuleIndex]:
+    """Each module whose text may clear one of ``names``, indexed once."""
+    may_clear = _clearing_text(names)
+    alternation = "|".join(sorted(map(re.escape, names)))
+    renamed = re.compile(rf"\b(?:{alternation})\s+as\s+(\w+)")
+    indexes: dict[str, ModuleIndex] = {}
+    for path, text in python_texts:
+        if path in spared:
             continue
-        # ``service.viewset.get_service.cache_clear()``: only a memo has ``cache_clear``, so
-        # that call needs no import; a ``clear()`` of a common name in another module does.
-        reached = path == finding.path or _reaches(text, finding.path, owner, name)
-        if path not in trees:
-            trees[path] = parse_tree(text, path)
-        tree = trees[path]
-        if tree is None:
+        lines = _lines_of(may_clear, text)
+        if aliases := set(renamed.findall(text)):  # ``from .tools import _data as memo``
+            lines |= _lines_of(_clearing_text(aliases), text)
+        if not lines:
             continue
-        for function in ast.walk(tree):
-            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-                continue
-            if path == finding.path and _spans(function, finding.line):
-                continue  # the filler: ``global X`` … ``X = []`` before it fills X
-            for line, memo_only in _clearing_lines(function, name):
-                if reached or memo_only:
-                    yield path, line
+        try:
+            tree = parse_tree(text, path)
+        except RecursionError:  # a generated table nested too deep for the parser
+            tree = None
+        if tree is not None:
+            indexes[path] = _index(tree, lines)
+    return indexes
 
 
-def _reaches(text: str, path: str, owner: str, name: str) -> bool:
-    """Another module reaches the memo: it names its class (``Tool._CACHE``), imports it
-    (``from .models import get_setting``) or names it through its module (``db.X``)."""
-    if owner:
-        return re.search(rf"\b{owner}\b", text) is not None
-    stem = path.rsplit("/", 1)[-1].removesuffix(".py")
-    return re.search(IMPORTED_OR_NAMED.format(name=name, stem=stem), text) is not None
+def _lines_of(pattern: re.Pattern[str], text: str) -> set[int]:
+    return {text.count("\n", 0, match.start()) + 1 for match in pattern.finditer(text)}
 
 
-def _spans(function: FunctionNode, line: int) -> bool:
-    return function.lineno <= line <= (function.end_lineno or function.lineno)
+def _clearing_text(names: set[str]) -> re.Pattern[str]:
+    """A text test before a parse: one of ``names`` cleared, popped, deleted from or reset
+    (``_data.pop(``, ``del CACHE[``, ``X = None``)."""
+    alternation = "|".join(sorted(map(re.escape, names)))
+    return re.compile(
+        rf"\b(?:{alternation})\s*\.\s*(?:cache_clear|clear|pop|popitem|remove|discard)\s*\("
+        rf"|\bdel\s+[^\n]*?\b(?:{alternation})\s*\["
+        # A reset is indented: the module-level binding is the memo's own.
+        rf"|^[ \t]+(?:[\w.]*\.)?(?:{alternation})\s*=\s*(?:None\b|\{{\s*\}}|\[\s*\]|"
+        rf"(?:dict|list|set|OrderedDict|defaultdict)\()",
+        re.MULTILINE,
+    )
 
 
-def _clearing_lines(function: FunctionNode, name: str) -> Iterator[tuple[int, bool]]:
-    """The lines that clear ``name``, each with whether only a memo has that call."""
+def _index(tree: ast.Module, lines: set[int]) -> ModuleIndex:
+    """The module's imports, and the clears of the scopes that hold one of ``lines``."""
+    clears: dict[str, list[Clear]] = {}
+    imports: dict[str, tuple[str, str]] = {}
+    owners: dict[int, str] = {}  # id of a method to its class
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                imports[alias.asname or alias.name] = (node.module, alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                imports[alias.asname or alias.name] = (alias.name, "")
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                    owners[id(item)] = node.name
+    for scope in ast.walk(tree):
+        if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and any(
+            scope.lineno <= line <= (scope.end_lineno or scope.lineno) for line in lines
+        ):
+            for clear in _clears_in(scope, owners.get(id(scope), "")):
+                name = _last_name(clear.receiver)
+                if name:
+                    clears.setdefault(name, []).append(clear)
+    return ModuleIndex(clears, imports)
+
+
+def _clears_in(scope: Scope, owner_class: str) -> Iterator[Clear]:
+    body = [scope.body] if isinstance(scope, ast.Lambda) else scope.body
+    nodes = list(_own_nodes(body))
     declared = {
-        n for node in ast.walk(function) if isinstance(node, ast.Global) for n in node.names
+        name for node in nodes if isinstance(node, ast.Global | ast.Nonlocal) for name in node.names
     }
-    for node in _own_nodes(function):
+    for node in nodes:
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
             and node.func.attr in CLEARING_CALLS
-            and _names(node.func.value, name)
         ):
-            yield node.lineno, node.func.attr == "cache_clear"
-        elif isinstance(node, ast.Delete) and any(
-            isinstance(t, ast.Subscript) and _names(t.value, name) for t in node.targets
-        ):
-            yield node.lineno, False
+            cache_clear = node.func.attr == "cache_clear"
+            yield Clear(node.lineno, node.func.value, cache_clear, scope, owner_class)
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript):
+                    yield Clear(node.lineno, target.value, False, scope, owner_class)
         elif isinstance(node, ast.Assign) and _empty(node.value):
             for target in node.targets:
-                by_attribute = (
-                    isinstance(target, ast.Attribute)
-                    and target.attr == name
-                    and not (isinstance(target.value, ast.Name) and target.value.id == "self")
-                )
-                by_global = isinstance(target, ast.Name) and target.id == name
-                if by_attribute or (by_global and name in declared):
-                    yield node.lineno, False
+                # ``X = None`` rebinds the global only where the function declares it.
+                if isinstance(target, ast.Attribute) or (
+                    isinstance(target, ast.Name) and target.id in declared
+                ):
+                    yield Clear(node.lineno, target, False, scope, owner_class)
 
 
-def _own_nodes(function: FunctionNode) -> Iterator[ast.AST]:
-    """The function's nodes, not those of functions nested in it (walked on their own)."""
-    stack: list[ast.AST] = list(function.body)
+def _own_nodes(body: list[ast.stmt] | list[ast.expr]) -> Iterator[ast.AST]:
+    """The nodes of a body, not those of the functions and lambdas nested in it (walked
+    as scopes of their own)."""
+    stack: list[ast.AST] = list(body)
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
             continue
         yield node
         stack.extend(ast.iter_child_nodes(node))
 
 
-def _names(node: ast.expr, name: str) -> bool:
-    """``name``, ``cls.name``, ``module.name``."""
-    return (isinstance(node, ast.Name) and node.id == name) or (
-        isinstance(node, ast.Attribute) and node.attr == name
-    )
+def _clears(
+    memo: str, finding: Finding, indexes: dict[str, ModuleIndex]
+) -> Iterator[tuple[str, int]]:
+    owner, _, name = memo.rpartition(".")
+    home = _module_names(finding.path)
+    filler = _filler_line(finding)
+    for path, index in indexes.items():
+        same_module = path == finding.path
+        # The names this module knows the memo (or its class) by.
+        known = {name} if same_module and not owner else set()
+        modules: set[str] = set()  # local names of the memo's module
+        for local, (module, imported) in index.imports.items():
+            if _is_home(module, imported, home):
+                modules.add(local)
+            elif module.rpartition(".")[2] in home and imported == (owner or name):
+                known.add(local)
+        for local in {name, *known}:
+            for clear in index.clears.get(local, []):
+                if same_module and filler and _spans(clear.scope, filler):
+                    continue  # the memo's filler: its own reset or eviction before it fills
+                if _clears_the_memo(clear, owner, name, known, modules, same_module):
+                    yield path, clear.line
+
+
+def _clears_the_memo(
+    clear: Clear, owner: str, name: str, known: set[str], modules: set[str], same_module: bool
+) -> bool:
+    receiver = clear.receiver
+    if isinstance(receiver, ast.Name):
+        if owner or receiver.id not in known:
+            return False
+        # ``plans.pop()`` of a local of the same name is not the memo's clear.
+        return isinstance(clear.scope, ast.Lambda) or receiver.id not in _locals(clear.scope)
+    if not isinstance(receiver, ast.Attribute) or receiver.attr != name:
+        return False
+    base = receiver.value
+    if owner:
+        if isinstance(base, ast.Name) and base.id in {"self", "cls"}:
+            return same_module and clear.owner_class == owner
+        return isinstance(base, ast.Name) and base.id in known | ({owner} if same_module else set())
+    if isinstance(base, ast.Name):
+        # ``tools._data.pop()``, ``t.get_setting.cache_clear()``; a method's memo through
+        # ``self``/``cls`` (only a memoised function has ``cache_clear``).
+        return base.id in modules or (clear.cache_clear and base.id in {"self", "cls"})
+    # ``instance.viewset.get_service.cache_clear()``: only a memoised function has it.
+    return clear.cache_clear
+
+
+def _locals(scope: Scope) -> set[str]:
+    assert not isinstance(scope, ast.Lambda)
+    return local_names(scope)
+
+
+def _module_names(path: str) -> set[str]:
+    """The last names the memo's module is imported by: ``app/tools.py`` is ``tools``, a
+    package's ``app/tools/__init__.py`` is ``tools``."""
+    parts = path.removesuffix(".py").split("/")
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts = parts[:-1]
+    return {parts[-1]}
+
+
+def _is_home(module: str, imported: str, home: set[str]) -> bool:
+    """``import app.tools [as t]`` or ``from app import tools``: the memo's module."""
+    if imported:
+        return imported in home
+    return module.rpartition(".")[2] in home
+
+
+def _filler_line(finding: Finding) -> int:
+    """A line inside the function that fills the memo: a loaded-once global's finding is
+    its ``global`` statement there; a container's message names its fill."""
+    if finding.message.startswith("global "):
+        return finding.line
+    match = FILLED_AT.search(finding.message)
+    return int(match.group(1)) if match else 0
+
+
+def _spans(scope: Scope, line: int) -> bool:
+    return scope.lineno <= line <= (scope.end_lineno or scope.lineno)
+
+
+def _last_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
 
 
 def _empty(value: ast.expr) -> bool:
-    """None, an empty literal or an empty container call (``dict()``, ``OrderedDict()``)."""
+    """None, an empty literal or an empty container call (``dict()``, ``defaultdict(list)``)."""
     if isinstance(value, ast.Constant):
         return value.value is None
-    if isinstance(value, ast.Dict | ast.List | ast.Set | ast.Tuple):
-        return not getattr(value, "keys", None) and not getattr(value, "elts", None)
-    if isinstance(value, ast.Call) and not value.args and not value.keywords:
+    if isinstance(value, ast.Dict):
+        return not value.keys
+    if isinstance(value, ast.List | ast.Set | ast.Tuple):
+        return not value.elts
+    if isinstance(value, ast.Call):
         func = value.func
         called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
-        return called in {"dict", "list", "set", "OrderedDict"}
-    if isinstance(value, ast.Call):  # ``defaultdict(list)``: empty, whatever it makes
-        func = value.func
-        return (func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")) == (
-            "defaultdict"
-        )
+        return called in EMPTY_CALLS and (called == "defaultdict" or not value.args)
     return False

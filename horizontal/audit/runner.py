@@ -77,7 +77,7 @@ from horizontal.audit.settings_files import (
 from horizontal.audit.settings_secrets import find_config_secret_keys
 from horizontal.audit.settings_values import top_level_settings
 from horizontal.audit.source import PythonModule, run_by_hand
-from horizontal.audit.started_programs import runs_that_migrate, with_command_run
+from horizontal.audit.started_programs import migrations_through_commands, with_command_run
 from horizontal.audit.storage_classes import (
     STORAGE_BUILT,
     storage_builds,
@@ -181,6 +181,9 @@ class Scan:
         # code of other modules starts (boot_threads.py).
         self.looping_threads: dict[str, Location] = {}
         self.boot_starts: list[boot_threads.BootStart] = []
+        # Functions other modules' start-up code calls, and those that start looping threads.
+        self.boot_calls: list[boot_threads.BootCall] = []
+        self.looping_starters: dict[str, boot_threads.LoopingStarter] = {}
         # Service addresses a project helper defaults to this host, and what settings read
         # through helpers (settings_helpers.py).
         self.host_defaults: list[settings_helpers.HostDefault] = []
@@ -224,15 +227,17 @@ class Scan:
         ):
             self.keep(finding)
         # Settings are judged per package, after every module of it has been read.
-        through_commands = self._migrations_through_commands()
+        through_commands = migrations_through_commands(self)
         for finding in starts.scripts_run_by_start_scripts(self.texts):
             if finding.category in self.wanted:
                 self.keep(finding)
         self.result.findings = self._without_command_only_code(self.result.findings)
         if self.wanted & {"cache", "module-state"}:
-            self.result.findings = judge_memos(
-                self.result.findings, self.python_texts, self.by_hand, self.wanted
-            )
+            spared = self.by_hand | self.command_only
+            found = judge_memos(self.result.findings, self.python_texts, spared, self.wanted)
+            self.result.findings = []  # memos are kept (suppressed) as what they end as
+            for finding in found:
+                self.keep(finding, judged=True)
         # One cause, one finding; and what does not run in every replica is dropped.
         findings = cron_jobs.without_host_housekeeping(self.result.findings, self.texts)
         findings = one_media_server(
@@ -275,6 +280,10 @@ class Scan:
                 self.boot_starts, self.looping_threads, self.texts
             ):
                 self.keep(finding)
+            for finding in boot_threads.started_through_boot_calls(
+                self.looping_starters, self.boot_calls, self.texts
+            ):
+                self.keep(finding)
         if "settings" in self.wanted:
             from horizontal.audit.settings_helpers import helper_findings
 
@@ -309,33 +318,6 @@ class Scan:
         )
         self.result.findings.sort()
         return self.result
-
-    def _migrations_through_commands(self) -> dict[Location, tuple[str, Location]]:
-        """Start lines that run a project command that migrates, judged as ``migrate``:
-        each such line with its original text and the command's line that migrates."""
-        if "boot-migrate" not in self.wanted:
-            return {}
-        rewritten, runs = starts.migrations_through_commands(
-            self.texts,
-            self.migrate_commands,
-            *runs_that_migrate(self.texts, self.python_texts, self.paths, self.base),
-        )
-        lines = {
-            place: (self.texts[place.path][place.line - 1], run) for place, run in runs.items()
-        }
-        known = {
-            Location(f.path, f.line) for f in self.result.findings if f.category == "boot-migrate"
-        }
-        self.texts.update(rewritten)  # the scripts start scripts run are judged below
-        for path, text in rewritten.items():
-            detector = text_detector(path)
-            if detector is None:
-                continue
-            for finding in detector(path, "\n".join(text)):
-                place = Location(path, finding.line)
-                if finding.category == "boot-migrate" and place in lines and place not in known:
-                    self.keep(finding)
-        return lines
 
     def module_named(self, dotted: str) -> PythonModule | None:
         """The scanned module a dotted import name means (``horizon.utils.secret_key``:
@@ -376,8 +358,10 @@ class Scan:
             if (statements := top_level_settings(module).get(setting))
         ]
 
-    def keep(self, finding: Finding) -> None:
-        if is_suppressed(finding, self.texts.get(finding.path, [])):
+    def keep(self, finding: Finding, judged: bool = False) -> None:
+        if is_suppressed(finding, self.texts.get(finding.path, [])) and (
+            judged or finding.category != "cache"  # a memo's, once judged (memo_clears.py)
+        ):
             self.result.suppressed += 1
         else:
             self.result.findings.append(finding)
@@ -453,9 +437,7 @@ class Scan:
             is_settings_path(name) or looks_like_settings(text)
         )
         lines = hot_lines(text)
-        threads = not by_hand and (
-            boot_threads.may_start(text) or boot_threads.may_define_threads(text)
-        )
+        threads = not by_hand and boot_threads.may_involve_threads(text)
         if lines is None and not settings and not threads:
             return
         module = PythonModule.parse(name, text, lines or ())
@@ -479,6 +461,8 @@ class Scan:
         if threads:
             self.looping_threads.update(boot_threads.looping_threads(module))
             self.boot_starts += boot_threads.boot_starts(module)
+            self.boot_calls += boot_threads.boot_calls(module)
+            self.looping_starters.update(boot_threads.looping_starters(module))
         writes, reads = datadirs.data_folder_uses(module)
         self.data_writes += writes
         self.data_reads += reads

@@ -338,6 +338,8 @@ def parse_tree(text: str, path: str) -> ast.Module | None:
         return ast.parse(text, filename=path)
     except (SyntaxError, ValueError):
         pass
+    except RecursionError:  # a generated expression nested deeper than the parser goes
+        return None
     rewritten = _without_type_parameters(BARE_EXCEPT_TUPLE.sub(r"\1(\2):", text))
     if rewritten == text:
         return None

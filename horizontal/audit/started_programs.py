@@ -10,18 +10,51 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from horizontal.audit import migrate_commands
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.tree import read_text
 
+if TYPE_CHECKING:
+    from horizontal.audit.runner import Scan
+
 __all__ = [
     "make_targets",
     "manage_aliases",
     "migrating_programs",
+    "migrations_through_commands",
     "runs_that_migrate",
     "with_command_run",
 ]
+
+
+def migrations_through_commands(scan: Scan) -> dict[Location, tuple[str, Location]]:
+    """Start lines that run a project command that migrates, judged as ``migrate``:
+    each such line with its original text and the command's line that migrates. The
+    scripts start scripts run are judged too (their findings kept in ``scan``)."""
+    from horizontal.audit import starts
+    from horizontal.audit.file_kinds import text_detector
+
+    if "boot-migrate" not in scan.wanted:
+        return {}
+    rewritten, runs = starts.migrations_through_commands(
+        scan.texts,
+        scan.migrate_commands,
+        *runs_that_migrate(scan.texts, scan.python_texts, scan.paths, scan.base),
+    )
+    lines = {place: (scan.texts[place.path][place.line - 1], run) for place, run in runs.items()}
+    known = {Location(f.path, f.line) for f in scan.result.findings if f.category == "boot-migrate"}
+    scan.texts.update(rewritten)
+    for path, text in rewritten.items():
+        detector = text_detector(path)
+        if detector is None:
+            continue
+        for finding in detector(path, "\n".join(text)):
+            place = Location(path, finding.line)
+            if finding.category == "boot-migrate" and place in lines and place not in known:
+                scan.keep(finding)
+    return lines
 
 
 def runs_that_migrate(

@@ -162,3 +162,100 @@ def test_a_clear_in_a_management_command_clears_nothing_in_the_servers(tmp_path:
     )
     files = {"app/views.py": SERVICE_MEMO, "app/management/commands/reload.py": command}
     assert memos(audit(tmp_path, files)) == []
+
+
+# -- what a clear names (the review of 2026-12-06) ---------------------------------------------
+
+CONFIG = """\
+from functools import lru_cache
+from {app}.models import Conf
+
+
+@lru_cache
+def get_config(user_id):
+    return Conf.objects.filter(user_id=user_id).first()
+"""
+
+
+def test_a_same_named_memo_cleared_in_its_own_module_clears_no_other(tmp_path: Path) -> None:
+    files = {
+        "app1/conf.py": CONFIG.format(app="app1"),
+        "app2/conf.py": CONFIG.format(app="app2")
+        + "\n\ndef saved(**kw):\n    get_config.cache_clear()\n",
+    }
+    found = audit(tmp_path, files, "module-state")
+    assert memos(found) == [("module-state", "app1/conf.py", 5), ("cache", "app2/conf.py", 5)]
+
+
+def test_an_object_of_the_same_name_from_another_module_is_not_the_memo(tmp_path: Path) -> None:
+    other = "from app.registry import _data\n\n\ndef reset():\n    _data.clear()\n"
+    files = {"app/tools.py": TOOLS, "app/other.py": other, "app/registry.py": "_data = {}\n"}
+    assert memos(audit(tmp_path, files)) == []
+
+
+def test_locals_and_other_objects_attributes_of_the_same_name_are_not_clears(
+    tmp_path: Path,
+) -> None:
+    shadow = TOOLS + (
+        "\n\nclass Buffer:\n    def flush(self):\n        self._data.clear()\n\n\n"
+        "def export(rows):\n    _data = list(rows)\n    _data.pop()\n"
+    )
+    assert memos(audit(tmp_path, {"app/tools.py": shadow})) == []
+
+
+def test_the_fillers_own_eviction_is_not_a_clear(tmp_path: Path) -> None:
+    evicting = TOOLS.replace(
+        "    if name not in _data:\n",
+        "    if len(_data) > 500:\n        _data.clear()\n    if name not in _data:\n",
+    )
+    assert memos(audit(tmp_path, {"app/tools.py": evicting})) == []
+
+
+def test_a_clear_in_a_helper_only_commands_import_clears_nothing_in_the_servers(
+    tmp_path: Path,
+) -> None:
+    helper = "from app.tools import _data\n\n\ndef reset():\n    _data.clear()\n"
+    command = (
+        "from django.core.management.base import BaseCommand\n"
+        "from app.maintenance import reset\n\n\n"
+        "class Command(BaseCommand):\n"
+        "    def handle(self, *args, **options):\n"
+        "        reset()\n"
+    )
+    files = {
+        "app/tools.py": TOOLS,
+        "app/maintenance.py": helper,
+        "app/management/commands/resettools.py": command,
+    }
+    assert memos(audit(tmp_path, files)) == []
+
+
+def test_clears_through_aliases_packages_and_lambdas_are_clears(tmp_path: Path) -> None:
+    aliased = "from app.tools import _data as memo\n\n\ndef renamed(name):\n    memo.pop(name)\n"
+    found = audit(tmp_path / "a", {"app/tools.py": TOOLS, "app/signals.py": aliased})
+    assert memos(found) == [("cache", "app/tools.py", 3)]
+    module = "import app.tools as t\n\n\ndef renamed(name):\n    t._data.pop(name)\n"
+    found = audit(tmp_path / "b", {"app/tools/__init__.py": TOOLS, "app/signals.py": module})
+    assert memos(found) == [("cache", "app/tools/__init__.py", 3)]
+    connected = CONFIG.format(app="app") + (
+        "\n\nfrom django.db.models.signals import post_save\n"
+        "post_save.connect(lambda **kw: get_config.cache_clear())\n"
+    )
+    found = audit(tmp_path / "c", {"app/conf.py": connected})
+    assert memos(found) == [("cache", "app/conf.py", 5)]
+
+
+def test_a_memos_suppression_is_read_for_the_category_it_ends_with(tmp_path: Path) -> None:
+    ignored = TOOLS.replace("_data = {}", "_data = {}  # horizontal: ignore[module-state]")
+    root = _write(tmp_path, {"app/tools.py": ignored})
+    result = scan_paths([root], base=root, categories=[*DEFAULT_CATEGORIES, "module-state"])
+    assert memos(result.findings) == [] and result.suppressed == 1
+    wrong = TOOLS.replace("_data = {}", "_data = {}  # horizontal: ignore[cache]")
+    found = audit(tmp_path / "b", {"app/tools.py": wrong}, "module-state")
+    assert memos(found) == [("module-state", "app/tools.py", 3)]
+
+
+def test_a_module_too_deep_for_the_parser_is_skipped_not_a_crash(tmp_path: Path) -> None:
+    generated = "# mentions _data\nTOTAL = " + "+".join(["1"] * 100_000) + "\n"
+    files = {"app/tools.py": TOOLS, "app/generated.py": generated}
+    assert memos(audit(tmp_path, files, "module-state")) == [("module-state", "app/tools.py", 3)]

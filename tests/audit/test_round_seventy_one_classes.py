@@ -114,3 +114,52 @@ def test_a_key_written_alone_and_read_back_is_found(tmp_path: Path) -> None:
     found = scan(tmp_path, {"app/keys.py": KEY_FILE}, "file-write")
     assert where(found) == [("app/keys.py", 7)]
     assert "secret key" in found[0].message
+
+
+def test_a_looping_thread_another_modules_ready_starts_through_its_starter_is_found(
+    tmp_path: Path,
+) -> None:
+    apps = (
+        "from django.apps import AppConfig\n\n\n"
+        "class JobsConfig(AppConfig):\n"
+        "    def ready(self):\n"
+        "        from app.jobs import start_polling\n"
+        "        start_polling()\n"
+    )
+    found = scan(tmp_path, {"app/jobs.py": POLLER, "app/apps.py": apps}, "timer-thread")
+    assert where(found) == [("app/jobs.py", 11)]
+    assert ("app/apps.py", 7) in [(r.path, r.line) for r in found[0].related]
+
+
+def test_calls_of_other_things_with_the_starters_name_are_not_boot_starts(
+    tmp_path: Path,
+) -> None:
+    view = (
+        "import os, threading, time\n"
+        "DEBUG = os.environ.get('DEBUG')\n\n\n"
+        "class View:\n"
+        "    def get(self, request):\n"
+        "        threading.Thread(target=self.poll).start()\n\n"
+        "    def poll(self):\n"
+        "        while True:\n"
+        "            time.sleep(30)\n\n\n"
+        "class Poller:\n"
+        "    def start(self):\n"
+        "        threading.Thread(target=View().poll).start()\n\n\n"
+        "class AppConfig:\n"
+        "    def ready(self):\n"
+        "        warm = threading.Timer(5.0, print)\n"
+        "        warm.start()\n"
+    )
+    assert scan(tmp_path, {"app/views.py": view}, "timer-thread") == []
+
+
+def test_a_thread_a_module_level_lambda_starts_runs_when_it_is_called(tmp_path: Path) -> None:
+    source = POLLER + "\nhandlers = {'go': lambda request: start_polling()}\n"
+    source = (
+        source.replace(
+            "def start_polling():\n    threading.Thread(target=poll, daemon=True).start()\n", ""
+        )
+        + "handlers['now'] = lambda request: threading.Thread(target=poll).start()\n"
+    )
+    assert scan(tmp_path, {"app/hooks.py": source}, "timer-thread") == []
