@@ -56,15 +56,18 @@ class LoopingStarter(NamedTuple):
     function: str  # the module-level function that starts it
 
 
+# A thread, timer or process made (``threading.Thread(``, ``Timer(``, ``Process(``).
+THREAD_MADE = ("Thread(", "Timer(", "Process(", "start_new_thread(")
+
+
 def may_involve_threads(text: str) -> bool:
-    """Text test before a parse: threads defined or started, or start-up code that may
-    start them through a call."""
-    return (
-        may_start(text)
-        or may_define_threads(text)
-        or any(f"def {name}(" in text for name in STARTUP_FUNCTIONS)
-        or any(word in text for word in ("Thread", "Timer", "Process"))
-    )
+    """Text test before a parse: threads defined, made or started."""
+    return may_start(text) or may_define_threads(text) or any(m in text for m in THREAD_MADE)
+
+
+def may_call_at_boot(text: str) -> bool:
+    """A start-up function (``ready()``, a server hook) that may call a starter."""
+    return any(f"def {name}(" in text for name in STARTUP_FUNCTIONS)
 
 
 def boot_calls(module: PythonModule) -> Iterator[BootCall]:
@@ -103,9 +106,20 @@ def looping_starters(module: PythonModule) -> dict[str, LoopingStarter]:
 
 
 def started_through_boot_calls(
-    starters: dict[str, LoopingStarter], calls: list[BootCall], lines: dict[str, list[str]]
+    starters: dict[str, LoopingStarter],
+    boot_texts: list[tuple[str, str]],
+    lines: dict[str, list[str]],
 ) -> Iterator[Finding]:
-    """A looping thread that another module's start-up code starts through its starter."""
+    """A looping thread that another module's start-up code starts through its starter
+    (the modules with start-up code are parsed only when a starter exists)."""
+    if not starters:
+        return
+    calls = [
+        call
+        for name, text in boot_texts
+        if (module := PythonModule.parse(name, text)) is not None
+        for call in boot_calls(module)
+    ]
     seen: set[Location] = set()
     for call in calls:
         starter = starters.get(call.target)

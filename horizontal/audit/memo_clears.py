@@ -119,7 +119,7 @@ def _indexes(
     renamed = re.compile(rf"\b(?:{alternation})\s+as\s+(\w+)")
     indexes: dict[str, ModuleIndex] = {}
     for path, text in python_texts:
-        if path in spared:
+        if path in spared or not any(name in text for name in names):
             continue
         lines = _lines_of(may_clear, text)
         if aliases := set(renamed.findall(text)):  # ``from .tools import _data as memo``

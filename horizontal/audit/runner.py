@@ -50,7 +50,6 @@ from horizontal.audit.local_storage import (
     storage_with_its_consequences,
     storage_with_its_setting,
 )
-from horizontal.audit.memo_clears import judge_memos
 from horizontal.audit.prefilter import hot_lines
 from horizontal.audit.project_context import ProjectContext
 from horizontal.audit.python_starts import (
@@ -182,7 +181,8 @@ class Scan:
         self.looping_threads: dict[str, Location] = {}
         self.boot_starts: list[boot_threads.BootStart] = []
         # Functions other modules' start-up code calls, and those that start looping threads.
-        self.boot_calls: list[boot_threads.BootCall] = []
+        # (read only once a starter is known: most projects have none).
+        self.boot_texts: list[tuple[str, str]] = []
         self.looping_starters: dict[str, boot_threads.LoopingStarter] = {}
         # Service addresses a project helper defaults to this host, and what settings read
         # through helpers (settings_helpers.py).
@@ -232,7 +232,10 @@ class Scan:
             if finding.category in self.wanted:
                 self.keep(finding)
         self.result.findings = self._without_command_only_code(self.result.findings)
-        if self.wanted & {"cache", "module-state"}:
+        if any(f.category == "cache" for f in self.result.findings):
+            # Imported here: a project with no memo (check --deploy's usual case) skips it.
+            from horizontal.audit.memo_clears import judge_memos
+
             spared = self.by_hand | self.command_only
             found = judge_memos(self.result.findings, self.python_texts, spared, self.wanted)
             self.result.findings = []  # memos are kept (suppressed) as what they end as
@@ -281,7 +284,7 @@ class Scan:
             ):
                 self.keep(finding)
             for finding in boot_threads.started_through_boot_calls(
-                self.looping_starters, self.boot_calls, self.texts
+                self.looping_starters, self.boot_texts, self.texts
             ):
                 self.keep(finding)
         if "settings" in self.wanted:
@@ -438,6 +441,8 @@ class Scan:
         )
         lines = hot_lines(text)
         threads = not by_hand and boot_threads.may_involve_threads(text)
+        if not by_hand and boot_threads.may_call_at_boot(text):
+            self.boot_texts.append((name, text))
         if lines is None and not settings and not threads:
             return
         module = PythonModule.parse(name, text, lines or ())
@@ -461,7 +466,6 @@ class Scan:
         if threads:
             self.looping_threads.update(boot_threads.looping_threads(module))
             self.boot_starts += boot_threads.boot_starts(module)
-            self.boot_calls += boot_threads.boot_calls(module)
             self.looping_starters.update(boot_threads.looping_starters(module))
         writes, reads = datadirs.data_folder_uses(module)
         self.data_writes += writes
