@@ -20,7 +20,7 @@ from horizontal.audit.concurrency import (
     sleeping_loop,
     thread_subclasses,
 )
-from horizontal.audit.findings import Finding, Location
+from horizontal.audit.findings import Finding, Location, line_of
 from horizontal.audit.source import PythonModule, class_paths, dotted
 
 __all__ = [
@@ -126,16 +126,14 @@ def started_through_boot_calls(
         if starter is None or starter.started in seen:
             continue
         seen.add(starter.started)
-        text = lines.get(starter.started.path, [])
-        number = starter.started.line
         yield Finding(
             starter.started.path,
-            number,
+            starter.started.line,
             "timer-thread",
             f"{starter.factory} is started by {starter.function}(), which {call.function}() "
             "calls when the process boots, and loops: every instance runs its own copy of "
             "this work",
-            text[number - 1].strip() if 0 < number <= len(text) else "",
+            line_of(lines, starter.started.path, starter.started.line).strip(),
             related=(call.called,),
         )
 
@@ -203,15 +201,13 @@ def boot_thread_findings(
         if defined is None:
             continue
         class_name = start.target.rsplit(".", 1)[-1]
-        text = lines.get(start.started.path, [])
-        number = start.started.line
         yield Finding(
             start.started.path,
-            number,
+            start.started.line,
             "timer-thread",
             f"{class_name} is started in {start.function}() and loops on a timer: every "
             "instance runs its own copy of this periodic work",
-            text[number - 1].strip() if 0 < number <= len(text) else "",
+            line_of(lines, start.started.path, start.started.line).strip(),
             related=tuple(dict.fromkeys(r for r in (start.built, defined) if r.line)),
         )
 

@@ -85,6 +85,7 @@ def looping_thread_starts(module: PythonModule) -> Iterator[LoopingStart]:
         # one a supervisor starts in every container is judged there (repeating_commands).
         return
     thread_classes = thread_subclasses(module)
+    owners: dict[int, str] | None = None  # built for the first start inside a function
     for call in module.nodes(ast.Call):
         assert isinstance(call, ast.Call)
         name = call_name(module, call) or ""
@@ -100,8 +101,10 @@ def looping_thread_starts(module: PythonModule) -> Iterator[LoopingStart]:
         function = scope.function
         if function is None and _inside_a_lambda(module, call):
             continue  # ``handlers["go"] = lambda request: Thread(…).start()``: run on a call
+        if function is not None and owners is None:
+            owners = _owners(module)
         at_boot = is_startup(module, scope) or (
-            function is not None and _started_at_boot(module, function, _owners(module), 0)
+            function is not None and _started_at_boot(module, function, owners or {}, 0)
         )
         yield LoopingStart(call, last_part(name), function, at_boot)
 

@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
-from horizontal.audit.source import local_names, parse_tree
+from horizontal.audit.source import local_names, nodes_outside_scopes, parse_tree
 
 __all__ = ["NEVER_CLEARED", "judge_memos"]
 
@@ -182,7 +182,7 @@ def _index(tree: ast.Module, lines: set[int]) -> ModuleIndex:
 
 def _clears_in(scope: Scope, owner_class: str) -> Iterator[Clear]:
     body = [scope.body] if isinstance(scope, ast.Lambda) else scope.body
-    nodes = list(_own_nodes(body))
+    nodes = list(nodes_outside_scopes(body))
     declared = {
         name for node in nodes if isinstance(node, ast.Global | ast.Nonlocal) for name in node.names
     }
@@ -205,18 +205,6 @@ def _clears_in(scope: Scope, owner_class: str) -> Iterator[Clear]:
                     isinstance(target, ast.Name) and target.id in declared
                 ):
                     yield Clear(node.lineno, target, False, scope, owner_class)
-
-
-def _own_nodes(body: list[ast.stmt] | list[ast.expr]) -> Iterator[ast.AST]:
-    """The nodes of a body, not those of the functions and lambdas nested in it (walked
-    as scopes of their own)."""
-    stack: list[ast.AST] = list(body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
-            continue
-        yield node
-        stack.extend(ast.iter_child_nodes(node))
 
 
 def _clears(

@@ -21,6 +21,7 @@ from horizontal.audit.source import (
     call_name,
     dotted,
     last_part,
+    nodes_outside_scopes,
     string_value,
 )
 
@@ -137,7 +138,7 @@ def _key_file_written_here(module: PythonModule, statement: ast.AST) -> int | No
     read = {name for node in ast.walk(statement) if (name := _file_read(node))}
     if not read:
         return None
-    for node in _import_time_nodes(module.tree):
+    for node in nodes_outside_scopes(module.tree.body):
         if isinstance(node, ast.Call) and _file_written(node) in read:
             return node.lineno
     return None
@@ -174,17 +175,6 @@ def _file_written(call: ast.Call) -> str | None:
         if isinstance(inner, ast.Name):
             return inner.id
     return None
-
-
-def _import_time_nodes(tree: ast.Module) -> Iterator[ast.AST]:
-    """Every node a module runs when imported: not the bodies of functions or classes."""
-    pending: list[ast.AST] = list(tree.body)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
-            continue
-        yield node
-        pending.extend(ast.iter_child_nodes(node))
 
 
 def generated_secret_key(

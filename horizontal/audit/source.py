@@ -310,6 +310,18 @@ def class_paths(path: str, class_name: str) -> Iterator[str]:
         yield ".".join(parts[start:])
 
 
+def nodes_outside_scopes(body: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """Every node of ``body``, not those of the functions, lambdas and classes defined in
+    it (what a module runs at import; what one function runs itself)."""
+    pending: list[ast.AST] = list(body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        yield node
+        pending.extend(ast.iter_child_nodes(node))
+
+
 def last_part(name: str | None) -> str:
     return name.rsplit(".", 1)[-1] if name else ""
 
