@@ -8,6 +8,7 @@ command adds its arguments and calls ``run`` the same way. Standard library only
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -80,7 +81,8 @@ class Stream(Protocol):
 
 
 class Failed(Exception):
-    """The run failed: ``status`` is the exit status (1 findings, 2 bad baseline)."""
+    """The run failed: ``status`` is the exit status (1 findings, 2 bad input: a path
+    that does not exist, an unreadable baseline)."""
 
     def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
@@ -89,6 +91,10 @@ class Failed(Exception):
 
 def run(options: dict[str, Any], stdout: Stream, stderr: Stream) -> None:
     """One audit run with parsed ``options``; raises ``Failed`` for a non-zero status."""
+    # A mistyped path would otherwise audit nothing and pass: "0 findings in 0 files".
+    missing = [path for path in options["paths"] if not os.path.exists(path)]
+    if missing:
+        raise Failed(f"No such file or directory: {', '.join(missing)}", 2)
     result = scan_paths(
         options["paths"], categories=chosen_categories(options), exclude=options["exclude"]
     )

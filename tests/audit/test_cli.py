@@ -130,3 +130,12 @@ def test_an_opt_in_category_is_reported_only_when_asked_for(
     assert extended.stdout.startswith(first_line)
     only = horizontal_audit(folder, "--category", category, cwd=tmp_path)
     assert only.stdout == extended.stdout
+
+
+def test_a_path_that_does_not_exist_is_a_usage_error(tmp_path: Path) -> None:
+    # A mistyped path audits nothing: "0 findings in 0 files" must not pass a CI job.
+    (tmp_path / "app.py").write_text("def add(a, b):\n    return a + b\n")
+    done = horizontal_audit(".", "nonexistent_dir", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "No such file or directory: nonexistent_dir" in done.stderr
+    assert done.stdout == ""

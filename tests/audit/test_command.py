@@ -53,3 +53,10 @@ def test_an_unreadable_baseline_is_a_usage_error(tmp_path):
     with pytest.raises(CommandError) as failure:
         run(DEPLOY, "--baseline", str(tmp_path / "missing.json"))
     assert failure.value.returncode == 2
+
+
+def test_a_path_that_does_not_exist_is_a_usage_error(tmp_path):
+    with pytest.raises(CommandError) as failure:
+        run(str(tmp_path / "nonexistent_dir"))
+    assert failure.value.returncode == 2
+    assert "No such file or directory" in str(failure.value)
