@@ -9,6 +9,7 @@ unactionable. Settings are left to the W0xx checks, which read the live values.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from collections.abc import Iterable
@@ -29,7 +30,9 @@ __all__ = [
     "check_code",
     "installed_roots",
     "is_project_app",
+    "is_project_path",
     "project_app_paths",
+    "project_package_paths",
     "scanned_categories",
     "warning",
 ]
@@ -40,25 +43,83 @@ INSTALLED_MARKERS = ("site-packages", "dist-packages")
 
 
 def installed_roots() -> list[Path]:
+    """The interpreter's prefixes, where installed code lives, except one that holds the
+    project itself (a virtualenv made in the checkout, ``python -m venv .``; Debian's
+    ``/usr`` around an image's ``WORKDIR /usr/src/app``): there the site-packages folders
+    alone tell installed code from the project's."""
     prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
-    return [Path(p).resolve() for p in prefixes]
+    anchor = _project_anchor()
+    roots = [Path(p).resolve() for p in prefixes]
+    return [root for root in roots if not anchor.is_relative_to(root)]
 
 
-def is_project_app(app_config: AppConfig, roots: list[Path]) -> bool:
-    """Code this project owns: not ``horizontal`` itself, not under an installation prefix."""
-    if app_config.name == "horizontal" or app_config.name.startswith("horizontal."):
-        return False
-    path = Path(app_config.path).resolve()
+def _project_anchor() -> Path:
+    """Where the project lives: its settings module's folder, else the current one."""
+    module = sys.modules.get(getattr(settings, "SETTINGS_MODULE", None) or "")
+    location = getattr(module, "__file__", None)
+    return Path(location).resolve().parent if location else Path.cwd().resolve()
+
+
+def is_project_path(path: Path, roots: list[Path]) -> bool:
+    """Code this project owns: not under site-packages nor an installation prefix."""
     if any(marker in path.parts for marker in INSTALLED_MARKERS):
         return False
     return not any(path.is_relative_to(root) for root in roots)
 
 
+def is_project_app(app_config: AppConfig, roots: list[Path]) -> bool:
+    """An app this project owns: not ``horizontal`` itself, not installed code."""
+    if app_config.name == "horizontal" or app_config.name.startswith("horizontal."):
+        return False
+    return is_project_path(Path(app_config.path).resolve(), roots)
+
+
+def project_package_paths(roots: list[Path]) -> list[Path]:
+    """The project's own package, which is no installed app: where its settings, root
+    URLconf and WSGI/ASGI application live (``startproject``'s ``mysite/``, with the
+    views, middleware and start-up code teams put beside them); a top-level settings
+    module is its file alone."""
+    dotted = [
+        getattr(settings, "SETTINGS_MODULE", None),
+        getattr(settings, "ROOT_URLCONF", None),
+        *(
+            str(value).rpartition(".")[0]
+            for value in (
+                getattr(settings, "WSGI_APPLICATION", None),
+                getattr(settings, "ASGI_APPLICATION", None),
+            )
+            if value
+        ),
+    ]
+    from horizontal.audit.tree import EXCLUDED_DIRS
+
+    paths: set[Path] = set()
+    for top in {name.partition(".")[0] for name in dotted if isinstance(name, str) and name}:
+        # Test settings in a ``tests`` package: the audit skips that folder in a tree too.
+        if top == "horizontal" or top.startswith("django") or top in EXCLUDED_DIRS:
+            continue
+        try:
+            spec = importlib.util.find_spec(top)  # a top-level name: nothing is imported
+        except (ImportError, ValueError):
+            continue
+        if spec is None:
+            continue
+        if spec.submodule_search_locations:
+            paths.update(Path(folder).resolve() for folder in spec.submodule_search_locations)
+        elif spec.origin and spec.origin.endswith(".py"):
+            paths.add(Path(spec.origin).resolve())
+    return [path for path in paths if is_project_path(path, roots)]
+
+
 def project_app_paths(app_configs: Iterable[AppConfig] | None = None) -> list[Path]:
+    """The project's own apps, and with all of them (``app_configs`` None) its package."""
     roots = installed_roots()
     configs = list(app_configs) if app_configs is not None else list(apps.get_app_configs())
-    paths = sorted({Path(c.path).resolve() for c in configs if is_project_app(c, roots)})
-    # An app nested inside another listed app is scanned once, with its parent.
+    found = {Path(c.path).resolve() for c in configs if is_project_app(c, roots)}
+    if app_configs is None:
+        found.update(project_package_paths(roots))
+    paths = sorted(found)
+    # An app nested inside another listed app (or the package) is scanned once, with it.
     return [p for p in paths if not any(p != q and p.is_relative_to(q) for q in paths)]
 
 

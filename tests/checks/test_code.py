@@ -14,7 +14,9 @@ from horizontal.checks.code import (
     check_code,
     installed_roots,
     is_project_app,
+    is_project_path,
     project_app_paths,
+    project_package_paths,
     scanned_categories,
 )
 from tests.support.processes import ROOT, child_env
@@ -109,3 +111,54 @@ def test_registered_as_a_deploy_check_only():
 
     assert check_code in registry.get_checks(include_deployment_checks=True)
     assert check_code not in registry.get_checks(include_deployment_checks=False)
+
+
+UPLOAD_VIEW = """\
+import os
+
+from django.conf import settings
+
+
+def upload(request):
+    with open(os.path.join(settings.MEDIA_ROOT, request.FILES["f"].name), "wb") as out:
+        out.write(request.FILES["f"].read())
+"""
+
+
+def test_the_project_package_is_scanned_though_it_is_no_app(tmp_path, monkeypatch):
+    # ``startproject``'s package holds settings, URLs and often views and middleware.
+    package = tmp_path / "site_root" / "newsite"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "views.py").write_text(UPLOAD_VIEW)
+    monkeypatch.syspath_prepend(str(tmp_path / "site_root"))
+    with override_settings(ROOT_URLCONF="newsite.urls"):
+        assert package.resolve() in project_package_paths(installed_roots())
+        found = [w for w in check_code() if w.obj.endswith("newsite/views.py:7")]
+    assert [w.id for w in found] == ["horizontal.W103"]
+    # Asked for named apps only, the package is not added.
+    assert check_code(app_configs=[apps.get_app_config("billing")]) == []
+
+
+def test_a_test_package_holding_the_settings_is_not_the_project_package():
+    # The suite's own settings live in ``tests``, a folder the audit skips in a tree too.
+    with override_settings(ROOT_URLCONF="tests.urls"):
+        assert all(path.name != "tests" for path in project_package_paths(installed_roots()))
+
+
+def test_a_prefix_holding_the_project_is_no_installed_root(tmp_path, monkeypatch):
+    # ``python -m venv .`` in the checkout, or Debian's /usr around WORKDIR /usr/src/app.
+    settings_file = tmp_path / "mysite" / "settings.py"
+    settings_file.parent.mkdir()
+    settings_file.write_text("")
+    module = SimpleNamespace(__file__=str(settings_file))
+    monkeypatch.setitem(sys.modules, "venv_mysite_settings", module)
+    monkeypatch.setattr(sys, "prefix", str(tmp_path))
+    with override_settings(SETTINGS_MODULE="venv_mysite_settings"):
+        roots = installed_roots()
+    assert tmp_path.resolve() not in roots
+    assert is_project_path((tmp_path / "mysite" / "shop").resolve(), roots)
+    site = tmp_path / "lib" / "python3.11" / "site-packages" / "shop"
+    assert not is_project_path(site.resolve(), roots)
+    # A prefix elsewhere is still where installed code lives.
+    assert Path(sys.base_prefix).resolve() in roots or Path(sys.base_prefix).resolve() == tmp_path
