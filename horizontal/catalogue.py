@@ -45,6 +45,8 @@ DOCS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "checks.md"
 CATALOGUE_FILE = Path(__file__).with_name("catalogue.json")
 
 ID = re.compile(r"horizontal\.([EWIC])(\d{3})")
+# How known ids are listed: critical errors, errors, warnings, then notes.
+LEVEL_ORDER = "CEWI"
 # What a user may type: "W060", "w060", "horizontal.W060".
 TYPED_ID = re.compile(r"(?:horizontal\.)?([EWIC])(\d{3})", re.IGNORECASE)
 ROW_ID = re.compile(r"^`(horizontal\.[EWIC]\d{3})`$")
@@ -192,13 +194,12 @@ def _entry(check_id: str, data: Mapping[str, Any], groups: Mapping[str, tuple[st
 
 
 def known_ranges(ids: Iterable[str]) -> str:
-    """``E001–E006, E009–E017, W001–W003, …``: runs of consecutive ids of one level."""
+    """``E001–E006, E009–E017, W001–W003, …, I001, I033``: runs of consecutive ids of one
+    level, errors first, then warnings, then notes (a note beside its warning in the
+    catalogue's order would split the warnings' run)."""
     runs: list[list[tuple[str, int]]] = []
-    for check_id in ids:
-        match = ID.fullmatch(check_id)
-        if match is None:
-            continue
-        letter, number = match[1], int(match[2])
+    found = [(m[1], int(m[2])) for m in map(ID.fullmatch, ids) if m is not None]
+    for letter, number in sorted(found, key=lambda id_: (LEVEL_ORDER.find(id_[0]), id_[1])):
         if runs and runs[-1][-1] == (letter, number - 1):
             runs[-1].append((letter, number))
         else:

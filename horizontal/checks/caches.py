@@ -38,6 +38,7 @@ from horizontal.sessions.names import DJANGO_REDIS_CACHE, STORE_CLASSES
 __all__ = [
     "DUMMY_CACHE",
     "FILE_CACHE",
+    "I001",
     "LOCMEM_CACHE",
     "NOT_SHARED_CACHES",
     "SHARED_CACHES",
@@ -80,6 +81,18 @@ def W001(alias: str, implicit: bool) -> checks.Warning:
         ),
         obj=f"CACHES[{alias!r}]",
         id="horizontal.W001",
+    )
+
+
+def I001(alias: str) -> checks.Info:
+    return checks.Info(
+        f"Cache {alias!r} is Django's implicit LocMemCache; nothing keeps state in it.",
+        hint=(
+            "Nothing to do while the cache only holds memos; before code keeps locks, "
+            "counters, rate limits or sessions in it, set CACHES['default'] to Redis."
+        ),
+        obj=f"CACHES[{alias!r}]",
+        id="horizontal.I001",
     )
 
 
@@ -154,11 +167,36 @@ def check_locmem_caches(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
     implicit = not is_overridden("CACHES")
-    return [
-        W001(alias, implicit)
+    aliases = [
+        alias
         for alias in _cache_aliases_using(LOCMEM_CACHE)
         if not known.is_process_cache_alias(alias)  # "local-memory": per process on purpose
     ]
+    if aliases and implicit and not _state_kept_in_the_cache(app_configs):
+        # A default the project never leans on, as the audit judges it: a note (I041's kin).
+        return [I001(alias) for alias in aliases]
+    return [W001(alias, implicit) for alias in aliases]
+
+
+def _state_kept_in_the_cache(app_configs: Iterable[AppConfig] | None) -> bool:
+    """Whether anything keeps shared state in the default cache: sessions, DRF throttles,
+    allauth's or axes' limits set in settings, or the project's own code (gates, counters,
+    invalidations, rate limits); with no project code to read, assume it does."""
+    if session_cache_alias() is not None:
+        return True
+    rest = getattr(settings, "REST_FRAMEWORK", None)
+    if isinstance(rest, Mapping) and rest.get("DEFAULT_THROTTLE_CLASSES"):
+        return True
+    if getattr(settings, "ACCOUNT_RATE_LIMITS", None) or getattr(
+        settings, "ACCOUNT_LOGIN_ATTEMPTS_LIMIT", None
+    ):
+        return True
+    if "Cache" in str(getattr(settings, "AXES_HANDLER", "")):
+        return True
+    from horizontal.checks.code import project_code_uses
+
+    uses = project_code_uses(app_configs)
+    return uses is None or uses.keeps_state_in_cache
 
 
 @register(Tags.caches, TAG, deploy=True)

@@ -27,11 +27,13 @@ if TYPE_CHECKING:
     from horizontal.audit import Finding
 
 __all__ = [
+    "CodeUses",
     "check_code",
     "installed_roots",
     "is_project_app",
     "is_project_path",
     "project_app_paths",
+    "project_code_uses",
     "project_package_paths",
     "scanned_categories",
     "warning",
@@ -121,6 +123,50 @@ def project_app_paths(app_configs: Iterable[AppConfig] | None = None) -> list[Pa
     paths = sorted(found)
     # An app nested inside another listed app (or the package) is scanned once, with it.
     return [p for p in paths if not any(p != q and p.is_relative_to(q) for q in paths)]
+
+
+class CodeUses:
+    """What the project's own code does with the defaults a fresh project leaves in
+    place, read as the audit reads it (``horizontal.audit.feature_use``). (A plain class:
+    every process imports the checks, and a dataclass is built at import.)"""
+
+    __slots__ = ("keeps_state_in_cache", "stores_files")
+
+    def __init__(self, *, keeps_state_in_cache: bool, stores_files: bool) -> None:
+        self.keeps_state_in_cache = keeps_state_in_cache
+        self.stores_files = stores_files
+
+
+def project_code_uses(app_configs: Iterable[AppConfig] | None = None) -> CodeUses | None:
+    """Whether the project's own apps and package keep shared state in Django's cache
+    (a gate, a counter, an invalidation, a rate limit) and store files (a file field,
+    ``default_storage``, ``request.FILES``, ``MEDIA_ROOT`` in code); None when there is no
+    project code to read, and so no telling."""
+    paths = project_app_paths(app_configs)
+    if not paths:
+        return None
+    from horizontal.audit import feature_use
+    from horizontal.audit.settings_files import is_settings_path, looks_like_settings
+    from horizontal.audit.source import run_by_hand
+    from horizontal.audit.tree import iter_files, read_text
+
+    cache = files = False
+    for root in paths:
+        for path in iter_files(root):
+            if path.suffix != ".py":
+                continue
+            text = read_text(path)
+            if text is None:
+                continue
+            name = path.as_posix()
+            by_hand = run_by_hand(name, text)
+            cache = cache or feature_use.keeps_state_in_cache(text, by_hand)
+            if not files and not by_hand:
+                settings_module = is_settings_path(name) or looks_like_settings(text)
+                files = feature_use.stores_files(name, text, settings_module)
+            if cache and files:
+                return CodeUses(keeps_state_in_cache=True, stores_files=True)
+    return CodeUses(keeps_state_in_cache=cache, stores_files=files)
 
 
 def warning(finding: Finding) -> checks.Warning:

@@ -32,7 +32,7 @@ from django.core.files.storage import storages
 
 from horizontal.audit import known
 from horizontal.checks._base import TAG, register
-from horizontal.checks._classes import import_class, is_a
+from horizontal.checks._classes import import_class, is_a, is_overridden
 from horizontal.storage.env import (
     BOTOCORE_ENDPOINT_VARIABLES,
     BOTOCORE_REGION_VARIABLES,
@@ -41,6 +41,7 @@ from horizontal.storage.env import (
 from horizontal.storage.s3_options import RESOLVABLE_BACKENDS, ResolvedS3Options, resolve
 
 __all__ = [
+    "I060",
     "LOCAL_STORAGES",
     "W060",
     "W061",
@@ -83,12 +84,24 @@ def W060(alias: str, backend: type) -> checks.Warning:
         f"STORAGES[{alias!r}] is {backend.__name__}: files saved on one instance cannot be "
         "read through any other.",
         hint=(
-            "Use horizontal.storage.S3Storage (STORAGES = storages_from_env() with "
-            "AWS_STORAGE_BUCKET_NAME set) or another store every instance reads. Expected "
-            "on a laptop without a bucket."
+            "Use horizontal.storage.S3Storage (STORAGES = horizontal.storage."
+            "storages_from_env() with AWS_STORAGE_BUCKET_NAME set) or another store every "
+            "instance reads."
         ),
         obj=f"STORAGES[{alias!r}]",
         id="horizontal.W060",
+    )
+
+
+def I060(alias: str, backend: type) -> checks.Info:
+    return checks.Info(
+        f"STORAGES[{alias!r}] is Django's implicit {backend.__name__}; no file is stored.",
+        hint=(
+            "Nothing to do while nothing is uploaded or saved; before the first file field "
+            "or default_storage write, set STORAGES = horizontal.storage.storages_from_env()."
+        ),
+        obj=f"STORAGES[{alias!r}]",
+        id="horizontal.I060",
     )
 
 
@@ -303,8 +316,26 @@ def check_local_storage(
         # The class itself, for its name in the message; unimportable is Django's to report.
         found = import_class(backend) if isinstance(backend, str) else None
         if found is not None and is_a(found, LOCAL_STORAGES):
-            messages.append(W060(alias, found))
+            implicit = alias == DEFAULT_STORAGE_ALIAS and not is_overridden("STORAGES")
+            if implicit and not _files_stored(app_configs):
+                # A default the project never leans on, as the audit judges it: a note.
+                messages.append(I060(alias, found))
+            else:
+                messages.append(W060(alias, found))
     return messages
+
+
+def _files_stored(app_configs: Iterable[AppConfig] | None) -> bool:
+    """Whether the project stores files: an installed app that keeps uploads (wagtail's
+    images, filer, …) or its own code (a file field, ``default_storage``,
+    ``request.FILES``, ``MEDIA_ROOT``); with no project code to read, assume it does."""
+    from horizontal.audit.feature_use import UPLOAD_APPS
+    from horizontal.checks.code import project_code_uses
+
+    if UPLOAD_APPS.search(repr(list(settings.INSTALLED_APPS))):
+        return True
+    uses = project_code_uses(app_configs)
+    return uses is None or uses.stores_files
 
 
 @register(Tags.files, TAG, deploy=True)

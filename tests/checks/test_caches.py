@@ -375,3 +375,71 @@ def test_the_django_redis_path_is_spelled_once_in_the_package() -> None:
     )
     assert spelled == ["sessions/names.py"]
     assert DJANGO_REDIS_CACHE in cache_checks.SHARED_CACHES
+
+
+# -- I001: the implicit default where nothing keeps state in the cache ----------------------
+
+MEMO_ONLY = """\
+from django.core.cache import cache
+
+
+def report(key, build):
+    found = cache.get(key)
+    if found is None:
+        found = build()
+        cache.set(key, found, 600)
+    return found
+"""
+GATE = "from django.core.cache import cache\n\n\ndef once(key):\n    return cache.add(key, 1, 60)\n"
+
+
+def _implicit_default(
+    monkeypatch: pytest.MonkeyPatch, code: str, tmp_path: Path, **settings: object
+) -> list[str]:
+    """The locmem check on Django's own default, as if CACHES were not set (override_settings
+    cannot unset a setting), over one app of ``code``."""
+    app = tmp_path / "shop"
+    app.mkdir()
+    (app / "services.py").write_text(code)
+    monkeypatch.setattr(cache_checks, "is_overridden", lambda name: name != "CACHES")
+    fake = types.SimpleNamespace(name="shop", path=str(app))
+    with shared_settings(CACHES=global_settings.CACHES, **settings):
+        return [m.id for m in cache_checks.check_locmem_caches(app_configs=[fake])]
+
+
+def test_the_implicit_default_under_memos_only_is_a_note(monkeypatch, tmp_path) -> None:
+    assert _implicit_default(monkeypatch, MEMO_ONLY, tmp_path) == ["horizontal.I001"]
+
+
+def test_the_implicit_default_under_a_gate_is_w001(monkeypatch, tmp_path) -> None:
+    assert _implicit_default(monkeypatch, GATE, tmp_path) == ["horizontal.W001"]
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        {"REST_FRAMEWORK": {"DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.X"]}},
+        {"ACCOUNT_RATE_LIMITS": {"login_failed": "10/m/ip"}},
+        {"AXES_HANDLER": "axes.handlers.cache.AxesCacheHandler"},
+        {"SESSION_ENGINE": "django.contrib.sessions.backends.cache"},
+    ],
+    ids=lambda setting: next(iter(setting)),
+)
+def test_settings_that_keep_state_in_the_cache_keep_w001(monkeypatch, tmp_path, setting) -> None:
+    assert _implicit_default(monkeypatch, MEMO_ONLY, tmp_path, **setting) == ["horizontal.W001"]
+
+
+def test_an_explicit_locmem_under_memos_only_is_still_w001(tmp_path) -> None:
+    # Written by hand, it is a choice to review, as the audit reports it.
+    app = tmp_path / "shop"
+    app.mkdir()
+    (app / "services.py").write_text(MEMO_ONLY)
+    fake = types.SimpleNamespace(name="shop", path=str(app))
+    with shared_settings(CACHES={"default": LOCMEM}):
+        found = cache_checks.check_locmem_caches(app_configs=[fake])
+    assert [m.id for m in found] == ["horizontal.W001"]
+
+
+def test_the_note_follows_the_contract() -> None:
+    assert_follows_the_contract(cache_checks.I001("default"))
+    assert cache_checks.I001("default").level == checks.INFO

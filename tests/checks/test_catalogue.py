@@ -143,7 +143,7 @@ def test_hardening_16_an_unknown_id_names_the_known_ranges(typed: str) -> None:
 def test_known_ranges_join_runs_of_one_level() -> None:
     ids = ["horizontal.E001", "horizontal.E002", "horizontal.E004", "horizontal.W032"]
     ids += ["horizontal.I033", "horizontal.W034", "horizontal.W035"]
-    assert known_ranges(ids) == "E001–E002, E004, W032, I033, W034–W035"
+    assert known_ranges(ids) == "E001–E002, E004, W032, W034–W035, I033"
 
 
 def test_every_shipped_id_has_something_to_say() -> None:

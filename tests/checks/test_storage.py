@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from botocore.config import Config
+from django.conf import settings
 from django.core.checks import run_checks
 from django.core.files.storage import FileSystemStorage
 from django.core.management import call_command
@@ -253,3 +255,49 @@ def test_an_endpoint_botocore_reads_from_the_environment_counts(
     with override_settings(STORAGES=storages_with(storage)):
         assert [m.id for m in checks.check_s3_endpoint_region()] == ["horizontal.W062"]
         assert [m.id for m in checks.check_s3_endpoint_on_this_host()] == ["horizontal.W066"]
+
+
+# -- I060: the implicit default where the project stores no files ---------------------------
+
+NO_FILES = "def add(a, b):\n    return a + b\n"
+UPLOADS = (
+    "from django.db import models\n\n\nclass Invoice(models.Model):\n"
+    "    pdf = models.FileField(upload_to='invoices/')\n"
+)
+
+
+def _implicit_default(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any, code: str, apps: list[str] | None = None
+) -> list[str]:
+    """The local-storage check on Django's own default, as if STORAGES were not set
+    (override_settings cannot unset a setting), over one app of ``code``."""
+    app = tmp_path / "shop"
+    app.mkdir()
+    (app / "models.py").write_text(code)
+    monkeypatch.setattr(checks, "is_overridden", lambda name: name != "STORAGES")
+    fake = SimpleNamespace(name="shop", path=str(app))
+    local = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+    changes: dict[str, Any] = {"STORAGES": storages_with(local)}
+    with override_settings(**changes):
+        if apps is not None:  # read as names: no app registry reload, nothing imported
+            monkeypatch.setattr(settings, "INSTALLED_APPS", apps)
+        return [m.id for m in checks.check_local_storage(app_configs=[fake])]
+
+
+def test_the_implicit_default_with_no_stored_file_is_a_note(monkeypatch, tmp_path) -> None:
+    assert _implicit_default(monkeypatch, tmp_path, NO_FILES) == ["horizontal.I060"]
+
+
+def test_the_implicit_default_under_a_file_field_is_w060(monkeypatch, tmp_path) -> None:
+    assert _implicit_default(monkeypatch, tmp_path, UPLOADS) == ["horizontal.W060"]
+
+
+def test_an_installed_uploads_app_keeps_w060(monkeypatch, tmp_path) -> None:
+    apps = ["django.contrib.contenttypes", "wagtail.images", "horizontal"]
+    assert _implicit_default(monkeypatch, tmp_path, NO_FILES, apps) == ["horizontal.W060"]
+
+
+def test_the_note_follows_the_contract() -> None:
+    note = checks.I060("default", FileSystemStorage)
+    assert len(note.msg) < 80 and note.hint and "\n" not in note.hint
+    assert note.id == "horizontal.I060"
