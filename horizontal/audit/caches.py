@@ -64,7 +64,7 @@ CLEARED_ON_SAVE = (
 def find_memoised_reads(module: PythonModule) -> Iterator[Finding]:
     if module.is_script or BATCH_JOB_PART.search(module.path):
         return
-    cleared = _cleared_on_save(module) if "cache_clear" in module.text else set()
+    cleared = _cleared_on_save(module) if "cache_clear" in module.text else {}
     stale: list[tuple[int, str]] = []  # (line, name) of memos cleared on save: one cause
     for node in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
         assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
@@ -95,21 +95,24 @@ def find_memoised_reads(module: PythonModule) -> Iterator[Finding]:
         )
     if stale:
         (line, _), *others = stale = sorted(stale)
+        # The other memos of the same cause, then the lines that clear them on save.
+        clears = sorted({clear for _, name in stale for clear in cleared[name]})
         yield Finding(
             module.path,
             line,
             "cache",
             CLEARED_ON_SAVE.format(name="(), ".join(name for _, name in stale)),
             module.line(line),
-            related=tuple(Location(module.path, other) for other, _ in others),
+            related=tuple(Location(module.path, n) for n in [*(o for o, _ in others), *clears]),
         )
 
 
-def _cleared_on_save(module: PythonModule) -> set[str]:
+def _cleared_on_save(module: PythonModule) -> dict[str, list[int]]:
     """Memos whose ``cache_clear()`` a model signal's receiver (``@receiver(post_save)``,
-    a function ``post_save.connect(...)`` names) or a model's ``save``/``delete`` calls."""
+    a function ``post_save.connect(...)`` names) or a model's ``save``/``delete`` calls,
+    to the lines of those calls."""
     connected = set(CONNECTED.findall(module.text))
-    cleared: set[str] = set()
+    cleared: dict[str, list[int]] = {}
     for function in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
         assert isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
         on_save = (
@@ -128,7 +131,7 @@ def _cleared_on_save(module: PythonModule) -> set[str]:
                 and isinstance(call.func, ast.Attribute)
                 and call.func.attr == "cache_clear"
             ):
-                cleared.add(last_part(dotted(call.func.value)))
+                cleared.setdefault(last_part(dotted(call.func.value)), []).append(call.lineno)
     return cleared
 
 

@@ -48,6 +48,8 @@ def test_a_memo_a_save_signal_clears_is_found(tmp_path: Path) -> None:
     found = scan(tmp_path, {"services/clients.py": source}, "cache")
     assert where(found) == [("services/clients.py", 9)]
     assert "cleared on save" in found[0].message
+    # The clear in the same module is shown beside the memo, as clears elsewhere are.
+    assert [(r.path, r.line) for r in found[0].related] == [("services/clients.py", 16)]
 
 
 def test_a_memo_of_settings_cleared_by_a_plain_helper_is_silent(tmp_path: Path) -> None:
