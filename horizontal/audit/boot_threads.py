@@ -85,10 +85,10 @@ def boot_calls(module: PythonModule) -> Iterator[BootCall]:
                         yield BootCall(target, Location(module.path, node.lineno), function_name)
 
 
-def looping_starters(module: PythonModule) -> dict[str, LoopingStarter]:
+def looping_starters(module: PythonModule) -> dict[str, list[LoopingStarter]]:
     """Module-level functions that start a looping thread and are not started at boot by
-    this module, by each dotted path they may be imported by."""
-    found: dict[str, LoopingStarter] = {}
+    this module, by each dotted path they may be imported by: each thread they start."""
+    found: dict[str, list[LoopingStarter]] = {}
     methods = {
         id(item)
         for node in module.nodes(ast.ClassDef)
@@ -101,12 +101,12 @@ def looping_starters(module: PythonModule) -> dict[str, LoopingStarter]:
         name = getattr(start.function, "name", "")
         starter = LoopingStarter(Location(module.path, start.call.lineno), start.factory, name)
         for path in class_paths(module.path, name):
-            found[path] = starter
+            found.setdefault(path, []).append(starter)
     return found
 
 
 def started_through_boot_calls(
-    starters: dict[str, LoopingStarter],
+    starters: dict[str, list[LoopingStarter]],
     boot_texts: list[tuple[str, str]],
     lines: dict[str, list[str]],
 ) -> Iterator[Finding]:
@@ -122,20 +122,20 @@ def started_through_boot_calls(
     ]
     seen: set[Location] = set()
     for call in calls:
-        starter = starters.get(call.target)
-        if starter is None or starter.started in seen:
-            continue
-        seen.add(starter.started)
-        yield Finding(
-            starter.started.path,
-            starter.started.line,
-            "timer-thread",
-            f"{starter.factory} is started by {starter.function}(), which {call.function}() "
-            "calls when the process boots, and loops: every instance runs its own copy of "
-            "this work",
-            line_of(lines, starter.started.path, starter.started.line).strip(),
-            related=(call.called,),
-        )
+        for starter in starters.get(call.target, []):
+            if starter.started in seen:
+                continue
+            seen.add(starter.started)
+            yield Finding(
+                starter.started.path,
+                starter.started.line,
+                "timer-thread",
+                f"{starter.factory} is started by {starter.function}(), which "
+                f"{call.function}() calls when the process boots, and loops: every instance "
+                "runs its own copy of this work",
+                line_of(lines, starter.started.path, starter.started.line).strip(),
+                related=(call.called,),
+            )
 
 
 def may_start(text: str) -> bool:

@@ -58,7 +58,7 @@ def is_startup(module: PythonModule, scope: Scope) -> bool:
 
 class LoopingStart(NamedTuple):
     call: ast.Call
-    factory: str  # ``Thread``, ``Timer``, a thread class
+    factory: str  # ``Thread(target=poll)``, ``Timer(rearm)``, a thread class: named in messages
     function: FunctionNode | None  # what starts it; None at module level
     at_boot: bool  # started at import or by start-up code of this module
 
@@ -106,7 +106,23 @@ def looping_thread_starts(module: PythonModule) -> Iterator[LoopingStart]:
         at_boot = is_startup(module, scope) or (
             function is not None and _started_at_boot(module, function, owners or {}, 0)
         )
-        yield LoopingStart(call, last_part(name), function, at_boot)
+        yield LoopingStart(call, _named(call, last_part(name)), function, at_boot)
+
+
+def _named(call: ast.Call, factory: str) -> str:
+    """The factory and what the thread runs, so that one of several starts in a
+    function is told apart: ``Thread(target=poll)``, ``Timer(_rearm)``."""
+    target = keyword(call, "target") or keyword(call, "function")
+    if target is None and factory.endswith("Timer") and len(call.args) > 1:
+        target = call.args[1]
+    if target is None and factory.endswith("start_new_thread") and call.args:
+        target = call.args[0]
+    name = last_part(dotted(target) or "") if target is not None else ""
+    if not name:
+        return factory
+    return (
+        f"{factory}(target={name})" if keyword(call, "target") is not None else f"{factory}({name})"
+    )
 
 
 def _inside_a_lambda(module: PythonModule, call: ast.Call) -> bool:

@@ -183,7 +183,7 @@ class Scan:
         # Functions other modules' start-up code calls, and those that start looping threads.
         # (read only once a starter is known: most projects have none).
         self.boot_texts: list[tuple[str, str]] = []
-        self.looping_starters: dict[str, boot_threads.LoopingStarter] = {}
+        self.looping_starters: dict[str, list[boot_threads.LoopingStarter]] = {}
         # Service addresses a project helper defaults to this host, and what settings read
         # through helpers (settings_helpers.py).
         self.host_defaults: list[settings_helpers.HostDefault] = []
