@@ -322,6 +322,9 @@ RANDOM_VALUE_CALLS = frozenset(
         "sample",
         "randint",
         "randrange",
+        "randbelow",
+        "random",
+        "uniform",
         "shuffle",
     }
 )

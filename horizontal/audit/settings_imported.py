@@ -192,13 +192,19 @@ def _settings_imports(
 
 def per_instance_cache_options(module_name: str) -> dict[tuple[str, str], str]:
     """``{(alias, option): "uuid4()"}`` for each cache ``KEY_PREFIX``/``VERSION`` in the
-    settings source whose value comes from a per-instance call, directly or through a
-    module-level name; alias ``"*"`` when the dict is not written inside ``CACHES``."""
+    settings source whose value comes from a per-instance call, directly or through
+    module-level names, class attributes and helper functions; alias ``"*"`` when the
+    dict is not written as an alias (``pages = env.cache(…); pages["KEY_PREFIX"] = …``).
+    An alias is one written inside ``CACHES = {…}``, assigned by subscript
+    (``CACHES["pages"] = {…}``) or updated (``CACHES["pages"].update(KEY_PREFIX=…)``).
+    Statements in a branch production does not take (``if "test" in sys.argv:``) are not
+    production's."""
     found: dict[tuple[str, str], str] = {}
     for module, _name in settings_sources(module_name, deciding="CACHES"):
         if "KEY_PREFIX" not in module.text and "VERSION" not in module.text:
             continue
         per_instance_names = _per_instance_names(module)
+        off = _nodes_within(module.tree, off_by_default_statements(module.tree))
         parents: dict[int, str] = {}
         for node in ast.walk(module.tree):
             if isinstance(node, ast.Dict):
@@ -206,23 +212,71 @@ def per_instance_cache_options(module_name: str) -> dict[tuple[str, str], str]:
                     alias = string_value(key)
                     if isinstance(value, ast.Dict) and alias is not None:
                         parents[id(value)] = alias
-        for node in ast.walk(module.tree):
-            if isinstance(node, ast.Dict):
-                for key, value in zip(node.keys, node.values, strict=True):
-                    option = string_value(key)
-                    if option not in CACHE_NAMESPACE_OPTIONS:
-                        continue
-                    why = _per_instance_expression(value, per_instance_names)
-                    if why is not None:
-                        found.setdefault((parents.get(id(node), "*"), option), why)
-            elif isinstance(node, ast.Assign):
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
                 for target in node.targets:
                     keys = _subscript_keys(target)
-                    if len(keys) >= 2 and keys[-1] in CACHE_NAMESPACE_OPTIONS:
-                        why = _per_instance_expression(node.value, per_instance_names)
-                        if why is not None:
-                            found.setdefault((keys[-2], keys[-1]), why)
+                    if keys and keys[-1] not in CACHE_NAMESPACE_OPTIONS:
+                        parents[id(node.value)] = keys[-1]  # ``CACHES["pages"] = {…}``
+                    elif _another_setting(target):
+                        parents[id(node.value)] = ANOTHER_SETTING  # ``SILKY_OPTIONS = {…}``
+        for node in ast.walk(module.tree):
+            if id(node) in off:
+                continue
+            for place, expression in _namespace_values(node, parents):
+                why = _per_instance_expression(expression, per_instance_names)
+                if why is not None:
+                    found.setdefault(place, why)
     return found
+
+
+def _namespace_values(
+    node: ast.AST, parents: dict[int, str]
+) -> Iterator[tuple[tuple[str, str], ast.AST]]:
+    """((alias, option), value) for each namespace option ``node`` sets."""
+    if isinstance(node, ast.Dict):
+        alias = parents.get(id(node), "*")
+        for key, value in zip(node.keys, node.values, strict=True):
+            option = string_value(key)
+            if option in CACHE_NAMESPACE_OPTIONS and alias != ANOTHER_SETTING:
+                yield (alias, option), value
+    elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            keys = _subscript_keys(target)
+            if keys and keys[-1] in CACHE_NAMESPACE_OPTIONS and not _another_setting(target):
+                alias = keys[-2] if len(keys) >= 2 else "*"
+                yield (alias, keys[-1]), node.value
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "update"
+    ):
+        keys = _subscript_keys(node.func.value)
+        for item in node.keywords:
+            if item.arg in CACHE_NAMESPACE_OPTIONS:
+                yield (keys[-1] if keys else "*", item.arg), item.value
+
+
+# A dict bound to a setting other than ``CACHES`` (another library's options that use
+# the same key name, ``SILKY_OPTIONS = {"KEY_PREFIX": …}``) is no cache alias.
+ANOTHER_SETTING = "\0another setting"
+
+
+def _another_setting(target: ast.AST) -> bool:
+    """Whether ``target`` (``X = …``, ``X["k"] = …``) is an UPPER_CASE setting other
+    than ``CACHES``."""
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    return isinstance(target, ast.Name) and target.id.isupper() and target.id != "CACHES"
+
+
+def _nodes_within(tree: ast.AST, statements: set[int]) -> set[int]:
+    """``id()`` of every node inside the statements whose ids are given."""
+    if not statements:
+        return set()
+    return {
+        id(child) for node in ast.walk(tree) if id(node) in statements for child in ast.walk(node)
+    }
 
 
 def _subscript_keys(target: ast.AST) -> list[str]:
@@ -235,15 +289,34 @@ def _subscript_keys(target: ast.AST) -> list[str]:
 
 
 def _per_instance_names(module: PythonModule) -> dict[str, str]:
-    """Module-level names assigned from a per-instance call: ``HOST = socket.gethostname()``."""
+    """Names whose value is this instance's own, in the order the module binds them:
+    ``HOST = socket.gethostname()``, then ``PREFIX = f"shop-{HOST}"`` (through earlier
+    names), ``RUN_ID: str = uuid4().hex``, a class attribute (``Runtime.TOKEN``) and a
+    module-level function that returns one (``_node_tag()``)."""
     names: dict[str, str] = {}
-    for node in module.tree.body:
-        if isinstance(node, ast.Assign):
-            call = _first_call(node.value, PER_INSTANCE_CALLS)
-            if call is not None:
-                for target in node.targets:
-                    if isinstance(target, ast.Name):
-                        names[target.id] = f"{call}()"
+
+    def bind(prefix: str, body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+                why = _per_instance_expression(node.value, names)
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if why is not None and isinstance(target, ast.Name):
+                        names[prefix + target.id] = why
+            elif isinstance(node, ast.ClassDef) and not prefix:
+                bind(f"{node.name}.", node.body)
+            elif isinstance(node, ast.FunctionDef) and not prefix:
+                returned = [
+                    why
+                    for child in ast.walk(node)
+                    if isinstance(child, ast.Return) and child.value is not None
+                    if (why := _per_instance_expression(child.value, names)) is not None
+                ]
+                call = _first_call(node, PER_INSTANCE_CALLS)
+                if returned or call is not None:
+                    names[f"{node.name}()"] = returned[0] if returned else f"{call}()"
+
+    bind("", module.tree.body)
     return names
 
 
@@ -252,8 +325,10 @@ def _per_instance_expression(value: ast.AST, names: dict[str, str]) -> str | Non
     if call is not None:
         return f"{call}()"
     for node in ast.walk(value):
-        if isinstance(node, ast.Name) and node.id in names:
-            return names[node.id]
+        if isinstance(node, ast.Name | ast.Attribute) and (dotted(node) or "") in names:
+            return names[dotted(node) or ""]
+        if isinstance(node, ast.Call) and f"{dotted(node.func)}()" in names:
+            return names[f"{dotted(node.func)}()"]
         variable = _environment_variable(node)
         if variable in PER_INSTANCE_ENVIRONMENT:
             return f"${variable}"
@@ -272,8 +347,9 @@ def _environment_variable(node: ast.AST) -> str | None:
         return string_value(node.slice)
     if isinstance(node, ast.Call) and node.args:
         function = dotted(node.func) or ""
-        reader = function.rsplit(".", 1)[0] if function.startswith("env.") else function
-        if reader == "env" or reader.endswith(ENVIRONMENT_CALLS):
+        # ``env.str("POD_NAME")``, ``ENV.str(…)``: django-environ's reader by any name case.
+        lowered = function.lower()
+        if lowered == "env" or lowered.startswith("env.") or function.endswith(ENVIRONMENT_CALLS):
             return string_value(node.args[0])
     return None
 

@@ -286,7 +286,7 @@ def _per_instance_value(value: object) -> str | None:
     hostname or the pid in it as a whole word (``shop-web-7f9c`` has ``web-7f9c``)."""
     text = str(value)
     hostname = socket.gethostname()
-    if len(hostname) >= 2 and _contains_token(text, hostname):
+    if _names_one_host(hostname) and _contains_token(text, hostname):
         return "the hostname"
     # A pid of a few digits (PID 1 in a container) is too likely a plain number: a
     # ``VERSION`` of 1 is not the process id. Code that calls getpid() is read instead.
@@ -294,6 +294,14 @@ def _per_instance_value(value: object) -> str | None:
     if pid >= MEANINGFUL_PID and _contains_token(text, str(pid)):
         return "the process id"
     return None
+
+
+def _names_one_host(hostname: str) -> bool:
+    """A host name that only this instance has: a container id, a pod's hashed name, an
+    address (``3f9c2a7b1d0e``, ``web-7f9c6d-x2k4p``, ``ip-10-0-1-5``). A plain word
+    (``web``, ``api``: compose's ``hostname:``, shared by every replica) is a role, and a
+    prefix that names it says nothing of the instance."""
+    return any(c.isdigit() for c in hostname) or len(hostname) >= 12
 
 
 def _key_function_source(key_function: object) -> str | None:
@@ -336,7 +344,12 @@ def check_cache_namespaces(
         for option in ("KEY_PREFIX", "VERSION"):
             if option not in config:
                 continue
-            source = _per_instance_value(config[option]) or from_source.get((alias, option))
+            source = (
+                _per_instance_value(config[option])
+                or from_source.get((alias, option))
+                # A dict not written as an alias (built apart, then put in CACHES).
+                or from_source.get(("*", option))
+            )
             if source is not None:
                 found.append(W005(alias, option, source))
                 break

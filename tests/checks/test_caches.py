@@ -211,13 +211,14 @@ def test_w004_names_the_address_and_how_to_silence_it() -> None:
 
 
 A_PID = 48213
+A_POD = "web-7f9c6d-x2k4p"  # a pod's hashed name: this instance's alone
 
 
 @pytest.mark.parametrize(
     ("option", "value"),
     [
-        ("KEY_PREFIX", socket.gethostname()),
-        ("KEY_PREFIX", f"shop-{socket.gethostname()}"),
+        ("KEY_PREFIX", A_POD),
+        ("KEY_PREFIX", f"shop-{A_POD}"),
         ("KEY_PREFIX", f"shop:{A_PID}"),
         ("VERSION", A_PID),
     ],
@@ -225,12 +226,23 @@ A_PID = 48213
 def test_a_namespace_from_the_hostname_or_pid_is_w005(
     option: str, value: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The pid the value was built from, whatever this test process's own pid is (a
+    # The pid and host the value was built from, whatever this test process's own are (a
     # pid under 1000 is not looked for: test_a_small_pid_is_a_number_not_the_process_id).
     monkeypatch.setattr(cache_checks.os, "getpid", lambda: A_PID)
+    monkeypatch.setattr(cache_checks.socket, "gethostname", lambda: A_POD)
     assert deploy_ids(CACHES=_redis_at("redis://cache.internal:6379/0", **{option: value})) == [
         "horizontal.W005"
     ]
+
+
+@pytest.mark.parametrize("prefix", ["web", "shop-web-v2"])
+def test_a_prefix_naming_a_role_host_name_is_silent(
+    prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # compose's ``hostname: web`` is every replica's name: a role, not this instance.
+    monkeypatch.setattr(cache_checks.socket, "gethostname", lambda: "web")
+    caches = _redis_at("redis://cache.internal:6379/0", KEY_PREFIX=prefix)
+    assert deploy_ids(CACHES=caches) == []
 
 
 def per_host_key(key: str, key_prefix: str, version: int) -> str:
@@ -443,3 +455,77 @@ def test_an_explicit_locmem_under_memos_only_is_still_w001(tmp_path) -> None:
 def test_the_note_follows_the_contract() -> None:
     assert_follows_the_contract(cache_checks.I001("default"))
     assert cache_checks.I001("default").level == checks.INFO
+
+
+# -- W005 read from the source in the spellings production modules use --------------------
+
+BASE_CACHES = (
+    "import os\nimport uuid\nimport socket\nimport hashlib\nimport environ\n"
+    "ENV = environ.Env()\n"
+    "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache',\n"
+    "    'LOCATION': 'redis://cache.internal:6379/0'}}\n"
+)
+PAGES = (
+    "{'BACKEND': 'django_redis.cache.RedisCache', "
+    "'LOCATION': 'redis://cache.internal:6379/1', 'KEY_PREFIX': %s}"
+)
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        # An alias a production module adds to its base's CACHES by subscript.
+        "CACHES['pages'] = " + PAGES % "uuid.uuid4().hex[:8]",
+        "CACHES['pages'] = "
+        + PAGES % "'shop'"
+        + "\nCACHES['pages'].update(KEY_PREFIX=uuid.uuid4().hex)",
+        # A dict built apart, then put in CACHES.
+        "pages = "
+        + PAGES % "'shop'"
+        + "\npages['KEY_PREFIX'] = uuid.uuid4().hex\nCACHES['pages'] = pages",
+        # Through names, annotations, class attributes and helper functions.
+        "BOOT = uuid.uuid4().hex\nPREFIX = f'shop-{BOOT}'\nCACHES['pages'] = " + PAGES % "PREFIX",
+        "RUN_ID: str = uuid.uuid4().hex\nCACHES['pages'] = " + PAGES % "RUN_ID",
+        "class Runtime:\n    TOKEN = uuid.uuid4().hex\n"
+        + "CACHES['pages'] = "
+        + PAGES % "Runtime.TOKEN",
+        "def _tag():\n    return hashlib.sha1(socket.gethostname().encode()).hexdigest()\n"
+        "CACHES['pages'] = " + PAGES % "_tag()",
+        # django-environ's reader under any name.
+        "CACHES['pages'] = " + PAGES % "ENV.str('POD_NAME', default='')",
+    ],
+    ids=["subscript", "update", "built-apart", "two-names", "annotated", "class", "helper", "ENV"],
+)
+def test_a_per_instance_prefix_however_spelt_is_w005(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail: str
+) -> None:
+    module = _settings_module(tmp_path, monkeypatch, "spelt_prefix_settings", BASE_CACHES + tail)
+    caches = {
+        **_redis_at("redis://cache.internal:6379/0"),
+        "pages": {**REDIS, "LOCATION": "redis://cache.internal:6379/1", "KEY_PREFIX": "3f2a9c0e"},
+    }
+    assert deploy_ids(CACHES=caches, SETTINGS_MODULE=module) == ["horizontal.W005"]
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        # Only a test run takes the random prefix (parallel runs sharing one Redis).
+        "CACHES['pages'] = " + PAGES % "'shop'" + "\nimport sys\n"
+        "if 'test' in sys.argv:\n    CACHES['pages']['KEY_PREFIX'] = uuid.uuid4().hex",
+        # Another library's options use the same key name.
+        "CACHES['pages'] = "
+        + PAGES % "'shop'"
+        + "\nSILKY_OPTIONS = {'KEY_PREFIX': uuid.uuid4().hex}",
+    ],
+    ids=["test-only", "another-setting"],
+)
+def test_a_random_prefix_production_never_takes_is_silent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail: str
+) -> None:
+    module = _settings_module(tmp_path, monkeypatch, "unspelt_prefix_settings", BASE_CACHES + tail)
+    caches = {
+        **_redis_at("redis://cache.internal:6379/0"),
+        "pages": {**REDIS, "LOCATION": "redis://cache.internal:6379/1", "KEY_PREFIX": "shop"},
+    }
+    assert deploy_ids(CACHES=caches, SETTINGS_MODULE=module) == []
