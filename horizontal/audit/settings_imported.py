@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 
@@ -402,7 +402,11 @@ def constant_instance_id_sites(module_name: str) -> list[tuple[str, str]]:
             value = getattr(statement, "value", None)
             if value is None:
                 continue
-            literal = _constant_text(value) or _fallback_text(value)
+            literal = (
+                _constant_text(value)
+                or _fallback_text(value)
+                or _resolved_constant(value, _ModuleNames(module))
+            )
             if literal is None:
                 for node in ast.walk(value):
                     if isinstance(node, ast.Call) and len(node.args) >= 2:
@@ -416,11 +420,19 @@ def constant_instance_id_sites(module_name: str) -> list[tuple[str, str]]:
     return found
 
 
-# Environment variables that name a release, the same on every instance of it: a
-# version, a commit, an image tag, a build or deployment id (Heroku's
-# ``HEROKU_RELEASE_VERSION``, Cloud Run's ``K_REVISION``, ``GIT_SHA``, ``IMAGE_TAG``).
+# Environment variables that name a release or a group, the same on every instance of
+# it: a version, a commit, an image tag, a build or deployment id (Heroku's
+# ``HEROKU_RELEASE_VERSION``, Cloud Run's ``K_REVISION``, ``GIT_SHA``, ``IMAGE_TAG``), or
+# the app, service, namespace, environment or region (``K_SERVICE``, ``FLY_APP_NAME``,
+# ``POD_NAMESPACE``, ``APP_ENV``); not one that also names the instance (``APP_INSTANCE``,
+# ``SERVICE_HOST``, ``REPLICA_ID``).
 RELEASE_VARIABLE = lazy_compile(
-    r"(^|_)(RELEASE|VERSION|COMMIT|SHA|REVISION|BUILD|IMAGE|TAG|SLUG|DEPLOY|DEPLOYMENT)(_|$)"
+    r"(^|_)(RELEASE|VERSION|COMMIT|SHA|REVISION|BUILD|IMAGE|TAG|SLUG|DEPLOY|DEPLOYMENT|"
+    r"NAMESPACE|SERVICE|APP|ENV|ENVIRONMENT|STAGE|REGION|CLUSTER)(_|$)"
+)
+INSTANCE_VARIABLE = lazy_compile(
+    r"(^|_)(INSTANCE|HOST|HOSTNAME|NODE|REPLICA|ALLOC|MACHINE|DYNO|CONTAINER|POD_NAME|ID|IP|"
+    r"TASK|INDEX|ORDINAL)(_|$)"
 )
 
 
@@ -452,7 +464,11 @@ def _release_variables(node: ast.AST) -> list[str] | None:
         parts = [node.value]
     else:
         variable = _environment_variable(node)
-        return [variable] if variable and RELEASE_VARIABLE.search(variable.upper()) else None
+        if variable is None:
+            return None
+        upper = variable.upper()
+        shared = RELEASE_VARIABLE.search(upper) and not INSTANCE_VARIABLE.search(upper)
+        return [variable] if shared else None
     found: list[str] = []
     for part in parts:
         variables = _release_variables(part)
@@ -482,6 +498,131 @@ def _fallback_text(node: ast.AST) -> str | None:
         default = env_default(node)
         return _fallback_text(default) if default is not None else None
     return None
+
+
+class _ModuleNames:
+    """What a settings module binds at its top level, for ``_resolved_constant``: names,
+    class attributes, functions, and ``os.environ.setdefault`` defaults."""
+
+    def __init__(self, module: PythonModule) -> None:
+        self.values: dict[str, ast.expr] = {}
+        self.functions: dict[str, ast.FunctionDef] = {}
+        self.defaults: dict[str, ast.expr] = {}
+        for node in module.tree.body:
+            if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        self.values[target.id] = node.value
+            elif isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if isinstance(item, ast.Assign | ast.AnnAssign) and item.value is not None:
+                        targets = item.targets if isinstance(item, ast.Assign) else [item.target]
+                        for target in targets:
+                            if isinstance(target, ast.Name):
+                                self.values[f"{node.name}.{target.id}"] = item.value
+            elif isinstance(node, ast.FunctionDef):
+                self.functions[node.name] = node
+        if "setdefault" in module.text:
+            for call in ast.walk(module.tree):
+                if (
+                    isinstance(call, ast.Call)
+                    and dotted(call.func) == "os.environ.setdefault"
+                    and len(call.args) == 2
+                ):
+                    variable = string_value(call.args[0])
+                    if variable is not None:
+                        self.defaults[variable] = call.args[1]
+
+
+def _resolved_constant(node: ast.AST, names: _ModuleNames, depth: int = 0) -> str | None:
+    """The text ``node`` has when it is built from constants alone, followed through
+    module-level names, class attributes, helper functions, ``%``, ``str.join``,
+    ``str.format``, and environment lookups that fall back to a default (also one
+    ``os.environ.setdefault`` gives); None when any part is anything else. The caller
+    compares it with the live value: equal, no instance-specific part was used."""
+    if depth > 4:
+        return None
+
+    def again(child: ast.AST) -> str | None:
+        return _resolved_constant(child, names, depth + 1)
+
+    if isinstance(node, ast.Constant) and isinstance(node.value, str | int):
+        return str(node.value)
+    if isinstance(node, ast.JoinedStr):
+        parts = [again(part) for part in node.values]
+        return "".join(parts) if all(p is not None for p in parts) else None  # type: ignore[arg-type]
+    if isinstance(node, ast.FormattedValue):
+        return again(node.value) if node.format_spec is None else None
+    if isinstance(node, ast.BinOp):
+        left, right = again(node.left), None
+        if isinstance(node.op, ast.Add):
+            right = again(node.right)
+            return left + right if left is not None and right is not None else None
+        if isinstance(node.op, ast.Mod) and left is not None:
+            items = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+            values = [again(item) for item in items]
+            if all(v is not None for v in values):
+                try:
+                    return left % tuple(values)
+                except (TypeError, ValueError):
+                    return None
+        return None
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+        return again(node.values[-1])
+    if isinstance(node, ast.Name | ast.Attribute):
+        bound = names.values.get(dotted(node) or "")
+        return again(bound) if bound is not None else _looked_up(node, names, again)
+    if isinstance(node, ast.Subscript):
+        return _looked_up(node, names, again)
+    if isinstance(node, ast.Call):
+        return _called(node, names, again)
+    return None
+
+
+def _looked_up(
+    node: ast.AST, names: _ModuleNames, again: Callable[[ast.AST], str | None]
+) -> str | None:
+    """An environment lookup's default: its own, or the one ``setdefault`` gave."""
+    variable = _environment_variable(node)
+    if variable is None:
+        return None
+    default = env_default(node) if isinstance(node, ast.Call) else None
+    if default is None:
+        default = names.defaults.get(variable)
+    return again(default) if default is not None else None
+
+
+def _called(
+    call: ast.Call, names: _ModuleNames, again: Callable[[ast.AST], str | None]
+) -> str | None:
+    function = call.func
+    if isinstance(function, ast.Attribute) and function.attr in {"join", "format"}:
+        receiver = again(function.value)
+        if receiver is None:
+            return None
+        if function.attr == "join" and len(call.args) == 1:
+            items = call.args[0]
+            if isinstance(items, ast.List | ast.Tuple):
+                parts = [again(item) for item in items.elts]
+                return receiver.join(parts) if all(p is not None for p in parts) else None  # type: ignore[arg-type]
+            return None
+        if function.attr == "format" and not call.keywords:
+            values = [again(argument) for argument in call.args]
+            if all(v is not None for v in values):
+                try:
+                    return receiver.format(*values)
+                except (IndexError, KeyError, ValueError):
+                    return None
+        return None
+    if isinstance(function, ast.Name) and function.id in names.functions and not call.args:
+        returns = [
+            node.value
+            for node in ast.walk(names.functions[function.id])
+            if isinstance(node, ast.Return) and node.value is not None
+        ]
+        return again(returns[0]) if len(returns) == 1 else None
+    return _looked_up(call, names, again)
 
 
 def _constant_text(node: ast.AST) -> str | None:

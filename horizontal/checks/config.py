@@ -367,7 +367,7 @@ def check_instance_id_is_per_instance(
         releases = release_instance_id_sites(module_name)
         if releases:
             where, variable = releases[0]
-            return [E007(value, f"{where}, from {variable}: one value per release")]
+            return [E007(value, f"{where}, from {variable}: the same on every instance")]
     if value.strip().lower() in GENERIC_INSTANCE_IDS:
         return [E007(value, "a role name, not an instance's")]
     return []

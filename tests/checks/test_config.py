@@ -197,6 +197,35 @@ def instance_id_errors(tmp_path: Any, monkeypatch: Any, source: str, value: obje
             "import os\nHORIZONTAL_INSTANCE_ID = f\"web-{os.environ['HEROKU_RELEASE_VERSION']}\"\n",
             "web-v117",
         ),
+        # A constant reached through the module: names, classes, helpers, formatting.
+        ('NAME = "shop-eu"\nHORIZONTAL_INSTANCE_ID = NAME\n', "shop-eu"),
+        ('class Deploy:\n    ID = "shop-api"\nHORIZONTAL_INSTANCE_ID = Deploy.ID\n', "shop-api"),
+        (
+            "import os\ndef instance_id():\n    return os.environ.get('POD_NAME', 'shop-web')\n"
+            "HORIZONTAL_INSTANCE_ID = instance_id()\n",
+            "shop-web",
+        ),
+        ('HORIZONTAL_INSTANCE_ID = "%s-%s" % ("shop", "eu1")\n', "shop-eu1"),
+        ('HORIZONTAL_INSTANCE_ID = "-".join(["shop", "api"])\n', "shop-api"),
+        (
+            "import os\n"
+            "HORIZONTAL_INSTANCE_ID = 'shop-{}'.format(os.environ.get('REPLICA', '0'))\n",
+            "shop-0",
+        ),
+        (
+            'import os\nos.environ.setdefault("INSTANCE_ID", "shop-web")\n'
+            'HORIZONTAL_INSTANCE_ID = os.environ["INSTANCE_ID"]\n',
+            "shop-web",
+        ),
+        (
+            "import environ\nENV = environ.Env()\n"
+            "HORIZONTAL_INSTANCE_ID = ENV.str('POD_NAME', default='shop-web-eu1')\n",
+            "shop-web-eu1",
+        ),
+        # Variables that name a group: the namespace, the service, the app.
+        ('import os\nHORIZONTAL_INSTANCE_ID = os.environ["POD_NAMESPACE"]\n', "shop-prod"),
+        ('import os\nHORIZONTAL_INSTANCE_ID = os.environ["K_SERVICE"]\n', "shop-api"),
+        ('import os\nHORIZONTAL_INSTANCE_ID = os.getenv("FLY_APP_NAME", "shop")\n', "shop-prod"),
     ],
     ids=[
         "literal",
@@ -207,6 +236,17 @@ def instance_id_errors(tmp_path: Any, monkeypatch: Any, source: str, value: obje
         "the-commit",
         "the-revision",
         "f-string-of-the-release",
+        "module-name",
+        "class-attribute",
+        "helper-fallback-used",
+        "percent-format",
+        "join",
+        "format-of-a-fallback",
+        "setdefault",
+        "ENV-fallback-used",
+        "the-namespace",
+        "the-service",
+        "the-app",
     ],
 )
 def test_an_instance_id_every_instance_shares_is_e007(
@@ -238,6 +278,14 @@ def test_an_instance_id_every_instance_shares_is_e007(
             "9f3c2ab-web-3",
         ),
         ('import os\nHORIZONTAL_INSTANCE_ID = os.environ["FLY_ALLOC_ID"]\n', "3d8d9e1b"),
+        # A helper whose lookup was set, and variables that name the instance in a group.
+        (
+            "import os\ndef instance_id():\n    return os.environ.get('POD_NAME', 'shop-web')\n"
+            "HORIZONTAL_INSTANCE_ID = instance_id()\n",
+            "shop-web-7f9c4-x2",
+        ),
+        ('import os\nHORIZONTAL_INSTANCE_ID = os.environ["APP_INSTANCE_ID"]\n', "a1"),
+        ('import os\nHORIZONTAL_INSTANCE_ID = os.environ["SERVICE_REPLICA"]\n', "3"),
     ],
     ids=[
         "unset",
@@ -247,6 +295,9 @@ def test_an_instance_id_every_instance_shares_is_e007(
         "f-string-set",
         "release-and-hostname",
         "an-instance-variable",
+        "helper-set",
+        "app-instance-variable",
+        "service-replica-variable",
     ],
 )
 def test_an_instance_id_of_its_own_per_instance_is_silent(
