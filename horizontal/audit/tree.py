@@ -7,6 +7,7 @@ django.tasks (``uses_tasks``) without importing every detector.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 
@@ -120,9 +121,18 @@ VENDORED_RELEASE = lazy_compile(r"^[A-Za-z][\w.]*(-[A-Za-z][\w.]*)*-v?\d+(\.\d+)
 # (pytest_plugin.py, pytest_fixtures.py).
 TEST_FILE = lazy_compile(r"(^test_.*|.*_tests?|^tests?|^conftest|^pytest_\w+)\.py$")
 
-# Code that defines or enqueues django.tasks tasks (or the django-tasks backport's).
+# Code that defines or enqueues django.tasks tasks (or the django-tasks backport's): a
+# module that imports the framework (a docstring that names it is no import) and
+# decorates, builds or enqueues a task, also as ``@django_tasks.task`` or under another
+# name (``from django_tasks import task as background`` … ``@background``).
 TASK_FRAMEWORKS = ("django.tasks", "django_tasks")
-TASK_USE = ("@task", ".enqueue(", ".aenqueue(", "task(")
+TASK_IMPORT = lazy_compile(
+    r"^[ \t]*(?:from[ \t]+(?:django\.tasks|django_tasks)[\w.]*[ \t]+import[ \t]+"
+    r"\(?(?P<names>[^)\n]*)|import[ \t]+(?:django\.tasks|django_tasks)\b)",
+    re.M,
+)
+TASK_ALIAS = lazy_compile(r"\btask[ \t]+as[ \t]+(\w+)")
+TASK_USE = ("@task", ".enqueue(", ".aenqueue(", "task(", "tasks.task")
 
 
 def uses_tasks(paths: Iterable[str | Path], exclude: Collection[str] = ()) -> bool:
@@ -135,7 +145,13 @@ def uses_tasks(paths: Iterable[str | Path], exclude: Collection[str] = ()) -> bo
             text = read_text(path)
             if text is None or not any(name in text for name in TASK_FRAMEWORKS):
                 continue
+            imports = list(TASK_IMPORT.finditer(text))
+            if not imports:
+                continue
             if any(use in text for use in TASK_USE):
+                return True
+            aliases = {a for m in imports for a in TASK_ALIAS.findall(m.group("names") or "")}
+            if any(f"@{alias}" in text or f"{alias}(" in text for alias in aliases):
                 return True
     return False
 

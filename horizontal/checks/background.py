@@ -186,9 +186,9 @@ def _task_backends() -> Mapping[str, Any]:
     # Django < 6.0 has no TASKS default; there the django-tasks backport, installed with
     # TASKS unset, runs tasks with its ImmediateBackend.
     tasks = getattr(settings, "TASKS", None)
-    if not tasks and apps.is_installed("django_tasks"):
+    if tasks is None and apps.is_installed("django_tasks"):
         return {"default": {"BACKEND": BACKPORT_IMMEDIATE_BACKEND}}
-    return tasks or {}
+    return tasks or {}  # ``TASKS = {}``: no backend, so nothing runs inline
 
 
 def _django_cron_lock() -> object:

@@ -6,11 +6,13 @@ import sys
 import threading
 import types
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from django.conf import global_settings
 from django.core import checks
 
+from horizontal.audit.tree import uses_tasks
 from horizontal.checks import background
 from tests.checks.baseline import (
     LOCMEM,
@@ -80,6 +82,29 @@ def test_the_backport_installed_with_tasks_unset_is_w041() -> None:
     assert deploy_ids(TASKS=None, INSTALLED_APPS=apps) == ["horizontal.W041"]
     database = {"default": {"BACKEND": "django_tasks.backends.database.DatabaseBackend"}}
     assert deploy_ids(TASKS=database, INSTALLED_APPS=apps) == []
+
+
+def test_the_backport_with_tasks_set_empty_has_no_backend_to_warn_of() -> None:
+    # ``TASKS = {}``, the documented way out: the backport then has no backend at all.
+    apps = [*TASKS_APP, "django_tasks"]
+    assert [m.id for m in deploy_messages(TASKS={}, INSTALLED_APPS=apps) if "041" in m.id] == []
+
+
+@pytest.mark.parametrize(
+    ("source", "uses"),
+    [
+        ("import django_tasks\n\n@django_tasks.task\ndef send(): ...\n", True),
+        ("from django_tasks import task as background\n\n@background()\ndef send(): ...\n", True),
+        ("from django.tasks import (\n    task,\n)\n\n@task()\ndef send(): ...\n", True),
+        ("from app.jobs import report\n\nreport.enqueue(1)\n\nimport django.tasks\n", True),
+        # A docstring that names the framework, and a function named for a task: no task.
+        ('"""Like django_tasks, but by hand."""\n\ndef render_task(result): ...\n', False),
+    ],
+    ids=["dotted-no-parens", "aliased", "parenthesised-import", "enqueue", "mention-only"],
+)
+def test_what_counts_as_code_that_uses_tasks(tmp_path: Path, source: str, uses: bool) -> None:
+    (tmp_path / "tasks_module.py").write_text(source)
+    assert uses_tasks([tmp_path]) is uses
 
 
 def test_apscheduler_is_w043() -> None:
