@@ -18,8 +18,16 @@ from urllib.parse import urlsplit
 __all__ = ["is_this_host", "this_host_addresses"]
 
 # Names and addresses that mean "this host": a service found there is per instance.
+# ``localhost6`` (and ``localhost6.localdomain6``) is ``::1`` in RHEL and Fedora's hosts file.
 LOCAL_HOST_NAMES = frozenset(
-    {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"}
+    {
+        "localhost",
+        "localhost.localdomain",
+        "localhost6",
+        "localhost6.localdomain6",
+        "ip6-localhost",
+        "ip6-loopback",
+    }
 )
 SOCKET_SCHEMES = frozenset({"unix", "redis+socket", "socket", "rediss+socket"})
 # Kombu's in-memory transport and Celery's in-memory result cache: this process only.

@@ -141,6 +141,8 @@ def _redis_at(location: object, **extra: object) -> dict[str, object]:
         # Spellings a resolver takes for loopback: inet_aton's short form, the root zone.
         "redis://127.1:6379/1",
         "redis://localhost.:6379/1",
+        # ``::1`` by name in RHEL and Fedora's hosts file.
+        "redis://localhost6:6379/1",
     ],
 )
 def test_a_shared_cache_addressed_as_this_host_is_w004(location: object) -> None:
