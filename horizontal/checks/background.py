@@ -321,6 +321,10 @@ CELERY_ADDRESS_SETTINGS = (
 
 
 CHANNELS_REDIS_DEFAULT_HOST = ("localhost", 6379)
+CHANNELS_REDIS_LAYERS = (
+    "channels_redis.core.RedisChannelLayer",
+    "channels_redis.pubsub.RedisPubSubChannelLayer",
+)
 
 
 def _service_addresses() -> Iterable[tuple[str, object]]:
@@ -334,8 +338,11 @@ def _service_addresses() -> Iterable[tuple[str, object]]:
             hosts = options.get("hosts") if isinstance(options, Mapping) else None
             if hosts is not None:
                 yield f"CHANNEL_LAYERS[{alias!r}]", hosts
-            elif str(config.get("BACKEND", "")).startswith("channels_redis."):
-                # No hosts: channels_redis connects to its default, this host's Redis.
+            elif str(config.get("BACKEND", "")).startswith("channels_redis.") or is_a(
+                config.get("BACKEND"), CHANNELS_REDIS_LAYERS
+            ):
+                # No hosts: channels_redis (or a subclass of its layers) connects to its
+                # default, this host's Redis.
                 yield f"CHANNEL_LAYERS[{alias!r}]", CHANNELS_REDIS_DEFAULT_HOST
     for name in CELERY_ADDRESS_SETTINGS:
         value = getattr(settings, name, None)

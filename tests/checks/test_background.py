@@ -44,6 +44,21 @@ def test_channels_redis_with_no_hosts_is_on_this_host() -> None:
     assert deploy_ids(CHANNEL_LAYERS=configured) == []
 
 
+def test_a_channels_redis_subclass_with_no_hosts_is_on_this_host(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A project's own layer class (tracing, a key prefix) keeps channels_redis' default.
+    package, core = types.ModuleType("channels_redis"), types.ModuleType("channels_redis.core")
+    base = type("RedisChannelLayer", (), {"__module__": "channels_redis.core"})
+    core.RedisChannelLayer = base  # type: ignore[attr-defined]
+    layers = types.ModuleType("traced_layers")
+    layers.TracedChannelLayer = type("TracedChannelLayer", (base,), {})  # type: ignore[attr-defined]
+    for module in (package, core, layers):
+        monkeypatch.setitem(sys.modules, module.__name__, module)
+    configured = {"default": {"BACKEND": "traced_layers.TracedChannelLayer"}}
+    assert deploy_ids(CHANNEL_LAYERS=configured) == ["horizontal.W048"]
+
+
 TASKS_APP = with_app("task_defining_app")
 
 
