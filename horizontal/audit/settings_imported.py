@@ -21,7 +21,6 @@ from pathlib import Path
 
 from horizontal.audit.env_lookups import env_default
 from horizontal.audit.known import PER_INSTANCE_CALLS, PER_INSTANCE_ENVIRONMENT
-from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.settings_branches import off_by_default_statements
 from horizontal.audit.settings_secrets import random_value_line
 from horizontal.audit.settings_values import top_level_settings
@@ -193,10 +192,12 @@ def _settings_imports(
 def per_instance_cache_options(module_name: str) -> dict[tuple[str, str], str]:
     """``{(alias, option): "uuid4()"}`` for each cache ``KEY_PREFIX``/``VERSION`` in the
     settings source whose value comes from a per-instance call, directly or through
-    module-level names, class attributes and helper functions; alias ``"*"`` when the
-    dict is not written as an alias (``pages = env.cache(…); pages["KEY_PREFIX"] = …``).
-    An alias is one written inside ``CACHES = {…}``, assigned by subscript
-    (``CACHES["pages"] = {…}``) or updated (``CACHES["pages"].update(KEY_PREFIX=…)``).
+    module-level names, class attributes and helper functions. Only what reaches
+    ``CACHES``: a dict written inside a ``CACHES`` assignment (``CACHES = {…}``,
+    ``CACHES["pages"] = {…}``, ``CACHES = {**CACHES, "pages": {…}}``), an option set by
+    subscript or ``.update()`` on an alias, or a dict bound to a name (or returned by a
+    helper) that a ``CACHES`` assignment uses, alias ``"*"`` when its own is not written
+    (``pages = env.cache(…); pages["KEY_PREFIX"] = …; CACHES["pages"] = pages``).
     Statements in a branch production does not take (``if "test" in sys.argv:``) are not
     production's."""
     found: dict[tuple[str, str], str] = {}
@@ -205,69 +206,117 @@ def per_instance_cache_options(module_name: str) -> dict[tuple[str, str], str]:
             continue
         per_instance_names = _per_instance_names(module)
         off = _nodes_within(module.tree, off_by_default_statements(module.tree))
-        parents: dict[int, str] = {}
-        for node in ast.walk(module.tree):
-            if isinstance(node, ast.Dict):
-                for key, value in zip(node.keys, node.values, strict=True):
-                    alias = string_value(key)
-                    if isinstance(value, ast.Dict) and alias is not None:
-                        parents[id(value)] = alias
-            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
-                for target in node.targets:
-                    keys = _subscript_keys(target)
-                    if keys and keys[-1] not in CACHE_NAMESPACE_OPTIONS:
-                        parents[id(node.value)] = keys[-1]  # ``CACHES["pages"] = {…}``
-                    elif _another_setting(target):
-                        parents[id(node.value)] = ANOTHER_SETTING  # ``SILKY_OPTIONS = {…}``
+        flow = _CacheFlow(module.tree)
         for node in ast.walk(module.tree):
             if id(node) in off:
                 continue
-            for place, expression in _namespace_values(node, parents):
+            for place, expression in flow.namespace_values(node):
                 why = _per_instance_expression(expression, per_instance_names)
                 if why is not None:
                     found.setdefault(place, why)
     return found
 
 
-def _namespace_values(
-    node: ast.AST, parents: dict[int, str]
-) -> Iterator[tuple[tuple[str, str], ast.AST]]:
-    """((alias, option), value) for each namespace option ``node`` sets."""
-    if isinstance(node, ast.Dict):
-        alias = parents.get(id(node), "*")
-        for key, value in zip(node.keys, node.values, strict=True):
-            option = string_value(key)
-            if option in CACHE_NAMESPACE_OPTIONS and alias != ANOTHER_SETTING:
-                yield (alias, option), value
-    elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        for target in targets:
+class _CacheFlow:
+    """Which dicts and names of a settings module reach ``CACHES``, and under which
+    alias, for ``per_instance_cache_options``."""
+
+    def __init__(self, tree: ast.AST) -> None:
+        self.in_caches: set[int] = set()  # nodes inside what is assigned to CACHES
+        self.into_caches: set[str] = set()  # names and helpers a CACHES assignment uses
+        self.owner: dict[int, str] = {}  # a dict bound to a name, or a helper's return
+        self.alias: dict[int, str] = {}  # a dict written as an alias
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign):
+                self._assignment(node)
+            elif isinstance(node, ast.Call) and _update_of(node) is not None:
+                receiver = _update_of(node)
+                if receiver is not None and _root_name(receiver) == "CACHES":
+                    self._reaches_caches([*node.args, *(k.value for k in node.keywords)])
+            elif isinstance(node, ast.FunctionDef):
+                for child in ast.walk(node):
+                    if isinstance(child, ast.Return) and isinstance(child.value, ast.Dict):
+                        self._own(child.value, f"{node.name}()")
+            elif isinstance(node, ast.Dict):
+                for key, value in zip(node.keys, node.values, strict=True):
+                    alias = string_value(key)
+                    if isinstance(value, ast.Dict) and alias is not None:
+                        self.alias[id(value)] = alias
+
+    def _assignment(self, node: ast.Assign) -> None:
+        for target in node.targets:
             keys = _subscript_keys(target)
-            if keys and keys[-1] in CACHE_NAMESPACE_OPTIONS and not _another_setting(target):
-                alias = keys[-2] if len(keys) >= 2 else "*"
-                yield (alias, keys[-1]), node.value
-    elif (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "update"
-    ):
-        keys = _subscript_keys(node.func.value)
-        for item in node.keywords:
-            if item.arg in CACHE_NAMESPACE_OPTIONS:
-                yield (keys[-1] if keys else "*", item.arg), item.value
+            if _root_name(target) == "CACHES":
+                self._reaches_caches([node.value])
+                if keys and keys[-1] not in CACHE_NAMESPACE_OPTIONS:
+                    self.alias[id(node.value)] = keys[-1]  # ``CACHES["pages"] = {…}``
+            elif isinstance(target, ast.Name) and isinstance(node.value, ast.Dict):
+                self._own(node.value, target.id)
+
+    def _own(self, value: ast.Dict, owner: str) -> None:
+        """The dict and the dicts nested in it are ``owner``'s (a name, a helper)."""
+        for child in ast.walk(value):
+            if isinstance(child, ast.Dict):
+                self.owner[id(child)] = owner
+
+    def _reaches_caches(self, values: list[ast.expr]) -> None:
+        for value in values:
+            for child in ast.walk(value):
+                self.in_caches.add(id(child))
+                if isinstance(child, ast.Name):
+                    self.into_caches.add(child.id)
+                elif isinstance(child, ast.Call) and isinstance(child.func, ast.Name):
+                    self.into_caches.add(f"{child.func.id}()")
+
+    def _reaches(self, node: ast.AST) -> bool:
+        return id(node) in self.in_caches or self.owner.get(id(node), "") in self.into_caches
+
+    def namespace_values(self, node: ast.AST) -> Iterator[tuple[tuple[str, str], ast.AST]]:
+        """((alias, option), value) for each namespace option ``node`` sets in CACHES."""
+        if isinstance(node, ast.Dict):
+            if not self._reaches(node):
+                return
+            alias = self.alias.get(id(node), "*")
+            for key, value in zip(node.keys, node.values, strict=True):
+                option = string_value(key)
+                if option in CACHE_NAMESPACE_OPTIONS:
+                    yield (alias, option), value
+        elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                keys = _subscript_keys(target)
+                if keys and keys[-1] in CACHE_NAMESPACE_OPTIONS:
+                    named = self._alias_of(_root_name(target), keys[:-1])
+                    if named is not None:
+                        yield (named, keys[-1]), node.value
+        elif isinstance(node, ast.Call) and (receiver := _update_of(node)) is not None:
+            updated = self._alias_of(_root_name(receiver), _subscript_keys(receiver))
+            if updated is not None:
+                for item in node.keywords:
+                    if item.arg in CACHE_NAMESPACE_OPTIONS:
+                        yield (updated, item.arg), item.value
+
+    def _alias_of(self, root: str | None, keys: list[str]) -> str | None:
+        """The alias an option set on ``root[keys…]`` belongs to, when it reaches CACHES."""
+        if root == "CACHES":
+            return keys[-1] if keys else None
+        if root is not None and root in self.into_caches:
+            return keys[-1] if keys else "*"
+        return None
 
 
-# A dict bound to a setting other than ``CACHES`` (another library's options that use
-# the same key name, ``SILKY_OPTIONS = {"KEY_PREFIX": …}``) is no cache alias.
-ANOTHER_SETTING = "\0another setting"
+def _update_of(call: ast.Call) -> ast.expr | None:
+    """The receiver of a ``.update(…)`` call."""
+    if isinstance(call.func, ast.Attribute) and call.func.attr == "update":
+        return call.func.value
+    return None
 
 
-def _another_setting(target: ast.AST) -> bool:
-    """Whether ``target`` (``X = …``, ``X["k"] = …``) is an UPPER_CASE setting other
-    than ``CACHES``."""
+def _root_name(target: ast.AST) -> str | None:
+    """``CACHES`` for ``CACHES["pages"]["KEY_PREFIX"]``; None when it is no name."""
     while isinstance(target, ast.Subscript):
         target = target.value
-    return isinstance(target, ast.Name) and target.id.isupper() and target.id != "CACHES"
+    return target.id if isinstance(target, ast.Name) else None
 
 
 def _nodes_within(tree: ast.AST, statements: set[int]) -> set[int]:
@@ -312,9 +361,8 @@ def _per_instance_names(module: PythonModule) -> dict[str, str]:
                     if isinstance(child, ast.Return) and child.value is not None
                     if (why := _per_instance_expression(child.value, names)) is not None
                 ]
-                call = _first_call(node, PER_INSTANCE_CALLS)
-                if returned or call is not None:
-                    names[f"{node.name}()"] = returned[0] if returned else f"{call}()"
+                if returned:  # what it returns, not what else its body calls
+                    names[f"{node.name}()"] = returned[0]
 
     bind("", module.tree.body)
     return names
@@ -421,19 +469,37 @@ def constant_instance_id_sites(module_name: str) -> list[tuple[str, str]]:
 
 
 # Environment variables that name a release or a group, the same on every instance of
-# it: a version, a commit, an image tag, a build or deployment id (Heroku's
-# ``HEROKU_RELEASE_VERSION``, Cloud Run's ``K_REVISION``, ``GIT_SHA``, ``IMAGE_TAG``), or
-# the app, service, namespace, environment or region (``K_SERVICE``, ``FLY_APP_NAME``,
-# ``POD_NAMESPACE``, ``APP_ENV``); not one that also names the instance (``APP_INSTANCE``,
-# ``SERVICE_HOST``, ``REPLICA_ID``).
-RELEASE_VARIABLE = lazy_compile(
-    r"(^|_)(RELEASE|VERSION|COMMIT|SHA|REVISION|BUILD|IMAGE|TAG|SLUG|DEPLOY|DEPLOYMENT|"
-    r"NAMESPACE|SERVICE|APP|ENV|ENVIRONMENT|STAGE|REGION|CLUSTER)(_|$)"
+# it. A release: any name with a word for a version, a commit, an image tag, a build or a
+# deployment (Heroku's ``HEROKU_RELEASE_VERSION``, Cloud Run's ``K_REVISION``,
+# ``GIT_SHA``, ``BUILD_ID``). A group: a name made only of a group word (app, service,
+# namespace, environment, stage, region, cluster, project) and platform qualifiers
+# (``K_SERVICE``, ``FLY_APP_NAME``, ``POD_NAMESPACE``, ``APP_ENV``, ``HEROKU_APP_ID``);
+# any other word may name the instance (``APP_WORKER_NAME``, ``SERVICE_REPLICA``).
+RELEASE_WORDS = frozenset(
+    {"RELEASE", "VERSION", "COMMIT", "SHA", "REVISION", "BUILD", "IMAGE", "TAG", "SLUG"}
+    | {"DEPLOY", "DEPLOYMENT"}
 )
-INSTANCE_VARIABLE = lazy_compile(
-    r"(^|_)(INSTANCE|HOST|HOSTNAME|NODE|REPLICA|ALLOC|MACHINE|DYNO|CONTAINER|POD_NAME|ID|IP|"
-    r"TASK|INDEX|ORDINAL)(_|$)"
+GROUP_WORDS = frozenset(
+    {"APP", "SERVICE", "NAMESPACE", "ENV", "ENVIRONMENT", "STAGE", "REGION", "CLUSTER"}
+    | {"PROJECT"}
 )
+GROUP_QUALIFIERS = frozenset(
+    {"ID", "NAME", "K", "K8S", "FLY", "HEROKU", "RENDER", "RAILWAY", "KUBERNETES", "POD"}
+    | {"AWS", "ECS", "GCP", "CLOUD", "RUN", "DJANGO", "MY"}
+)
+
+
+def names_a_release_or_group(variable: str) -> bool:
+    """Whether an environment variable's value is one for every instance of a release or
+    a group (see ``RELEASE_WORDS``); never one that names the instance."""
+    if variable in PER_INSTANCE_ENVIRONMENT:
+        return False
+    words = [word for word in variable.upper().split("_") if word]
+    if any(word in RELEASE_WORDS for word in words):
+        return True
+    return any(word in GROUP_WORDS for word in words) and all(
+        word in GROUP_WORDS or word in GROUP_QUALIFIERS for word in words
+    )
 
 
 def release_instance_id_sites(module_name: str) -> list[tuple[str, str]]:
@@ -466,9 +532,7 @@ def _release_variables(node: ast.AST) -> list[str] | None:
         variable = _environment_variable(node)
         if variable is None:
             return None
-        upper = variable.upper()
-        shared = RELEASE_VARIABLE.search(upper) and not INSTANCE_VARIABLE.search(upper)
-        return [variable] if shared else None
+        return [variable] if names_a_release_or_group(variable) else None
     found: list[str] = []
     for part in parts:
         variables = _release_variables(part)

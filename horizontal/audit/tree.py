@@ -6,8 +6,8 @@ django.tasks (``uses_tasks``) without importing every detector.
 
 from __future__ import annotations
 
+import ast
 import os
-import re
 from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 
@@ -123,21 +123,17 @@ TEST_FILE = lazy_compile(r"(^test_.*|.*_tests?|^tests?|^conftest|^pytest_\w+)\.p
 
 # Code that defines or enqueues django.tasks tasks (or the django-tasks backport's): a
 # module that imports the framework (a docstring that names it is no import) and
-# decorates, builds or enqueues a task, also as ``@django_tasks.task`` or under another
-# name (``from django_tasks import task as background`` … ``@background``).
+# decorates, builds or enqueues a task, also as ``@django_tasks.task``, through a module
+# alias (``import django_tasks as dt`` … ``@dt.task``) or under another name (``from
+# django_tasks import task as background`` … ``@background``).
 TASK_FRAMEWORKS = ("django.tasks", "django_tasks")
-TASK_IMPORT = lazy_compile(
-    r"^[ \t]*(?:from[ \t]+(?:django\.tasks|django_tasks)[\w.]*[ \t]+import[ \t]+"
-    r"\(?(?P<names>[^)\n]*)|import[ \t]+(?:django\.tasks|django_tasks)\b)",
-    re.M,
-)
-TASK_ALIAS = lazy_compile(r"\btask[ \t]+as[ \t]+(\w+)")
 TASK_USE = ("@task", ".enqueue(", ".aenqueue(", "task(", "tasks.task")
 
 
 def uses_tasks(paths: Iterable[str | Path], exclude: Collection[str] = ()) -> bool:
     """Whether any Python file under ``paths`` imports django.tasks (or django_tasks) and
-    defines or enqueues a task: only then does the tasks backend matter. Text only."""
+    defines or enqueues a task: only then does the tasks backend matter. Only files that
+    name the framework are parsed, for their imports."""
     for root in paths:
         for path in iter_files(Path(root), exclude):
             if path.suffix != ".py":
@@ -145,15 +141,34 @@ def uses_tasks(paths: Iterable[str | Path], exclude: Collection[str] = ()) -> bo
             text = read_text(path)
             if text is None or not any(name in text for name in TASK_FRAMEWORKS):
                 continue
-            imports = list(TASK_IMPORT.finditer(text))
-            if not imports:
-                continue
-            if any(use in text for use in TASK_USE):
-                return True
-            aliases = {a for m in imports for a in TASK_ALIAS.findall(m.group("names") or "")}
-            if any(f"@{alias}" in text or f"{alias}(" in text for alias in aliases):
+            spellings = _task_spellings(text)
+            if spellings is not None and any(use in text for use in (*TASK_USE, *spellings)):
                 return True
     return False
+
+
+def _task_spellings(text: str) -> list[str] | None:
+    """How this module writes the framework's ``task`` beyond ``TASK_USE`` (``@background``,
+    ``dt.task``), or None when it does not import the framework."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    spellings: list[str] = []
+    imported = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(TASK_FRAMEWORKS):
+            imported = True
+            for alias in node.names:
+                if alias.name == "task" and alias.asname:
+                    spellings += [f"@{alias.asname}", f"{alias.asname}("]
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith(TASK_FRAMEWORKS):
+                    imported = True
+                    if alias.asname:
+                        spellings.append(f"{alias.asname}.task")
+    return spellings if imported else None
 
 
 def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:

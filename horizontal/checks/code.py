@@ -98,7 +98,7 @@ def project_package_paths(roots: list[Path]) -> list[Path]:
     paths: set[Path] = set()
     for top in {name.partition(".")[0] for name in dotted if isinstance(name, str) and name}:
         # Test settings in a ``tests`` package: the audit skips that folder in a tree too.
-        if top == "horizontal" or top.startswith("django") or top in EXCLUDED_DIRS:
+        if top in {"horizontal", "django"} or top in EXCLUDED_DIRS:
             continue
         try:
             spec = importlib.util.find_spec(top)  # a top-level name: nothing is imported

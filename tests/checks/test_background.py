@@ -114,8 +114,21 @@ def test_the_backport_with_tasks_set_empty_has_no_backend_to_warn_of() -> None:
         ("from app.jobs import report\n\nreport.enqueue(1)\n\nimport django.tasks\n", True),
         # A docstring that names the framework, and a function named for a task: no task.
         ('"""Like django_tasks, but by hand."""\n\ndef render_task(result): ...\n', False),
+        (
+            "from django.tasks import (\n    task as background,\n)\n\n@background\ndef f(): ...\n",
+            True,
+        ),
+        ("import django_tasks as dt\n\n@dt.task\ndef send(): ...\n", True),
     ],
-    ids=["dotted-no-parens", "aliased", "parenthesised-import", "enqueue", "mention-only"],
+    ids=[
+        "dotted-no-parens",
+        "aliased",
+        "parenthesised-import",
+        "enqueue",
+        "mention-only",
+        "wrapped-alias",
+        "module-alias",
+    ],
 )
 def test_what_counts_as_code_that_uses_tasks(tmp_path: Path, source: str, uses: bool) -> None:
     (tmp_path / "tasks_module.py").write_text(source)

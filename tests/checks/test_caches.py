@@ -519,8 +519,23 @@ def test_a_per_instance_prefix_however_spelt_is_w005(
         "CACHES['pages'] = "
         + PAGES % "'shop'"
         + "\nSILKY_OPTIONS = {'KEY_PREFIX': uuid.uuid4().hex}",
+        # A helper's dict no CACHES assignment uses (a test's throwaway cache).
+        "def throwaway():\n    return {'BACKEND': 'x', 'KEY_PREFIX': uuid.uuid4().hex}\n"
+        + "CACHES['pages'] = "
+        + PAGES % "'shop'",
+        "TEST_CACHES = {'default': {'KEY_PREFIX': uuid.uuid4().hex}}\n"
+        + "CACHES['pages'] = "
+        + PAGES % "'shop'",
+        "SILKY = {}\nSILKY.update(KEY_PREFIX=uuid.uuid4().hex)\n"
+        + "CACHES['pages'] = "
+        + PAGES % "'shop'",
+        # A helper that calls the clock in passing but returns the release.
+        "import time\ndef release():\n    try:\n        return os.environ['GIT_SHA']\n"
+        + "    finally:\n        time.time()\n"
+        + "CACHES['pages'] = "
+        + PAGES % "release()",
     ],
-    ids=["test-only", "another-setting"],
+    ids=["test-only", "another-setting", "unused-helper", "nested-other", "other-update", "clock"],
 )
 def test_a_random_prefix_production_never_takes_is_silent(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail: str

@@ -162,3 +162,13 @@ def test_a_prefix_holding_the_project_is_no_installed_root(tmp_path, monkeypatch
     assert not is_project_path(site.resolve(), roots)
     # A prefix elsewhere is still where installed code lives.
     assert Path(sys.base_prefix).resolve() in roots or Path(sys.base_prefix).resolve() == tmp_path
+
+
+def test_a_project_package_named_for_django_is_the_projects(tmp_path, monkeypatch):
+    # ``startproject django_project .``, as tutorials name it: not Django itself.
+    package = tmp_path / "site_root" / "django_project"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path / "site_root"))
+    with override_settings(ROOT_URLCONF="django_project.urls"):
+        assert package.resolve() in project_package_paths(installed_roots())

@@ -226,6 +226,8 @@ def instance_id_errors(tmp_path: Any, monkeypatch: Any, source: str, value: obje
         ('import os\nHORIZONTAL_INSTANCE_ID = os.environ["POD_NAMESPACE"]\n', "shop-prod"),
         ('import os\nHORIZONTAL_INSTANCE_ID = os.environ["K_SERVICE"]\n', "shop-api"),
         ('import os\nHORIZONTAL_INSTANCE_ID = os.getenv("FLY_APP_NAME", "shop")\n', "shop-prod"),
+        ('import os\nHORIZONTAL_INSTANCE_ID = os.environ["RELEASE_ID"]\n', "r42"),
+        ('import os\nHORIZONTAL_INSTANCE_ID = os.environ["HEROKU_APP_ID"]\n', "9a1b"),
     ],
     ids=[
         "literal",
@@ -247,6 +249,8 @@ def instance_id_errors(tmp_path: Any, monkeypatch: Any, source: str, value: obje
         "the-namespace",
         "the-service",
         "the-app",
+        "a-release-id",
+        "an-app-id",
     ],
 )
 def test_an_instance_id_every_instance_shares_is_e007(
@@ -286,6 +290,8 @@ def test_an_instance_id_every_instance_shares_is_e007(
         ),
         ('import os\nHORIZONTAL_INSTANCE_ID = os.environ["APP_INSTANCE_ID"]\n', "a1"),
         ('import os\nHORIZONTAL_INSTANCE_ID = os.environ["SERVICE_REPLICA"]\n', "3"),
+        ('import os\nHORIZONTAL_INSTANCE_ID = os.environ["APP_WORKER_NAME"]\n', "web-3"),
+        ('import os\nHORIZONTAL_INSTANCE_ID = os.environ["SERVICE_SLOT"]\n', "7"),
     ],
     ids=[
         "unset",
@@ -298,6 +304,8 @@ def test_an_instance_id_every_instance_shares_is_e007(
         "helper-set",
         "app-instance-variable",
         "service-replica-variable",
+        "app-worker-variable",
+        "service-slot-variable",
     ],
 )
 def test_an_instance_id_of_its_own_per_instance_is_silent(
