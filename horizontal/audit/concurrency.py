@@ -112,11 +112,7 @@ def looping_thread_starts(module: PythonModule) -> Iterator[LoopingStart]:
 def _named(call: ast.Call, factory: str) -> str:
     """The factory and what the thread runs, so that one of several starts in a
     function is told apart: ``Thread(target=poll)``, ``Timer(_rearm)``."""
-    target = keyword(call, "target") or keyword(call, "function")
-    if target is None and factory.endswith("Timer") and len(call.args) > 1:
-        target = call.args[1]
-    if target is None and factory.endswith("start_new_thread") and call.args:
-        target = call.args[0]
+    target = _thread_target(call, factory)
     name = last_part(dotted(target) or "") if target is not None else ""
     if not name:
         return factory
@@ -251,6 +247,17 @@ def thread_subclasses(module: PythonModule) -> dict[str, ast.ClassDef]:
     return classes
 
 
+def _thread_target(call: ast.Call, factory: str) -> ast.expr | None:
+    """What a thread runs: ``target=``/``function=``, a ``Timer``'s second argument,
+    ``start_new_thread``'s first."""
+    target = keyword(call, "target") or keyword(call, "function")
+    if target is None and factory.endswith("Timer") and len(call.args) > 1:
+        target = call.args[1]
+    if target is None and factory.endswith("start_new_thread") and call.args:
+        target = call.args[0]
+    return target
+
+
 def _target_loops(
     module: PythonModule, call: ast.Call, name: str, thread_classes: dict[str, ast.ClassDef]
 ) -> bool:
@@ -258,11 +265,7 @@ def _target_loops(
     bodies: list[ast.AST] = []
     if last_part(name) in thread_classes:
         bodies.append(thread_classes[last_part(name)])
-    target = keyword(call, "target") or keyword(call, "function")
-    if target is None and name.endswith("Timer") and len(call.args) > 1:
-        target = call.args[1]
-    if target is None and name.endswith("start_new_thread") and call.args:
-        target = call.args[0]
+    target = _thread_target(call, name)
     if target is not None:
         target_name = last_part(dotted(target))
         bodies.extend(module.functions.get(target_name, []))

@@ -168,3 +168,22 @@ def reads_as_true(default: ast.AST | None) -> bool:
 def reads_as_false(default: ast.AST | None) -> bool:
     """Whether an option's default text is what a boolean parser reads as false."""
     return isinstance(default, ast.Constant) and str(default.value).strip().lower() in FALSE_WORDS
+
+
+# The last part of a call that reads the environment: os.getenv, os.environ.get, env(),
+# env.str(), config() (python-decouple).
+ENVIRONMENT_CALLS = ("getenv", "environ.get", "env", "config")
+
+
+def environment_variable(node: ast.AST) -> str | None:
+    """The variable an environment lookup reads: ``os.environ["HOSTNAME"]``,
+    ``os.getenv("HOSTNAME", "")``, ``env.str("POD_NAME")``; None for anything else."""
+    if isinstance(node, ast.Subscript) and dotted(node.value) == "os.environ":
+        return string_value(node.slice)
+    if isinstance(node, ast.Call) and node.args:
+        function = dotted(node.func) or ""
+        # ``env.str("POD_NAME")``, ``ENV.str(…)``: django-environ's reader by any name case.
+        lowered = function.lower()
+        if lowered == "env" or lowered.startswith("env.") or function.endswith(ENVIRONMENT_CALLS):
+            return string_value(node.args[0])
+    return None

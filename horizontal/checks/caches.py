@@ -313,7 +313,7 @@ def _key_function_source(key_function: object) -> str | None:
             return None
     if not callable(key_function):
         return None
-    from horizontal.audit.settings_imported import per_instance_calls_in
+    from horizontal.audit.cache_namespaces import per_instance_calls_in
 
     call = per_instance_calls_in(key_function)
     return f"{call}()" if call else None
@@ -335,7 +335,7 @@ def check_cache_namespaces(
     )
     if module_name and namespaced:
         # Random values cannot be told from a live string: read the settings source.
-        from horizontal.audit.settings_imported import per_instance_cache_options
+        from horizontal.audit.cache_namespaces import per_instance_cache_options
 
         from_source = per_instance_cache_options(module_name)
     for alias, config in shared_cache_configs():

@@ -356,7 +356,7 @@ def check_instance_id_is_per_instance(
         return []  # unset: hostname:pid:boot-id; a wrong type is E001's
     module_name = getattr(settings, "SETTINGS_MODULE", None)
     if module_name:
-        from horizontal.audit.settings_imported import (
+        from horizontal.audit.instance_ids import (
             constant_instance_id_sites,
             release_instance_id_sites,
         )

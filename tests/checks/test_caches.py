@@ -473,6 +473,12 @@ PAGES = (
 )
 
 
+def _with_pages(prefix: str) -> dict[str, object]:
+    """The live CACHES of ``BASE_CACHES`` plus a ``pages`` alias whose prefix is ``prefix``."""
+    pages = {**REDIS, "LOCATION": "redis://cache.internal:6379/1", "KEY_PREFIX": prefix}
+    return {**_redis_at("redis://cache.internal:6379/0"), "pages": pages}
+
+
 @pytest.mark.parametrize(
     "tail",
     [
@@ -502,11 +508,7 @@ def test_a_per_instance_prefix_however_spelt_is_w005(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail: str
 ) -> None:
     module = _settings_module(tmp_path, monkeypatch, "spelt_prefix_settings", BASE_CACHES + tail)
-    caches = {
-        **_redis_at("redis://cache.internal:6379/0"),
-        "pages": {**REDIS, "LOCATION": "redis://cache.internal:6379/1", "KEY_PREFIX": "3f2a9c0e"},
-    }
-    assert deploy_ids(CACHES=caches, SETTINGS_MODULE=module) == ["horizontal.W005"]
+    assert deploy_ids(CACHES=_with_pages("3f2a9c0e"), SETTINGS_MODULE=module) == ["horizontal.W005"]
 
 
 @pytest.mark.parametrize(
@@ -541,8 +543,4 @@ def test_a_random_prefix_production_never_takes_is_silent(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail: str
 ) -> None:
     module = _settings_module(tmp_path, monkeypatch, "unspelt_prefix_settings", BASE_CACHES + tail)
-    caches = {
-        **_redis_at("redis://cache.internal:6379/0"),
-        "pages": {**REDIS, "LOCATION": "redis://cache.internal:6379/1", "KEY_PREFIX": "shop"},
-    }
-    assert deploy_ids(CACHES=caches, SETTINGS_MODULE=module) == []
+    assert deploy_ids(CACHES=_with_pages("shop"), SETTINGS_MODULE=module) == []

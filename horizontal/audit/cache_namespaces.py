@@ -1,0 +1,252 @@
+"""Cache namespaces that differ per instance, read from the imported settings' source
+(``horizontal.W005``): a ``KEY_PREFIX``/``VERSION`` built from the hostname, the pid, a
+random value or the clock, and a ``KEY_FUNCTION`` whose code calls one. Imported lazily
+by the check, as ``settings_imported`` is.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from horizontal.audit.env_lookups import environment_variable
+from horizontal.audit.known import PER_INSTANCE_CALLS, PER_INSTANCE_ENVIRONMENT
+from horizontal.audit.settings_branches import off_by_default_statements
+from horizontal.audit.settings_imported import settings_sources
+from horizontal.audit.source import PythonModule, dotted, string_value
+
+__all__ = ["first_call", "per_instance_cache_options", "per_instance_calls_in"]
+
+CACHE_NAMESPACE_OPTIONS = ("KEY_PREFIX", "VERSION", "KEY_FUNCTION")
+
+
+def per_instance_cache_options(module_name: str) -> dict[tuple[str, str], str]:
+    """``{(alias, option): "uuid4()"}`` for each cache ``KEY_PREFIX``/``VERSION`` in the
+    settings source whose value comes from a per-instance call, directly or through
+    module-level names, class attributes and helper functions. Only what reaches
+    ``CACHES``: a dict written inside a ``CACHES`` assignment (``CACHES = {…}``,
+    ``CACHES["pages"] = {…}``, ``CACHES = {**CACHES, "pages": {…}}``), an option set by
+    subscript or ``.update()`` on an alias, or a dict bound to a name (or returned by a
+    helper) that a ``CACHES`` assignment uses, alias ``"*"`` when its own is not written
+    (``pages = env.cache(…); pages["KEY_PREFIX"] = …; CACHES["pages"] = pages``).
+    Statements in a branch production does not take (``if "test" in sys.argv:``) are not
+    production's."""
+    found: dict[tuple[str, str], str] = {}
+    for module, _name in settings_sources(module_name, deciding="CACHES"):
+        if "KEY_PREFIX" not in module.text and "VERSION" not in module.text:
+            continue
+        per_instance_names = _per_instance_names(module)
+        off = _nodes_within(module.tree, off_by_default_statements(module.tree))
+        flow = _CacheFlow(module.tree)
+        for node in ast.walk(module.tree):
+            if id(node) in off:
+                continue
+            for place, expression in flow.namespace_values(node):
+                why = _per_instance_expression(expression, per_instance_names)
+                if why is not None:
+                    found.setdefault(place, why)
+    return found
+
+
+class _CacheFlow:
+    """Which dicts and names of a settings module reach ``CACHES``, and under which
+    alias, for ``per_instance_cache_options``."""
+
+    def __init__(self, tree: ast.AST) -> None:
+        self.in_caches: set[int] = set()  # nodes inside what is assigned to CACHES
+        self.into_caches: set[str] = set()  # names and helpers a CACHES assignment uses
+        self.owner: dict[int, str] = {}  # a dict bound to a name, or a helper's return
+        self.alias: dict[int, str] = {}  # a dict written as an alias
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign):
+                self._assignment(node)
+            elif isinstance(node, ast.Call) and _update_of(node) is not None:
+                receiver = _update_of(node)
+                if receiver is not None and _root_name(receiver) == "CACHES":
+                    self._reaches_caches([*node.args, *(k.value for k in node.keywords)])
+            elif isinstance(node, ast.FunctionDef):
+                for child in ast.walk(node):
+                    if isinstance(child, ast.Return) and isinstance(child.value, ast.Dict):
+                        self._own(child.value, f"{node.name}()")
+            elif isinstance(node, ast.Dict):
+                for key, value in zip(node.keys, node.values, strict=True):
+                    alias = string_value(key)
+                    if isinstance(value, ast.Dict) and alias is not None:
+                        self.alias[id(value)] = alias
+
+    def _assignment(self, node: ast.Assign) -> None:
+        for target in node.targets:
+            keys = _subscript_keys(target)
+            if _root_name(target) == "CACHES":
+                self._reaches_caches([node.value])
+                if keys and keys[-1] not in CACHE_NAMESPACE_OPTIONS:
+                    self.alias[id(node.value)] = keys[-1]  # ``CACHES["pages"] = {…}``
+            elif isinstance(target, ast.Name) and isinstance(node.value, ast.Dict):
+                self._own(node.value, target.id)
+
+    def _own(self, value: ast.Dict, owner: str) -> None:
+        """The dict and the dicts nested in it are ``owner``'s (a name, a helper)."""
+        for child in ast.walk(value):
+            if isinstance(child, ast.Dict):
+                self.owner[id(child)] = owner
+
+    def _reaches_caches(self, values: list[ast.expr]) -> None:
+        for value in values:
+            for child in ast.walk(value):
+                self.in_caches.add(id(child))
+                if isinstance(child, ast.Name):
+                    self.into_caches.add(child.id)
+                elif isinstance(child, ast.Call) and isinstance(child.func, ast.Name):
+                    self.into_caches.add(f"{child.func.id}()")
+
+    def _reaches(self, node: ast.AST) -> bool:
+        return id(node) in self.in_caches or self.owner.get(id(node), "") in self.into_caches
+
+    def namespace_values(self, node: ast.AST) -> Iterator[tuple[tuple[str, str], ast.AST]]:
+        """((alias, option), value) for each namespace option ``node`` sets in CACHES."""
+        if isinstance(node, ast.Dict):
+            if not self._reaches(node):
+                return
+            alias = self.alias.get(id(node), "*")
+            for key, value in zip(node.keys, node.values, strict=True):
+                option = string_value(key)
+                if option in CACHE_NAMESPACE_OPTIONS:
+                    yield (alias, option), value
+        elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                keys = _subscript_keys(target)
+                if keys and keys[-1] in CACHE_NAMESPACE_OPTIONS:
+                    named = self._alias_of(_root_name(target), keys[:-1])
+                    if named is not None:
+                        yield (named, keys[-1]), node.value
+        elif isinstance(node, ast.Call) and (receiver := _update_of(node)) is not None:
+            updated = self._alias_of(_root_name(receiver), _subscript_keys(receiver))
+            if updated is not None:
+                for item in node.keywords:
+                    if item.arg in CACHE_NAMESPACE_OPTIONS:
+                        yield (updated, item.arg), item.value
+
+    def _alias_of(self, root: str | None, keys: list[str]) -> str | None:
+        """The alias an option set on ``root[keys…]`` belongs to, when it reaches CACHES."""
+        if root == "CACHES":
+            return keys[-1] if keys else None
+        if root is not None and root in self.into_caches:
+            return keys[-1] if keys else "*"
+        return None
+
+
+def _update_of(call: ast.Call) -> ast.expr | None:
+    """The receiver of a ``.update(…)`` call."""
+    if isinstance(call.func, ast.Attribute) and call.func.attr == "update":
+        return call.func.value
+    return None
+
+
+def _root_name(target: ast.AST) -> str | None:
+    """``CACHES`` for ``CACHES["pages"]["KEY_PREFIX"]``; None when it is no name."""
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def _nodes_within(tree: ast.AST, statements: set[int]) -> set[int]:
+    """``id()`` of every node inside the statements whose ids are given."""
+    if not statements:
+        return set()
+    return {
+        id(child) for node in ast.walk(tree) if id(node) in statements for child in ast.walk(node)
+    }
+
+
+def _subscript_keys(target: ast.AST) -> list[str]:
+    keys: list[str] = []
+    while isinstance(target, ast.Subscript):
+        key = string_value(target.slice)
+        keys.insert(0, key if key is not None else "?")
+        target = target.value
+    return keys
+
+
+def _per_instance_names(module: PythonModule) -> dict[str, str]:
+    """Names whose value is this instance's own, in the order the module binds them:
+    ``HOST = socket.gethostname()``, then ``PREFIX = f"shop-{HOST}"`` (through earlier
+    names), ``RUN_ID: str = uuid4().hex``, a class attribute (``Runtime.TOKEN``) and a
+    module-level function that returns one (``_node_tag()``)."""
+    names: dict[str, str] = {}
+
+    def bind(prefix: str, body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+                why = _per_instance_expression(node.value, names)
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if why is not None and isinstance(target, ast.Name):
+                        names[prefix + target.id] = why
+            elif isinstance(node, ast.ClassDef) and not prefix:
+                bind(f"{node.name}.", node.body)
+            elif isinstance(node, ast.FunctionDef) and not prefix:
+                returned = [
+                    why
+                    for child in ast.walk(node)
+                    if isinstance(child, ast.Return) and child.value is not None
+                    if (why := _per_instance_expression(child.value, names)) is not None
+                ]
+                if returned:  # what it returns, not what else its body calls
+                    names[f"{node.name}()"] = returned[0]
+
+    bind("", module.tree.body)
+    return names
+
+
+def _per_instance_expression(value: ast.AST, names: dict[str, str]) -> str | None:
+    call = first_call(value, PER_INSTANCE_CALLS)
+    if call is not None:
+        return f"{call}()"
+    for node in ast.walk(value):
+        if isinstance(node, ast.Name | ast.Attribute) and (dotted(node) or "") in names:
+            return names[dotted(node) or ""]
+        if isinstance(node, ast.Call) and f"{dotted(node.func)}()" in names:
+            return names[f"{dotted(node.func)}()"]
+        variable = environment_variable(node)
+        if variable in PER_INSTANCE_ENVIRONMENT:
+            return f"${variable}"
+    return None
+
+
+def per_instance_calls_in(function: object, depth: int = 2) -> str | None:
+    """The first call in ``function``'s source whose value differs per instance
+    (hostname, pid, random), or in the source of a function of its module that it calls
+    (``depth`` levels: a key function that asks a ``_node()`` helper); None when there is
+    none or the source cannot be read."""
+    import inspect
+    import textwrap
+
+    try:
+        source = textwrap.dedent(inspect.getsource(function))  # type: ignore[arg-type]
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError):
+        return None
+    found = first_call(tree, PER_INSTANCE_CALLS)
+    if found is not None or depth <= 1:
+        return found
+    module_names = getattr(function, "__globals__", {})
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            helper = module_names.get(node.func.id)
+            if inspect.isfunction(helper) and helper is not function:
+                found = per_instance_calls_in(helper, depth - 1)
+                if found is not None:
+                    return found
+    return None
+
+
+def first_call(tree: ast.AST, calls: frozenset[str]) -> str | None:
+    """The last name of the first call in ``tree`` that is one of ``calls``."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            target = node.func
+            name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+            if name in calls:
+                return str(name)
+    return None
