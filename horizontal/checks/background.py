@@ -24,7 +24,7 @@ from django.core import checks
 from django.core.checks import CheckMessage
 
 from horizontal.audit import known
-from horizontal.checks._base import TAG, register
+from horizontal.checks._base import TAG, register, relative_place
 from horizontal.checks._classes import backends, is_a, is_overridden
 from horizontal.checks.caches import NOT_SHARED_CACHES, cache_is
 
@@ -167,11 +167,13 @@ def W048(setting: str, address: str) -> checks.Warning:
     )
 
 
-def W049(setting: str) -> checks.Warning:
+def W049(setting: str, where: str | None = None) -> checks.Warning:
+    """``setting`` by name, or an option set in the project's code (``proj/celery.py``)
+    with ``where`` its place."""
     return checks.Warning(
         f"{setting} makes tasks run inline, in the caller.",
         hint="Turn it off in production and run workers; inline modes are for tests.",
-        obj=setting,
+        obj=where or setting,
         id="horizontal.W049",
     )
 
@@ -493,4 +495,22 @@ def check_eager_task_queues(
     huey = getattr(settings, "HUEY", None)
     if isinstance(huey, Mapping) and "immediate" not in huey and _huey_immediate(huey):
         found.append("HUEY['immediate'] (unset, so DEBUG)")
-    return [W049(setting) for setting in found if setting is not None]
+    # Celery configured in the project's code (``proj/celery.py``): not at start-up.
+    from horizontal.audit.celery_conf import celery_conf
+    from horizontal.checks.code import project_app_paths
+
+    conf = celery_conf(project_app_paths(app_configs))
+    for namespace in sorted(conf.namespaces - {"CELERY"}):
+        found.append(_eager(f"{namespace}_TASK_ALWAYS_EAGER", None, True))
+    messages: list[CheckMessage] = [W049(s) for s in found if s is not None]
+    for option in conf.eager:
+        if option.setting is not None and option.setting in found:
+            continue  # ``= settings.CELERY_TASK_ALWAYS_EAGER``: that setting's warning
+        guards_hold = all(
+            bool(getattr(settings, name, False)) is not negated for name, negated in option.guards
+        )
+        value = getattr(settings, option.setting, False) if option.setting else option.value
+        if guards_hold and value:
+            where = relative_place(option.path, option.line)
+            messages.append(W049(f"{option.option} set in code", where))
+    return messages

@@ -8,8 +8,6 @@ and ``manage.py audit`` agree on what counts.
 
 from __future__ import annotations
 
-import contextlib
-import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -18,7 +16,7 @@ from django.conf import settings
 from django.core import checks
 from django.core.checks import CheckMessage, Tags
 
-from horizontal.checks._base import TAG, register
+from horizontal.checks._base import TAG, register, relative_place
 
 __all__ = ["W050", "check_secret_key_is_stable"]
 
@@ -43,13 +41,7 @@ def check_secret_key_is_stable(
     # `check --deploy` needs the source reader.
     from horizontal.audit.settings_imported import random_secret_key_sites
 
-    return [W050(_relative(site)) for site in random_secret_key_sites(module_name)]
-
-
-def _relative(site: str) -> str:
-    """``path:line`` with the path relative to the current folder, as the code warnings
-    (``horizontal.W101``-``W111``) give theirs."""
-    path, _, line = site.rpartition(":")
-    with contextlib.suppress(ValueError):  # another drive on Windows
-        path = os.path.relpath(path)
-    return f"{path}:{line}"
+    return [
+        W050(relative_place(*site.rpartition(":")[::2]))
+        for site in random_secret_key_sites(module_name)
+    ]

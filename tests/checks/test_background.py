@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import types
@@ -21,6 +22,7 @@ from tests.checks.baseline import (
     assert_registered_deploy_only,
     deploy_ids,
     deploy_messages,
+    shared_settings,
     with_app,
 )
 
@@ -347,6 +349,89 @@ def test_a_huey_instance_in_immediate_mode_is_w049() -> None:
 )
 def test_a_task_queue_with_workers_is_silent(setting: str, value: object) -> None:
     assert deploy_ids(**{setting: value}) == []
+
+
+# Celery told to run tasks inline by the project's code rather than its settings.
+
+CELERY_MODULE = """\
+import os
+import sys
+
+from celery import Celery
+from django.conf import settings
+
+app = Celery("shop")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+{line}
+"""
+
+
+def _eager_in_code(tmp_path: Path, line: str, **changes: object) -> list[checks.CheckMessage]:
+    # A folder of its own: the audit's walk skips test-named ones, as pytest's tmp_path is.
+    package = tmp_path / "shop"
+    package.mkdir(exist_ok=True)
+    (package / "celery.py").write_text(CELERY_MODULE.format(line=line))
+    project = types.SimpleNamespace(name="shop", path=str(package))
+    with shared_settings(**changes):
+        return background.check_eager_task_queues(app_configs=[project])
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "app.conf.task_always_eager = True",
+        "app.conf['task_always_eager'] = True",
+        "app.conf.update(task_always_eager=True, task_eager_propagates=True)",
+        "app.conf.update({'task_always_eager': True})",
+        "app.conf.update(**{'CELERY_ALWAYS_EAGER': 1})",
+        "app.conf.task_always_eager: bool = True",
+        "try:\n    app.conf.task_always_eager = True\nexcept ImportError:\n    pass",
+        "app.conf.task_always_eager = settings.RUN_TASKS_INLINE",
+        "if settings.RUN_TASKS_INLINE:\n    app.conf.task_always_eager = True",
+        "if settings.DEBUG:\n    pass\nelse:\n    app.conf.task_always_eager = True",
+    ],
+)
+def test_celery_made_eager_in_the_projects_code_is_w049(tmp_path: Path, line: str) -> None:
+    [message] = _eager_in_code(tmp_path, line, RUN_TASKS_INLINE=True, DEBUG=False)
+    assert message.id == "horizontal.W049"
+    # The module's line 9 is ``{line}``; the place is the statement that sets the option.
+    number = 9 + next(i for i, text in enumerate(line.splitlines()) if "conf" in text)
+    assert message.obj == f"{os.path.relpath(tmp_path / 'shop' / 'celery.py')}:{number}"
+    assert_follows_the_contract(message)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "app.conf.task_always_eager = False",
+        # A branch on the command line, the environment or DEBUG: tests and laptops.
+        "if 'test' in sys.argv:\n    app.conf.task_always_eager = True",
+        "if os.environ.get('CELERY_EAGER'):\n    app.conf.task_always_eager = True",
+        "if settings.DEBUG:\n    app.conf.task_always_eager = True",
+        "app.conf.task_always_eager = settings.DEBUG",
+        # Not at import: a helper a test calls.
+        "def make_eager():\n    app.conf.task_always_eager = True",
+        # A value the source cannot tell: read from the environment.
+        "app.conf.task_always_eager = os.environ.get('EAGER') == '1'",
+        "app.conf.task_eager_propagates = True",
+        "# app.conf.task_always_eager = True",
+    ],
+)
+def test_celery_with_workers_in_the_projects_code_is_silent(tmp_path: Path, line: str) -> None:
+    assert _eager_in_code(tmp_path, line, DEBUG=False) == []
+
+
+def test_the_settings_namespace_an_app_reads_is_followed(tmp_path: Path) -> None:
+    line = "app.config_from_object('django.conf:settings', namespace='TASKQUEUE')"
+    [message] = _eager_in_code(tmp_path, line, TASKQUEUE_TASK_ALWAYS_EAGER=True)
+    assert (message.id, message.obj) == ("horizontal.W049", "TASKQUEUE_TASK_ALWAYS_EAGER")
+    assert _eager_in_code(tmp_path, line, TASKQUEUE_TASK_ALWAYS_EAGER=False) == []
+
+
+def test_an_option_copied_from_an_eager_setting_is_reported_once(tmp_path: Path) -> None:
+    line = "app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER"
+    messages = _eager_in_code(tmp_path, line, CELERY_TASK_ALWAYS_EAGER=True)
+    assert [m.obj for m in messages] == ["CELERY_TASK_ALWAYS_EAGER"]
 
 
 @pytest.mark.parametrize(
