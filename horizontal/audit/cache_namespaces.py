@@ -216,18 +216,19 @@ def _per_instance_expression(value: ast.AST, names: dict[str, str]) -> str | Non
 
 def per_instance_calls_in(function: object, depth: int = 2) -> str | None:
     """The first call in ``function``'s source whose value differs per instance
-    (hostname, pid, random), or in the source of a function of its module that it calls
+    (hostname, pid, random), in a module-level name it reads (``NODE =
+    socket.gethostname()``), or in the source of a function of its module that it calls
     (``depth`` levels: a key function that asks a ``_node()`` helper); None when there is
-    none or the source cannot be read."""
+    none or the source cannot be read. A lambda is read from its module's source, a
+    callable instance from its class's (what ``__init__`` stores counts), a
+    ``functools.partial`` from its function's."""
     import inspect
-    import textwrap
 
-    try:
-        source = textwrap.dedent(inspect.getsource(function))  # type: ignore[arg-type]
-        tree = ast.parse(source)
-    except (OSError, TypeError, SyntaxError):
+    function = _underlying_function(function)
+    tree = _function_tree(function)
+    if tree is None:
         return None
-    found = first_call(tree, PER_INSTANCE_CALLS)
+    found = first_call(tree, PER_INSTANCE_CALLS) or _per_instance_constant(function, tree)
     if found is not None or depth <= 1:
         return found
     module_names = getattr(function, "__globals__", {})
@@ -236,6 +237,62 @@ def per_instance_calls_in(function: object, depth: int = 2) -> str | None:
             helper = module_names.get(node.func.id)
             if inspect.isfunction(helper) and helper is not function:
                 found = per_instance_calls_in(helper, depth - 1)
+                if found is not None:
+                    return found
+    return None
+
+
+def _underlying_function(function: object) -> object:
+    """What holds the code of a key function: a partial's function, a bound method's
+    function, an instance's class."""
+    import functools
+    import inspect
+
+    while isinstance(function, functools.partial):
+        function = function.func
+    if inspect.ismethod(function):
+        return function.__func__
+    if inspect.isroutine(function) or inspect.isclass(function):
+        return function
+    return type(function)  # a callable instance
+
+
+def _function_tree(function: object) -> ast.AST | None:
+    """The parsed source of a function or class; for a lambda, its node in its module
+    (``inspect`` gives a lambda's lines, often a fragment of a dict or a call)."""
+    import inspect
+    import textwrap
+
+    try:
+        if getattr(function, "__name__", "") != "<lambda>":
+            return ast.parse(textwrap.dedent(inspect.getsource(function)))  # type: ignore[arg-type]
+        line = function.__code__.co_firstlineno  # type: ignore[attr-defined]
+        module = ast.parse(inspect.getsource(inspect.getmodule(function)))  # type: ignore[arg-type]
+    except (OSError, TypeError, SyntaxError, AttributeError):
+        return None
+    return next(
+        (n for n in ast.walk(module) if isinstance(n, ast.Lambda) and n.lineno == line), None
+    )
+
+
+def _per_instance_constant(function: object, tree: ast.AST) -> str | None:
+    """A per-instance call in the module-level assignment of a name ``tree`` reads:
+    ``NODE = socket.gethostname()`` at import, then ``f"{NODE}:{key}"``."""
+    import inspect
+
+    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    module = inspect.getmodule(function)
+    if module is None or not names & set(vars(module)):
+        return None
+    try:
+        module_tree = ast.parse(inspect.getsource(module))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    for statement in module_tree.body:
+        if isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            if any(isinstance(t, ast.Name) and t.id in names for t in targets):
+                found = first_call(statement.value, PER_INSTANCE_CALLS)
                 if found is not None:
                     return found
     return None

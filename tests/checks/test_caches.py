@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import socket
 import sys
 import types
@@ -269,6 +270,57 @@ def key_through_a_helper(key: str, key_prefix: str, version: int) -> str:
 
 def key_with_a_release(key: str, key_prefix: str, version: int) -> str:
     return f"{_release()}:{key_prefix}:{version}:{key}"
+
+
+# Key functions whose source ``inspect`` gives as no whole function: a lambda written in
+# the CACHES dict, a callable instance, a module constant computed at import.
+THIS_NODE = socket.gethostname()
+RELEASE = "2026-12-06"
+
+
+def key_with_the_node_constant(key: str, key_prefix: str, version: int) -> str:
+    return f"{THIS_NODE}:{key_prefix}:{version}:{key}"
+
+
+def key_with_the_release_constant(key: str, key_prefix: str, version: int) -> str:
+    return f"{RELEASE}:{key_prefix}:{version}:{key}"
+
+
+class HostKey:
+    def __init__(self) -> None:
+        self.node = socket.gethostname()
+
+    def __call__(self, key: str, key_prefix: str, version: int) -> str:
+        return f"{self.node}:{key_prefix}:{version}:{key}"
+
+
+class ReleaseKey:
+    def __init__(self, release: str) -> None:
+        self.release = release
+
+    def __call__(self, key: str, key_prefix: str, version: int) -> str:
+        return f"{self.release}:{key_prefix}:{version}:{key}"
+
+
+def test_key_functions_read_past_their_own_lines() -> None:
+    per_instance = [
+        {"KEY_FUNCTION": lambda key, key_prefix, version: f"{socket.gethostname()}:{key}"},
+        {"KEY_FUNCTION": HostKey()},
+        {"KEY_FUNCTION": key_with_the_node_constant},
+        {"KEY_FUNCTION": functools.partial(per_host_key)},
+    ]
+    for extra in per_instance:
+        caches = _redis_at("redis://cache.internal:6379/0", **extra)
+        assert deploy_ids(CACHES=caches) == ["horizontal.W005"], extra
+    shared = [
+        # The hostname on the same line, outside the lambda: not the key function's.
+        {"KEY_FUNCTION": lambda k, p, v: f"{p}:{k}", "OPTIONS": {"n": socket.gethostname()}},
+        {"KEY_FUNCTION": ReleaseKey(RELEASE)},
+        {"KEY_FUNCTION": key_with_the_release_constant},
+    ]
+    for extra in shared:
+        caches = _redis_at("redis://cache.internal:6379/0", **extra)
+        assert deploy_ids(CACHES=caches) == [], extra
 
 
 def test_a_key_function_that_asks_a_helper_for_the_hostname_is_w005() -> None:
