@@ -38,14 +38,73 @@ def per_instance_cache_options(module_name: str) -> dict[tuple[str, str], str]:
         per_instance_names = _per_instance_names(module)
         off = _nodes_within(module.tree, off_by_default_statements(module.tree))
         flow = _CacheFlow(module.tree)
+        parameters = _HelperParameters(module.tree, off)
         for node in ast.walk(module.tree):
             if id(node) in off:
                 continue
             for place, expression in flow.namespace_values(node):
                 why = _per_instance_expression(expression, per_instance_names)
+                for argument in parameters.arguments_into(expression):
+                    why = why or _per_instance_expression(argument, per_instance_names)
                 if why is not None:
                     found.setdefault(place, why)
     return found
+
+
+class _HelperParameters:
+    """What the module's calls pass to its helpers' parameters: a helper that builds a
+    cache dict from its parameter (``def cache(prefix): return {"KEY_PREFIX": prefix}``)
+    is judged by the arguments (``cache(uuid4().hex)``) and the defaults."""
+
+    def __init__(self, tree: ast.Module, off: set[int]) -> None:
+        self.function_of: dict[int, ast.FunctionDef] = {}  # node id to its helper
+        self.passed: dict[tuple[str, str], list[ast.expr]] = {}
+        helpers: dict[str, ast.FunctionDef] = {}
+        for statement in tree.body:
+            if isinstance(statement, ast.FunctionDef):
+                helpers[statement.name] = statement
+                for child in ast.walk(statement):
+                    self.function_of[id(child)] = statement
+                self._defaults(statement)
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in helpers
+                and id(node) not in off
+            ):
+                self._call(helpers[node.func.id], node)
+
+    def _defaults(self, function: ast.FunctionDef) -> None:
+        positional = [*function.args.posonlyargs, *function.args.args]
+        for parameter, default in zip(
+            positional[len(positional) - len(function.args.defaults) :],
+            function.args.defaults,
+            strict=True,
+        ):
+            self.passed.setdefault((function.name, parameter.arg), []).append(default)
+        for parameter, value in zip(
+            function.args.kwonlyargs, function.args.kw_defaults, strict=True
+        ):
+            if value is not None:
+                self.passed.setdefault((function.name, parameter.arg), []).append(value)
+
+    def _call(self, function: ast.FunctionDef, call: ast.Call) -> None:
+        positional = [*function.args.posonlyargs, *function.args.args]
+        for parameter, argument in zip(positional, call.args, strict=False):
+            self.passed.setdefault((function.name, parameter.arg), []).append(argument)
+        for keyword in call.keywords:
+            if keyword.arg is not None:
+                self.passed.setdefault((function.name, keyword.arg), []).append(keyword.value)
+
+    def arguments_into(self, expression: ast.AST) -> Iterator[ast.expr]:
+        """The arguments passed to the parameters ``expression`` reads, in its helper."""
+        function = self.function_of.get(id(expression))
+        if function is None:
+            return
+        for node in ast.walk(expression):
+            if isinstance(node, ast.Name):
+                yield from self.passed.get((function.name, node.id), ())
 
 
 class _CacheFlow:

@@ -401,6 +401,52 @@ def test_a_key_prefix_from_the_instances_own_name_in_the_environment_is_w005(
     assert deploy_ids(CACHES=caches, SETTINGS_MODULE=module) == ["horizontal.W005"]
 
 
+HELPER_SETTINGS = """\
+import os
+import sys
+import uuid
+
+def redis_cache(prefix, db=0, version=1):
+    return {{"BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": f"redis://cache.internal:6379/{{db}}", "KEY_PREFIX": f"shop-{{prefix}}",
+            "VERSION": version}}
+
+{caches}
+"""
+
+
+@pytest.mark.parametrize(
+    ("caches", "reported"),
+    [
+        ('CACHES = {"default": redis_cache(uuid.uuid4().hex)}', True),
+        ('CACHES = {"default": redis_cache(prefix=os.environ.get("HOSTNAME", ""))}', True),
+        ('BOOT = uuid.uuid4().hex\nCACHES = {"default": redis_cache(BOOT, 1)}', True),
+        ('CACHES = {"default": redis_cache("shop", version=uuid.uuid4().int)}', True),
+        # Safe twins: the same helper given a constant, the release, or a random value only
+        # in a branch production does not take.
+        ('CACHES = {"default": redis_cache("v1")}', False),
+        ('CACHES = {"default": redis_cache(os.environ.get("RELEASE", "dev"))}', False),
+        (
+            'CACHES = {"default": redis_cache("v1")}\n'
+            'if "test" in sys.argv:\n    CACHES = {"default": redis_cache(uuid.uuid4().hex)}',
+            False,
+        ),
+        # A random value passed to another parameter, not the namespace: the database.
+        ('CACHES = {"default": redis_cache("v1", db=uuid.uuid4().int % 16)}', False),
+    ],
+    ids=["random", "pod-name", "name-then-call", "version", "constant", "release", "test", "db"],
+)
+def test_a_helper_is_judged_by_what_its_namespace_parameter_is_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caches: str, reported: bool
+) -> None:
+    source = HELPER_SETTINGS.format(caches=caches)
+    ast.parse(source)  # the settings as written are Python
+    module = _settings_module(tmp_path, monkeypatch, "helper_prefix_settings", source)
+    live = _redis_at("redis://cache.internal:6379/0", KEY_PREFIX="shop-3f2a", VERSION=1)
+    expected = ["horizontal.W005"] if reported else []
+    assert deploy_ids(CACHES=live, SETTINGS_MODULE=module) == expected
+
+
 def test_a_key_prefix_from_the_environment_in_the_settings_source_is_silent(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
