@@ -7,6 +7,8 @@ by the check, as ``settings_imported`` is.
 from __future__ import annotations
 
 import ast
+import functools
+import os
 from collections.abc import Iterator
 
 from horizontal.audit.env_lookups import environment_variable
@@ -36,44 +38,84 @@ def per_instance_cache_options(module_name: str) -> dict[tuple[str, str], str]:
         if "KEY_PREFIX" not in module.text and "VERSION" not in module.text:
             continue
         per_instance_names = _per_instance_names(module)
-        off = _nodes_within(module.tree, off_by_default_statements(module.tree))
+        off = _nodes_within(
+            module.tree, off_by_default_statements(module.tree) | _replaced_caches(module.tree)
+        )
         flow = _CacheFlow(module.tree)
-        parameters = _HelperParameters(module.tree, off)
+        parameters = _HelperParameters(module.tree, off, flow)
         for node in ast.walk(module.tree):
             if id(node) in off:
                 continue
             for place, expression in flow.namespace_values(node):
                 why = _per_instance_expression(expression, per_instance_names)
-                for argument in parameters.arguments_into(expression):
-                    why = why or _per_instance_expression(argument, per_instance_names)
                 if why is not None:
                     found.setdefault(place, why)
+                    continue
+                alias, option = place
+                for called_as, argument in parameters.arguments_into(expression):
+                    why = _per_instance_expression(argument, per_instance_names)
+                    if why is not None:
+                        found.setdefault((called_as if alias == "*" else alias, option), why)
     return found
 
 
-class _HelperParameters:
-    """What the module's calls pass to its helpers' parameters: a helper that builds a
-    cache dict from its parameter (``def cache(prefix): return {"KEY_PREFIX": prefix}``)
-    is judged by the arguments (``cache(uuid4().hex)``) and the defaults."""
+def _replaced_caches(tree: ast.Module) -> set[int]:
+    """``id()`` of the module-level statements that write ``CACHES`` before the last
+    plain ``CACHES = …`` that does not read it: that one replaces what they wrote."""
+    replacing = [
+        index
+        for index, statement in enumerate(tree.body)
+        if isinstance(statement, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == "CACHES" for t in statement.targets)
+        and "CACHES" not in _names_read(statement.value)
+    ]
+    if not replacing:
+        return set()
+    return {id(s) for s in tree.body[: replacing[-1]] if _writes_caches(s)}
 
-    def __init__(self, tree: ast.Module, off: set[int]) -> None:
+
+def _names_read(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _writes_caches(statement: ast.stmt) -> bool:
+    """``CACHES = …``, ``CACHES["pages"] = …``, ``CACHES["pages"].update(…)``."""
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Name | ast.Subscript) and isinstance(node.ctx, ast.Store):
+            written: ast.AST | None = node
+        elif isinstance(node, ast.Call):
+            written = _update_of(node)
+        else:
+            continue
+        if written is not None and _root_name(written) == "CACHES":
+            return True
+    return False
+
+
+class _HelperParameters:
+    """What reaches a helper's parameters on the way into ``CACHES``: a helper that
+    builds a cache dict from its parameter (``def cache(prefix): return {"KEY_PREFIX":
+    prefix}``) is judged by the arguments of the module-level calls whose value
+    ``CACHES`` takes (``CACHES = {"pages": cache(uuid4().hex)}``), each under its alias,
+    and by its defaults (under every alias). A call elsewhere (another setting, a
+    function's body) passes nothing to CACHES."""
+
+    def __init__(self, tree: ast.Module, off: set[int], flow: _CacheFlow) -> None:
         self.function_of: dict[int, ast.FunctionDef] = {}  # node id to its helper
-        self.passed: dict[tuple[str, str], list[ast.expr]] = {}
-        helpers: dict[str, ast.FunctionDef] = {}
+        # (helper, parameter) to (alias, argument): "*" when the alias is not written.
+        self.passed: dict[tuple[str, str], list[tuple[str, ast.expr]]] = {}
+        helpers = {s.name: s for s in tree.body if isinstance(s, ast.FunctionDef)}
+        for helper in helpers.values():
+            for child in ast.walk(helper):
+                self.function_of[id(child)] = helper
+            self._defaults(helper)
         for statement in tree.body:
-            if isinstance(statement, ast.FunctionDef):
-                helpers[statement.name] = statement
-                for child in ast.walk(statement):
-                    self.function_of[id(child)] = statement
-                self._defaults(statement)
-        for node in ast.walk(tree):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Name)
-                and node.func.id in helpers
-                and id(node) not in off
-            ):
-                self._call(helpers[node.func.id], node)
+            if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            for call, alias in _calls_into_caches(statement, flow):
+                called = helpers.get(call.func.id) if isinstance(call.func, ast.Name) else None
+                if called is not None and id(call) not in off:
+                    self._call(called, call, alias)
 
     def _defaults(self, function: ast.FunctionDef) -> None:
         positional = [*function.args.posonlyargs, *function.args.args]
@@ -82,29 +124,55 @@ class _HelperParameters:
             function.args.defaults,
             strict=True,
         ):
-            self.passed.setdefault((function.name, parameter.arg), []).append(default)
+            self.passed.setdefault((function.name, parameter.arg), []).append(("*", default))
         for parameter, value in zip(
             function.args.kwonlyargs, function.args.kw_defaults, strict=True
         ):
             if value is not None:
-                self.passed.setdefault((function.name, parameter.arg), []).append(value)
+                self.passed.setdefault((function.name, parameter.arg), []).append(("*", value))
 
-    def _call(self, function: ast.FunctionDef, call: ast.Call) -> None:
+    def _call(self, function: ast.FunctionDef, call: ast.Call, alias: str) -> None:
         positional = [*function.args.posonlyargs, *function.args.args]
-        for parameter, argument in zip(positional, call.args, strict=False):
-            self.passed.setdefault((function.name, parameter.arg), []).append(argument)
-        for keyword in call.keywords:
-            if keyword.arg is not None:
-                self.passed.setdefault((function.name, keyword.arg), []).append(keyword.value)
+        arguments = [
+            *zip((p.arg for p in positional), call.args, strict=False),
+            *((k.arg, k.value) for k in call.keywords if k.arg is not None),
+        ]
+        for parameter, argument in arguments:
+            self.passed.setdefault((function.name, parameter), []).append((alias, argument))
 
-    def arguments_into(self, expression: ast.AST) -> Iterator[ast.expr]:
-        """The arguments passed to the parameters ``expression`` reads, in its helper."""
+    def arguments_into(self, expression: ast.AST) -> Iterator[tuple[str, ast.expr]]:
+        """(alias, argument) for the parameters ``expression`` reads, in its helper."""
         function = self.function_of.get(id(expression))
         if function is None:
             return
         for node in ast.walk(expression):
             if isinstance(node, ast.Name):
                 yield from self.passed.get((function.name, node.id), ())
+
+
+def _calls_into_caches(statement: ast.stmt, flow: _CacheFlow) -> Iterator[tuple[ast.Call, str]]:
+    """The calls of a module-level statement whose value ``CACHES`` takes, each with the
+    alias it is written under (``"*"`` when the alias is not written)."""
+    aliases: dict[int, str] = {}
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values, strict=True):
+                if (alias := string_value(key)) is not None:
+                    aliases[id(value)] = alias
+        elif (
+            isinstance(node, ast.Assign)
+            and (keys := _subscript_keys(node.targets[0]))
+            and _root_name(node.targets[0]) == "CACHES"
+        ):
+            aliases[id(node.value)] = keys[-1]  # ``CACHES["pages"] = cache(…)``
+    bound_into_caches = (
+        isinstance(statement, ast.Assign)
+        and isinstance(statement.targets[0], ast.Name)
+        and statement.targets[0].id in flow.into_caches
+    )
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Call) and (id(node) in flow.in_caches or bound_into_caches):
+            yield node, aliases.get(id(node), "*")
 
 
 class _CacheFlow:
@@ -132,6 +200,31 @@ class _CacheFlow:
                     alias = string_value(key)
                     if isinstance(value, ast.Dict) and alias is not None:
                         self.alias[id(value)] = alias
+        self._through_names(tree)
+
+    def _through_names(self, tree: ast.AST) -> None:
+        """A name that reaches CACHES brings what its own value uses: ``PAGES =
+        cache(…)``, then ``CACHES = {"default": PAGES}``, brings the helper ``cache()``."""
+        bound: dict[str, list[ast.expr]] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        bound.setdefault(target.id, []).append(node.value)
+        pending = [name for name in self.into_caches if name in bound]
+        while pending:
+            for value in bound[pending.pop()]:
+                for child in ast.walk(value):
+                    if isinstance(child, ast.Name):
+                        used = child.id
+                    elif isinstance(child, ast.Call) and isinstance(child.func, ast.Name):
+                        used = f"{child.func.id}()"
+                    else:
+                        continue
+                    if used not in self.into_caches:
+                        self.into_caches.add(used)
+                        if used in bound:
+                            pending.append(used)
 
     def _assignment(self, node: ast.Assign) -> None:
         for target in node.targets:
@@ -278,9 +371,9 @@ def per_instance_calls_in(function: object, depth: int = 2) -> str | None:
     (hostname, pid, random), in a module-level name it reads (``NODE =
     socket.gethostname()``), or in the source of a function of its module that it calls
     (``depth`` levels: a key function that asks a ``_node()`` helper); None when there is
-    none or the source cannot be read. A lambda is read from its module's source, a
-    callable instance from its class's (what ``__init__`` stores counts), a
-    ``functools.partial`` from its function's."""
+    none or the source cannot be read. A lambda is read as its own node of the file that
+    defines it, a callable instance as its class (what ``__init__`` stores counts), a
+    ``functools.partial`` as its function (its bound arguments are the caller's to judge)."""
     import inspect
 
     function = _underlying_function(function)
@@ -290,7 +383,7 @@ def per_instance_calls_in(function: object, depth: int = 2) -> str | None:
     found = first_call(tree, PER_INSTANCE_CALLS) or _per_instance_constant(function, tree)
     if found is not None or depth <= 1:
         return found
-    module_names = getattr(function, "__globals__", {})
+    module_names = _module_names(function)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             helper = module_names.get(node.func.id)
@@ -316,22 +409,71 @@ def _underlying_function(function: object) -> object:
     return type(function)  # a callable instance
 
 
+def _module_names(function: object) -> dict[str, object]:
+    """The names of the module that defines ``function`` (a class has no globals)."""
+    import inspect
+
+    found = getattr(function, "__globals__", None)
+    if found is None:
+        module = inspect.getmodule(function)
+        found = vars(module) if module is not None else {}
+    return dict(found)
+
+
 def _function_tree(function: object) -> ast.AST | None:
-    """The parsed source of a function or class; for a lambda, its node in its module
-    (``inspect`` gives a lambda's lines, often a fragment of a dict or a call)."""
+    """The parsed source of a function or class; for a lambda, its own node in the file
+    that defines it (``inspect`` gives a lambda's lines, often a fragment of a dict or a
+    call, or two statements on one line)."""
     import inspect
     import textwrap
 
-    try:
-        if getattr(function, "__name__", "") != "<lambda>":
+    code = getattr(function, "__code__", None)
+    if getattr(function, "__name__", "") != "<lambda>" or code is None:
+        try:
             return ast.parse(textwrap.dedent(inspect.getsource(function)))  # type: ignore[arg-type]
-        line = function.__code__.co_firstlineno  # type: ignore[attr-defined]
-        module = ast.parse(inspect.getsource(inspect.getmodule(function)))  # type: ignore[arg-type]
-    except (OSError, TypeError, SyntaxError, AttributeError):
+        except (OSError, TypeError, SyntaxError):
+            return None
+    module = _parsed_file(code.co_filename)
+    if module is None:
         return None
-    return next(
-        (n for n in ast.walk(module) if isinstance(n, ast.Lambda) and n.lineno == line), None
-    )
+    # The columns the lambda's own instructions come from lie within its node.
+    columns = [
+        column
+        for line, _, column, _ in code.co_positions()
+        if line == code.co_firstlineno and column is not None
+    ]
+    candidates = [
+        n for n in ast.walk(module) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno
+    ]
+    for node in candidates:
+        end = node.end_col_offset if node.end_lineno == node.lineno else None
+        if all(node.col_offset <= c and (end is None or c < end) for c in columns):
+            return node
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def _parsed_file(path: str) -> ast.Module | None:
+    """A source file parsed once per version of it (the same settings or key module is
+    asked about for each alias and each helper)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return _parse_version(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _parse_version(path: str, mtime_ns: int, size: int) -> ast.Module | None:
+    try:
+        with open(path, encoding="utf-8") as source:
+            return ast.parse(source.read())
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return None
+
+
+# Module-level values a key function can read that are the value itself (not a module, a
+# class or a function).
+PLAIN_VALUES = (str, bytes, int, float)
 
 
 def _per_instance_constant(function: object, tree: ast.AST) -> str | None:
@@ -339,15 +481,19 @@ def _per_instance_constant(function: object, tree: ast.AST) -> str | None:
     ``NODE = socket.gethostname()`` at import, then ``f"{NODE}:{key}"``."""
     import inspect
 
-    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
-    module = inspect.getmodule(function)
-    if module is None or not names & set(vars(module)):
+    module_names = _module_names(function)
+    names = {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and isinstance(module_names.get(node.id), PLAIN_VALUES)
+    }
+    if not names:
         return None
     try:
-        module_tree = ast.parse(inspect.getsource(module))
-    except (OSError, TypeError, SyntaxError):
+        module_tree = _parsed_file(inspect.getsourcefile(function) or "")  # type: ignore[arg-type]
+    except TypeError:
         return None
-    for statement in module_tree.body:
+    for statement in module_tree.body if module_tree is not None else ():
         if isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             if any(isinstance(t, ast.Name) and t.id in names for t in targets):

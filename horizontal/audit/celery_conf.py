@@ -6,9 +6,11 @@
 app it ever made alive in the process (``celery._state``), so one made eager by a test or a
 library would speak for the project.
 
-Only module-level statements count, as the worker and the web process run them at import;
-an ``if`` is followed only when its test is a setting (``if settings.DEBUG:``), which the
-check then reads live. A branch on anything else (``if "test" in sys.argv:``) is left out.
+Only module-level statements count, as the worker and the web process run them at import,
+and only in modules that run in them (a command or a script run by hand is left out); an
+``if`` is followed only when its test is one of Django's settings (``if settings.DEBUG:``),
+which the check then reads live. A branch on anything else (``if "test" in sys.argv:``) is
+left out.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from horizontal.audit.source import run_by_hand
 from horizontal.audit.tree import iter_files, read_text
 
 __all__ = ["EAGER_OPTIONS", "CeleryConf", "EagerOption", "celery_conf"]
@@ -26,25 +29,31 @@ __all__ = ["EAGER_OPTIONS", "CeleryConf", "EagerOption", "celery_conf"]
 EAGER_OPTIONS = frozenset({"task_always_eager", "CELERY_ALWAYS_EAGER", "CELERY_TASK_ALWAYS_EAGER"})
 # What a file must contain to be parsed at all.
 MARKERS = ("_eager", "_EAGER", "config_from_object")
-UNSET = object()
+
+Guards = tuple[tuple[str, bool], ...]
 
 
 class EagerOption(NamedTuple):
-    """One eager option set on an app's ``conf``: where, which, and its value, a literal
-    (``value``) or a setting to read live (``setting``); ``guards`` are the settings the
-    enclosing ``if`` tests read, with whether each is negated."""
+    """One write of an eager option on an app's ``conf``, in the order the module runs
+    them: where, which, and its value, a literal (``value``), one of Django's settings to
+    read live (``setting``), or neither when the source cannot tell (an environment
+    lookup: ``value`` None). ``guards`` are the settings the enclosing ``if`` tests read,
+    each with whether it is negated."""
 
     path: str
     line: int
     option: str
     value: object
     setting: str | None
-    guards: tuple[tuple[str, bool], ...]
+    guards: Guards
 
 
 class CeleryConf(NamedTuple):
+    """What the project's code tells its Celery apps: each write of an eager option, and
+    the settings prefixes the apps read (``namespace="CELERY"``)."""
+
     eager: list[EagerOption]
-    namespaces: set[str]  # the settings prefixes apps read (``namespace="CELERY"``)
+    namespaces: set[str]
 
 
 def celery_conf(paths: Iterable[str | Path]) -> CeleryConf:
@@ -58,29 +67,52 @@ def celery_conf(paths: Iterable[str | Path]) -> CeleryConf:
             text = read_text(path)
             if text is None or not any(marker in text for marker in MARKERS):
                 continue
+            if run_by_hand(path.relative_to(Path(root).parent).as_posix(), text):
+                continue
             try:
                 tree = ast.parse(text)
             except (SyntaxError, ValueError, RecursionError):
                 continue
-            for statement, guards in _module_level(tree.body, ()):
-                eager += _eager_options(str(path), statement, guards)
+            django_settings = _imports_django_settings(tree)
+            names: dict[str, ast.expr] = {}  # module-level names, as bound so far
+            for statement, guards in _module_level(tree.body, (), django_settings):
+                found = _eager_options(str(path), statement, guards, django_settings, names)
+                eager += found
                 namespaces.update(_namespaces(statement))
+                if (
+                    isinstance(statement, ast.Assign)
+                    and len(statement.targets) == 1
+                    and isinstance(target := statement.targets[0], ast.Name)
+                ):
+                    names[target.id] = statement.value
     return CeleryConf(eager, namespaces)
 
 
+def _imports_django_settings(tree: ast.Module) -> bool:
+    """``from django.conf import settings``: only then is ``settings.X`` Django's."""
+    return any(
+        isinstance(node, ast.ImportFrom)
+        and node.module == "django.conf"
+        and any(alias.name == "settings" and alias.asname is None for alias in node.names)
+        for node in ast.walk(tree)
+    )
+
+
 def _module_level(
-    body: list[ast.stmt], guards: tuple[tuple[str, bool], ...]
-) -> Iterator[tuple[ast.stmt, tuple[tuple[str, bool], ...]]]:
-    """The statements that run at import, with the settings guarding them."""
+    body: list[ast.stmt], guards: Guards, django_settings: bool
+) -> Iterator[tuple[ast.stmt, Guards]]:
+    """The statements that run at import, in order, with the settings guarding them."""
     for statement in body:
         if isinstance(statement, ast.If):
-            guard = _setting_test(statement.test)
+            guard = _setting_test(statement.test) if django_settings else None
             if guard is not None:
                 name, negated = guard
-                yield from _module_level(statement.body, (*guards, (name, negated)))
-                yield from _module_level(statement.orelse, (*guards, (name, not negated)))
+                yield from _module_level(statement.body, (*guards, guard), django_settings)
+                yield from _module_level(
+                    statement.orelse, (*guards, (name, not negated)), django_settings
+                )
         elif isinstance(statement, ast.With | ast.Try):
-            yield from _module_level(statement.body, guards)
+            yield from _module_level(statement.body, guards, django_settings)
         else:
             yield statement, guards
 
@@ -95,12 +127,12 @@ def _setting_test(test: ast.expr) -> tuple[str, bool] | None:
 
 
 def _setting_name(node: ast.expr) -> str | None:
-    """``settings.NAME`` (``django.conf.settings.NAME`` too) as NAME."""
+    """``settings.NAME`` as NAME."""
     if (
         isinstance(node, ast.Attribute)
         and node.attr.isupper()
-        and isinstance(node.value, ast.Name | ast.Attribute)
-        and (node.value.id if isinstance(node.value, ast.Name) else node.value.attr) == "settings"
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "settings"
     ):
         return node.attr
     return None
@@ -112,19 +144,38 @@ def _conf_receiver(node: ast.expr) -> bool:
 
 
 def _eager_options(
-    path: str, statement: ast.stmt, guards: tuple[tuple[str, bool], ...]
-) -> Iterator[EagerOption]:
-    for node, name, value in _conf_items(statement):
+    path: str,
+    statement: ast.stmt,
+    guards: Guards,
+    django_settings: bool,
+    names: dict[str, ast.expr],
+) -> list[EagerOption]:
+    """The eager options ``statement`` writes; a value the source cannot tell is kept
+    too (as None), since it replaces what an earlier line wrote. Module-level names are
+    followed (``EAGER = True``, ``CONFIG = {…}`` then ``app.conf.update(CONFIG)``)."""
+    found = []
+    for node, name, written in _conf_items(statement, names):
         if name not in EAGER_OPTIONS:
             continue
-        literal = value.value if isinstance(value, ast.Constant) else UNSET
-        setting = _setting_name(value)
-        if literal is not UNSET or setting is not None:
-            # Anything else (an environment lookup, a helper) is not known from the source.
-            yield EagerOption(path, node.lineno, name, literal, setting, guards)
+        value = _resolved(written, names)
+        literal = value.value if isinstance(value, ast.Constant) else None
+        setting = _setting_name(value) if django_settings else None
+        found.append(EagerOption(path, node.lineno, name, literal, setting, guards))
+    return found
 
 
-def _conf_items(statement: ast.stmt) -> Iterator[tuple[ast.stmt | ast.expr, str, ast.expr]]:
+def _resolved(node: ast.expr, names: dict[str, ast.expr]) -> ast.expr:
+    """What a module-level name was bound to, through a few names in a row."""
+    for _ in range(5):
+        if not isinstance(node, ast.Name) or node.id not in names:
+            break
+        node = names[node.id]
+    return node
+
+
+def _conf_items(
+    statement: ast.stmt, names: dict[str, ast.expr]
+) -> Iterator[tuple[ast.stmt | ast.expr, str, ast.expr]]:
     """(node, option, value) for each option ``statement`` sets on an app's ``conf``:
     ``app.conf.x = v``, ``app.conf["x"] = v``, ``app.conf.update(x=v)``."""
     if isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
@@ -145,23 +196,30 @@ def _conf_items(statement: ast.stmt) -> Iterator[tuple[ast.stmt | ast.expr, str,
         and call.func.attr == "update"
         and _conf_receiver(call.func.value)
     ):
-        for name, value in _update_items(call):
-            yield call, name, value
+        yield from ((call, name, value) for name, value in _mapping_items(call, names))
 
 
-def _update_items(call: ast.Call) -> Iterator[tuple[str, ast.expr]]:
-    """``update(name=value)``, ``update({"name": value})``, ``update(**{"name": value})``."""
-    dicts = [a for a in call.args if isinstance(a, ast.Dict)]
-    for keyword in call.keywords:
-        if keyword.arg is not None:
-            yield keyword.arg, keyword.value
-        elif isinstance(keyword.value, ast.Dict):
-            dicts.append(keyword.value)
-    for mapping in dicts:
-        for key, value in zip(mapping.keys, mapping.values, strict=True):
-            name = _string(key)
-            if name is not None:
+def _mapping_items(node: ast.expr, names: dict[str, ast.expr]) -> Iterator[tuple[str, ast.expr]]:
+    """The items of a mapping as written: a dict display, ``dict(…)``, or the arguments
+    of ``update(…)`` (keywords, a dict, ``**`` a dict), through module-level names."""
+    node = _resolved(node, names)
+    if isinstance(node, ast.Dict):
+        for key, value in zip(node.keys, node.values, strict=True):
+            if key is None:  # ``{**BASE, …}``
+                yield from _mapping_items(value, names)
+            elif (name := _string(key)) is not None:
                 yield name, value
+    elif isinstance(node, ast.Call) and (
+        (isinstance(node.func, ast.Name) and node.func.id == "dict")
+        or (isinstance(node.func, ast.Attribute) and node.func.attr == "update")
+    ):
+        for argument in node.args:
+            yield from _mapping_items(argument, names)
+        for keyword in node.keywords:
+            if keyword.arg is not None:
+                yield keyword.arg, keyword.value
+            else:
+                yield from _mapping_items(keyword.value, names)
 
 
 def _namespaces(statement: ast.stmt) -> Iterator[str]:

@@ -16,7 +16,7 @@ import os
 import sys
 import threading
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.apps import AppConfig, apps
 from django.conf import settings
@@ -27,6 +27,9 @@ from horizontal.audit import known
 from horizontal.checks._base import TAG, register, relative_place
 from horizontal.checks._classes import backends, is_a, is_overridden
 from horizontal.checks.caches import NOT_SHARED_CACHES, cache_is
+
+if TYPE_CHECKING:
+    from horizontal.audit.celery_conf import EagerOption
 
 __all__ = [
     "DJANGO_CRON_CACHE_LOCK",
@@ -495,22 +498,45 @@ def check_eager_task_queues(
     huey = getattr(settings, "HUEY", None)
     if isinstance(huey, Mapping) and "immediate" not in huey and _huey_immediate(huey):
         found.append("HUEY['immediate'] (unset, so DEBUG)")
-    # Celery configured in the project's code (``proj/celery.py``): not at start-up.
+    messages: list[CheckMessage] = [W049(s) for s in found if s is not None]
+    if "horizontal.W049" not in settings.SILENCED_SYSTEM_CHECKS:
+        messages += _eager_in_code(app_configs, {s for s in found if s is not None})
+    return messages
+
+
+def _eager_in_code(
+    app_configs: Iterable[AppConfig] | None, reported: set[str]
+) -> list[CheckMessage]:
+    """W049 for Celery told in the project's own code to run inline (``proj/celery.py``),
+    each file judged by the last write production takes, and for the eager setting of a
+    namespace an app reads; ``reported`` are the settings already warned about."""
+    # Not at start-up: the source reader is for `check --deploy` alone.
     from horizontal.audit.celery_conf import celery_conf
     from horizontal.checks.code import project_app_paths
 
     conf = celery_conf(project_app_paths(app_configs))
+    messages: list[CheckMessage] = []
     for namespace in sorted(conf.namespaces - {"CELERY"}):
-        found.append(_eager(f"{namespace}_TASK_ALWAYS_EAGER", None, True))
-    messages: list[CheckMessage] = [W049(s) for s in found if s is not None]
+        setting = _eager(f"{namespace}_TASK_ALWAYS_EAGER", None, True)
+        if setting is not None and setting not in reported:
+            messages.append(W049(setting))
+    last: dict[str, EagerOption] = {}  # per file, the write production takes last
     for option in conf.eager:
-        if option.setting is not None and option.setting in found:
+        if all(_guard_holds(name, negated) for name, negated in option.guards):
+            last[option.path] = option
+    for option in last.values():
+        if option.setting is not None and option.setting in reported:
             continue  # ``= settings.CELERY_TASK_ALWAYS_EAGER``: that setting's warning
-        guards_hold = all(
-            bool(getattr(settings, name, False)) is not negated for name, negated in option.guards
-        )
-        value = getattr(settings, option.setting, False) if option.setting else option.value
-        if guards_hold and value:
+        value = getattr(settings, option.setting, None) if option.setting else option.value
+        if value:
             where = relative_place(option.path, option.line)
             messages.append(W049(f"{option.option} set in code", where))
     return messages
+
+
+def _guard_holds(setting: str, negated: bool) -> bool:
+    """Whether ``if settings.X:`` (``if not settings.X:`` when negated) is taken here; a
+    setting Django does not have is no known branch, so not taken."""
+    if not hasattr(settings, setting):
+        return False
+    return bool(getattr(settings, setting)) is not negated

@@ -16,6 +16,7 @@ instances share a server but never a key.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import socket
@@ -313,6 +314,13 @@ def _key_function_source(key_function: object) -> str | None:
             return None
     if not callable(key_function):
         return None
+    # A partial's bound arguments are values made before the call: judged as live values.
+    while isinstance(key_function, functools.partial):
+        bound = [*key_function.args, *key_function.keywords.values()]
+        for value in bound:
+            if isinstance(value, str | int) and (why := _per_instance_value(value)):
+                return why
+        key_function = key_function.func
     from horizontal.audit.cache_namespaces import per_instance_calls_in
 
     call = per_instance_calls_in(key_function)

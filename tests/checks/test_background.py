@@ -389,13 +389,20 @@ def _eager_in_code(tmp_path: Path, line: str, **changes: object) -> list[checks.
         "app.conf.task_always_eager = settings.RUN_TASKS_INLINE",
         "if settings.RUN_TASKS_INLINE:\n    app.conf.task_always_eager = True",
         "if settings.DEBUG:\n    pass\nelse:\n    app.conf.task_always_eager = True",
+        # Through module-level names and dict(): a config dict kept beside the app.
+        "CONFIG = {'broker_url': os.environ.get('REDIS_URL'), 'task_always_eager': True}\n"
+        "app.conf.update(CONFIG)",
+        "app.conf.update(dict(task_always_eager=True))",
+        "EAGER = True\napp.conf.update(task_always_eager=EAGER)",
+        "EAGER = True\napp.conf.task_always_eager = EAGER",
+        "BASE = dict(task_always_eager=True)\nCONFIG = {**BASE}\napp.conf.update(**CONFIG)",
     ],
 )
 def test_celery_made_eager_in_the_projects_code_is_w049(tmp_path: Path, line: str) -> None:
     [message] = _eager_in_code(tmp_path, line, RUN_TASKS_INLINE=True, DEBUG=False)
     assert message.id == "horizontal.W049"
     # The module's line 9 is ``{line}``; the place is the statement that sets the option.
-    number = 9 + next(i for i, text in enumerate(line.splitlines()) if "conf" in text)
+    number = 9 + next(i for i, text in enumerate(line.splitlines()) if "app.conf" in text)
     assert message.obj == f"{os.path.relpath(tmp_path / 'shop' / 'celery.py')}:{number}"
     assert_follows_the_contract(message)
 
@@ -415,10 +422,64 @@ def test_celery_made_eager_in_the_projects_code_is_w049(tmp_path: Path, line: st
         "app.conf.task_always_eager = os.environ.get('EAGER') == '1'",
         "app.conf.task_eager_propagates = True",
         "# app.conf.task_always_eager = True",
+        "EAGER = False\napp.conf.update(task_always_eager=EAGER)",
+        "CONFIG = {'task_always_eager': True}\nCONFIG = {'task_always_eager': False}\n"
+        "app.conf.update(CONFIG)",
     ],
 )
 def test_celery_with_workers_in_the_projects_code_is_silent(tmp_path: Path, line: str) -> None:
     assert _eager_in_code(tmp_path, line, DEBUG=False) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # A later write production takes replaces the eager one.
+        "app.conf.task_always_eager = True\n"
+        "if not settings.DEBUG:\n    app.conf.task_always_eager = False",
+        "app.conf.update(task_always_eager=True)\n"
+        "app.conf.update(task_always_eager=settings.RUN_TASKS_INLINE)",
+        # A value from the environment, unknown here, replaces it too.
+        "app.conf.task_always_eager = True\n"
+        "app.conf.task_always_eager = os.environ.get('EAGER') == '1'",
+        # A guard on a setting Django does not have is no branch production is known to take.
+        "if not settings.USE_WORKERS:\n    app.conf.task_always_eager = True",
+    ],
+    ids=["guarded-reset", "update-reset", "environment-reset", "unknown-setting"],
+)
+def test_the_last_write_production_takes_decides(tmp_path: Path, line: str) -> None:
+    assert _eager_in_code(tmp_path, line, DEBUG=False, RUN_TASKS_INLINE=False) == []
+
+
+def test_settings_that_are_not_djangos_are_not_read_live(tmp_path: Path) -> None:
+    # ``settings`` from the project's own config (pydantic): USE_WORKERS is not Django's.
+    source = (
+        "from shop.config import settings\n"
+        "app = Celery('shop')\n"
+        "if not settings.USE_WORKERS:\n    app.conf.task_always_eager = True\n"
+    )
+    package = tmp_path / "shop"
+    package.mkdir()
+    (package / "celery.py").write_text(source)
+    project = types.SimpleNamespace(name="shop", path=str(package))
+    with shared_settings(USE_WORKERS=False):
+        assert background.check_eager_task_queues(app_configs=[project]) == []
+
+
+def test_a_script_run_by_hand_may_run_its_tasks_inline(tmp_path: Path) -> None:
+    script = tmp_path / "shop" / "scripts" / "backfill.py"
+    script.parent.mkdir(parents=True)
+    script.write_text(
+        "#!/usr/bin/env python\nfrom shop.celery import app\napp.conf.task_always_eager = True\n"
+    )
+    project = types.SimpleNamespace(name="shop", path=str(tmp_path / "shop"))
+    with shared_settings():
+        assert background.check_eager_task_queues(app_configs=[project]) == []
+
+
+def test_a_silenced_w049_reads_no_code(tmp_path: Path) -> None:
+    silenced = {"SILENCED_SYSTEM_CHECKS": ["horizontal.W049"]}
+    assert _eager_in_code(tmp_path, "app.conf.task_always_eager = True", **silenced) == []
 
 
 def test_the_settings_namespace_an_app_reads_is_followed(tmp_path: Path) -> None:

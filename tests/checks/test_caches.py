@@ -21,6 +21,7 @@ from tests.checks.baseline import (
     assert_follows_the_contract,
     assert_registered_deploy_only,
     deploy_ids,
+    deploy_messages,
     shared_settings,
 )
 
@@ -323,6 +324,72 @@ def test_key_functions_read_past_their_own_lines() -> None:
         assert deploy_ids(CACHES=caches) == [], extra
 
 
+def _node_name() -> str:
+    return socket.gethostname()
+
+
+class HelperKey:
+    def __call__(self, key: str, key_prefix: str, version: int) -> str:
+        return f"{_node_name()}:{key_prefix}:{key}"
+
+
+def make_key(key: str, key_prefix: str, version: int, node: str = "") -> str:
+    return f"{node}:{key_prefix}:{key}"
+
+
+def _compiled(path: Path, source: str) -> dict[str, object]:
+    """What django-split-settings does with a component: its code compiled under the
+    component's own file name, run in another module's namespace."""
+    path.write_text(source)
+    names: dict[str, object] = {}
+    exec(compile(source, str(path), "exec"), names)
+    return names
+
+
+def test_key_functions_read_where_they_are_defined(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    component = _compiled(
+        tmp_path / "caches_component.py",
+        "import os, socket\n"
+        "node_key = lambda k, p, v: f'{socket.gethostname()}:{k}'\n"
+        "tag = lambda: os.getpid(); shared_key = lambda k, p, v: f'{p}:{k}'\n",
+    )
+    monkeypatch.setattr(cache_checks.os, "getpid", lambda: 43210)
+    per_instance = [
+        component["node_key"],  # in a file of its own, not the settings module
+        HelperKey(),  # a callable instance that asks a module helper
+        functools.partial(make_key, node="43210"),  # the pid bound into a partial
+    ]
+    for key_function in per_instance:
+        caches = _redis_at("redis://cache.internal:6379/0", KEY_FUNCTION=key_function)
+        assert deploy_ids(CACHES=caches) == ["horizontal.W005"], key_function
+    # Two statements on one line: the other lambda's getpid() is not this one's.
+    shared = [component["shared_key"], functools.partial(make_key, node="shop")]
+    for key_function in shared:
+        caches = _redis_at("redis://cache.internal:6379/0", KEY_FUNCTION=key_function)
+        assert deploy_ids(CACHES=caches) == [], key_function
+
+
+def test_a_random_cache_replaced_later_is_not_production_s(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    redis = "'BACKEND': 'django_redis.cache.RedisCache', 'LOCATION': 'redis://c:6379/0'"
+    source = (
+        "import uuid\n"
+        f"CACHES = {{'default': {{{redis}, 'KEY_PREFIX': uuid.uuid4().hex}}}}\n"
+        "DEBUG = False\n"
+        f"CACHES = {{'default': {{{redis}, 'KEY_PREFIX': 'shop'}}}}\n"
+    )
+    module = _settings_module(tmp_path, monkeypatch, "replaced_settings", source)
+    caches = _redis_at("redis://cache.internal:6379/0", KEY_PREFIX="shop")
+    assert deploy_ids(CACHES=caches, SETTINGS_MODULE=module) == []
+    # Extended rather than replaced: the random prefix stays.
+    extended = source.rsplit("CACHES = ", 1)[0] + "CACHES = {**CACHES, 'other': {}}\n"
+    module = _settings_module(tmp_path, monkeypatch, "extended_settings", extended)
+    assert deploy_ids(CACHES=caches, SETTINGS_MODULE=module) == ["horizontal.W005"]
+
+
 def test_a_key_function_that_asks_a_helper_for_the_hostname_is_w005() -> None:
     helped = _redis_at("redis://cache.internal:6379/0", KEY_FUNCTION=key_through_a_helper)
     assert deploy_ids(CACHES=helped) == ["horizontal.W005"]
@@ -418,33 +485,78 @@ def redis_cache(prefix, db=0, version=1):
 @pytest.mark.parametrize(
     ("caches", "reported"),
     [
-        ('CACHES = {"default": redis_cache(uuid.uuid4().hex)}', True),
-        ('CACHES = {"default": redis_cache(prefix=os.environ.get("HOSTNAME", ""))}', True),
-        ('BOOT = uuid.uuid4().hex\nCACHES = {"default": redis_cache(BOOT, 1)}', True),
-        ('CACHES = {"default": redis_cache("shop", version=uuid.uuid4().int)}', True),
+        ('CACHES = {"default": redis_cache(uuid.uuid4().hex)}', ["default"]),
+        ('CACHES = {"default": redis_cache(prefix=os.environ.get("HOSTNAME", ""))}', ["default"]),
+        ('BOOT = uuid.uuid4().hex\nCACHES = {"default": redis_cache(BOOT, 1)}', ["default"]),
+        ('CACHES = {"default": redis_cache("shop", version=uuid.uuid4().int)}', ["default"]),
         # Safe twins: the same helper given a constant, the release, or a random value only
         # in a branch production does not take.
-        ('CACHES = {"default": redis_cache("v1")}', False),
-        ('CACHES = {"default": redis_cache(os.environ.get("RELEASE", "dev"))}', False),
+        ('CACHES = {"default": redis_cache("v1")}', []),
+        ('CACHES = {"default": redis_cache(os.environ.get("RELEASE", "dev"))}', []),
         (
             'CACHES = {"default": redis_cache("v1")}\n'
             'if "test" in sys.argv:\n    CACHES = {"default": redis_cache(uuid.uuid4().hex)}',
-            False,
+            [],
         ),
         # A random value passed to another parameter, not the namespace: the database.
-        ('CACHES = {"default": redis_cache("v1", db=uuid.uuid4().int % 16)}', False),
+        ('CACHES = {"default": redis_cache("v1", db=uuid.uuid4().int % 16)}', []),
+        # The helper called for another setting, or in a function nothing calls at import.
+        (
+            'CACHES = {"default": redis_cache("v1")}\n'
+            "SCRATCH_CACHE = redis_cache(uuid.uuid4().hex, db=9)",
+            [],
+        ),
+        (
+            'CACHES = {"default": redis_cache("v1")}\n'
+            "def test_cache():\n    return redis_cache(uuid.uuid4().hex)",
+            [],
+        ),
+        # Each call under its own alias: only "scratch" is per instance.
+        (
+            'CACHES = {"default": redis_cache("v1"), "scratch": redis_cache(uuid.uuid4().hex)}',
+            ["scratch"],
+        ),
+        # Bound to a name first: the alias is not written where the value is made, so
+        # every alias with the option is reported.
+        (
+            'PAGES = redis_cache(uuid.uuid4().hex)\nCACHES = {"default": PAGES}',
+            ["default", "scratch"],
+        ),
+        ('CACHES = {}\nCACHES["default"] = redis_cache(uuid.uuid4().hex)', ["default"]),
     ],
-    ids=["random", "pod-name", "name-then-call", "version", "constant", "release", "test", "db"],
+    ids=[
+        "random",
+        "pod-name",
+        "name-then-call",
+        "version",
+        "constant",
+        "release",
+        "test",
+        "db",
+        "another-setting",
+        "function-body",
+        "per-alias",
+        "bound-name",
+        "subscript",
+    ],
 )
 def test_a_helper_is_judged_by_what_its_namespace_parameter_is_given(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caches: str, reported: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caches: str, reported: list[str]
 ) -> None:
     source = HELPER_SETTINGS.format(caches=caches)
     ast.parse(source)  # the settings as written are Python
     module = _settings_module(tmp_path, monkeypatch, "helper_prefix_settings", source)
-    live = _redis_at("redis://cache.internal:6379/0", KEY_PREFIX="shop-3f2a", VERSION=1)
-    expected = ["horizontal.W005"] if reported else []
-    assert deploy_ids(CACHES=live, SETTINGS_MODULE=module) == expected
+    config = {
+        **REDIS,
+        "LOCATION": "redis://cache.internal:6379/0",
+        "KEY_PREFIX": "shop-3f2a",
+        "VERSION": 1,
+    }
+    live = {"default": config, "scratch": config}
+    messages = [
+        m for m in deploy_messages(CACHES=live, SETTINGS_MODULE=module) if m.id.endswith("W005")
+    ]
+    assert [m.obj for m in messages] == [f"CACHES[{alias!r}]" for alias in reported]
 
 
 def test_a_key_prefix_from_the_environment_in_the_settings_source_is_silent(
