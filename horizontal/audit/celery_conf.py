@@ -46,6 +46,11 @@ class EagerOption(NamedTuple):
     value: object
     setting: str | None
     guards: Guards
+    # The module whose app it configures, and whether it comes from a configuration object
+    # (``app.config_from_object("proj.celeryconfig")``), which a write on ``app.conf``
+    # overrides wherever it stands.
+    scope: str = ""
+    from_source: bool = False
 
 
 class CeleryConf(NamedTuple):
@@ -56,10 +61,24 @@ class CeleryConf(NamedTuple):
     namespaces: set[str]
 
 
+class _ConfigSource(NamedTuple):
+    """``app.config_from_object(…)`` with an object of the project's own: a module by
+    dotted name, a class of the same module, or ``"module:Class"``."""
+
+    loader: str  # the file that calls it
+    tree: ast.Module  # that file's
+    guards: Guards
+    module: str | None  # dotted, None for the caller's own module
+    attribute: str | None  # a class in that module
+    namespace: str | None
+
+
 def celery_conf(paths: Iterable[str | Path]) -> CeleryConf:
     """The eager options and settings namespaces in the Python files under ``paths``."""
     eager: list[EagerOption] = []
     namespaces: set[str] = set()
+    modules: dict[str, tuple[str, ast.Module]] = {}  # dotted name to file and tree
+    sources: list[tuple[int, _ConfigSource]] = []  # where in ``eager`` each is loaded
     for root in paths:
         for path in iter_files(Path(root)):
             if path.suffix != ".py":
@@ -67,25 +86,94 @@ def celery_conf(paths: Iterable[str | Path]) -> CeleryConf:
             text = read_text(path)
             if text is None or not any(marker in text for marker in MARKERS):
                 continue
-            if run_by_hand(path.relative_to(Path(root).parent).as_posix(), text):
+            relative = path.relative_to(Path(root).parent)
+            if run_by_hand(relative.as_posix(), text):
                 continue
             try:
                 tree = ast.parse(text)
             except (SyntaxError, ValueError, RecursionError):
                 continue
+            modules[".".join(relative.with_suffix("").parts)] = (str(path), tree)
             django_settings = _imports_django_settings(tree)
             names: dict[str, ast.expr] = {}  # module-level names, as bound so far
             for statement, guards in _module_level(tree.body, (), django_settings):
-                found = _eager_options(str(path), statement, guards, django_settings, names)
-                eager += found
+                eager += _eager_options(str(path), statement, guards, django_settings, names)
                 namespaces.update(_namespaces(statement))
+                for source in _config_sources(str(path), tree, statement, guards):
+                    sources.append((len(eager), source))
                 if (
                     isinstance(statement, ast.Assign)
                     and len(statement.targets) == 1
                     and isinstance(target := statement.targets[0], ast.Name)
                 ):
                     names[target.id] = statement.value
+    for position, source in reversed(sources):  # from the end: positions stay true
+        eager[position:position] = _options_of_source(source, modules)
     return CeleryConf(eager, namespaces)
+
+
+def _config_sources(
+    path: str, tree: ast.Module, statement: ast.stmt, guards: Guards
+) -> Iterator[_ConfigSource]:
+    for node in ast.walk(statement):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "config_from_object"
+            and node.args
+        ):
+            continue
+        namespace = next((_string(k.value) for k in node.keywords if k.arg == "namespace"), None)
+        target = node.args[0]
+        if isinstance(target, ast.Name):
+            yield _ConfigSource(path, tree, guards, None, target.id, namespace)
+        elif (name := _string(target)) is not None and not name.startswith("django.conf"):
+            module, _, attribute = name.partition(":")
+            yield _ConfigSource(path, tree, guards, module, attribute or None, namespace)
+
+
+def _options_of_source(
+    source: _ConfigSource, modules: dict[str, tuple[str, ast.Module]]
+) -> list[EagerOption]:
+    """The eager options a configuration object sets at its top level, as it is read:
+    names in ``EAGER_OPTIONS``, or the namespace's (``CELERY_TASK_ALWAYS_EAGER``)."""
+    if source.module is None:
+        path, tree = source.loader, source.tree
+    elif source.module in modules:
+        path, tree = modules[source.module]
+    else:
+        return []  # not the project's, or not a module that names the option
+    body: list[ast.stmt] = tree.body
+    if source.attribute is not None:
+        classes = [s for s in tree.body if isinstance(s, ast.ClassDef)]
+        found = next((c for c in classes if c.name == source.attribute), None)
+        if found is None:
+            return []
+        body = found.body
+    wanted = set(EAGER_OPTIONS)
+    if source.namespace:
+        wanted.add(f"{source.namespace}_TASK_ALWAYS_EAGER")
+    options = []
+    for statement in body:
+        if isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id in wanted:
+                    value = statement.value
+                    literal = value.value if isinstance(value, ast.Constant) else None
+                    options.append(
+                        EagerOption(
+                            path,
+                            statement.lineno,
+                            target.id,
+                            literal,
+                            None,
+                            source.guards,
+                            source.loader,
+                            from_source=True,
+                        )
+                    )
+    return options
 
 
 def _imports_django_settings(tree: ast.Module) -> bool:
@@ -160,7 +248,7 @@ def _eager_options(
         value = _resolved(written, names)
         literal = value.value if isinstance(value, ast.Constant) else None
         setting = _setting_name(value) if django_settings else None
-        found.append(EagerOption(path, node.lineno, name, literal, setting, guards))
+        found.append(EagerOption(path, node.lineno, name, literal, setting, guards, path))
     return found
 
 

@@ -520,10 +520,15 @@ def _eager_in_code(
         setting = _eager(f"{namespace}_TASK_ALWAYS_EAGER", None, True)
         if setting is not None and setting not in reported:
             messages.append(W049(setting))
-    last: dict[str, EagerOption] = {}  # per file, the write production takes last
+    # Per app module, the write production takes last; a configuration object's value
+    # never replaces a write on ``app.conf``, which Celery applies over it.
+    last: dict[str, EagerOption] = {}
     for option in conf.eager:
-        if all(_guard_holds(name, negated) for name, negated in option.guards):
-            last[option.path] = option
+        if not all(_guard_holds(name, negated) for name, negated in option.guards):
+            continue
+        current = last.get(option.scope)
+        if current is None or not option.from_source or current.from_source:
+            last[option.scope] = option
     for option in last.values():
         if option.setting is not None and option.setting in reported:
             continue  # ``= settings.CELERY_TASK_ALWAYS_EAGER``: that setting's warning

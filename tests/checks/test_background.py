@@ -482,6 +482,65 @@ def test_a_silenced_w049_reads_no_code(tmp_path: Path) -> None:
     assert _eager_in_code(tmp_path, "app.conf.task_always_eager = True", **silenced) == []
 
 
+def _app_with_config(tmp_path: Path, app: str, config: str) -> list[checks.CheckMessage]:
+    """``shop/celery.py`` as ``app``, beside ``shop/celeryconfig.py`` as ``config``."""
+    package = tmp_path / "shop"
+    package.mkdir(exist_ok=True)
+    (package / "celery.py").write_text("from celery import Celery\n\napp = Celery('shop')\n" + app)
+    (package / "celeryconfig.py").write_text(config)
+    project = types.SimpleNamespace(name="shop", path=str(package))
+    with shared_settings():
+        return background.check_eager_task_queues(app_configs=[project])
+
+
+@pytest.mark.parametrize(
+    ("app", "config", "where"),
+    [
+        ("app.config_from_object('shop.celeryconfig')\n", "task_always_eager = True\n", 1),
+        (
+            "app.config_from_object('shop.celeryconfig', namespace='CELERY')\n",
+            "broker_url = 'redis://r'\nCELERY_TASK_ALWAYS_EAGER = True\n",
+            2,
+        ),
+        (
+            "app.config_from_object('shop.celeryconfig:Production')\n",
+            "class Production:\n    task_always_eager = True\n",
+            2,
+        ),
+        # Celery applies a write on app.conf over the object, wherever it stands.
+        (
+            "app.conf.task_always_eager = False\napp.config_from_object('shop.celeryconfig')\n",
+            "task_always_eager = True\n",
+            None,
+        ),
+        (
+            "app.config_from_object('shop.celeryconfig')\napp.conf.task_always_eager = False\n",
+            "task_always_eager = True\n",
+            None,
+        ),
+        ("app.config_from_object('shop.celeryconfig')\n", "task_always_eager = False\n", None),
+        # Another package's configuration is not read.
+        ("app.config_from_object('vendor.celeryconfig')\n", "task_always_eager = True\n", None),
+    ],
+    ids=["module", "namespace", "class", "write-before", "write-after", "false", "not-ours"],
+)
+def test_a_configuration_object_of_the_project_is_read(
+    tmp_path: Path, app: str, config: str, where: int | None
+) -> None:
+    messages = _app_with_config(tmp_path, app, config)
+    if where is None:
+        assert messages == []
+    else:
+        [message] = messages
+        assert message.obj == f"{os.path.relpath(tmp_path / 'shop' / 'celeryconfig.py')}:{where}"
+
+
+def test_a_class_of_the_app_module_is_a_configuration_object(tmp_path: Path) -> None:
+    app = "class Config:\n    task_always_eager = True\n\napp.config_from_object(Config)\n"
+    [message] = _app_with_config(tmp_path, app, "")
+    assert str(message.obj).endswith("celery.py:5")
+
+
 def test_the_settings_namespace_an_app_reads_is_followed(tmp_path: Path) -> None:
     line = "app.config_from_object('django.conf:settings', namespace='TASKQUEUE')"
     [message] = _eager_in_code(tmp_path, line, TASKQUEUE_TASK_ALWAYS_EAGER=True)
