@@ -65,13 +65,18 @@ def _replaced_caches(tree: ast.Module) -> set[int]:
     replacing = [
         index
         for index, statement in enumerate(tree.body)
-        if isinstance(statement, ast.Assign)
-        and any(isinstance(t, ast.Name) and t.id == "CACHES" for t in statement.targets)
+        if isinstance(statement, ast.Assign | ast.AnnAssign)
+        and statement.value is not None
+        and any(isinstance(t, ast.Name) and t.id == "CACHES" for t in _targets(statement))
         and "CACHES" not in _names_read(statement.value)
     ]
     if not replacing:
         return set()
     return {id(s) for s in tree.body[: replacing[-1]] if _writes_caches(s)}
+
+
+def _targets(statement: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
+    return statement.targets if isinstance(statement, ast.Assign) else [statement.target]
 
 
 def _names_read(node: ast.AST) -> set[str]:
@@ -165,14 +170,17 @@ def _calls_into_caches(statement: ast.stmt, flow: _CacheFlow) -> Iterator[tuple[
             and _root_name(node.targets[0]) == "CACHES"
         ):
             aliases[id(node.value)] = keys[-1]  # ``CACHES["pages"] = cache(…)``
-    bound_into_caches = (
-        isinstance(statement, ast.Assign)
-        and isinstance(statement.targets[0], ast.Name)
-        and statement.targets[0].id in flow.into_caches
+    bound = (
+        statement.targets[0].id
+        if isinstance(statement, ast.Assign) and isinstance(statement.targets[0], ast.Name)
+        else None
     )
+    bound_into_caches = bound is not None and bound in flow.into_caches
     for node in ast.walk(statement):
         if isinstance(node, ast.Call) and (id(node) in flow.in_caches or bound_into_caches):
-            yield node, aliases.get(id(node), "*")
+            # Bound to a name: the alias ``CACHES`` uses that name under, when it says.
+            default = flow.name_alias.get(bound, "*") if bound is not None else "*"
+            yield node, aliases.get(id(node), default)
 
 
 class _CacheFlow:
@@ -184,8 +192,9 @@ class _CacheFlow:
         self.into_caches: set[str] = set()  # names and helpers a CACHES assignment uses
         self.owner: dict[int, str] = {}  # a dict bound to a name, or a helper's return
         self.alias: dict[int, str] = {}  # a dict written as an alias
+        self.name_alias: dict[str, str] = {}  # a name CACHES takes under one alias
         for node in ast.walk(tree):
-            if isinstance(node, ast.Assign):
+            if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
                 self._assignment(node)
             elif isinstance(node, ast.Call) and _update_of(node) is not None:
                 receiver = _update_of(node)
@@ -226,13 +235,17 @@ class _CacheFlow:
                         if used in bound:
                             pending.append(used)
 
-    def _assignment(self, node: ast.Assign) -> None:
-        for target in node.targets:
+    def _assignment(self, node: ast.Assign | ast.AnnAssign) -> None:
+        if node.value is None:
+            return
+        for target in _targets(node):
             keys = _subscript_keys(target)
             if _root_name(target) == "CACHES":
                 self._reaches_caches([node.value])
                 if keys and keys[-1] not in CACHE_NAMESPACE_OPTIONS:
                     self.alias[id(node.value)] = keys[-1]  # ``CACHES["pages"] = {…}``
+                    if isinstance(node.value, ast.Name):
+                        self.name_alias[node.value.id] = keys[-1]
             elif isinstance(target, ast.Name) and isinstance(node.value, ast.Dict):
                 self._own(node.value, target.id)
 
@@ -246,6 +259,11 @@ class _CacheFlow:
         for value in values:
             for child in ast.walk(value):
                 self.in_caches.add(id(child))
+                if isinstance(child, ast.Dict):  # ``{"pages": PAGES}``
+                    for key, item in zip(child.keys, child.values, strict=True):
+                        alias = string_value(key)
+                        if alias is not None and isinstance(item, ast.Name):
+                            self.name_alias.setdefault(item.id, alias)
                 if isinstance(child, ast.Name):
                     self.into_caches.add(child.id)
                 elif isinstance(child, ast.Call) and isinstance(child.func, ast.Name):
@@ -439,8 +457,9 @@ def _function_tree(function: object) -> ast.AST | None:
     # The columns the lambda's own instructions come from lie within its node.
     columns = [
         column
-        for line, _, column, _ in code.co_positions()
-        if line == code.co_firstlineno and column is not None
+        for line, _, column, end in code.co_positions()
+        # (0, 0) is the frame's own bookkeeping (RESUME, the implicit return), no span.
+        if line == code.co_firstlineno and column is not None and end
     ]
     candidates = [
         n for n in ast.walk(module) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno
@@ -459,11 +478,14 @@ def _parsed_file(path: str) -> ast.Module | None:
         stat = os.stat(path)
     except OSError:
         return None
-    return _parse_version(path, stat.st_mtime_ns, stat.st_size)
+    # The change time and the inode too: a rewrite of the same size within the same
+    # modification time (``rsync -t``, a coarse clock) still changes those.
+    version = (stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, stat.st_size)
+    return _parse_version(path, version)
 
 
 @functools.lru_cache(maxsize=16)
-def _parse_version(path: str, mtime_ns: int, size: int) -> ast.Module | None:
+def _parse_version(path: str, version: tuple[int, int, int, int]) -> ast.Module | None:
     try:
         with open(path, encoding="utf-8") as source:
             return ast.parse(source.read())
@@ -471,9 +493,12 @@ def _parse_version(path: str, mtime_ns: int, size: int) -> ast.Module | None:
         return None
 
 
-# Module-level values a key function can read that are the value itself (not a module, a
-# class or a function).
-PLAIN_VALUES = (str, bytes, int, float)
+def _is_value(found: object) -> bool:
+    """A module-level value a key function reads (a string, a UUID, a datetime), not a
+    module, a class or a function, whose binding says nothing of the instance."""
+    import inspect
+
+    return not (inspect.ismodule(found) or inspect.isclass(found) or inspect.isroutine(found))
 
 
 def _per_instance_constant(function: object, tree: ast.AST) -> str | None:
@@ -485,7 +510,7 @@ def _per_instance_constant(function: object, tree: ast.AST) -> str | None:
     names = {
         node.id
         for node in ast.walk(tree)
-        if isinstance(node, ast.Name) and isinstance(module_names.get(node.id), PLAIN_VALUES)
+        if isinstance(node, ast.Name) and _is_value(module_names.get(node.id, _is_value))
     }
     if not names:
         return None

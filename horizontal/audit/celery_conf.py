@@ -66,6 +66,7 @@ class _ConfigSource(NamedTuple):
     dotted name, a class of the same module, or ``"module:Class"``."""
 
     loader: str  # the file that calls it
+    line: int
     tree: ast.Module  # that file's
     guards: Guards
     module: str | None  # dotted, None for the caller's own module
@@ -87,13 +88,18 @@ def celery_conf(paths: Iterable[str | Path]) -> CeleryConf:
             if text is None or not any(marker in text for marker in MARKERS):
                 continue
             relative = path.relative_to(Path(root).parent)
-            if run_by_hand(relative.as_posix(), text):
+            # A module with a ``__main__`` block is imported all the same (Celery's own
+            # ``proj/celery.py`` ends with one): only the other marks of a script count.
+            if run_by_hand(relative.as_posix(), text.replace("__main__", "")):
                 continue
             try:
                 tree = ast.parse(text)
             except (SyntaxError, ValueError, RecursionError):
                 continue
-            modules[".".join(relative.with_suffix("").parts)] = (str(path), tree)
+            # By its packages' names, and as the app's folder names it (a namespace
+            # package has no ``__init__.py`` to walk up through).
+            modules[_dotted_name(path)] = (str(path), tree)
+            modules.setdefault(".".join(relative.with_suffix("").parts), (str(path), tree))
             django_settings = _imports_django_settings(tree)
             names: dict[str, ast.expr] = {}  # module-level names, as bound so far
             for statement, guards in _module_level(tree.body, (), django_settings):
@@ -112,9 +118,23 @@ def celery_conf(paths: Iterable[str | Path]) -> CeleryConf:
     return CeleryConf(eager, namespaces)
 
 
+def _dotted_name(path: Path) -> str:
+    """The module's dotted name, through the packages (``__init__.py``) above it."""
+    parts = [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file() and folder.name:
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts)
+
+
 def _config_sources(
     path: str, tree: ast.Module, statement: ast.stmt, guards: Guards
 ) -> Iterator[_ConfigSource]:
+    """Each ``config_from_object`` a module-level statement makes (not in a function or
+    a class it defines); Django's settings as a source whose object is not read here."""
+    if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return
     for node in ast.walk(statement):
         if not (
             isinstance(node, ast.Call)
@@ -125,35 +145,54 @@ def _config_sources(
             continue
         namespace = next((_string(k.value) for k in node.keywords if k.arg == "namespace"), None)
         target = node.args[0]
+        line = node.lineno
         if isinstance(target, ast.Name):
-            yield _ConfigSource(path, tree, guards, None, target.id, namespace)
-        elif (name := _string(target)) is not None and not name.startswith("django.conf"):
+            yield _ConfigSource(path, line, tree, guards, None, target.id, namespace)
+        elif (name := _string(target)) is not None:
             module, _, attribute = name.partition(":")
-            yield _ConfigSource(path, tree, guards, module, attribute or None, namespace)
+            yield _ConfigSource(path, line, tree, guards, module, attribute or None, namespace)
+        else:  # an object the source does not tell: it replaces the one before all the same
+            yield _ConfigSource(path, line, tree, guards, "", None, namespace)
 
 
 def _options_of_source(
     source: _ConfigSource, modules: dict[str, tuple[str, ast.Module]]
 ) -> list[EagerOption]:
-    """The eager options a configuration object sets at its top level, as it is read:
-    names in ``EAGER_OPTIONS``, or the namespace's (``CELERY_TASK_ALWAYS_EAGER``)."""
+    """What loading a configuration object does to the eager option: it replaces the
+    object loaded before (an entry with no value, at the call), then sets what the
+    object sets at its top level: ``task_always_eager`` or the old
+    ``CELERY_ALWAYS_EAGER`` with no namespace, ``NS_TASK_ALWAYS_EAGER`` with one (Celery
+    reads no other spelling). Django's settings are read live, by the settings check."""
+    options = [
+        EagerOption(
+            source.loader,
+            source.line,
+            "task_always_eager",
+            None,
+            None,
+            source.guards,
+            source.loader,
+            from_source=True,
+        )
+    ]
     if source.module is None:
         path, tree = source.loader, source.tree
     elif source.module in modules:
         path, tree = modules[source.module]
     else:
-        return []  # not the project's, or not a module that names the option
+        return options  # Django's settings, another package's module, or not ours to read
     body: list[ast.stmt] = tree.body
     if source.attribute is not None:
         classes = [s for s in tree.body if isinstance(s, ast.ClassDef)]
         found = next((c for c in classes if c.name == source.attribute), None)
         if found is None:
-            return []
+            return options
         body = found.body
-    wanted = set(EAGER_OPTIONS)
-    if source.namespace:
-        wanted.add(f"{source.namespace}_TASK_ALWAYS_EAGER")
-    options = []
+    wanted = (
+        {f"{source.namespace}_TASK_ALWAYS_EAGER"}
+        if source.namespace
+        else {"task_always_eager", "CELERY_ALWAYS_EAGER"}
+    )
     for statement in body:
         if isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
@@ -287,14 +326,19 @@ def _conf_items(
         yield from ((call, name, value) for name, value in _mapping_items(call, names))
 
 
-def _mapping_items(node: ast.expr, names: dict[str, ast.expr]) -> Iterator[tuple[str, ast.expr]]:
+def _mapping_items(
+    node: ast.expr, names: dict[str, ast.expr], depth: int = 5
+) -> Iterator[tuple[str, ast.expr]]:
     """The items of a mapping as written: a dict display, ``dict(…)``, or the arguments
-    of ``update(…)`` (keywords, a dict, ``**`` a dict), through module-level names."""
+    of ``update(…)`` (keywords, a dict, ``**`` a dict), through module-level names (a
+    few levels: ``CONFIG = {**CONFIG, …}`` names itself)."""
+    if depth <= 0:
+        return
     node = _resolved(node, names)
     if isinstance(node, ast.Dict):
         for key, value in zip(node.keys, node.values, strict=True):
             if key is None:  # ``{**BASE, …}``
-                yield from _mapping_items(value, names)
+                yield from _mapping_items(value, names, depth - 1)
             elif (name := _string(key)) is not None:
                 yield name, value
     elif isinstance(node, ast.Call) and (
@@ -302,15 +346,17 @@ def _mapping_items(node: ast.expr, names: dict[str, ast.expr]) -> Iterator[tuple
         or (isinstance(node.func, ast.Attribute) and node.func.attr == "update")
     ):
         for argument in node.args:
-            yield from _mapping_items(argument, names)
+            yield from _mapping_items(argument, names, depth - 1)
         for keyword in node.keywords:
             if keyword.arg is not None:
                 yield keyword.arg, keyword.value
             else:
-                yield from _mapping_items(keyword.value, names)
+                yield from _mapping_items(keyword.value, names, depth - 1)
 
 
 def _namespaces(statement: ast.stmt) -> Iterator[str]:
+    if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return
     for node in ast.walk(statement):
         if (
             isinstance(node, ast.Call)

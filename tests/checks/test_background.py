@@ -486,7 +486,8 @@ def _app_with_config(tmp_path: Path, app: str, config: str) -> list[checks.Check
     """``shop/celery.py`` as ``app``, beside ``shop/celeryconfig.py`` as ``config``."""
     package = tmp_path / "shop"
     package.mkdir(exist_ok=True)
-    (package / "celery.py").write_text("from celery import Celery\n\napp = Celery('shop')\n" + app)
+    header = "from celery import Celery\nfrom django.conf import settings\napp = Celery('shop')\n"
+    (package / "celery.py").write_text(header + app)
     (package / "celeryconfig.py").write_text(config)
     project = types.SimpleNamespace(name="shop", path=str(package))
     with shared_settings():
@@ -521,8 +522,46 @@ def _app_with_config(tmp_path: Path, app: str, config: str) -> list[checks.Check
         ("app.config_from_object('shop.celeryconfig')\n", "task_always_eager = False\n", None),
         # Another package's configuration is not read.
         ("app.config_from_object('vendor.celeryconfig')\n", "task_always_eager = True\n", None),
+        # A later object replaces the one before, under a guard production takes too.
+        (
+            "app.config_from_object('shop.celeryconfig:Dev')\n"
+            "if not settings.DEBUG:\n    app.config_from_object('shop.celeryconfig:Prod')\n",
+            "class Dev:\n    task_always_eager = True\n\nclass Prod:\n    broker_url = 'r'\n",
+            None,
+        ),
+        # Celery reads the namespace's spelling only: no namespace, no CELERY_ prefix.
+        (
+            "app.config_from_object('shop.celeryconfig')\n",
+            "CELERY_TASK_ALWAYS_EAGER = True\n",
+            None,
+        ),
+        # Loaded in a function a test calls: not at import.
+        (
+            "def inline_for_fixtures():\n    app.config_from_object('shop.celeryconfig')\n",
+            "task_always_eager = True\n",
+            None,
+        ),
+        # Celery's own example ends with a __main__ block: still imported by every worker.
+        (
+            "app.config_from_object('shop.celeryconfig')\n"
+            "if __name__ == '__main__':\n    app.start()\n",
+            "task_always_eager = True\n",
+            1,
+        ),
     ],
-    ids=["module", "namespace", "class", "write-before", "write-after", "false", "not-ours"],
+    ids=[
+        "module",
+        "namespace",
+        "class",
+        "write-before",
+        "write-after",
+        "false",
+        "not-ours",
+        "replaced",
+        "unprefixed-only",
+        "function-body",
+        "main-block",
+    ],
 )
 def test_a_configuration_object_of_the_project_is_read(
     tmp_path: Path, app: str, config: str, where: int | None
@@ -539,6 +578,30 @@ def test_a_class_of_the_app_module_is_a_configuration_object(tmp_path: Path) -> 
     app = "class Config:\n    task_always_eager = True\n\napp.config_from_object(Config)\n"
     [message] = _app_with_config(tmp_path, app, "")
     assert str(message.obj).endswith("celery.py:5")
+
+
+def test_a_configuration_object_of_a_nested_app_is_found_by_its_package(tmp_path: Path) -> None:
+    package = tmp_path / "apps" / "shop"
+    package.mkdir(parents=True)
+    for folder in (tmp_path / "apps", package):
+        (folder / "__init__.py").write_text("")
+    (package / "celery.py").write_text("app.config_from_object('apps.shop.celeryconfig')\n")
+    (package / "celeryconfig.py").write_text("task_always_eager = True\n")
+    project = types.SimpleNamespace(name="apps.shop", path=str(package))
+    with shared_settings():
+        [message] = background.check_eager_task_queues(app_configs=[project])
+    assert str(message.obj).endswith("celeryconfig.py:1")
+
+
+def test_a_config_that_names_itself_is_read_without_end(tmp_path: Path) -> None:
+    # ``CONFIG = {**CONFIG, …}`` refers to the name being bound: no endless lookup.
+    line = (
+        "CONFIG = {'task_always_eager': True}\n"
+        "CONFIG = {**CONFIG, 'task_always_eager': False}\n"
+        "CONFIG = dict(CONFIG, broker_url='r')\n"
+        "app.conf.update(CONFIG)"
+    )
+    assert _eager_in_code(tmp_path, line) == []  # Celery gets False
 
 
 def test_the_settings_namespace_an_app_reads_is_followed(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import functools
 import socket
 import sys
 import types
+import uuid
 from pathlib import Path
 
 import pytest
@@ -371,6 +372,26 @@ def test_key_functions_read_where_they_are_defined(
         assert deploy_ids(CACHES=caches) == [], key_function
 
 
+BOOT_ID = uuid.uuid4()  # a UUID object, not a string: a value all the same
+
+
+def key_with_the_boot_id(key: str, key_prefix: str, version: int) -> str:
+    return f"{BOOT_ID}:{key_prefix}:{key}"
+
+
+def test_key_functions_read_values_of_any_type_and_lambdas_sharing_a_line(
+    tmp_path: Path,
+) -> None:
+    component = _compiled(
+        tmp_path / "two_lambdas.py",
+        "import socket\n"
+        "tag = lambda: 'web'; node_key = lambda k, p, v: f'{socket.gethostname()}:{k}'\n",
+    )
+    for key_function in (key_with_the_boot_id, component["node_key"]):
+        caches = _redis_at("redis://cache.internal:6379/0", KEY_FUNCTION=key_function)
+        assert deploy_ids(CACHES=caches) == ["horizontal.W005"], key_function
+
+
 def test_a_random_cache_replaced_later_is_not_production_s(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -383,6 +404,10 @@ def test_a_random_cache_replaced_later_is_not_production_s(
     )
     module = _settings_module(tmp_path, monkeypatch, "replaced_settings", source)
     caches = _redis_at("redis://cache.internal:6379/0", KEY_PREFIX="shop")
+    assert deploy_ids(CACHES=caches, SETTINGS_MODULE=module) == []
+    head, _, last = source.rpartition("CACHES = ")
+    annotated = f"{head}CACHES: dict = {last}"  # the replacing assignment, annotated
+    module = _settings_module(tmp_path, monkeypatch, "annotated_settings", annotated)
     assert deploy_ids(CACHES=caches, SETTINGS_MODULE=module) == []
     # Extended rather than replaced: the random prefix stays.
     extended = source.rsplit("CACHES = ", 1)[0] + "CACHES = {**CACHES, 'other': {}}\n"
@@ -516,11 +541,12 @@ def redis_cache(prefix, db=0, version=1):
             'CACHES = {"default": redis_cache("v1"), "scratch": redis_cache(uuid.uuid4().hex)}',
             ["scratch"],
         ),
-        # Bound to a name first: the alias is not written where the value is made, so
-        # every alias with the option is reported.
+        # Bound to a name first: the alias is the one CACHES takes the name under.
+        ('PAGES = redis_cache(uuid.uuid4().hex)\nCACHES = {"default": PAGES}', ["default"]),
         (
-            'PAGES = redis_cache(uuid.uuid4().hex)\nCACHES = {"default": PAGES}',
-            ["default", "scratch"],
+            "PAGES = redis_cache(uuid.uuid4().hex)\n"
+            'CACHES = {"default": redis_cache("v1"), "scratch": PAGES}',
+            ["scratch"],
         ),
         ('CACHES = {}\nCACHES["default"] = redis_cache(uuid.uuid4().hex)', ["default"]),
     ],
@@ -537,6 +563,7 @@ def redis_cache(prefix, db=0, version=1):
         "function-body",
         "per-alias",
         "bound-name",
+        "bound-name-other-alias",
         "subscript",
     ],
 )
