@@ -115,9 +115,13 @@ class _HelperParameters:
                 self.function_of[id(child)] = helper
             self._defaults(helper)
         for statement in tree.body:
-            if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if isinstance(statement, ast.FunctionDef) and f"{statement.name}()" in flow.into_caches:
+                calls = _calls_returned(statement)  # ``CACHES = build_caches()``
+            elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 continue
-            for call, alias in _calls_into_caches(statement, flow):
+            else:
+                calls = _calls_into_caches(statement, flow)
+            for call, alias in calls:
                 called = helpers.get(call.func.id) if isinstance(call.func, ast.Name) else None
                 if called is not None and id(call) not in off:
                     self._call(called, call, alias)
@@ -155,16 +159,34 @@ class _HelperParameters:
                 yield from self.passed.get((function.name, node.id), ())
 
 
+def _calls_returned(function: ast.FunctionDef) -> Iterator[tuple[ast.Call, str]]:
+    """The calls in what a helper whose value ``CACHES`` takes returns, each with the
+    alias it is written under in the returned dict (``"*"`` when none is)."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Return) and node.value is not None:
+            aliases = _dict_aliases(node.value)
+            for child in ast.walk(node.value):
+                if isinstance(child, ast.Call):
+                    yield child, aliases.get(id(child), "*")
+
+
+def _dict_aliases(value: ast.AST) -> dict[int, str]:
+    """``id()`` of each value written under a string key in the dicts of ``value``."""
+    return {
+        id(item): alias
+        for node in ast.walk(value)
+        if isinstance(node, ast.Dict)
+        for key, item in zip(node.keys, node.values, strict=True)
+        if (alias := string_value(key)) is not None
+    }
+
+
 def _calls_into_caches(statement: ast.stmt, flow: _CacheFlow) -> Iterator[tuple[ast.Call, str]]:
     """The calls of a module-level statement whose value ``CACHES`` takes, each with the
     alias it is written under (``"*"`` when the alias is not written)."""
-    aliases: dict[int, str] = {}
+    aliases = _dict_aliases(statement)
     for node in ast.walk(statement):
-        if isinstance(node, ast.Dict):
-            for key, value in zip(node.keys, node.values, strict=True):
-                if (alias := string_value(key)) is not None:
-                    aliases[id(value)] = alias
-        elif (
+        if (
             isinstance(node, ast.Assign)
             and (keys := _subscript_keys(node.targets[0]))
             and _root_name(node.targets[0]) == "CACHES"
@@ -212,14 +234,21 @@ class _CacheFlow:
         self._through_names(tree)
 
     def _through_names(self, tree: ast.AST) -> None:
-        """A name that reaches CACHES brings what its own value uses: ``PAGES =
-        cache(…)``, then ``CACHES = {"default": PAGES}``, brings the helper ``cache()``."""
-        bound: dict[str, list[ast.expr]] = {}
+        """A name or helper that reaches CACHES brings what its own value uses: ``PAGES =
+        cache(…)``, then ``CACHES = {"default": PAGES}``, brings the helper ``cache()``; so
+        does ``CACHES = build_caches()`` with a ``build_caches`` that returns ``cache(…)``."""
+        bound: dict[str, list[ast.expr]] = {}  # a name, or a helper's ``f()``, to values
         for node in ast.walk(tree):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     if isinstance(target, ast.Name):
                         bound.setdefault(target.id, []).append(node.value)
+            elif isinstance(node, ast.FunctionDef):
+                bound[f"{node.name}()"] = [
+                    child.value
+                    for child in ast.walk(node)
+                    if isinstance(child, ast.Return) and child.value is not None
+                ]
         pending = [name for name in self.into_caches if name in bound]
         while pending:
             for value in bound[pending.pop()]:
@@ -528,12 +557,29 @@ def _per_instance_constant(function: object, tree: ast.AST) -> str | None:
     return None
 
 
+# ``uname()`` names the host only through its node field; its system, release and machine
+# are the same on every instance of one image.
+UNAME_HOST_FIELDS = frozenset({"nodename", "node"})
+
+
 def first_call(tree: ast.AST, calls: frozenset[str]) -> str | None:
     """The last name of the first call in ``tree`` that is one of ``calls``."""
+    other_fields = {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Call)
+        and _call_name(node.value) == "uname"
+        and node.attr not in UNAME_HOST_FIELDS
+    }
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            target = node.func
-            name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if isinstance(node, ast.Call) and id(node) not in other_fields:
+            name = _call_name(node)
             if name in calls:
-                return str(name)
+                return name
     return None
+
+
+def _call_name(call: ast.Call) -> str:
+    target = call.func
+    return str(target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", ""))

@@ -216,13 +216,21 @@ def _options_of_source(
 
 
 def _imports_django_settings(tree: ast.Module) -> bool:
-    """``from django.conf import settings``: only then is ``settings.X`` Django's."""
-    return any(
-        isinstance(node, ast.ImportFrom)
-        and node.module == "django.conf"
-        and any(alias.name == "settings" and alias.asname is None for alias in node.names)
+    """``from django.conf import settings`` is the last import that binds ``settings``:
+    only then is ``settings.X`` Django's (a project's pydantic ``settings`` is not)."""
+    bindings = sorted(
+        (
+            node.lineno,
+            isinstance(node, ast.ImportFrom)
+            and node.module == "django.conf"
+            and alias.name == "settings",
+        )
         for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+        if (alias.asname or alias.name.partition(".")[0]) == "settings"
     )
+    return bool(bindings) and bindings[-1][1]
 
 
 def _module_level(

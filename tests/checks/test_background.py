@@ -466,6 +466,16 @@ def test_settings_that_are_not_djangos_are_not_read_live(tmp_path: Path) -> None
         assert background.check_eager_task_queues(app_configs=[project]) == []
 
 
+def test_the_last_import_of_settings_decides_whose_they_are(tmp_path: Path) -> None:
+    # The module's header imports Django's settings; the project's own shadow them.
+    line = "from shop.config import settings\napp.conf.task_always_eager = settings.RUN_INLINE"
+    assert _eager_in_code(tmp_path, line, RUN_INLINE=True) == []
+    line = "from shop.config import settings\nfrom django.conf import settings\n" + (
+        "app.conf.task_always_eager = settings.RUN_INLINE"
+    )
+    assert [m.id for m in _eager_in_code(tmp_path, line, RUN_INLINE=True)] == ["horizontal.W049"]
+
+
 def test_a_script_run_by_hand_may_run_its_tasks_inline(tmp_path: Path) -> None:
     script = tmp_path / "shop" / "scripts" / "backfill.py"
     script.parent.mkdir(parents=True)

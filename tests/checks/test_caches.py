@@ -392,6 +392,31 @@ def test_key_functions_read_values_of_any_type_and_lambdas_sharing_a_line(
         assert deploy_ids(CACHES=caches) == ["horizontal.W005"], key_function
 
 
+@pytest.mark.parametrize(
+    ("prefix", "reported"),
+    [
+        ("os.uname().nodename", True),
+        ("platform.uname().node", True),
+        ("os.uname()[1]", True),
+        # The system's name is the same on every instance of one image.
+        ("os.uname().sysname.lower()", False),
+        ("platform.uname().machine", False),
+    ],
+)
+def test_uname_names_the_host_only_through_its_node_field(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prefix: str, reported: bool
+) -> None:
+    source = (
+        "import os, platform\n"
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache',\n"
+        f"    'LOCATION': 'redis://cache.internal:6379/0', 'KEY_PREFIX': {prefix}}}}}\n"
+    )
+    module = _settings_module(tmp_path, monkeypatch, "uname_settings", source)
+    caches = _redis_at("redis://cache.internal:6379/0", KEY_PREFIX="linux")
+    expected = ["horizontal.W005"] if reported else []
+    assert deploy_ids(CACHES=caches, SETTINGS_MODULE=module) == expected
+
+
 def test_a_random_cache_replaced_later_is_not_production_s(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -549,6 +574,13 @@ def redis_cache(prefix, db=0, version=1):
             ["scratch"],
         ),
         ('CACHES = {}\nCACHES["default"] = redis_cache(uuid.uuid4().hex)', ["default"]),
+        # Called in what a helper returns, and CACHES takes that helper's value.
+        (
+            "def build_caches():\n"
+            '    return {"default": redis_cache("v1"), "scratch": redis_cache(uuid.uuid4().hex)}\n'
+            "CACHES = build_caches()",
+            ["scratch"],
+        ),
     ],
     ids=[
         "random",
@@ -565,6 +597,7 @@ def redis_cache(prefix, db=0, version=1):
         "bound-name",
         "bound-name-other-alias",
         "subscript",
+        "helper-of-helper",
     ],
 )
 def test_a_helper_is_judged_by_what_its_namespace_parameter_is_given(
