@@ -62,8 +62,9 @@ class CeleryConf(NamedTuple):
 
 
 class _ConfigSource(NamedTuple):
-    """``app.config_from_object(…)`` with an object of the project's own: a module by
-    dotted name, a class of the same module, or ``"module:Class"``."""
+    """``app.config_from_object(…)``: a module by dotted name, a class of the same
+    module, or ``"module:Class"``, read when it is the project's own; Django's settings
+    or an object the source does not tell only replace the object loaded before."""
 
     loader: str  # the file that calls it
     line: int
