@@ -5,7 +5,8 @@
 or ``HORIZONTAL_INSTANCE_ID`` from a literal every instance shares. These functions read
 the source of the imported settings module and of every module it takes settings from
 (``from .base import *``), found in ``sys.modules``, with the audit's rules; the cache
-namespaces are read in ``cache_namespaces.py``, the instance id in ``instance_ids.py``. They never
+namespaces are read in ``cache_namespaces.py`` (a key function's code in
+``key_functions.py``), the instance id in ``instance_ids.py``. They never
 import a module, and leave out nothing for looking like development settings: the module
 being checked is the one deployed. The checks import this module lazily, inside the
 check, so that a web worker never loads it.

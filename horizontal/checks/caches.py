@@ -321,7 +321,7 @@ def _key_function_source(key_function: object) -> str | None:
             if isinstance(value, str | int) and (why := _per_instance_value(value)):
                 return why
         key_function = key_function.func
-    from horizontal.audit.cache_namespaces import per_instance_calls_in
+    from horizontal.audit.key_functions import per_instance_calls_in
 
     call = per_instance_calls_in(key_function)
     return f"{call}()" if call else None
