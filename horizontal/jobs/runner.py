@@ -11,6 +11,7 @@ import datetime as dt
 import logging
 import time
 import traceback
+from collections.abc import Callable
 from contextlib import suppress
 
 from django.db import Error, connections
@@ -408,15 +409,13 @@ def _run_claimed(
     except LeaseLost as exc:
         return _ended(outcome(OutcomeStatus.LOST, f"claim lost, stopped: {exc}"), shield.release())
     except Interrupted:
-        heartbeat.stop()
-        shield.hold()  # held already, unless the signal came before the finally held it
-        try:
-            handed_back = gate.hand_back(attempt)
-        finally:
-            shield.release()  # a second signal changes nothing now
-        note = "handed back; another node may claim it now" if handed_back else "already lost"
-        return outcome(OutcomeStatus.INTERRUPTED, f"interrupted, claim {note}")
-    except Exception:
+        return _hand_back(attempt, heartbeat, shield, outcome)
+    except Exception as exc:
+        if _raised_over_an_interrupt(exc):
+            # The signal came in the middle of a driver's I/O (the reply to a COMMIT), and
+            # the cleanup on the connection it broke raised over it: still an interrupt.
+            logger.warning("%s: interrupted; then %r", head, exc)
+            return _hand_back(attempt, heartbeat, shield, outcome)
         status = JobRun.Status.FAILED
         error = traceback.format_exc()
         logger.exception("%s: failed", head)
@@ -473,6 +472,39 @@ def _drop_abandoned_transaction(using: str) -> None:
         logger.warning("the job left a transaction open on %r: rolled back", using)
         with suppress(Error):
             connection.close()
+
+
+def _hand_back(
+    attempt: gate.Attempt,
+    heartbeat: Heartbeat,
+    shield: InterruptShield,
+    outcome: Callable[[OutcomeStatus, str], Outcome],
+) -> Outcome:
+    """An interrupted run gives its claim back, so that another node takes the slot now."""
+    heartbeat.stop()
+    shield.hold()  # held already, unless the signal came before the finally held it
+    try:
+        handed_back = gate.hand_back(attempt)
+    finally:
+        shield.release()  # a second signal changes nothing now
+    note = "handed back; another node may claim it now" if handed_back else "already lost"
+    return outcome(OutcomeStatus.INTERRUPTED, f"interrupted, claim {note}")
+
+
+# How far back through an exception's causes an interrupt is looked for.
+INTERRUPT_CHAIN_DEPTH = 5
+
+
+def _raised_over_an_interrupt(error: BaseException) -> bool:
+    """Whether ``Interrupted`` is among what ``error`` was raised while handling: a
+    driver's cleanup (pymysql's ``set_autocommit`` on a socket the signal cut in the
+    middle of a reply) replaces the interrupt with its own error."""
+    seen: BaseException | None = error
+    for _ in range(INTERRUPT_CHAIN_DEPTH):
+        seen = seen.__cause__ or seen.__context__ if seen is not None else None
+        if isinstance(seen, Interrupted):
+            return True
+    return False
 
 
 def _ended(result: Outcome, interrupted: bool) -> Outcome:

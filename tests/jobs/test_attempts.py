@@ -18,6 +18,7 @@ from horizontal.conf import conf
 from horizontal.jobs import Run, gate, job, registry, run_job
 from horizontal.jobs.control import pause_job, resume_job
 from horizontal.jobs.report import OutcomeStatus, exit_code
+from horizontal.jobs.run import Interrupted
 from horizontal.jobs.slots import format_slot
 from horizontal.models import JobAttempt, JobRun
 
@@ -74,6 +75,30 @@ def test_a_handed_back_attempt_ends_interrupted(db_alias: str) -> None:
     assert attempt is not None and gate.hand_back(attempt)
     assert not gate.hand_back(attempt)  # once
     assert [o for _, _, _, o in attempts(db_alias, "handed")] == ["interrupted"]
+
+
+def test_an_error_raised_over_an_interrupt_ends_interrupted(db_alias: str) -> None:
+    # SIGTERM in the middle of pymysql's read of a COMMIT's reply: the driver's cleanup on
+    # the cut connection raises over the interrupt. The claim is handed back all the same.
+    def cut(run: Run) -> None:
+        try:
+            raise Interrupted("SIGTERM")
+        finally:
+            raise ConnectionError("cleanup on the connection the signal cut")
+
+    def broken(run: Run) -> None:
+        try:
+            raise ValueError("a job's own error")
+        finally:
+            raise ConnectionError("cleanup")
+
+    job("cut", schedule="0 0 * * *")(cut)
+    job("broken", schedule="0 0 * * *")(broken)
+    [outcome] = run_job("cut")
+    assert outcome.status == OutcomeStatus.INTERRUPTED
+    assert [o for _, _, _, o in attempts(db_alias, "cut")] == ["interrupted"]
+    [outcome] = run_job("broken")
+    assert outcome.status == OutcomeStatus.FAILED
 
 
 def test_a_paused_job_is_not_run_by_any_trigger_until_resumed(db_alias: str) -> None:
