@@ -134,15 +134,8 @@ def _config_sources(
 ) -> Iterator[_ConfigSource]:
     """Each ``config_from_object`` a module-level statement makes (not in a function or
     a class it defines); Django's settings as a source whose object is not read here."""
-    if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return
-    for node in ast.walk(statement):
-        if not (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "config_from_object"
-            and node.args
-        ):
+    for node in _config_calls(statement):
+        if not node.args:
             continue
         namespace = next((_string(k.value) for k in node.keywords if k.arg == "namespace"), None)
         target = node.args[0]
@@ -363,7 +356,9 @@ def _mapping_items(
                 yield from _mapping_items(keyword.value, names, depth - 1)
 
 
-def _namespaces(statement: ast.stmt) -> Iterator[str]:
+def _config_calls(statement: ast.stmt) -> Iterator[ast.Call]:
+    """The ``config_from_object(…)`` calls a module-level statement makes, not those in a
+    function or a class it defines."""
     if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         return
     for node in ast.walk(statement):
@@ -372,9 +367,14 @@ def _namespaces(statement: ast.stmt) -> Iterator[str]:
             and isinstance(node.func, ast.Attribute)
             and node.func.attr == "config_from_object"
         ):
-            for keyword in node.keywords:
-                if keyword.arg == "namespace" and (name := _string(keyword.value)):
-                    yield name
+            yield node
+
+
+def _namespaces(statement: ast.stmt) -> Iterator[str]:
+    for call in _config_calls(statement):
+        for keyword in call.keywords:
+            if keyword.arg == "namespace" and (name := _string(keyword.value)):
+                yield name
 
 
 def _string(node: ast.AST | None) -> str | None:

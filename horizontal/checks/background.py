@@ -16,7 +16,7 @@ import os
 import sys
 import threading
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.apps import AppConfig, apps
 from django.conf import settings
@@ -24,12 +24,9 @@ from django.core import checks
 from django.core.checks import CheckMessage
 
 from horizontal.audit import known
-from horizontal.checks._base import TAG, register, relative_place
+from horizontal.checks._base import TAG, register
 from horizontal.checks._classes import backends, is_a, is_overridden
 from horizontal.checks.caches import NOT_SHARED_CACHES, cache_is
-
-if TYPE_CHECKING:
-    from horizontal.audit.celery_conf import EagerOption
 
 __all__ = [
     "DJANGO_CRON_CACHE_LOCK",
@@ -464,84 +461,21 @@ def check_background_services_on_this_host(
     return found
 
 
-_UNSET = object()
-
-
-def _reads_as(found: object, value: object) -> bool:
-    """Whether a setting's value means ``value`` to the library, which tests its truth:
-    ``"False"`` from the environment is eager, ``""`` is not async."""
-    return found is not _UNSET and bool(found) is bool(value)
-
-
-def _eager(setting: str, key: str | None, value: object) -> str | None:
-    """The setting as reported when it is set to ``value`` (under ``key``, per alias)."""
-    current = getattr(settings, setting, _UNSET)
-    if key is None:
-        return setting if _reads_as(current, value) else None
-    if isinstance(current, Mapping):
-        if _reads_as(current.get(key, _UNSET), value):
-            return f"{setting}[{key!r}]"
-        if setting == "RQ_QUEUES":  # one config per queue
-            for alias, config in current.items():
-                if isinstance(config, Mapping) and _reads_as(config.get(key, _UNSET), value):
-                    return f"{setting}[{alias!r}][{key!r}]"
-    elif current is not None and _reads_as(getattr(current, key, _UNSET), value):
-        return f"{setting}.{key}"  # a Huey instance
-    return None
-
-
 @register(TAG, deploy=True)
 def check_eager_task_queues(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
-    found = [_eager(*entry) for entry in known.EAGER_TASK_SETTINGS]
+    # Not at start-up: the readers are for `check --deploy` alone.
+    from horizontal.checks._eager_tasks import eager_in_code, eager_setting
+    from horizontal.checks.code import project_app_paths
+
+    found = [eager_setting(*entry) for entry in known.EAGER_TASK_SETTINGS]
     huey = getattr(settings, "HUEY", None)
     if isinstance(huey, Mapping) and "immediate" not in huey and _huey_immediate(huey):
         found.append("HUEY['immediate'] (unset, so DEBUG)")
-    messages: list[CheckMessage] = [W049(s) for s in found if s is not None]
+    reported = [setting for setting in found if setting is not None]
+    messages: list[CheckMessage] = [W049(setting) for setting in reported]
     if "horizontal.W049" not in settings.SILENCED_SYSTEM_CHECKS:
-        messages += _eager_in_code(app_configs, {s for s in found if s is not None})
+        paths = project_app_paths(app_configs)
+        messages += [W049(*place) for place in eager_in_code(paths, set(reported))]
     return messages
-
-
-def _eager_in_code(
-    app_configs: Iterable[AppConfig] | None, reported: set[str]
-) -> list[CheckMessage]:
-    """W049 for Celery told in the project's own code to run inline (``proj/celery.py``),
-    each file judged by the last write production takes, and for the eager setting of a
-    namespace an app reads; ``reported`` are the settings already warned about."""
-    # Not at start-up: the source reader is for `check --deploy` alone.
-    from horizontal.audit.celery_conf import celery_conf
-    from horizontal.checks.code import project_app_paths
-
-    conf = celery_conf(project_app_paths(app_configs))
-    messages: list[CheckMessage] = []
-    for namespace in sorted(conf.namespaces - {"CELERY"}):
-        setting = _eager(f"{namespace}_TASK_ALWAYS_EAGER", None, True)
-        if setting is not None and setting not in reported:
-            messages.append(W049(setting))
-    # Per app module, the write production takes last; a configuration object's value
-    # never replaces a write on ``app.conf``, which Celery applies over it.
-    last: dict[str, EagerOption] = {}
-    for option in conf.eager:
-        if not all(_guard_holds(name, negated) for name, negated in option.guards):
-            continue
-        current = last.get(option.scope)
-        if current is None or not option.from_source or current.from_source:
-            last[option.scope] = option
-    for option in last.values():
-        if option.setting is not None and option.setting in reported:
-            continue  # ``= settings.CELERY_TASK_ALWAYS_EAGER``: that setting's warning
-        value = getattr(settings, option.setting, None) if option.setting else option.value
-        if value:
-            where = relative_place(option.path, option.line)
-            messages.append(W049(f"{option.option} set in code", where))
-    return messages
-
-
-def _guard_holds(setting: str, negated: bool) -> bool:
-    """Whether ``if settings.X:`` (``if not settings.X:`` when negated) is taken here; a
-    setting Django does not have is no known branch, so not taken."""
-    if not hasattr(settings, setting):
-        return False
-    return bool(getattr(settings, setting)) is not negated

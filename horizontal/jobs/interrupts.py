@@ -1,4 +1,5 @@
-"""SIGTERM/SIGINT wait while the gate's bookkeeping runs: ``InterruptShield``.
+"""SIGTERM/SIGINT wait while the gate's bookkeeping runs: ``InterruptShield``; and
+``raised_over_an_interrupt``, an error a driver raised while the interrupt unwound.
 
 The runner holds the shield from before a claim until the body starts, and again from
 the body's end until its result (or the hand-back) is on record; a signal that arrives
@@ -14,7 +15,7 @@ from typing import Any
 
 from horizontal.jobs.run import Interrupted
 
-__all__ = ["InterruptShield"]
+__all__ = ["InterruptShield", "raised_over_an_interrupt"]
 
 logger = logging.getLogger("horizontal.jobs")
 
@@ -68,3 +69,19 @@ class InterruptShield:
         except Interrupted:
             return True
         return False
+
+
+# How far back through an exception's causes an interrupt is looked for.
+INTERRUPT_CHAIN_DEPTH = 5
+
+
+def raised_over_an_interrupt(error: BaseException) -> bool:
+    """Whether ``Interrupted`` is among what ``error`` was raised while handling: a
+    driver's cleanup (pymysql's ``set_autocommit`` on a socket the signal cut in the
+    middle of a reply) replaces the interrupt with its own error."""
+    seen: BaseException | None = error
+    for _ in range(INTERRUPT_CHAIN_DEPTH):
+        seen = seen.__cause__ or seen.__context__ if seen is not None else None
+        if isinstance(seen, Interrupted):
+            return True
+    return False

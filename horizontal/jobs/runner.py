@@ -21,7 +21,7 @@ from horizontal.conf import conf
 from horizontal.db import Control, Cursor, Dialect, db_now, milliseconds
 from horizontal.exceptions import InvalidJob, InvalidSlot, LeaseLost, UnknownJob
 from horizontal.jobs import executors, gate, slots
-from horizontal.jobs.interrupts import InterruptShield
+from horizontal.jobs.interrupts import InterruptShield, raised_over_an_interrupt
 from horizontal.jobs.registry import Job, registry
 from horizontal.jobs.report import Outcome, OutcomeStatus, describe, describe_pause
 from horizontal.jobs.run import Interrupted, Run, stop_requested
@@ -411,7 +411,7 @@ def _run_claimed(
     except Interrupted:
         return _hand_back(attempt, heartbeat, shield, outcome)
     except Exception as exc:
-        if _raised_over_an_interrupt(exc):
+        if raised_over_an_interrupt(exc):
             # The signal came in the middle of a driver's I/O (the reply to a COMMIT), and
             # the cleanup on the connection it broke raised over it: still an interrupt.
             logger.warning("%s: interrupted; then %r", head, exc)
@@ -489,22 +489,6 @@ def _hand_back(
         shield.release()  # a second signal changes nothing now
     note = "handed back; another node may claim it now" if handed_back else "already lost"
     return outcome(OutcomeStatus.INTERRUPTED, f"interrupted, claim {note}")
-
-
-# How far back through an exception's causes an interrupt is looked for.
-INTERRUPT_CHAIN_DEPTH = 5
-
-
-def _raised_over_an_interrupt(error: BaseException) -> bool:
-    """Whether ``Interrupted`` is among what ``error`` was raised while handling: a
-    driver's cleanup (pymysql's ``set_autocommit`` on a socket the signal cut in the
-    middle of a reply) replaces the interrupt with its own error."""
-    seen: BaseException | None = error
-    for _ in range(INTERRUPT_CHAIN_DEPTH):
-        seen = seen.__cause__ or seen.__context__ if seen is not None else None
-        if isinstance(seen, Interrupted):
-            return True
-    return False
 
 
 def _ended(result: Outcome, interrupted: bool) -> Outcome:

@@ -392,6 +392,15 @@ def test_key_functions_read_values_of_any_type_and_lambdas_sharing_a_line(
         assert deploy_ids(CACHES=caches) == ["horizontal.W005"], key_function
 
 
+def _prefix_settings(imports: str, prefix: str) -> str:
+    """A settings module whose one cache has ``prefix`` as its ``KEY_PREFIX`` source."""
+    return (
+        f"{imports}\n"
+        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache',\n"
+        f"    'LOCATION': 'redis://cache.internal:6379/0', 'KEY_PREFIX': {prefix}}}}}\n"
+    )
+
+
 @pytest.mark.parametrize(
     ("prefix", "reported"),
     [
@@ -406,11 +415,7 @@ def test_key_functions_read_values_of_any_type_and_lambdas_sharing_a_line(
 def test_uname_names_the_host_only_through_its_node_field(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prefix: str, reported: bool
 ) -> None:
-    source = (
-        "import os, platform\n"
-        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache',\n"
-        f"    'LOCATION': 'redis://cache.internal:6379/0', 'KEY_PREFIX': {prefix}}}}}\n"
-    )
+    source = _prefix_settings("import os, platform", prefix)
     module = _settings_module(tmp_path, monkeypatch, "uname_settings", source)
     caches = _redis_at("redis://cache.internal:6379/0", KEY_PREFIX="linux")
     expected = ["horizontal.W005"] if reported else []
@@ -508,11 +513,7 @@ def test_a_key_prefix_from_the_instances_own_name_in_the_environment_is_w005(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, expression: str
 ) -> None:
     # The pod's name in Kubernetes, the dyno's on Heroku: set only where it runs.
-    source = (
-        "import os\n"
-        "CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache',\n"
-        f"    'LOCATION': 'redis://cache.internal:6379/0', 'KEY_PREFIX': {expression}}}}}\n"
-    )
+    source = _prefix_settings("import os", expression)
     module = _settings_module(tmp_path, monkeypatch, "pod_prefix_settings", source)
     caches = _redis_at("redis://cache.internal:6379/0", KEY_PREFIX="")
     assert deploy_ids(CACHES=caches, SETTINGS_MODULE=module) == ["horizontal.W005"]
