@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from horizontal.audit.file_calls import read_through_update_mode, written_path
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.folder_names import where_the_folder_is_named
+from horizontal.audit.in_process_locks import opens_a_lock_file
 from horizontal.audit.local_storage import MEDIA_ROOT_BY_PATH, STORAGE_PATH, find_local_storage
 from horizontal.audit.own_writes import (
     called_name,
@@ -423,6 +424,8 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
                 continue  # left behind, but read only here: this host's own litter
         if _removed_here(module, function, call, target):
             continue
+        if opens_a_lock_file(module, function or module.tree, call):
+            continue  # the flock() on its handle is the finding
         if _scratch_dump(module, target):
             continue  # ``open("/tmp/clusters.txt", "w")`` that nothing here reads: a dump
         if function is not None and refreshes_a_remote_copy(module, function):

@@ -14,7 +14,7 @@ from horizontal.audit.effects import reaches_outside
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.source import PythonModule, call_name, dotted, last_part, local_names
 
-__all__ = ["LOCK_FACTORIES", "find_in_process_locks"]
+__all__ = ["LOCK_FACTORIES", "find_in_process_locks", "opens_a_lock_file"]
 
 LOCK_FACTORIES = frozenset(
     {
@@ -115,6 +115,51 @@ def find_in_process_locks(module: PythonModule) -> Iterator[Finding]:
             module.line(first),
             related=tuple(Location(module.path, line, module.line(line)) for line in rest),
         )
+
+
+def opens_a_lock_file(module: PythonModule, scope: ast.AST, call: ast.Call) -> bool:
+    """``with path.open("w") as handle: fcntl.flock(handle, …)`` and nothing written to
+    it: the file is the lock's own, and the flock() is the finding (one problem, reported
+    once)."""
+    if "flock" not in module.text and "lockf" not in module.text:
+        return False
+    handles = {
+        target.id
+        for node in ast.walk(scope)
+        if isinstance(node, ast.With | ast.AsyncWith)
+        for item in node.items
+        if item.context_expr is call and isinstance(target := item.optional_vars, ast.Name)
+    } | {
+        target.id
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Assign) and node.value is call
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    # A handle written to keeps data too (a marker that says "running"): still a write.
+    written = {
+        node.func.value.id
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in {"write", "writelines"}
+        and isinstance(node.func.value, ast.Name)
+    }
+    handles -= written
+    if not handles:
+        return False
+    for node in ast.walk(scope):
+        if (
+            isinstance(node, ast.Call)
+            and node.args
+            and (call_name(module, node) or "") in {"fcntl.flock", "fcntl.lockf"}
+        ):
+            handle = node.args[0]
+            if isinstance(handle, ast.Call) and isinstance(handle.func, ast.Attribute):
+                handle = handle.func.value  # handle.fileno()
+            if isinstance(handle, ast.Name) and handle.id in handles:
+                return True
+    return False
 
 
 def _releases(call: ast.Call) -> bool:

@@ -137,7 +137,9 @@ def find_settings_problems(
             continue
         replaced = replacement_check(
             module,
-            _nearest(module, children, production),
+            # What wsgi.py serves when nothing is set runs as written, whatever the
+            # modules that import it replace (``docker_settings.py`` over it).
+            [] if is_served(module.path, served) else _nearest(module, children, production),
             mutated,
             star_imported_below(module, modules) if has_star_import(module) else (),
         )

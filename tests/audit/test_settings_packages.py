@@ -86,3 +86,30 @@ def test_settings_in_a_project_folder_named_for_development_are_silent(tmp_path:
     assert where(scan(tmp_path / "b", {"devices/settings.py": production}, "settings")) == [
         ("devices/settings.py", 3)
     ]
+
+
+def test_a_served_module_keeps_what_the_modules_importing_it_replace(tmp_path: Path) -> None:
+    # wsgi.py serves site/settings.py when nothing is set; docker_settings.py replaces its
+    # DATABASES, but a deployment that sets nothing still gets settings.py's localhost.
+    settings = (
+        "import os\nINSTALLED_APPS = []\nMIDDLEWARE = []\n"
+        "DATABASES = {'default': {'ENGINE': 'django.db.backends.postgresql',\n"
+        "    'HOST': os.environ.get('DB_HOST', 'localhost')}}\n"
+    )
+    docker = (
+        "from .settings import *\n"
+        "DATABASES = {'default': {'ENGINE': 'django.db.backends.postgresql', "
+        "'HOST': 'localhost', 'PORT': '5434'}}\n"
+    )
+    files = {"site/settings.py": settings, "site/docker_settings.py": docker, "site/wsgi.py": WSGI}
+    found = scan(tmp_path, files, "settings")
+    places = {(f.path, f.line) for f in found} | {
+        (r.path, r.line) for f in found for r in f.related
+    }
+    assert ("site/settings.py", 5) in places
+    # Served elsewhere: the importing module decides, and the base's value is not run.
+    other = dict(files, **{"site/wsgi.py": WSGI.replace("site.settings", "site.docker_settings")})
+    found = scan(tmp_path / "b", other, "settings")
+    assert ("site/settings.py", 5) not in {(f.path, f.line) for f in found} | {
+        (r.path, r.line) for f in found for r in f.related
+    }
