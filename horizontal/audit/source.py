@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+import sys
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from functools import cached_property
@@ -353,17 +354,28 @@ def parse_tree(text: str, path: str) -> ast.Module | None:
     except RecursionError:  # a generated expression nested deeper than the parser goes
         return None
     rewritten = _without_type_parameters(BARE_EXCEPT_TUPLE.sub(r"\1(\2):", text))
-    if rewritten == text:
-        return None
+    if rewritten != text and (tree := _parsed(rewritten, path)) is not None:
+        return tree
+    if sys.version_info < (3, 12) and "{" in text:
+        # Imported here: only a file this parser rejects is respelled.
+        from horizontal.audit.fstrings import respell_fstrings
+
+        respelled = respell_fstrings(rewritten)
+        if respelled != rewritten:
+            return _parsed(respelled, path)
+    return None
+
+
+def _parsed(text: str, path: str) -> ast.Module | None:
     try:
-        return ast.parse(rewritten, filename=path)
-    except (SyntaxError, ValueError):
+        return ast.parse(text, filename=path)
+    except (SyntaxError, ValueError, RecursionError):
         return None
 
 
 # Python 3.12's type parameters (PEP 695): ``def f[T: X](…)``, ``class C[T]:`` and
 # ``type Alias[T] = …``. Dropped before an older parser reads the file: no rule reads them.
-TYPE_PARAMETERS = lazy_compile(r"\b(?:def|class)[ \t]+\w+(\[)")
+TYPE_PARAMETERS = lazy_compile(r"\b(?:def|class)[ \t]+\w+(\[)|^[ \t]*type[ \t]+\w+[ \t]*(\[)", re.M)
 TYPE_ALIAS = lazy_compile(r"^([ \t]*)type[ \t]+(\w+)[ \t]*(?=[\[=])", re.M)
 
 
@@ -373,14 +385,26 @@ def _without_type_parameters(text: str) -> str:
     pieces: list[str] = []
     start = 0
     for match in TYPE_PARAMETERS.finditer(text):
-        opening = match.start(1)
+        opening = match.start(1) if match.group(1) else match.start(2)
         if opening < start:
             continue
         closing = _matching_bracket(text, opening)
         if closing is None:
             continue
-        # Newlines are kept, so every later line keeps its number.
-        pieces += [text[start:opening], "\n" * text.count("\n", opening, closing + 1)]
+        # Newlines are kept, so every later line keeps its number; inside the parentheses
+        # that follow (``class Merger[\n  T,\n](Base):``), where a header may break.
+        breaks = "\n" * text.count("\n", opening, closing + 1)
+        after = closing + 1
+        while after < len(text) and text[after] in " \t":
+            after += 1
+        if breaks and text.startswith("(", after):
+            pieces += [text[start:opening], "(", breaks]
+            start = after + 1
+            continue
+        if breaks and match.group(1) and text.startswith(":", after):
+            pieces += [text[start:opening], "(", breaks, ")"]  # ``class C[\n T\n]:``
+        else:
+            pieces += [text[start:opening], breaks]
         start = closing + 1
     text = "".join(pieces) + text[start:]
     aliases = TYPE_ALIAS.sub(r"\1\2", text)
