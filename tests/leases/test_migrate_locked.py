@@ -190,7 +190,7 @@ def test_hardening_11_migrate_locked_stops_before_the_next_migration_once_its_le
         **empty_db.env,
         "HORIZONTAL_LEASE_TTL": "1",
         "HORIZONTAL_DEBUG_FAILPOINTS": "1",
-        "HORIZONTAL_FAILPOINTS": "before_renew=sleep:30,before_migration=sleep:0.4",
+        "HORIZONTAL_FAILPOINTS": "before_renew=sleep:6,before_migration=sleep:0.4",
     }
     lost = manage("migrate_locked", env=env, check=False)
     assert lost.returncode == 1, lost.stdout + lost.stderr
