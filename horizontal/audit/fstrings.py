@@ -35,7 +35,7 @@ def respell_fstrings(text: str) -> str:
     itself when one cannot be followed)."""
     try:
         return _Scanner(text).source()
-    except _Unreadable:
+    except (_Unreadable, RecursionError):  # RecursionError: f-strings nested past reason
         return text
 
 

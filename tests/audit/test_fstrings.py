@@ -92,3 +92,8 @@ def test_a_module_in_python_3_12_syntax_is_read_at_its_lines(tmp_path: Path) -> 
     # The file under MEDIA_ROOT, written beside the new f-strings, is found where it is.
     found = scan(tmp_path, {"app/views.py": MODERN_VIEW})
     assert ("app/views.py", 15) in where(found)
+
+
+def test_f_strings_nested_past_any_reason_leave_the_file_as_it_is() -> None:
+    deep = "x = " + "f'{" * 3000 + "y" + "}'" * 3000 + "\n"
+    assert respell_fstrings(deep) == deep
