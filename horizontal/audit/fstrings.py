@@ -4,10 +4,11 @@ Since 3.12 an f-string's replacement field may hold the f-string's own quote
 (``f"{row["name"]}"``), a backslash (``f"{'\\n'.join(lines)}"``), a comment, or a line
 break in a single-quoted f-string. Python 3.11 rejects the whole file, and the audit
 would read nothing of it. Each such f-string is rewritten: a nested literal in the
-outer quote takes the other quote, one that cannot (or holds a backslash) becomes
-``None``, a comment is dropped, and a single-quoted f-string that spans lines becomes
-triple-quoted. Line breaks are kept, so every node keeps its line; literal text and
-the names the fields read are kept, which is what the rules read.
+outer quote takes the other quote, one that cannot (or holds a backslash) becomes an
+empty string (``None`` where no quote is free), a comment is dropped, space after a
+conversion or a format spec moves before it, and a single-quoted f-string that spans
+lines becomes triple-quoted. Line breaks are kept, so every node keeps its line;
+literal text and the names the fields read are kept, which is what the rules read.
 
 Only a file the running parser rejects is respelled; the scanner is character by
 character, so it is not run on every file.
@@ -23,6 +24,7 @@ STRING_START = re.compile(r"""(?i:[rbuf]{0,2})('''|\"\"\"|'|")""")
 IDENTIFIER_CHARS = re.compile(r"\w")
 OTHER_QUOTE = {"'": '"', '"': "'"}
 PREFIXES = frozenset({"r", "u", "b", "f", "br", "rb", "fr", "rf"})
+TRAILING_SPACE = re.compile(r"\s*(?=\})")
 CLOSING = {"(": ")", "[": "]", "{": "}"}
 
 
@@ -79,7 +81,8 @@ class _Scanner:
         prefix = self.text[match.start() : match.start(1)]
         quote = match.group(1)
         if "f" in prefix.lower():
-            end, body, multiline = self._fstring_body(match.end(), quote, forbidden or "")
+            raw = "r" in prefix.lower()
+            end, body, multiline = self._fstring_body(match.end(), quote, forbidden or "", raw)
             if multiline and len(quote) == 1:
                 quote *= 3
         else:
@@ -88,20 +91,24 @@ class _Scanner:
             return end, f"{prefix}{quote}{body}{quote}"
         # Inside a replacement field: no backslash, and not the enclosing quote.
         if "\\" in body:
-            return end, self._placeholder(body)
+            return end, self._placeholder(body, forbidden)
         if quote[0] in forbidden:
             other = OTHER_QUOTE[quote[0]]
             if other in forbidden or other in body or len(quote) == 3:
-                return end, self._placeholder(body)
+                return end, self._placeholder(body, forbidden)
             quote = other
         if any(q in body for q in forbidden):
-            return end, self._placeholder(body)  # ``f'"{name}"'`` inside ``f"…"``
+            return end, self._placeholder(body, forbidden)  # ``f'"{name}"'`` in ``f"…"``
         return end, f"{prefix}{quote}{body}{quote}"
 
     @staticmethod
-    def _placeholder(body: str) -> str:
+    def _placeholder(body: str, forbidden: str) -> str:
+        """An empty string in a quote no enclosing f-string uses (a string still, beside
+        others it is joined to), else `` None ``; the literal's line breaks kept."""
+        free = next((q for q in ("'", '"') if q not in forbidden), None)
+        empty = f"{free}{free}" if free else " None "
         breaks = body.count("\n")
-        return f"(None{chr(10) * breaks})" if breaks else "None"
+        return f"({empty}{chr(10) * breaks})" if breaks else empty
 
     def _plain_body(self, i: int, quote: str) -> tuple[int, str]:
         text = self.text
@@ -117,14 +124,23 @@ class _Scanner:
             i += 1
         raise _Unreadable
 
-    def _fstring_body(self, i: int, quote: str, forbidden: str) -> tuple[int, str, bool]:
+    def _fstring_body(self, i: int, quote: str, forbidden: str, raw: bool) -> tuple[int, str, bool]:
         text, multiline = self.text, False
         parts: list[str] = []
         while i < len(text):
             if text.startswith(quote, i):
                 return i + len(quote), "".join(parts), multiline
             char = text[i]
-            if char == "\\" or text.startswith(("{{", "}}"), i):
+            if char == "\\" and text[i + 1 : i + 2] in ("{", "}"):
+                parts.append(char)  # a backslash never escapes a brace: ``rf"\{{"``
+                i += 1
+            elif char == "\\" and not raw and text.startswith("N{", i + 1):
+                end = text.find("}", i)  # ``\N{BULLET}``: a name, not a field
+                if end == -1:
+                    raise _Unreadable
+                parts.append(text[i : end + 1])
+                i = end + 1
+            elif char == "\\" or text.startswith(("{{", "}}"), i):
                 parts.append(text[i : i + 2])  # an escape, or a brace written twice
                 i += 2
             elif char == "{":
@@ -165,30 +181,41 @@ class _Scanner:
                     return i + 1, "".join(parts)
                 depth -= 1
             elif depth == 0 and char == "!" and text[i + 1 : i + 2] != "=":
-                parts.append(text[i : i + 2])  # a conversion, ``!r``
-                i += 2
+                # A conversion, ``!r``; space after it (``!r\n}``) goes before the ``!``,
+                # where an older parser takes it.
+                after = i + 2
+                while after < len(text) and text[after] in " \t\r\n":
+                    after += 1
+                parts += [text[i + 2 : after], text[i : i + 2]]
+                i = after
                 continue
             elif depth == 0 and char == ":":
-                end, spec = self._format_spec(i + 1, quote, forbidden)
-                return end, "".join(parts) + ":" + spec
+                end, spec, trailing = self._format_spec(i + 1, quote, forbidden)
+                return end, "".join(parts) + trailing + ":" + spec
             parts.append(char)
             i += 1
         raise _Unreadable
 
-    def _format_spec(self, i: int, quote: str, forbidden: str) -> tuple[int, str]:
+    def _format_spec(self, i: int, quote: str, forbidden: str) -> tuple[int, str, str]:
         """A format spec (literal text with fields of its own) up to after the field's
-        closing ``}``."""
+        closing ``}``, and the space before that ``}`` that breaks the line (moved before
+        the ``:``, where an older parser takes it)."""
         text = self.text
         parts: list[str] = []
         while i < len(text):
             char = text[i]
             if char == "}":
-                return i + 1, "".join(parts)
+                return i + 1, "".join(parts), ""
+            if char == "\n":
+                trailing = TRAILING_SPACE.match(text, i)
+                if trailing is None:
+                    raise _Unreadable
+                return trailing.end() + 1, "".join(parts), text[i : trailing.end()]
             if char == "{":
                 i, field = self._field(i + 1, quote, forbidden)
                 parts.append("{" + field + "}")
                 continue
-            if text.startswith(quote, i) or (char == "\n" and len(quote) == 1):
+            if text.startswith(quote, i):
                 raise _Unreadable
             parts.append(char)
             i += 1

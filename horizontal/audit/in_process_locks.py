@@ -136,18 +136,13 @@ def opens_a_lock_file(module: PythonModule, scope: ast.AST, call: ast.Call) -> b
         for target in node.targets
         if isinstance(target, ast.Name)
     }
-    # A handle written to keeps data too (a marker that says "running"): still a write.
-    written = {
-        node.func.value.id
-        for node in ast.walk(scope)
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr in {"write", "writelines"}
-        and isinstance(node.func.value, ast.Name)
-    }
-    handles -= written
     if not handles:
         return False
+    # Where the handle goes: to flock() (or its ``fileno()``), ``close()``, or anything
+    # else, which may write data into the file (``json.dump(state, handle)``, ``print(…,
+    # file=handle)``): then it is a data file under a lock, and the write stays.
+    locking: set[int] = set()  # the handle's names that flock() takes
+    harmless: set[int] = set()  # ``handle.fileno()``, ``handle.close()``
     for node in ast.walk(scope):
         if (
             isinstance(node, ast.Call)
@@ -157,9 +152,17 @@ def opens_a_lock_file(module: PythonModule, scope: ast.AST, call: ast.Call) -> b
             handle = node.args[0]
             if isinstance(handle, ast.Call) and isinstance(handle.func, ast.Attribute):
                 handle = handle.func.value  # handle.fileno()
-            if isinstance(handle, ast.Name) and handle.id in handles:
-                return True
-    return False
+            locking.add(id(handle))
+        if isinstance(node, ast.Attribute) and node.attr in {"fileno", "close"}:
+            harmless.add(id(node.value))
+    uses = [
+        node
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Name) and node.id in handles and isinstance(node.ctx, ast.Load)
+    ]
+    locked = {use.id for use in uses if id(use) in locking}
+    written = {use.id for use in uses if id(use) not in locking | harmless}
+    return bool(locked - written)
 
 
 def _releases(call: ast.Call) -> bool:

@@ -156,8 +156,10 @@ def untemplated(text: str) -> str:
 
 
 # os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evap.settings") in wsgi.py / asgi.py.
+# A commented-out line serves nothing.
 SERVED_SETTINGS = lazy_compile(
-    r"""setdefault\(\s*["']DJANGO_SETTINGS_MODULE["']\s*,\s*["']([\w.]+)["']\s*\)"""
+    r"""^[^#\n]*setdefault\(\s*["']DJANGO_SETTINGS_MODULE["']\s*,\s*["']([\w.]+)["']\s*\)""",
+    re.M,
 )
 
 

@@ -376,7 +376,7 @@ def _parsed(text: str, path: str) -> ast.Module | None:
 # Python 3.12's type parameters (PEP 695): ``def f[T: X](…)``, ``class C[T]:`` and
 # ``type Alias[T] = …``. Dropped before an older parser reads the file: no rule reads them.
 TYPE_PARAMETERS = lazy_compile(r"\b(?:def|class)[ \t]+\w+(\[)|^[ \t]*type[ \t]+\w+[ \t]*(\[)", re.M)
-TYPE_ALIAS = lazy_compile(r"^([ \t]*)type[ \t]+(\w+)[ \t]*(?=[\[=])", re.M)
+TYPE_ALIAS = lazy_compile(r"^([ \t]*)type[ \t]+(\w+)(?=[ \t\\\n]*[\[=])", re.M)
 
 
 def _without_type_parameters(text: str) -> str:
@@ -391,20 +391,10 @@ def _without_type_parameters(text: str) -> str:
         closing = _matching_bracket(text, opening)
         if closing is None:
             continue
-        # Newlines are kept, so every later line keeps its number; inside the parentheses
-        # that follow (``class Merger[\n  T,\n](Base):``), where a header may break.
-        breaks = "\n" * text.count("\n", opening, closing + 1)
-        after = closing + 1
-        while after < len(text) and text[after] in " \t":
-            after += 1
-        if breaks and text.startswith("(", after):
-            pieces += [text[start:opening], "(", breaks]
-            start = after + 1
-            continue
-        if breaks and match.group(1) and text.startswith(":", after):
-            pieces += [text[start:opening], "(", breaks, ")"]  # ``class C[\n T\n]:``
-        else:
-            pieces += [text[start:opening], breaks]
+        # Newlines are kept, as line continuations, so every later line keeps its number
+        # and a header spread over lines (``class Merger[\n  T,\n](Base):``) stays one.
+        breaks = " \\\n" * text.count("\n", opening, closing + 1)
+        pieces += [text[start:opening], breaks]
         start = closing + 1
     text = "".join(pieces) + text[start:]
     aliases = TYPE_ALIAS.sub(r"\1\2", text)

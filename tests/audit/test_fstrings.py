@@ -24,9 +24,17 @@ OLDER_PARSER = sys.version_info < (3, 12)
         ('f"{row["name"]}"', "f\"{row['name']}\""),
         # A nested f-string in the same quote, likewise.
         ('f"{f"{x}"}"', "f\"{f'{x}'}\""),
-        # A backslash in a field, or a quote that has nowhere to go: None in its place.
-        ("f\"{'\\n'.join(lines)}\"", 'f"{None.join(lines)}"'),
-        ('f"{f\'"{name}"\'}"', 'f"{None}"'),
+        # A backslash in a field, or a quote that has nowhere to go: an empty string in a
+        # free quote (still a string, beside the ones joined to it), else None.
+        ("f\"{'\\n'.join(lines)}\"", "f\"{''.join(lines)}\""),
+        ('f"{f\'"{name}"\'}"', "f\"{''}\""),
+        ('f"{"\\n" "x"}"', "f\"{'' 'x'}\""),
+        # A backslash before a brace escapes nothing; \N{...} is a name, not a field.
+        ('rf"\\{{{d["k"]}\\}}"', "rf\"\\{{{d['k']}\\}}\""),
+        ('f"\\N{BULLET} {d["k"]}"', "f\"\\N{BULLET} {d['k']}\""),
+        # Space after a conversion or a format spec that breaks the line goes before it.
+        ('f"{\n    value!r\n}"', 'f"""{\n    value\n!r}"""'),
+        ('f"{\n    total:,.2f\n}"', 'f"""{\n    total\n:,.2f}"""'),
         # A comment in a field is dropped; its line break stays.
         ('f"""{x  # the id\n}"""', 'f"""{x  \n}"""'),
         # A single-quoted f-string whose field breaks the line becomes triple-quoted.
@@ -42,6 +50,7 @@ def test_a_pep_701_fstring_is_respelled_on_the_same_lines(written: str, respelle
 
 
 def test_what_an_older_parser_reads_is_left_as_it_is() -> None:
+    assert respell_fstrings("x = (rf'\\{{', '}')\n") == "x = (rf'\\{{', '}')\n"
     source = (
         "x = 'a # not a comment'  # a comment with \"quotes\"\n"
         "y = rb'\\d+' + f'{x!r}' + f\"{y['k']}\" + '''it's'''\n"
@@ -97,3 +106,17 @@ def test_a_module_in_python_3_12_syntax_is_read_at_its_lines(tmp_path: Path) -> 
 def test_f_strings_nested_past_any_reason_leave_the_file_as_it_is() -> None:
     deep = "x = " + "f'{" * 3000 + "y" + "}'" * 3000 + "\n"
     assert respell_fstrings(deep) == deep
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "type Pair[\n    T,\n] = tuple[T, T]\nx = f'{d[\"a\"]}'\n",
+        "class C[\n    T,\n]:\n    pass\nx = 1\n",
+        "def f[\n    T,\n](x: T) -> T:\n    return x\nx = 1\n",
+    ],
+)
+def test_type_parameters_over_several_lines_are_dropped_on_the_same_lines(source: str) -> None:
+    tree = parse_tree(source, "x.py")
+    assert tree is not None
+    assert tree.body[-1].lineno == source.count("\n")

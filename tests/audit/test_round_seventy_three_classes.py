@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.audit.test_outside_measurements import scan, where
 
 LOCKED = """\
@@ -39,3 +41,15 @@ def test_a_handle_that_no_flock_takes_is_still_a_write(tmp_path: Path) -> None:
     )
     found = scan(tmp_path, {"app/views.py": other})
     assert ("app/views.py", 12) in where(found)
+
+
+@pytest.mark.parametrize(
+    "write", ["json.dump(request.POST.dict(), lock_file)", "print('state', file=lock_file)"]
+)
+def test_a_flocked_file_that_data_goes_into_is_still_a_write(tmp_path: Path, write: str) -> None:
+    # The handle is locked and then handed to a writer: a data file under a lock.
+    source = LOCKED.format(handle="lock_file").replace(
+        '(folder / "cookies.txt").write_text(request.body.decode())', write
+    )
+    found = scan(tmp_path, {"app/views.py": "import json\n" + source})
+    assert ("app/views.py", 10) in where(found)

@@ -113,3 +113,19 @@ def test_a_served_module_keeps_what_the_modules_importing_it_replace(tmp_path: P
     assert ("site/settings.py", 5) not in {(f.path, f.line) for f in found} | {
         (r.path, r.line) for f in found for r in f.related
     }
+
+
+def test_a_commented_out_setdefault_serves_nothing(tmp_path: Path) -> None:
+    settings = (
+        "INSTALLED_APPS = []\nMIDDLEWARE = []\n"
+        "DATABASES = {'default': {'ENGINE': 'django.db.backends.postgresql',\n"
+        "    'HOST': 'localhost'}}\n"
+    )
+    docker = "from .settings import *\nDATABASES = {'default': {'HOST': 'db.internal'}}\n"
+    wsgi = WSGI.replace(
+        'os.environ.setdefault("DJANGO_SETTINGS_MODULE", "site.settings")',
+        '# os.environ.setdefault("DJANGO_SETTINGS_MODULE", "site.settings")\n'
+        'os.environ.setdefault("DJANGO_SETTINGS_MODULE", "site.docker_settings")',
+    )
+    files = {"site/settings.py": settings, "site/docker_settings.py": docker, "site/wsgi.py": wsgi}
+    assert ("site/settings.py", 4) not in where(scan(tmp_path, files, "settings"))
