@@ -56,9 +56,9 @@ class _Scanner:
                 out.append(text[i:end])
                 i = end
                 continue
-            start = self._string_start(i)
+            start = self._string_start(i) if char.isalpha() or char in "'\"" else None
             if start is not None:
-                i, literal = self.literal(start, forbidden=None)
+                i, literal = self._literal(start, forbidden=None)
                 out.append(literal)
                 continue
             out.append(char)
@@ -74,7 +74,7 @@ class _Scanner:
             return None  # ``buffer"`` or ``elif"``: no prefix, and not where a string starts
         return match
 
-    def literal(self, match: re.Match[str], forbidden: str | None) -> tuple[int, str]:
+    def _literal(self, match: re.Match[str], forbidden: str | None) -> tuple[int, str]:
         """The string at ``match``, as an older parser accepts it: inside a field, where
         ``forbidden`` holds the quotes that would end an enclosing f-string (None: not in
         a field)."""
@@ -165,7 +165,7 @@ class _Scanner:
             char = text[i]
             start = self._string_start(i) if char.isalpha() or char in "'\"" else None
             if start is not None:
-                i, literal = self.literal(start, forbidden)
+                i, literal = self._literal(start, forbidden)
                 parts.append(literal)
                 continue
             if char == "#":

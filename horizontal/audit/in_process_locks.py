@@ -29,7 +29,8 @@ LOCK_FACTORIES = frozenset(
         "asyncio.Semaphore",
     }
 )
-HOST_LOCKS = frozenset({"fcntl.flock", "fcntl.lockf", "filelock.FileLock", "filelock.SoftFileLock"})
+FLOCK_CALLS = frozenset({"fcntl.flock", "fcntl.lockf"})
+HOST_LOCKS = FLOCK_CALLS | {"filelock.FileLock", "filelock.SoftFileLock"}
 # Libraries whose lock is a file (or a pid file) on this host's disk: one holder per host,
 # not per fleet. Called, or ``Base.__init__(self, ...)`` in a subclass.
 HOST_LOCK_CLASSES = frozenset(
@@ -101,7 +102,7 @@ def find_in_process_locks(module: PythonModule) -> Iterator[Finding]:
             call.lineno
             for call in module.nodes(ast.Call)
             if isinstance(call, ast.Call)
-            and (call_name(module, call) or "") in {"fcntl.flock", "fcntl.lockf"}
+            and (call_name(module, call) or "") in FLOCK_CALLS
             and not _releases(call)
         }
     )
@@ -123,45 +124,42 @@ def opens_a_lock_file(module: PythonModule, scope: ast.AST, call: ast.Call) -> b
     once)."""
     if "flock" not in module.text and "lockf" not in module.text:
         return False
-    handles = {
-        target.id
-        for node in ast.walk(scope)
-        if isinstance(node, ast.With | ast.AsyncWith)
-        for item in node.items
-        if item.context_expr is call and isinstance(target := item.optional_vars, ast.Name)
-    } | {
-        target.id
-        for node in ast.walk(scope)
-        if isinstance(node, ast.Assign) and node.value is call
-        for target in node.targets
-        if isinstance(target, ast.Name)
-    }
-    if not handles:
-        return False
-    # Where the handle goes: to flock() (or its ``fileno()``), ``close()``, or anything
-    # else, which may write data into the file (``json.dump(state, handle)``, ``print(…,
-    # file=handle)``): then it is a data file under a lock, and the write stays.
-    locking: set[int] = set()  # the handle's names that flock() takes
+    handles: set[str] = set()  # the names the opened file is bound to
+    locking: set[int] = set()  # the handle's uses that flock() takes
     harmless: set[int] = set()  # ``handle.fileno()``, ``handle.close()``
     for node in ast.walk(scope):
-        if (
+        if isinstance(node, ast.With | ast.AsyncWith):
+            handles.update(
+                item.optional_vars.id
+                for item in node.items
+                if item.context_expr is call and isinstance(item.optional_vars, ast.Name)
+            )
+        elif isinstance(node, ast.Assign) and node.value is call:
+            handles.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif (
             isinstance(node, ast.Call)
             and node.args
-            and (call_name(module, node) or "") in {"fcntl.flock", "fcntl.lockf"}
+            and (call_name(module, node) or "") in FLOCK_CALLS
         ):
             handle = node.args[0]
             if isinstance(handle, ast.Call) and isinstance(handle.func, ast.Attribute):
                 handle = handle.func.value  # handle.fileno()
             locking.add(id(handle))
-        if isinstance(node, ast.Attribute) and node.attr in {"fileno", "close"}:
+        elif isinstance(node, ast.Attribute) and node.attr in {"fileno", "close"}:
             harmless.add(id(node.value))
+    if not handles:
+        return False
+    # Where the handle goes: to flock() (or its ``fileno()``), ``close()``, or anything
+    # else, which may write data into the file (``json.dump(state, handle)``, ``print(…,
+    # file=handle)``): then it is a data file under a lock, and the write stays.
     uses = [
         node
         for node in ast.walk(scope)
         if isinstance(node, ast.Name) and node.id in handles and isinstance(node.ctx, ast.Load)
     ]
+    accounted = locking | harmless
     locked = {use.id for use in uses if id(use) in locking}
-    written = {use.id for use in uses if id(use) not in locking | harmless}
+    written = {use.id for use in uses if id(use) not in accounted}
     return bool(locked - written)
 
 
