@@ -70,7 +70,9 @@ THROTTLE_WORDS = (
 CHANNEL_LAYER_USE = ("channel_layer", "group_send", "group_add", "WebsocketConsumer")
 # Stored files: without any of these in the project's code, and with no installed app
 # that stores uploads (UPLOAD_APPS, read in settings), MEDIA_ROOT and the default storage
-# hold nothing, and a local default harms nobody.
+# hold nothing, and a local default harms nobody. Reading the request's upload
+# (``request.FILES``, an ``UploadedFile``) stores nothing: code that keeps it does so
+# through a field, a storage or a path under MEDIA_ROOT, which these find.
 UPLOAD_USE = (
     "FileField",
     "ImageField",
@@ -78,16 +80,20 @@ UPLOAD_USE = (
     "storages[",
     "get_storage_class",
     "FileSystemStorage",
-    "request.FILES",
-    "UploadedFile",
     "MEDIA_ROOT",
 )
-UPLOAD_APPS = lazy_compile(
-    r"[\"'](?:wagtail|filer|easy_thumbnails|sorl\.thumbnail|imagekit|attachments|"
+# Libraries whose models store uploads on the default storage.
+UPLOAD_LIBRARIES = (
+    r"wagtail|filer|easy_thumbnails|sorl\.thumbnail|imagekit|attachments|"
     r"django_summernote|martor|markdownx|ckeditor_uploader|django_ckeditor_5|photologue|"
     r"avatar|cms|djangocms_\w+|mezzanine|wiki|machina|private_storage|filebrowser|"
-    r"django_drf_filepond|django_file_form|tinymce)(?:[.\"'])"
+    r"django_drf_filepond|django_file_form|tinymce"
 )
+# Installed (a settings module's INSTALLED_APPS names one).
+UPLOAD_APPS = lazy_compile(rf"[\"'](?:{UPLOAD_LIBRARIES})(?:[.\"'])")
+# Used in code (``from attachments.models import Attachment``): the app is installed
+# where the settings do not show it (a library's base settings, an app's own list).
+UPLOAD_IMPORT = lazy_compile(rf"^[ \t]*(?:from|import)[ \t]+(?:{UPLOAD_LIBRARIES})[. ]", re.M)
 # A form's or serializer's file field reads the request's upload; it stores nothing.
 FORM_FILE_FIELD = lazy_compile(r"\b(forms|serializers)\.\w*(FileField|ImageField)\b")
 # The settings a project with no stored files leaves unused (as findings name them).
@@ -157,6 +163,8 @@ def stores_files(name: str, text: str, settings: bool) -> bool:
     if "forms." in text or "serializers." in text:
         text = FORM_FILE_FIELD.sub("", text)
     found = [marker for marker in UPLOAD_USE if marker in text and _in_code(text, marker)]
+    if "import" in text and UPLOAD_IMPORT.search(text):
+        found.append("import")
     # urls.py's ``static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)`` is the
     # project template's, there whether or not anything is stored.
     if name.endswith("urls.py") and "MEDIA_ROOT" in found:

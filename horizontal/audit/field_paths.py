@@ -58,6 +58,9 @@ class PathUse(NamedTuple):
     attribute: str = ".path"  # or ".file.name"
 
 
+# A field's own storage (``storage=private_storage``); a field named ``log_file_storage``
+# has none.
+STORAGE_ARGUMENT = lazy_compile(r"\bstorage\s*=")
 # ``storage=AWSMediaStorage()``: a field that names a remote storage of its own has no
 # local path whatever STORAGES says (``.path`` on it is a dead or failing branch).
 REMOTE_STORAGE = lazy_compile(
@@ -77,7 +80,7 @@ def upload_field_lines(name: str, text: str) -> list[Location]:
         for index, line in enumerate(lines)
         if FILE_FIELD.match(line)
         and not FORM_FIELD.search(line)
-        and "storage" not in _declaration(lines, index)
+        and not STORAGE_ARGUMENT.search(_declaration(lines, index).partition("(")[2])
     ]
 
 

@@ -140,7 +140,7 @@ class CodeUses:
 def project_code_uses(app_configs: Iterable[AppConfig] | None = None) -> CodeUses | None:
     """Whether the project's own apps and package keep shared state in Django's cache
     (a gate, a counter, an invalidation, a rate limit) and store files (a file field,
-    ``default_storage``, ``request.FILES``, ``MEDIA_ROOT`` in code); None when there is no
+    ``default_storage``, ``MEDIA_ROOT`` in code, an upload app imported); None when there is no
     project code to read, and so no telling."""
     paths = project_app_paths(app_configs)
     if not paths:

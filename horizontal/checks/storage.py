@@ -328,7 +328,7 @@ def check_local_storage(
 def _files_stored(app_configs: Iterable[AppConfig] | None) -> bool:
     """Whether the project stores files: an installed app that keeps uploads (wagtail's
     images, filer, …) or its own code (a file field, ``default_storage``,
-    ``request.FILES``, ``MEDIA_ROOT``); with no project code to read, assume it does."""
+    ``MEDIA_ROOT``, an upload app imported); with no project code to read, assume it does."""
     from horizontal.audit.feature_use import UPLOAD_APPS
     from horizontal.checks.code import project_code_uses
 

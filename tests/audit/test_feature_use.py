@@ -13,7 +13,18 @@ URLS_TEMPLATE = "urlpatterns = [] + static(settings.MEDIA_URL, document_root=set
     ("name", "text", "settings", "expected"),
     [
         ("shop/models.py", "scan = models.FileField(upload_to='x')\n", False, True),
-        ("shop/views.py", "upload = request.FILES['file']\n", False, True),
+        # Reading the request's upload stores nothing (an import read in memory).
+        ("shop/views.py", "rows = csv.reader(request.FILES['file'])\n", False, False),
+        (
+            "shop/views.py",
+            "def load(upload: UploadedFile):\n    return upload.read()\n",
+            False,
+            False,
+        ),
+        # An upload library's models used in code: it is installed, wherever that is said.
+        ("shop/signals.py", "from attachments.models import Attachment\n", False, True),
+        ("shop/signals.py", "import filer.models\n", False, True),
+        ("shop/signals.py", "from attachmentsless import x\n", False, False),
         ("shop/export.py", "path = settings.MEDIA_ROOT / 'exports'\n", False, True),
         ("shop/urls.py", URLS_TEMPLATE, False, False),
         (
