@@ -9,6 +9,7 @@ code never reads is dropped. ``check --deploy`` scans code only and never import
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,7 +23,7 @@ from horizontal.audit.settings_modules import (
     star_imported_helpers,
 )
 from horizontal.audit.source import PythonModule
-from horizontal.audit.tree import read_text
+from horizontal.audit.tree import read_text, relative
 
 if TYPE_CHECKING:
     from horizontal.audit.runner import Scan
@@ -76,7 +77,9 @@ def _templates_compress(scan: Scan, settings: list[PythonModule]) -> bool:
     if isinstance(found, tuple):
         # Where a page asks for compression: related to the setting's finding.
         template, line = found
-        scan.compress_tag = Location(template.relative_to(scan.base).as_posix(), line)
+        # Named as every scanned file is: relative to the base, wherever the tree was given
+        # (``horizontal-audit .``, a path outside the working directory).
+        scan.compress_tag = Location(relative(os.path.abspath(template), scan.base), line)
     return found is not False
 
 

@@ -117,6 +117,7 @@ DEMO_PROJECT_DIR = lazy_compile(r"^(tests?|demo|example|sample|dev)[-_]?(project
 # An unpacked release of another project kept in the tree (``py-mysql2pgsql-0.1.5``,
 # ``jquery-ui-1.12.1``): its author's code, as site-packages is.
 VENDORED_RELEASE = lazy_compile(r"^[A-Za-z][\w.]*(-[A-Za-z][\w.]*)*-v?\d+(\.\d+)+([.-]?\w+)?$")
+ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".zip", ".whl")
 # Tests and their support: test_x.py, x_tests.py, conftest.py, a pytest plugin module
 # (pytest_plugin.py, pytest_fixtures.py).
 TEST_FILE = lazy_compile(r"(^test_.*|.*_tests?|^tests?|^conftest|^pytest_\w+)\.py$")
@@ -177,6 +178,12 @@ def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
         yield root
         return
     for directory, subdirs, names in os.walk(root):
+        # A release vendored into a project sits beside the project's own files; a folder
+        # that holds only folders and archives (sdists unpacked side by side) holds what
+        # was asked for.
+        releases_vendored = directory != str(root) or any(
+            not n.startswith(".") and not n.endswith(ARCHIVE_SUFFIXES) for n in names
+        )
         subdirs[:] = sorted(
             d
             for d in subdirs
@@ -186,7 +193,7 @@ def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
             and not EXAMPLE_DIR.search(d)
             and not TEST_DIR.search(d)
             and not DEMO_PROJECT_DIR.match(d)
-            and not VENDORED_RELEASE.match(d)
+            and not (releases_vendored and VENDORED_RELEASE.match(d))
             and (d not in SUPPORT_DIRS or _is_an_app(Path(directory, d)))
             and (d != BUILD_DIR or _holds_an_image(Path(directory, d)))
         )

@@ -139,3 +139,40 @@ def test_a_path_that_does_not_exist_is_a_usage_error(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stderr
     assert "No such file or directory: nonexistent_dir" in done.stderr
     assert done.stdout == ""
+
+
+COMPRESS_SETTINGS = 'INSTALLED_APPS = ["compressor"]\nCOMPRESS_ENABLED = True\n'
+
+
+@pytest.mark.parametrize("where", ["inside", "outside"])
+def test_a_template_found_by_a_relative_path_is_named_relative_to_the_base(
+    tmp_path: Path, where: str
+) -> None:
+    # The template that asks for compression is related to the setting's finding; it
+    # was named by the path the walk gave, and a relative one stopped the run.
+    project = tmp_path / "project"
+    (project / "templates").mkdir(parents=True)
+    (project / "settings.py").write_text(COMPRESS_SETTINGS)
+    (project / "templates" / "base.html").write_text("{% load compress %}\n{% compress css %}\n")
+    cwd = project if where == "inside" else tmp_path / "elsewhere"
+    cwd.mkdir(exist_ok=True)
+    path = "." if where == "inside" else "../project"
+    done = horizontal_audit(path, "--fail-on", "never", cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    prefix = "" if where == "inside" else "../project/"
+    assert done.stdout.startswith(f"{prefix}settings.py:2: settings: COMPRESS_OFFLINE is off")
+    assert f"also: {prefix}templates/base.html:2" in done.stdout
+
+
+def test_unpacked_releases_side_by_side_are_audited(tmp_path: Path) -> None:
+    # A folder named for a release (``shop-2.1.0``) inside a project is a vendored copy
+    # of someone else's code; a folder holding only such folders holds the projects.
+    for release in ("shop-2.1.0", "billing-1.0.3"):
+        (tmp_path / release).mkdir()
+        (tmp_path / release / "entrypoint.sh").write_text("#!/bin/sh\npython manage.py migrate\n")
+        (tmp_path / f"{release}.tar.gz").write_bytes(b"")
+    done = horizontal_audit(".", "--fail-on", "never", cwd=tmp_path)
+    assert done.stderr.startswith("2 findings in 4 files"), done.stderr  # with the archives
+    (tmp_path / "manage.py").write_text("import django\n")
+    done = horizontal_audit(".", "--fail-on", "never", cwd=tmp_path)
+    assert done.stderr.startswith("0 findings in 3 files"), done.stderr
