@@ -71,6 +71,7 @@ from horizontal.audit.settings_files import (
     looks_like_settings,
     served_settings,
     settings_template_module,
+    started_settings,
     tested_settings,
 )
 from horizontal.audit.settings_secrets import find_config_secret_keys
@@ -165,6 +166,7 @@ class Scan:
         self.field_path_uses: list[field_paths.PathUse] = []
         # Settings modules wsgi.py/asgi.py default to (DJANGO_SETTINGS_MODULE's setdefault).
         self.served_settings: set[str] = set()
+        self.started_settings: set[str] = set()  # named by manage.py, a console script, ...
         self.tested_settings: set[str] = set()  # named by pytest.ini, tox.ini, ...
         # Project modules each file imports, and the commands and scripts (importers.py).
         self.imports: dict[str, set[str]] = {}
@@ -421,6 +423,7 @@ class Scan:
             if sleeping := repeating_commands.sleeping_command(name, text):
                 self.sleeping_commands[sleeping.name] = sleeping
         self.served_settings |= served_settings(name, text)
+        self.started_settings |= started_settings(name, text)
         if "LocMemCache" in text or "FileBasedCache" in text:
             self.local_caches.update(cache_subclasses(name, text))
         self.context.note_python(name, text)

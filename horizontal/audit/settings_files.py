@@ -27,8 +27,10 @@ __all__ = [
     "is_served",
     "is_settings_path",
     "looks_like_settings",
+    "only_tested",
     "served_settings",
     "settings_template_module",
+    "started_settings",
     "tested_settings",
 ]
 
@@ -168,6 +170,28 @@ def served_settings(name: str, text: str) -> set[str]:
     if posixpath.basename(name) not in {"wsgi.py", "asgi.py"}:
         return set()
     return set(SERVED_SETTINGS.findall(text))
+
+
+def started_settings(name: str, text: str) -> set[str]:
+    """The settings modules any other program of the project defaults to (``manage.py``,
+    a console script's ``server.py``, ``celery.py``): what its commands and workers run.
+    Not production's by that alone (``manage.py`` often names the developer's module),
+    but not the test runner's alone either. A test runner's own script (``runtests.py``)
+    starts nothing."""
+    if "DJANGO_SETTINGS_MODULE" not in text or "test" in posixpath.basename(name):
+        return set()
+    return set(SERVED_SETTINGS.findall(text))
+
+
+def only_tested(tested: AbstractSet[str], started: AbstractSet[str]) -> frozenset[str]:
+    """The modules a test runner names that no program of the project starts with:
+    pytest.ini's ``core.settings.label_studio`` is production's too where ``manage.py``
+    and the console script default to it."""
+    return frozenset(
+        t
+        for t in tested
+        if not any(s == t or s.endswith("." + t) or t.endswith("." + s) for s in started)
+    )
 
 
 def is_served(path: str, served: AbstractSet[str]) -> bool:

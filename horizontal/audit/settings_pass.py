@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from horizontal.audit import feature_use, settings_unread
 from horizontal.audit.compressor import first_compress_tag, with_compress_tag
 from horizontal.audit.findings import Location
+from horizontal.audit.settings_files import only_tested
 from horizontal.audit.settings_modules import (
     find_settings_problems,
     project_settings_names,
@@ -53,7 +54,7 @@ def judge_settings(scan: Scan) -> None:
             local_caches=scan.local_caches,
             unused=_unused_features(scan),
             served=frozenset(scan.served_settings),
-            tested=frozenset(scan.tested_settings),
+            tested=only_tested(scan.tested_settings, scan.started_settings),
             elsewhere=elsewhere,
             compresses=compresses,
             helpers=scan.module_named,

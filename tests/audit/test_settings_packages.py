@@ -129,3 +129,32 @@ def test_a_commented_out_setdefault_serves_nothing(tmp_path: Path) -> None:
     )
     files = {"site/settings.py": settings, "site/docker_settings.py": docker, "site/wsgi.py": wsgi}
     assert ("site/settings.py", 4) not in where(scan(tmp_path, files, "settings"))
+
+
+APP_SETTINGS = (
+    "from core.settings.base import *\n"
+    "from django.core.management.utils import get_random_secret_key\n"
+    "SECRET_KEY = get_random_secret_key()\n"
+)
+
+
+def _app_tree(manage_names: str) -> dict[str, str]:
+    return {
+        "app/pytest.ini": "[pytest]\nDJANGO_SETTINGS_MODULE = core.settings.app\n",
+        "app/manage.py": (
+            f"import os\nos.environ.setdefault('DJANGO_SETTINGS_MODULE', '{manage_names}')\n"
+        ),
+        "app/core/settings/base.py": "INSTALLED_APPS = []\n",
+        "app/core/settings/app.py": APP_SETTINGS,
+    }
+
+
+def test_a_module_the_test_runner_and_manage_py_both_name_is_read(tmp_path: Path) -> None:
+    # pytest.ini points at the module production runs too: not the test runner's alone.
+    found = scan(tmp_path, _app_tree("core.settings.app"), "settings")
+    assert where(found) == [("app/core/settings/app.py", 3)]
+
+
+def test_a_module_only_the_test_runner_names_is_silent(tmp_path: Path) -> None:
+    found = scan(tmp_path, _app_tree("core.settings.base"), "settings")
+    assert where(found) == []
