@@ -70,5 +70,5 @@ class ProjectContext:
         return [
             f
             for f in findings
-            if not serves_a_shipped_folder(f, line_of(texts, f.path, f.line), base)
+            if not serves_a_shipped_folder(f, line_of(texts, f.path, f.line), base, texts)
         ]

@@ -11,7 +11,8 @@ from __future__ import annotations
 import ast
 import os
 import posixpath
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Mapping
 
 from horizontal.audit.findings import Finding, fold_into_first
 from horizontal.audit.patterns import lazy_compile
@@ -177,12 +178,23 @@ JOINED_FOLDER = lazy_compile(r"""(?:\+\s*|,\s*)["']/?((?:[\w.-]+/)*[\w.-]+)/?["'
 PLACEHOLDERS = frozenset({".gitkeep", ".keep", ".gitignore", "README", "README.md", "README.txt"})
 
 
-def serves_a_shipped_folder(finding: Finding, line: str, base: str) -> bool:
+# A folder a build fills (``os.path.join(BASE_DIR, "../../web/dist/libs/editor")``,
+# ``"frontend/build"``): made when the image is built, the same files in every image.
+BUILD_OUTPUT = lazy_compile(r"""["'](?:[^"'\n]*/)?(?:dist|build)(?:/[^"'\n]*)?["']""")
+
+
+def serves_a_shipped_folder(
+    finding: Finding, line: str, base: str, texts: Mapping[str, list[str]] | None = None
+) -> bool:
     """A served data folder whose subfolder, named in the line, is in the source tree
     with files in it (``/heliosbooth``: the booth's JavaScript), beside the serving module
-    or above it: every image has the same files, as with static files."""
+    or above it, or whose setting names a build's output folder (``EDITOR_ROOT =
+    os.path.join(BASE_DIR, "../web/dist/editor")``, in ``texts``): every image has the
+    same files, as with static files."""
     if not finding.message.startswith("serves settings."):
         return False
+    if texts is not None and _names_a_build_output(finding.message.split()[1][9:], texts):
+        return True
     folders = JOINED_FOLDER.findall(line)
     if not folders:
         return False
@@ -192,6 +204,16 @@ def serves_a_shipped_folder(finding: Finding, line: str, base: str) -> bool:
         here = posixpath.dirname(here)
         roots.append(here)
     return any(_has_files(os.path.join(base, root, folder)) for root in roots for folder in folders)
+
+
+def _names_a_build_output(setting: str, texts: Mapping[str, list[str]]) -> bool:
+    """Whether a top-level assignment of ``setting`` names a build's output folder."""
+    assignment = re.compile(rf"{re.escape(setting)}\s*=")
+    return any(
+        line.startswith(setting) and assignment.match(line) and BUILD_OUTPUT.search(line)
+        for lines in texts.values()
+        for line in lines
+    )
 
 
 def _has_files(folder: str) -> bool:
