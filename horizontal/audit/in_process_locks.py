@@ -45,6 +45,9 @@ HOST_LOCK_CLASSES = frozenset(
         "lockfile.LockFile",
         "lockfile.FileLock",
         "zc.lockfile.LockFile",
+        # NFS-safe by design, but a host's own unless its file is on a shared mount
+        # (mailman's and hyperkitty's default is the temp directory).
+        "flufl.lock.Lock",
     }
 )
 
