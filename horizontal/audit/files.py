@@ -241,6 +241,8 @@ def _removed_here(
     returns whatever happens."""
     if function is None or not isinstance(target, ast.Name):
         return False
+    if _removed_after(module, function, call, target.id):
+        return True
     for node in ast.walk(function):
         if not isinstance(node, ast.Try) or not node.finalbody:
             continue
@@ -249,6 +251,28 @@ def _removed_here(
             _removes(module, statement, target.id) for statement in node.finalbody
         ):
             return True
+    return False
+
+
+def _removed_after(
+    module: PythonModule, function: FunctionNode, call: ast.Call, name: str
+) -> bool:
+    """A later statement of the block that writes removes the written name (``with
+    open(probe, "w") …`` then ``os.remove(probe)``): a probe of the folder, gone before
+    the block ends unless the write itself failed."""
+    for node in ast.walk(function):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            for index, statement in enumerate(block):
+                end = statement.end_lineno or statement.lineno
+                if statement.lineno <= call.lineno <= end:
+                    # A removal on the block's own path, not one in an error branch
+                    # (``except DoesNotExist: os.unlink(path)``) of a file kept otherwise.
+                    later = [s for s in block[index + 1 :] if isinstance(s, ast.Expr)]
+                    if any(_removes(module, other, name) for other in later):
+                        return True
     return False
 
 
