@@ -254,9 +254,7 @@ def _removed_here(
     return False
 
 
-def _removed_after(
-    module: PythonModule, function: FunctionNode, call: ast.Call, name: str
-) -> bool:
+def _removed_after(module: PythonModule, function: FunctionNode, call: ast.Call, name: str) -> bool:
     """A later statement of the block that writes removes the written name (``with
     open(probe, "w") …`` then ``os.remove(probe)``): a probe of the folder, gone before
     the block ends unless the write itself failed."""
