@@ -186,6 +186,9 @@ def _cache_url_configs_without_default(
             )
 
 
+SQLITE_ENGINES = (".sqlite3", ".spatialite")
+
+
 def sqlite_by_default(module: PythonModule) -> Iterator[Finding]:
     """``"ENGINE": "django.db.backends." + backend`` with a ``NAME`` whose default is a
     SQLite file (``fallback=DATA_DIR / "db.sqlite3"``): the engine is chosen at run time
@@ -193,20 +196,43 @@ def sqlite_by_default(module: PythonModule) -> Iterator[Finding]:
     names = module_strings(module)
     ignored = static_or_compared(module.tree)
     literal_engines: set[str] = set()
+    sqlite_engines: list[tuple[str, int, int]] = []  # alias, decided at, ENGINE's line
     sqlite_names: list[tuple[str, int]] = []
     for node, path in strings_with_paths(module):
         if len(path) != 3 or path[0] != "DATABASES" or id(node) in ignored:
             continue
         if path[2] == "ENGINE":
-            engine, _ = address_text(node, names)
-            if not engine.endswith(".x"):  # known whole, not "django.db.backends." + name
+            engine, line = address_text(node, names)
+            if string_value(node) is None and engine.endswith(SQLITE_ENGINES):
+                # ``"django.db.backends." + db_backend``, its name defaulting to SQLite:
+                # decided where the name's default is written.
+                decided = [
+                    names[n.id][1]
+                    for n in ast.walk(node)
+                    if isinstance(n, ast.Name)
+                    and n.id in names
+                    and names[n.id][0].endswith(("sqlite3", "spatialite"))
+                ]
+                sqlite_engines.append((path[1], decided[0] if decided else line, line))
+            elif not engine.endswith(".x"):  # known whole, not "django.db.backends." + name
                 literal_engines.add(path[1])
         elif path[2] == "NAME":
             text, line = address_text(node, names)
             if text.lower().endswith(SQLITE_FILE):
                 sqlite_names.append((path[1], line))
+    for _, line, engine_line in sqlite_engines:
+        finding = _finding(
+            module,
+            line,
+            "DATABASES: the engine is chosen at run time and defaults to SQLite: "
+            "unconfigured, each instance has its own database",
+            FIXES["DATABASES"],
+        )
+        related = (Location(module.path, engine_line),) if engine_line != line else ()
+        yield finding._replace(related=related)
+    chosen = literal_engines | {alias for alias, _, _ in sqlite_engines}
     for alias, line in sqlite_names:
-        if alias not in literal_engines:
+        if alias not in chosen:
             yield _finding(
                 module,
                 line,

@@ -129,13 +129,16 @@ def _this_host_default(value: ast.expr | None) -> bool:
     return bool(text) and next(this_host_addresses(text), None) is not None
 
 
-def _engine(value: ast.expr | None) -> str:
+def _engine(value: ast.expr | None, names: dict[str, tuple[str, int]]) -> str:
     """An alias's ENGINE, or its environment default (``env.str("DB_ENGINE",
-    default="django.db.backends.sqlite3")``): what a deployment that sets nothing gets."""
+    default="django.db.backends.sqlite3")``), also through a top-level name (``"django.db.
+    backends." + db_backend`` with ``db_backend = config.get(…, fallback="sqlite3")``):
+    what a deployment that sets nothing gets."""
     if value is None:
         return ""
     default = env_default(value)
-    return string_value(value) or (string_value(default) if default is not None else None) or ""
+    found = string_value(value) or (string_value(default) if default is not None else None)
+    return found or address_text(value, names)[0]
 
 
 def _unnamed(value: ast.expr | None) -> bool:
@@ -237,16 +240,16 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
     # ignores HOST (the file is the finding, sqlite_by_default's). A NAME read from the
     # environment with an empty default is one the deployment must set, while a HOST
     # written as ``localhost`` beside it is what it gets unless it sets that too.
+    names = module_strings(module)
     for _, alias in _database_aliases(module):
         values = _alias_values(alias)
-        engine = _engine(values.get("ENGINE"))
+        engine = _engine(values.get("ENGINE"), names)
         name = values.get("NAME")
         template = _unnamed(_resolved(module, name)) and not _this_host_default(values.get("HOST"))
         if string_value(name) == "" or engine.endswith("sqlite3") or template:
             ignored.update(id(node) for node in ast.walk(alias))
     ignored.update(_cache_folders(module))
     chosen = explicitly_chosen(module.tree)
-    names = module_strings(module)
     seen: set[int] = set()
     # This host's addresses by the line that decides them, with the settings built there
     # from a name bound on that line (``f"redis://{REDIS_HOST}:6379/0"``): related.

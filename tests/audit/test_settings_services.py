@@ -1,0 +1,52 @@
+"""horizontal/audit/settings_services.py and settings_rules.sqlite_by_default: a database
+whose engine is chosen at run time from a name with a default."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.audit.test_outside_measurements import scan, where
+
+CONFIGURED = """\
+import os
+from configparser import ConfigParser
+
+config = ConfigParser()
+config.read(["/etc/shop/shop.cfg"])
+DATA_DIR = config.get("shop", "datadir", fallback="/var/lib/shop")
+db_backend = config.get("database", "backend", fallback="{backend}")
+if db_backend == "postgresql_psycopg2":
+    db_backend = "postgresql"
+DATABASES = {{
+    "default": {{
+        "ENGINE": "django.db.backends." + db_backend,
+        "NAME": config.get("database", "name", fallback="shop"),
+        "HOST": config.get("database", "host", fallback=""),
+    }}
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("backend", "expected"),
+    [
+        # SQLite unless configured: one finding where the default is written; an empty
+        # HOST means nothing to SQLite.
+        ("sqlite3", [("shop/settings.py", 7, "DATABASES: the engine is chosen at run time")]),
+        # A server: its empty HOST is this host's socket.
+        ("postgresql", [("shop/settings.py", 14, "DATABASES: HOST defaults to empty")]),
+    ],
+)
+def test_an_engine_named_through_a_default_is_judged_by_that_default(
+    tmp_path: Path, backend: str, expected: list[tuple[str, int, str]]
+) -> None:
+    files = {"shop/settings.py": CONFIGURED.format(backend=backend)}
+    found = scan(tmp_path, files, "settings")
+    assert where(found) == [(path, line) for path, line, _ in expected]
+    assert [
+        f.message.startswith(start) for f, (_, _, start) in zip(found, expected, strict=True)
+    ] == [True]
+    if backend == "sqlite3":
+        assert [(r.path, r.line) for r in found[0].related] == [("shop/settings.py", 12)]
