@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator, Mapping
 
 from horizontal.audit.compressor import compresses_on_request
+from horizontal.audit.env_lookups import env_default
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.known import (
     CACHE_URL_CONFIGS,
@@ -203,7 +204,11 @@ def sqlite_by_default(module: PythonModule) -> Iterator[Finding]:
             continue
         if path[2] == "ENGINE":
             engine, line = address_text(node, names)
-            if string_value(node) is None and engine.endswith(SQLITE_ENGINES):
+            # A literal, or an environment default written in place (``env.str(
+            # "DB_ENGINE", default="…sqlite3")``), is judged as a backend elsewhere.
+            default = env_default(node)
+            in_place = string_value(node) or (default is not None and string_value(default))
+            if not in_place and engine.endswith(SQLITE_ENGINES):
                 # ``"django.db.backends." + db_backend``, its name defaulting to SQLite:
                 # decided where the name's default is written.
                 decided = [
