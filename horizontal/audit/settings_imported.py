@@ -115,7 +115,9 @@ def _imported_source(module_name: str) -> tuple[PythonModule, str] | None:
     if module is None:
         return None
     # A package's __init__ is its own package; a plain module's is its parent's.
-    return module, getattr(loaded, "__package__", None) or module_name.rpartition(".")[0]
+    package = getattr(loaded, "__package__", None) or module_name.rpartition(".")[0]
+    module.package = package  # what its relative imports start from
+    return module, package
 
 
 def _imported_module(module_name: str) -> PythonModule | None:

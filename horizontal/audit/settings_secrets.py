@@ -97,6 +97,8 @@ def _imported_value_line(
     if not isinstance(value, ast.Attribute) or not isinstance(value.value, ast.Name):
         return None
     owner = module.imports.get(value.value.id)
+    if owner is None and value.value.id in module.relative_imports:
+        owner = module.absolute_import(value.value.id)  # ``from . import config``
     source = helpers(owner) if owner else None
     if source is None:
         return None
@@ -118,7 +120,7 @@ def _imported_function(
 ) -> tuple[PythonModule, FunctionNode] | None:
     """The module-level function a qualified call name (``horizon.utils.secret_key.
     generate_or_read_from_file``) names in another module ``helpers`` can read."""
-    owner, _, function_name = name.rpartition(".")
+    owner, _, function_name = module.absolute_import(name).rpartition(".")
     if not owner:
         return None  # the module's own function: followed by name
     source = helpers(owner)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import posixpath
 import re
 import sys
 from collections import defaultdict
@@ -60,6 +61,10 @@ class PythonModule:
         self.tree = tree
         self.lines = lines
         self.imports: dict[str, str] = {}
+        # ``from .keys import make_key``: make_key -> (1, "keys.make_key"); resolved
+        # against ``package`` (``absolute_import``), which whoever knows it sets.
+        self.relative_imports: dict[str, tuple[int, str]] = {}
+        self.package: str | None = None
         self.scopes: dict[int, Scope] = {}  # id(node) -> Scope
         self.by_type: dict[type[ast.AST], list[ast.AST]] = defaultdict(list)
         self.functions: dict[str, list[FunctionNode]] = defaultdict(list)
@@ -126,6 +131,11 @@ class PythonModule:
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 for alias in node.names:
                     self.imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, ast.ImportFrom) and node.level:
+                prefix = f"{node.module}." if node.module else ""
+                for alias in node.names:
+                    local = alias.asname or alias.name
+                    self.relative_imports[local] = (node.level, prefix + alias.name)
             for child in _child_statements(node):
                 stack.append((child, inner))
         if self.hot_lines:
@@ -194,6 +204,21 @@ class PythonModule:
 
     def scope(self, node: ast.AST) -> Scope:
         return self.scopes.get(id(node), Scope(None, None))
+
+    def absolute_import(self, name: str) -> str:
+        """``name`` (``make_key``, ``keys.make_key``) as the absolute dotted name its
+        relative import gives (``mysite.keys.make_key``), from ``package`` or else the
+        module's folder; ``name`` unchanged when its head is no relative import."""
+        head, _, rest = name.partition(".")
+        if head not in self.relative_imports:
+            return name
+        level, target = self.relative_imports[head]
+        package = self.package
+        if package is None:
+            package = posixpath.dirname(self.path).replace("/", ".")
+        base = package.rsplit(".", level - 1)[0] if level > 1 else package
+        full = f"{base}.{target}" if base else target
+        return f"{full}.{rest}" if rest else full
 
     def qualify(self, node: ast.AST) -> str | None:
         """``lru_cache`` → ``functools.lru_cache`` when imported so; None if not a name."""

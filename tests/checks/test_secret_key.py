@@ -96,6 +96,14 @@ def test_a_settings_package_resolves_its_relative_imports_from_itself() -> None:
     assert site.endswith("settings_modules/random_key_package/base.py:7")
 
 
+def test_a_helper_imported_relatively_is_followed() -> None:
+    # ``from .key_helpers import make_key`` and ``from . import key_helpers``: the helper
+    # is read as the absolute import ``from tests.checks.settings_modules…`` is.
+    for module, line in (("relative_helper_key", 9), ("relative_module_key", 7)):
+        [site] = secret_key_sites(f"tests.checks.settings_modules.{module}")
+        assert site.endswith(f"settings_modules/{module}.py:{line}"), site
+
+
 def test_every_check_is_registered_deploy_only() -> None:
     assert_registered_deploy_only(secret_key)
 
