@@ -23,6 +23,7 @@ from horizontal.audit.findings import (
 from horizontal.audit.formats import FORMATS, render
 from horizontal.audit.runner import scan_paths
 from horizontal.audit.suppress import new_findings, read_baseline, write_baseline
+from horizontal.audit.tree import repository_paths
 
 __all__ = ["DESCRIPTION", "Failed", "Stream", "add_arguments", "main", "plural", "run"]
 
@@ -98,8 +99,10 @@ def run(options: dict[str, Any], stdout: Stream, stderr: Stream) -> None:
     result = scan_paths(
         options["paths"], categories=chosen_categories(options), exclude=options["exclude"]
     )
+    # Fingerprints and SARIF name files from the repository's root, wherever this runs.
+    rebase = repository_paths(options["paths"][0]) if options["paths"] else None
     if options["write_baseline"]:
-        count = write_baseline(options["write_baseline"], result.findings)
+        count = write_baseline(options["write_baseline"], result.findings, rebase)
         stderr.write(
             f"Baseline of {plural(count, 'finding')} written to {options['write_baseline']}.\n"
         )
@@ -107,10 +110,10 @@ def run(options: dict[str, Any], stdout: Stream, stderr: Stream) -> None:
     findings = result.findings
     if options["baseline"]:
         try:
-            findings = new_findings(findings, read_baseline(options["baseline"]))
+            findings = new_findings(findings, read_baseline(options["baseline"]), rebase)
         except (OSError, ValueError, KeyError) as exc:
             raise Failed(f"Cannot read baseline: {exc}", 2) from exc
-    rendered = render(findings, options["format"])
+    rendered = render(findings, options["format"], rebase)
     if rendered:
         stdout.write(rendered)
     known = len(result.findings) - len(findings)

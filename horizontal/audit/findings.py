@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple
 
 LEVELS = ("note", "warning", "error")  # SARIF's result levels, weakest first
@@ -136,6 +136,10 @@ class Location(NamedTuple):
     source: str = ""
 
 
+# A finding's path (relative to the working directory) as the repository names it.
+Rebase = Callable[[str], str]
+
+
 def _fingerprint(category: str, path: str, source: str) -> str:
     text = " ".join(source.split())
     key = f"{category}\0{path}\0{text}".encode()
@@ -166,17 +170,23 @@ class Finding(NamedTuple):
     def check_id(self) -> str:
         return CATEGORIES[self.category].check_id
 
-    def fingerprint(self) -> str:
-        """Stable across line shifts: the category, the file and the text of the line."""
-        return _fingerprint(self.category, self.path, self.source)
+    def fingerprint(self, rebase: Rebase | None = None) -> str:
+        """Stable across line shifts: the category, the file and the text of the line.
+        ``rebase`` names the file from the repository's root (``repository_paths``), so
+        that a baseline matches from whatever folder the audit runs in."""
+        return _fingerprint(self.category, rebase(self.path) if rebase else self.path, self.source)
 
-    def related_fingerprints(self) -> list[str]:
+    def related_fingerprints(self, rebase: Rebase | None = None) -> list[str]:
         """The fingerprints of the related places that are places of their own (a
         module's other writes): a baseline must hold them too, so that a write added to
         a baselined module is new."""
-        return [_fingerprint(self.category, r.path, r.source) for r in self.related if r.source]
+        return [
+            _fingerprint(self.category, rebase(r.path) if rebase else r.path, r.source)
+            for r in self.related
+            if r.source
+        ]
 
-    def as_dict(self) -> dict[str, object]:
+    def as_dict(self, rebase: Rebase | None = None) -> dict[str, object]:
         return {
             "category": self.category,
             "path": self.path,
@@ -185,7 +195,7 @@ class Finding(NamedTuple):
             "id": self.check_id,
             "message": self.message,
             "fix": self.fix,
-            "fingerprint": self.fingerprint(),
+            "fingerprint": self.fingerprint(rebase),
             "related": [{"path": r.path, "line": r.line} for r in self.related],
         }
 

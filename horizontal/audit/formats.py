@@ -7,21 +7,23 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from horizontal.audit.findings import CATEGORIES, Finding
+from horizontal.audit.findings import CATEGORIES, Finding, Rebase
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 FORMATS = ("text", "tsv", "json", "sarif")
 
 
-def render(findings: Sequence[Finding], fmt: str) -> str:
+def render(findings: Sequence[Finding], fmt: str, rebase: Rebase | None = None) -> str:
+    """``rebase`` names a file from the repository's root: for fingerprints, and for
+    SARIF's locations, which code-scanning UIs resolve against the checkout's root."""
     if fmt == "text":
         return render_text(findings)
     if fmt == "tsv":
         return render_tsv(findings)
     if fmt == "json":
-        return json.dumps([f.as_dict() for f in findings], indent=2) + "\n"
+        return json.dumps([f.as_dict(rebase) for f in findings], indent=2) + "\n"
     if fmt == "sarif":
-        return json.dumps(render_sarif(findings), indent=2) + "\n"
+        return json.dumps(render_sarif(findings, rebase), indent=2) + "\n"
     raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
 
 
@@ -43,7 +45,7 @@ def render_tsv(findings: Sequence[Finding]) -> str:
     return "\n".join(rows) + "\n"
 
 
-def render_sarif(findings: Sequence[Finding]) -> dict[str, object]:
+def render_sarif(findings: Sequence[Finding], rebase: Rebase | None = None) -> dict[str, object]:
     rules = [
         {
             "id": category.check_id,
@@ -56,7 +58,7 @@ def render_sarif(findings: Sequence[Finding]) -> dict[str, object]:
         for category in CATEGORIES.values()
     ]
     index = {name: i for i, name in enumerate(CATEGORIES)}
-    results = [_sarif_result(f, index) for f in findings]
+    results = [_sarif_result(f, index, rebase or _same) for f in findings]
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -83,17 +85,22 @@ def _location(path: str, line: int) -> dict[str, object]:
     }
 
 
-def _sarif_result(f: Finding, index: dict[str, int]) -> dict[str, object]:
+def _same(path: str) -> str:
+    return path
+
+
+def _sarif_result(f: Finding, index: dict[str, int], rebase: Rebase) -> dict[str, object]:
     result: dict[str, object] = {
         "ruleId": f.check_id,
         "ruleIndex": index[f.category],
         "level": f.level,
         "message": {"text": f"{f.message}. Fix: {f.fix}"},
-        "locations": [_location(f.path, f.line)],
-        "partialFingerprints": {"horizontalAudit/v1": f.fingerprint()},
+        "locations": [_location(rebase(f.path), f.line)],
+        "partialFingerprints": {"horizontalAudit/v1": f.fingerprint(rebase)},
     }
     if f.related:
         result["relatedLocations"] = [
-            {"id": number, **_location(r.path, r.line)} for number, r in enumerate(f.related)
+            {"id": number, **_location(rebase(r.path), r.line)}
+            for number, r in enumerate(f.related)
         ]
     return result

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from horizontal.audit.findings import Finding
+from horizontal.audit.findings import Finding, Rebase
 from horizontal.audit.patterns import lazy_compile
 
 IGNORE = lazy_compile(r"#\s*horizontal:\s*ignore(?:\[(?P<categories>[\w\-, ]+)\])?")
@@ -46,14 +46,22 @@ def is_suppressed(finding: Finding, lines: list[str]) -> bool:
     return False
 
 
-def write_baseline(path: str | Path, findings: Iterable[Finding]) -> int:
+def write_baseline(
+    path: str | Path, findings: Iterable[Finding], rebase: Rebase | None = None
+) -> int:
+    """Record ``findings``; ``rebase`` names their files from the repository's root, so
+    that the baseline matches from any folder (``Finding.fingerprint``)."""
     entries = sorted(
         (
             {
                 "category": f.category,
-                "path": f.path,
-                "fingerprint": f.fingerprint(),
-                **({"related": f.related_fingerprints()} if f.related_fingerprints() else {}),
+                "path": rebase(f.path) if rebase else f.path,
+                "fingerprint": f.fingerprint(rebase),
+                **(
+                    {"related": f.related_fingerprints(rebase)}
+                    if f.related_fingerprints(rebase)
+                    else {}
+                ),
             }
             for f in findings
         ),
@@ -78,14 +86,16 @@ def read_baseline(path: str | Path) -> Counter[str]:
     )
 
 
-def new_findings(findings: Iterable[Finding], baseline: Counter[str]) -> list[Finding]:
+def new_findings(
+    findings: Iterable[Finding], baseline: Counter[str], rebase: Rebase | None = None
+) -> list[Finding]:
     """Findings not in the baseline; N identical lines in the baseline absorb N findings.
     A finding whose related places include one the baseline lacks (a write added to a
     module whose writes are one finding) is new; one whose places shrank is not."""
     remaining = Counter(baseline)
     fresh: list[Finding] = []
     for finding in findings:
-        keys = Counter([finding.fingerprint(), *finding.related_fingerprints()])
+        keys = Counter([finding.fingerprint(rebase), *finding.related_fingerprints(rebase)])
         if all(remaining[key] >= count for key, count in keys.items()):
             remaining -= keys
         else:

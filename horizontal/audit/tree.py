@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 
 from horizontal.audit.patterns import lazy_compile
@@ -227,6 +227,39 @@ def relative(absolute: str, base: str) -> str:
         except ValueError:  # another drive on Windows
             inside = absolute
     return inside.replace(os.sep, "/")
+
+
+# What marks a repository's root: its paths there are what a baseline and SARIF use.
+REPOSITORY_MARKERS = (".git", ".hg", ".svn")
+
+
+def repository_paths(path: str, base: str | None = None) -> Callable[[str], str]:
+    """How the repository holding ``path`` names a file given relative to ``base``
+    (default: the working directory): relative to the nearest folder at or above
+    ``path`` with a ``.git`` (``.hg``, ``.svn``), or, outside any repository, to the
+    folder ``path`` names. So ``horizontal-audit ..`` run from ``src/``, ``horizontal-audit
+    .`` run at the root and ``horizontal-audit repo`` run above it fingerprint a file
+    alike."""
+    base = os.path.abspath(base or os.getcwd())
+    given = os.path.abspath(path)
+    if not os.path.isdir(given):
+        given = os.path.dirname(given)
+    root, folder = given, given
+    while True:
+        if any(os.path.exists(os.path.join(folder, m)) for m in REPOSITORY_MARKERS):
+            root = folder
+            break
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    if root == base:
+        return lambda name: name
+
+    def rebase(name: str) -> str:
+        return relative(os.path.normpath(os.path.join(base, name)), root)
+
+    return rebase
 
 
 def read_text(path: Path) -> str | None:

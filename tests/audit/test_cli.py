@@ -4,6 +4,7 @@ relative to the current directory."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -176,3 +177,38 @@ def test_unpacked_releases_side_by_side_are_audited(tmp_path: Path) -> None:
     (tmp_path / "manage.py").write_text("import django\n")
     done = horizontal_audit(".", "--fail-on", "never", cwd=tmp_path)
     assert done.stderr.startswith("0 findings in 3 files"), done.stderr
+
+
+@pytest.mark.parametrize("marker", [".git", None])
+def test_a_baseline_matches_from_any_folder(tmp_path: Path, marker: str | None) -> None:
+    # Written at the repository's root, read from a subfolder and from above it: the
+    # fingerprints name the file from the root, whatever the working directory.
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    if marker:
+        (repo / marker).mkdir()
+    (repo / "src" / "entrypoint.sh").write_text("#!/bin/sh\npython manage.py migrate\n")
+    baseline = tmp_path / "baseline.json"
+    written = horizontal_audit(".", "--write-baseline", str(baseline), cwd=repo)
+    assert written.returncode == 0, written.stderr
+    for path, cwd in (("..", repo / "src"), ("repo", tmp_path), (str(repo), tmp_path / "repo")):
+        done = horizontal_audit(path, "--baseline", str(baseline), cwd=cwd)
+        assert (done.returncode, done.stderr) == (
+            0,
+            "0 findings in 1 file (0 suppressed inline, 1 in the baseline).\n",
+        ), (path, cwd)
+
+
+def test_sarif_locations_are_relative_to_the_repository_root(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "deploy").mkdir()
+    (repo / "deploy" / "entrypoint.sh").write_text("#!/bin/sh\npython manage.py migrate\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = horizontal_audit("../repo", "--format", "sarif", "--fail-on", "never", cwd=elsewhere)
+    assert done.returncode == 0, done.stderr
+    # Text and JSON name it from the working directory; SARIF from %SRCROOT%, the root.
+    [result] = json.loads(done.stdout)["runs"][0]["results"]
+    location = result["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location == {"uri": "deploy/entrypoint.sh", "uriBaseId": "%SRCROOT%"}
