@@ -96,8 +96,13 @@ def new_findings(
     fresh: list[Finding] = []
     for finding in findings:
         keys = Counter([finding.fingerprint(rebase), *finding.related_fingerprints(rebase)])
-        if all(remaining[key] >= count for key, count in keys.items()):
-            remaining -= keys
+        # A baseline written before fingerprints named files from the repository's root
+        # keyed them from the folder it was written in: still matched from there.
+        legacy = Counter([finding.fingerprint(), *finding.related_fingerprints()])
+        for candidate in (keys, legacy) if rebase else (keys,):
+            if all(remaining[key] >= count for key, count in candidate.items()):
+                remaining -= candidate
+                break
         else:
             fresh.append(finding)
     return fresh

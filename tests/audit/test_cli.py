@@ -212,3 +212,22 @@ def test_sarif_locations_are_relative_to_the_repository_root(tmp_path: Path) -> 
     [result] = json.loads(done.stdout)["runs"][0]["results"]
     location = result["locations"][0]["physicalLocation"]["artifactLocation"]
     assert location == {"uri": "deploy/entrypoint.sh", "uriBaseId": "%SRCROOT%"}
+
+
+def test_a_baseline_keyed_from_the_folder_it_was_written_in_still_matches_there(
+    tmp_path: Path,
+) -> None:
+    # Written before fingerprints named files from the repository's root: ``manage.py``
+    # in ``site/`` below the root, the baseline's paths relative to ``site/``.
+    (tmp_path / ".git").mkdir()
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "entrypoint.sh").write_text("#!/bin/sh\npython manage.py migrate\n")
+    from horizontal.audit.runner import scan_paths
+    from horizontal.audit.suppress import write_baseline
+
+    baseline = tmp_path / "old-baseline.json"
+    write_baseline(baseline, scan_paths([site], base=site).findings)
+    done = horizontal_audit(".", "--baseline", str(baseline), cwd=site)
+    assert done.returncode == 0, done.stderr
+    assert "1 in the baseline" in done.stderr
