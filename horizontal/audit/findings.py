@@ -200,6 +200,20 @@ class Finding(NamedTuple):
         }
 
 
+def distinct_places(
+    places: Iterable[Location], besides: tuple[str, int] | None = None
+) -> list[Location]:
+    """``places`` with each file and line once (two uses on one line are one place), in
+    their order, without ``besides`` (a finding's own place)."""
+    seen = {besides} if besides else set()
+    kept = []
+    for place in places:
+        if (place.path, place.line) not in seen:
+            seen.add((place.path, place.line))
+            kept.append(place)
+    return kept
+
+
 def level_rank(level: str) -> int:
     return LEVELS.index(level)
 

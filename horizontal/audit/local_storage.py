@@ -14,7 +14,7 @@ import ast
 from collections.abc import Iterator, Sequence
 
 from horizontal.audit.field_paths import UPLOAD_PATH_READ
-from horizontal.audit.findings import Finding, Location
+from horizontal.audit.findings import Finding, Location, distinct_places
 from horizontal.audit.patterns import find_all, lazy_compile
 from horizontal.audit.served_folders import SENDFILE_SERVED
 from horizontal.audit.source import (
@@ -341,6 +341,8 @@ def storage_with_its_consequences(
         return [fields if f is anchor else f for f in findings]
     code = [Location(f.path, f.line, f.source) for f in folded]
     code += [place for f in folded for place in f.related]
+    # Two uses on one line (``default_storage.path(self.script.path)``) are one place.
+    code = distinct_places(code)
     served_places = [
         place for f in served for place in (Location(f.path, f.line, f.source), *f.related)
     ]
