@@ -36,6 +36,7 @@ from horizontal.audit.start_messages import (
     IMAGE_CRON,
     PURGE_AT_START,
     SECRET_AT_START,
+    SECRET_FILE_FIX,
     SECRET_KEY_AT_START,
 )
 
@@ -402,7 +403,8 @@ def find_in_shell(
         elif INTO_FILE.search(line.text) and (
             SECRET_GENERATOR.search(line.text) or _mentions(line.text, secrets)
         ):
-            yield line_finding(path, line, "file-write", SECRET_AT_START)
+            finding = line_finding(path, line, "file-write", SECRET_AT_START)
+            yield finding._replace(fix_text=SECRET_FILE_FIX)
             unsaved_keys -= {name for name in signing_keys if _mentions(line.text, {name})}
         elif (
             assigned

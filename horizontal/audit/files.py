@@ -39,6 +39,7 @@ from horizontal.audit.source import (
     string_value,
 )
 from horizontal.audit.staged_files import copied_from_storage, staged_for_storage
+from horizontal.audit.start_messages import SECRET_FILE_FIX
 from horizontal.audit.suppress import is_suppressed
 from horizontal.audit.temp_handoff import escapes, handed_on_temp_files
 from horizontal.audit.temp_paths import (
@@ -404,8 +405,7 @@ def _generated_secrets(module: PythonModule) -> Iterator[Finding]:
                 module,
                 call.lineno,
                 SECRET_INTO_FILE,
-                fix_text="Generate the key once, store it in the environment or a secret "
-                "store every instance reads, and fail at start-up when it is missing.",
+                fix_text=SECRET_FILE_FIX,
             )
 
 

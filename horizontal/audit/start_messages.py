@@ -12,6 +12,7 @@ __all__ = [
     "IMAGE_CRON",
     "PURGE_AT_START",
     "SECRET_AT_START",
+    "SECRET_FILE_FIX",
     "SECRET_KEY_AT_START",
 ]
 
@@ -23,6 +24,11 @@ IMAGE_CRON = "cron inside the image: every replica runs every cron job"
 SECRET_AT_START = (
     "a secret is generated into a local file when the container starts: each replica "
     "has its own (sessions, signatures and tokens do not verify across replicas)"
+)
+# A secret written into a file: the fix is the secret's, not the storage's.
+SECRET_FILE_FIX = (
+    "Generate the secret once, store it in the environment or a secret store every "
+    "instance reads, and fail at start-up when it is missing."
 )
 SECRET_KEY_AT_START = (
     "SECRET_KEY is generated when the container starts: each replica signs sessions, CSRF "
