@@ -118,9 +118,9 @@ DEMO_PROJECT_DIR = lazy_compile(r"^(tests?|demo|example|sample|dev)[-_]?(project
 # ``jquery-ui-1.12.1``): its author's code, as site-packages is.
 VENDORED_RELEASE = lazy_compile(r"^[A-Za-z][\w.]*(-[A-Za-z][\w.]*)*-v?\d+(\.\d+)+([.-]?\w+)?$")
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".zip", ".whl")
-# Tests and their support: test_x.py, x_tests.py, conftest.py, a pytest plugin module
-# (pytest_plugin.py, pytest_fixtures.py).
-TEST_FILE = lazy_compile(r"(^test_.*|.*_tests?|^tests?|^conftest|^pytest_\w+)\.py$")
+# Tests and their support: test_x.py, tests_x.py, x_tests.py, conftest.py, a pytest plugin
+# module (pytest_plugin.py, pytest_fixtures.py).
+TEST_FILE = lazy_compile(r"(^tests?_.*|.*_tests?|^tests?|^conftest|^pytest_\w+)\.py$")
 
 # Code that defines or enqueues django.tasks tasks (or the django-tasks backport's): a
 # module that imports the framework (a docstring that names it is no import) and

@@ -50,3 +50,20 @@ def test_a_probe_written_then_removed_in_the_same_block_is_gone(tmp_path: Path) 
 def test_a_file_removed_only_on_an_error_path_is_kept(tmp_path: Path) -> None:
     found = scan(tmp_path, {"app/views.py": KEPT_UNLESS_REJECTED}, "file-write")
     assert where(found) == [("app/views.py", 8)]
+
+
+TEST_MODULE = """\
+from django.test import TestCase
+
+
+class VectorUploadTest(TestCase):
+    def test_upload(self):
+        with open("/srv/data/upload.shp", "wb") as handle:
+            handle.write(b"shape")
+"""
+
+
+def test_a_test_module_named_tests_something_is_not_audited(tmp_path: Path) -> None:
+    for name, found in (("tests_vector.py", []), ("vector.py", [("upload/vector.py", 6)])):
+        files = {f"upload/{name}": TEST_MODULE}
+        assert where(scan(tmp_path / name, files, "file-write")) == found
