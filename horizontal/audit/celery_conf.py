@@ -371,10 +371,27 @@ def _config_calls(statement: ast.stmt) -> Iterator[ast.Call]:
 
 
 def _namespaces(statement: ast.stmt) -> Iterator[str]:
+    """The prefix of the Django settings each ``config_from_object`` call reads: its
+    ``namespace``, or "" when it reads Django's settings with none (``BROKER_URL``)."""
     for call in _config_calls(statement):
-        for keyword in call.keywords:
-            if keyword.arg == "namespace" and (name := _string(keyword.value)):
+        named = [k for k in call.keywords if k.arg == "namespace"]
+        if named:
+            if name := _string(named[0].value):
                 yield name
+            elif isinstance(named[0].value, ast.Constant) and named[0].value.value is None:
+                yield ""
+        elif call.args and _reads_django_settings(call.args[0]):
+            yield ""
+
+
+def _reads_django_settings(source: ast.AST) -> bool:
+    """``"django.conf:settings"``, or ``settings`` imported from django.conf."""
+    text = _string(source)
+    if text is not None:
+        return text == "django.conf:settings"
+    return isinstance(source, ast.Name | ast.Attribute) and (
+        (source.id if isinstance(source, ast.Name) else source.attr) == "settings"
+    )
 
 
 def _string(node: ast.AST | None) -> str | None:

@@ -50,11 +50,11 @@ def eager_in_code(paths: Iterable[Path], reported: set[str]) -> list[tuple[str, 
     inline (``proj/celery.py``), each app module judged by the last write production
     takes, and for the eager setting of a namespace an app reads (``where`` None);
     ``reported`` are the settings already warned about."""
-    from horizontal.audit.celery_conf import celery_conf
+    from horizontal.checks._celery_apps import project_celery_conf
 
-    conf = celery_conf(paths)
+    conf = project_celery_conf(paths)
     found: list[tuple[str, str | None]] = []
-    for namespace in sorted(conf.namespaces - {"CELERY"}):
+    for namespace in sorted(conf.namespaces - {"CELERY", ""}):
         setting = eager_setting(f"{namespace}_TASK_ALWAYS_EAGER", None, True)
         if setting is not None and setting not in reported:
             found.append((setting, None))

@@ -329,7 +329,9 @@ CHANNELS_REDIS_LAYERS = (
 )
 
 
-def _service_addresses() -> Iterable[tuple[str, object]]:
+def _service_addresses(
+    celery: Iterable[str] = CELERY_ADDRESS_SETTINGS,
+) -> Iterable[tuple[str, object]]:
     """(setting as reported, value holding addresses) for each background service."""
     layers = getattr(settings, "CHANNEL_LAYERS", None) or {}
     if isinstance(layers, Mapping):
@@ -346,7 +348,7 @@ def _service_addresses() -> Iterable[tuple[str, object]]:
                 # No hosts: channels_redis (or a subclass of its layers) connects to its
                 # default, this host's Redis.
                 yield f"CHANNEL_LAYERS[{alias!r}]", CHANNELS_REDIS_DEFAULT_HOST
-    for name in CELERY_ADDRESS_SETTINGS:
+    for name in celery:
         value = getattr(settings, name, None)
         if isinstance(value, str | list | tuple):
             yield name, value
@@ -444,9 +446,14 @@ def check_background_services_on_this_host(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
     from horizontal.audit.this_host import this_host_addresses  # not at start-up
+    from horizontal.checks._celery_apps import celery_settings
+    from horizontal.checks.code import project_app_paths
 
+    # The broker settings the project's Celery apps read (``TASKQ_BROKER_URL`` for
+    # ``namespace="TASKQ"``), not a leftover ``CELERY_BROKER_URL`` they ignore.
+    celery = celery_settings(project_app_paths(app_configs), CELERY_ADDRESS_SETTINGS)
     found: list[CheckMessage] = []
-    for setting, value in _service_addresses():
+    for setting, value in _service_addresses(celery):
         address = next(this_host_addresses(value, live=True), None)
         if address is not None:
             found.append(W048(setting, address))
@@ -466,16 +473,23 @@ def check_eager_task_queues(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
     # Not at start-up: the readers are for `check --deploy` alone.
+    from horizontal.checks._celery_apps import reads_celery_prefix
     from horizontal.checks._eager_tasks import eager_in_code, eager_setting
     from horizontal.checks.code import project_app_paths
 
-    found = [eager_setting(*entry) for entry in known.EAGER_TASK_SETTINGS]
+    paths = project_app_paths(app_configs)
+    celery_read = reads_celery_prefix(paths)
+    found = [
+        eager_setting(*entry)
+        for entry in known.EAGER_TASK_SETTINGS
+        # ``CELERY_TASK_ALWAYS_EAGER`` left over where every app reads another namespace.
+        if celery_read or not entry[0].startswith("CELERY_")
+    ]
     huey = getattr(settings, "HUEY", None)
     if isinstance(huey, Mapping) and "immediate" not in huey and _huey_immediate(huey):
         found.append("HUEY['immediate'] (unset, so DEBUG)")
     reported = [setting for setting in found if setting is not None]
     messages: list[CheckMessage] = [W049(setting) for setting in reported]
     if "horizontal.W049" not in settings.SILENCED_SYSTEM_CHECKS:
-        paths = project_app_paths(app_configs)
         messages += [W049(*place) for place in eager_in_code(paths, set(reported))]
     return messages

@@ -731,3 +731,40 @@ def test_celery_results_in_the_shared_cache_are_silent(alias: str | None) -> Non
         )
         == []
     )
+
+
+NAMESPACED_APP = """\
+from celery import Celery
+
+app = Celery("shop")
+app.config_from_object("django.conf:settings", namespace="TASKQ")
+"""
+
+
+def _namespaced_project(tmp_path: Path) -> types.SimpleNamespace:
+    package = tmp_path / "shop"
+    package.mkdir(exist_ok=True)
+    (package / "celery.py").write_text(NAMESPACED_APP)
+    return types.SimpleNamespace(name="shop", path=str(package))
+
+
+def test_celery_settings_an_app_of_another_namespace_ignores_are_silent(
+    tmp_path: Path,
+) -> None:
+    # Leftover CELERY_ settings: the app reads TASKQ_ ones only.
+    project = _namespaced_project(tmp_path)
+    leftovers = {
+        "CELERY_TASK_ALWAYS_EAGER": True,
+        "CELERY_BROKER_URL": "redis://localhost:6379/0",
+        "TASKQ_BROKER_URL": "redis://queue.internal:6379/0",
+    }
+    with shared_settings(**leftovers):
+        assert background.check_eager_task_queues(app_configs=[project]) == []
+        assert background.check_background_services_on_this_host(app_configs=[project]) == []
+
+
+def test_the_broker_of_the_namespace_an_app_reads_is_judged(tmp_path: Path) -> None:
+    project = _namespaced_project(tmp_path)
+    with shared_settings(TASKQ_BROKER_URL="redis://localhost:6379/0"):
+        [message] = background.check_background_services_on_this_host(app_configs=[project])
+    assert (message.id, message.obj) == ("horizontal.W048", "TASKQ_BROKER_URL")

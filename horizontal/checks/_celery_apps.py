@@ -1,0 +1,45 @@
+"""Which Django settings the project's Celery apps read, from its own code
+(``horizontal.audit.celery_conf``): ``config_from_object("django.conf:settings",
+namespace="TASKQ")`` reads ``TASKQ_BROKER_URL``, and leaves ``CELERY_BROKER_URL`` unread.
+For W048 and W049; imported when they run, not at start-up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from horizontal.audit.celery_conf import CeleryConf
+
+__all__ = ["celery_settings", "project_celery_conf", "reads_celery_prefix"]
+
+# The settings of a broker or a result store, after the namespace's prefix.
+ADDRESS_OPTIONS = ("BROKER_URL", "RESULT_BACKEND", "BROKER_READ_URL", "BROKER_WRITE_URL")
+
+
+def project_celery_conf(paths: Iterable[Path]) -> CeleryConf:
+    """``celery_conf`` of the project's code (read afresh: an edited ``celery.py`` is
+    judged as it is now)."""
+    from horizontal.audit.celery_conf import celery_conf
+
+    return celery_conf(paths)
+
+
+def reads_celery_prefix(paths: Iterable[Path]) -> bool:
+    """Whether Celery reads the usual ``CELERY_…`` settings (or the old unprefixed ones):
+    yes unless every app the code configures from Django's settings takes another
+    namespace, or no app is configured in the project's code (nothing to tell)."""
+    prefixes = project_celery_conf(paths).namespaces
+    return not prefixes or bool(prefixes & {"CELERY", ""})
+
+
+def celery_settings(paths: Iterable[Path], usual: Iterable[str]) -> list[str]:
+    """``usual`` (``CELERY_BROKER_URL``, ``BROKER_URL``, …) as the project's apps read
+    them: the namespaced names (``TASKQ_BROKER_URL``) where every app takes its own."""
+    namespaces = project_celery_conf(paths).namespaces
+    if not namespaces or namespaces & {"CELERY", ""}:
+        return list(usual)
+    prefixes = sorted(namespaces)
+    return [f"{prefix}_{option}" for prefix in prefixes for option in ADDRESS_OPTIONS]
