@@ -20,6 +20,7 @@ __all__ = [
     "CACHE_URL_CONFIGS",
     "CACHE_URL_SCHEMES",
     "CATALOGUE",
+    "CLOCK_CALLS",
     "COMPRESSOR_APP",
     "COMPRESSOR_LOCAL_OUTPUT",
     "CRONTAB_APPS",
@@ -328,28 +329,33 @@ RANDOM_VALUE_CALLS = frozenset(
         "shuffle",
     }
 )
+# The clock: the wall clock, and the monotonic and performance counters, which count from
+# an arbitrary point of each host (its boot) or process.
+CLOCK_CALLS = frozenset(
+    {
+        "time",
+        "time_ns",
+        "now",
+        "utcnow",
+        "monotonic",
+        "monotonic_ns",
+        "perf_counter",
+        "perf_counter_ns",
+    }
+)
 # A SECRET_KEY made from the clock (``sha512(str(time.time()))``) differs between starts
 # as surely as a random one.
-SECRET_KEY_FRESH_CALLS = RANDOM_VALUE_CALLS | frozenset({"time", "time_ns", "now", "utcnow"})
+SECRET_KEY_FRESH_CALLS = RANDOM_VALUE_CALLS | CLOCK_CALLS
 # Calls whose value differs between instances (or between starts of one): used as a cache
 # KEY_PREFIX/VERSION/KEY_FUNCTION or an instance id, each instance gets its own.
 # Environment variables whose value is this instance's own (a pod's or a dyno's name).
 PER_INSTANCE_ENVIRONMENT = frozenset(
     {"HOSTNAME", "POD_NAME", "POD_IP", "MY_POD_NAME", "MY_POD_IP", "DYNO", "CONTAINER_ID"}
 )
-PER_INSTANCE_CALLS = RANDOM_VALUE_CALLS | frozenset(
-    {
-        "gethostname",
-        "getfqdn",
-        "getpid",
-        "node",
-        "uname",
-        "gethostbyname",
-        "time",
-        "time_ns",
-        "now",
-        "utcnow",
-    }
+PER_INSTANCE_CALLS = (
+    RANDOM_VALUE_CALLS
+    | CLOCK_CALLS
+    | frozenset({"gethostname", "getfqdn", "getpid", "node", "uname", "gethostbyname"})
 )
 
 # django.tasks' rivals run in the caller when these settings say so (setting, key, value):

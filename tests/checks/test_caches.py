@@ -815,3 +815,19 @@ def test_a_random_prefix_production_never_takes_is_silent(
 ) -> None:
     module = _settings_module(tmp_path, monkeypatch, "unspelt_prefix_settings", BASE_CACHES + tail)
     assert deploy_ids(CACHES=_with_pages("shop"), SETTINGS_MODULE=module) == []
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    ["str(time.monotonic_ns())", "str(int(time.perf_counter() * 1e6))", "str(time.time_ns())"],
+)
+def test_a_prefix_read_from_a_clock_is_w005(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prefix: str
+) -> None:
+    # The monotonic and performance counters count from each host's boot or process.
+    redis = "'BACKEND': 'django_redis.cache.RedisCache', 'LOCATION': 'redis://c:6379/0'"
+    source = f"import time\nCACHES = {{'default': {{{redis}, 'KEY_PREFIX': {prefix}}}}}\n"
+    name = "clock_" + str(abs(hash(prefix)))
+    module = _settings_module(tmp_path, monkeypatch, name, source)
+    caches = _redis_at("redis://cache.internal:6379/0", KEY_PREFIX="123456")
+    assert deploy_ids(CACHES=caches, SETTINGS_MODULE=module) == ["horizontal.W005"]
