@@ -23,7 +23,7 @@ from pathlib import Path
 
 from horizontal.audit.settings_branches import off_by_default_statements
 from horizontal.audit.settings_secrets import random_value_line
-from horizontal.audit.settings_values import top_level_settings
+from horizontal.audit.settings_values import apply_env_schema, top_level_settings
 from horizontal.audit.source import PythonModule
 
 __all__ = [
@@ -59,6 +59,9 @@ def random_secret_key_sites(module_name: str) -> list[str]:
         module_name, names, depth_first=True, deciding="SECRET_KEY"
     )
     for module, _name in settings_modules:
+        # ``env = environ.Env(DJANGO_SECRET_KEY=(str, get_random_secret_key()))``: the
+        # schema's default read where ``env("DJANGO_SECRET_KEY")`` reads it.
+        apply_env_schema(module)
         statements = top_level_settings(module).get("SECRET_KEY", [])
         # As the audit reads it: a key generated only in a branch production does not
         # take (under DEBUG, after a guard that stops production without a key) is not

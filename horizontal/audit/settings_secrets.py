@@ -61,7 +61,7 @@ def random_value_line(
         name = call_name(module, node)
         if name is None and isinstance(node.func, ast.Attribute):
             name = node.func.attr  # random.SystemRandom().choice: the receiver is a call
-        if last_part(name) in calls:
+        if last_part(name) in calls or _reads_random_device(node):
             return node.lineno
         if depth >= 2:
             continue
@@ -137,7 +137,8 @@ def _key_file_written_here(module: PythonModule, statement: ast.AST) -> int | No
     when it imports (``if not os.path.exists(key_file): … write(random_key(64))``): a key
     made on first boot, on each host that boots, whatever generator filled it. The line
     of the write."""
-    read = {name for node in ast.walk(statement) if (name := _file_read(node))}
+    handles = _opened_handles(module) if "with" in module.text else {}
+    read = {name for node in ast.walk(statement) if (name := _file_read(node, handles))}
     if not read:
         return None
     for node in nodes_outside_scopes(module.tree.body):
@@ -146,19 +147,58 @@ def _key_file_written_here(module: PythonModule, statement: ast.AST) -> int | No
     return None
 
 
-def _file_read(node: ast.AST) -> str | None:
-    """The name of the file ``open(name).read()`` / ``Path(name).read_text()`` reads."""
+# ``open("/dev/urandom", "rb").read(32)``: the kernel's random bytes, read as a file.
+RANDOM_DEVICES = frozenset({"/dev/urandom", "/dev/random"})
+
+
+def _reads_random_device(node: ast.Call) -> bool:
+    if not (isinstance(node.func, ast.Attribute) and node.func.attr == "read"):
+        return False
+    opened = node.func.value
+    return (
+        isinstance(opened, ast.Call)
+        and last_part(dotted(opened.func)) == "open"
+        and bool(opened.args)
+        and string_value(opened.args[0]) in RANDOM_DEVICES
+    )
+
+
+def _file_read(node: ast.AST, handles: dict[str, str] | None = None) -> str | None:
+    """The name of the file ``open(name).read()`` / ``Path(name).read_text()`` /
+    ``name.read_text()`` (a path) reads, or ``handle.read()`` where ``handles`` says which
+    file ``with open(name) as handle`` opened."""
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
         return None
     if node.func.attr not in {"read", "read_text", "strip"}:
         return None
     inner = node.func.value
     if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute):
-        return _file_read(inner)  # open(f).read().strip()
+        return _file_read(inner, handles)  # open(f).read().strip()
     if isinstance(inner, ast.Call) and last_part(dotted(inner.func)) in {"open", "Path"}:
         first = inner.args[0] if inner.args else None
         return first.id if isinstance(first, ast.Name) else None
+    if isinstance(inner, ast.Name) and node.func.attr != "strip":
+        return (handles or {}).get(inner.id, inner.id)  # handle.read(), KEY_FILE.read_text()
     return None
+
+
+def _opened_handles(module: PythonModule) -> dict[str, str]:
+    """``with open(KEY_FILE) as handle:`` at the top level: handle -> KEY_FILE."""
+    handles: dict[str, str] = {}
+    for node in nodes_outside_scopes(module.tree.body):
+        if not isinstance(node, ast.With):
+            continue
+        for item in node.items:
+            opened = item.context_expr
+            if (
+                isinstance(item.optional_vars, ast.Name)
+                and isinstance(opened, ast.Call)
+                and last_part(dotted(opened.func)) in {"open", "io.open"}
+                and opened.args
+                and isinstance(opened.args[0], ast.Name)
+            ):
+                handles[item.optional_vars.id] = opened.args[0].id
+    return handles
 
 
 def _file_written(call: ast.Call) -> str | None:

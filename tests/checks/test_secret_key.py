@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from horizontal.audit.settings_modules import find_settings_problems
 from horizontal.audit.source import PythonModule
 from horizontal.checks import secret_key
@@ -102,6 +104,24 @@ def test_a_helper_imported_relatively_is_followed() -> None:
     for module, line in (("relative_helper_key", 9), ("relative_module_key", 7)):
         [site] = secret_key_sites(f"tests.checks.settings_modules.{module}")
         assert site.endswith(f"settings_modules/{module}.py:{line}"), site
+
+
+@pytest.mark.parametrize(
+    ("module", "line"),
+    [
+        # A key file written at first import, read back through a ``with`` handle or a
+        # path's ``read_text()``: the line of the write.
+        ("keyfile_with", 12),
+        ("keyfile_path", 13),
+        # A django-environ schema's random default, read by ``env("…")``.
+        ("schema_key", 24),
+        # The kernel's random bytes, read as a file.
+        ("urandom_key", 8),
+    ],
+)
+def test_a_key_made_at_first_import_in_another_form_is_w050(module: str, line: int) -> None:
+    [site] = secret_key_sites(f"tests.checks.settings_modules.{module}")
+    assert site.endswith(f"settings_modules/{module}.py:{line}"), site
 
 
 def test_every_check_is_registered_deploy_only() -> None:
