@@ -102,6 +102,8 @@ def _release_variables(node: ast.AST) -> list[str] | None:
         parts = [node.left, node.right]
     elif isinstance(node, ast.FormattedValue):
         parts = [node.value]
+    elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+        parts = [node.value]  # ``os.environ["GIT_SHA"][:7]``: a piece of the same value
     else:
         variable = environment_variable(node)
         if variable is None:
@@ -177,7 +179,13 @@ def _resolved_constant(node: ast.AST, names: _ModuleNames, depth: int = 0) -> st
             return left + right if left is not None and right is not None else None
         if isinstance(node.op, ast.Mod) and left is not None:
             items = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
-            values = [again(item) for item in items]
+            # A number stays one: ``"web-%d" % 1``.
+            values: list[object] = [
+                item.value
+                if isinstance(item, ast.Constant) and isinstance(item.value, int)
+                else again(item)
+                for item in items
+            ]
             if all(v is not None for v in values):
                 try:
                     return left % tuple(values)
@@ -231,6 +239,8 @@ def _called(
                 except (IndexError, KeyError, ValueError):
                     return None
         return None
+    if isinstance(function, ast.Name) and function.id == "str" and len(call.args) == 1:
+        return again(call.args[0])  # ``str(os.environ.get("REPLICA", 0))``
     if isinstance(function, ast.Name) and function.id in names.functions and not call.args:
         returns = [
             node.value

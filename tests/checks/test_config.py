@@ -228,6 +228,17 @@ def instance_id_errors(tmp_path: Any, monkeypatch: Any, source: str, value: obje
         ('import os\nHORIZONTAL_INSTANCE_ID = os.getenv("FLY_APP_NAME", "shop")\n', "shop-prod"),
         ('import os\nHORIZONTAL_INSTANCE_ID = os.environ["RELEASE_ID"]\n', "r42"),
         ('import os\nHORIZONTAL_INSTANCE_ID = os.environ["HEROKU_APP_ID"]\n', "9a1b"),
+        # A number formatted in, a number fallback made a string, a slice of the commit.
+        ('HORIZONTAL_INSTANCE_ID = "web-%d" % 1\n', "web-1"),
+        (
+            'import os\nHORIZONTAL_INSTANCE_ID = "web-" + str(os.environ.get("REPLICA", 0))\n',
+            "web-0",
+        ),
+        ('import os\nHORIZONTAL_INSTANCE_ID = os.environ["GIT_SHA"][:7]\n', "9f3c2ab"),
+        (
+            "import os\nHORIZONTAL_INSTANCE_ID = f\"shop-{os.environ['GIT_SHA'][:7]}\"\n",
+            "shop-9f3c2ab",
+        ),
     ],
     ids=[
         "literal",
@@ -251,6 +262,10 @@ def instance_id_errors(tmp_path: Any, monkeypatch: Any, source: str, value: obje
         "the-app",
         "a-release-id",
         "an-app-id",
+        "percent-a-number",
+        "str-of-a-number-fallback",
+        "a-slice-of-the-commit",
+        "an-f-string-of-a-slice",
     ],
 )
 def test_an_instance_id_every_instance_shares_is_e007(
