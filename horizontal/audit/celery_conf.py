@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from horizontal.audit.source import run_by_hand
+from horizontal.audit.source import dotted, last_part, run_by_hand
 from horizontal.audit.tree import iter_files, read_text
 
 __all__ = ["EAGER_OPTIONS", "CeleryConf", "EagerOption", "celery_conf"]
@@ -28,7 +28,10 @@ __all__ = ["EAGER_OPTIONS", "CeleryConf", "EagerOption", "celery_conf"]
 # The option's new name and its pre-4.0 one, and the prefixed form some projects copy over.
 EAGER_OPTIONS = frozenset({"task_always_eager", "CELERY_ALWAYS_EAGER", "CELERY_TASK_ALWAYS_EAGER"})
 # What a file must contain to be parsed at all.
-MARKERS = ("_eager", "_EAGER", "config_from_object")
+# What a module that configures a Celery app holds: an eager option, a configuration
+# object loaded, a broker or result store written (``app.conf.broker_url``,
+# ``Celery("shop", broker=…)``, ``backend=…``).
+MARKERS = ("_eager", "_EAGER", "config_from_object", "broker", "backend")
 
 Guards = tuple[tuple[str, bool], ...]
 
@@ -59,6 +62,9 @@ class CeleryConf(NamedTuple):
 
     eager: list[EagerOption]
     namespaces: set[str]
+    # (file, line, option, value) of each broker or result store written in code:
+    # ``Celery("shop", broker="redis://localhost")``, ``app.conf.broker_url = …``.
+    addresses: list[tuple[str, int, str, str]]
 
 
 class _ConfigSource(NamedTuple):
@@ -79,6 +85,7 @@ def celery_conf(paths: Iterable[str | Path]) -> CeleryConf:
     """The eager options and settings namespaces in the Python files under ``paths``."""
     eager: list[EagerOption] = []
     namespaces: set[str] = set()
+    addresses: list[tuple[str, int, str, str]] = []
     modules: dict[str, tuple[str, ast.Module]] = {}  # dotted name to file and tree
     sources: list[tuple[int, _ConfigSource]] = []  # where in ``eager`` each is loaded
     for root in paths:
@@ -105,6 +112,7 @@ def celery_conf(paths: Iterable[str | Path]) -> CeleryConf:
             names: dict[str, ast.expr] = {}  # module-level names, as bound so far
             for statement, guards in _module_level(tree.body, (), django_settings):
                 eager += _eager_options(str(path), statement, guards, django_settings, names)
+                addresses += _addresses(str(path), statement, names)
                 namespaces.update(_namespaces(statement))
                 for source in _config_sources(str(path), tree, statement, guards):
                     sources.append((len(eager), source))
@@ -116,7 +124,7 @@ def celery_conf(paths: Iterable[str | Path]) -> CeleryConf:
                     names[target.id] = statement.value
     for position, source in reversed(sources):  # from the end: positions stay true
         eager[position:position] = _options_of_source(source, modules)
-    return CeleryConf(eager, namespaces)
+    return CeleryConf(eager, namespaces, addresses)
 
 
 def _dotted_name(path: Path) -> str:
@@ -293,6 +301,24 @@ def _eager_options(
     return found
 
 
+# The options that name a broker or a result store, and the constructor's names for them.
+ADDRESS_OPTIONS = frozenset(
+    {"broker_url", "broker", "result_backend", "backend", "broker_read_url", "broker_write_url"}
+)
+
+
+def _addresses(
+    path: str, statement: ast.stmt, names: dict[str, ast.expr]
+) -> list[tuple[str, int, str, str]]:
+    """The brokers and result stores ``statement`` writes as a string."""
+    found = []
+    for node, name, written in _conf_items(statement, names):
+        value = _string(_resolved(written, names))
+        if name in ADDRESS_OPTIONS and value is not None:
+            found.append((path, node.lineno, name, value))
+    return found
+
+
 def _resolved(node: ast.expr, names: dict[str, ast.expr]) -> ast.expr:
     """What a module-level name was bound to, through a few names in a row."""
     for _ in range(5):
@@ -306,7 +332,18 @@ def _conf_items(
     statement: ast.stmt, names: dict[str, ast.expr]
 ) -> Iterator[tuple[ast.stmt | ast.expr, str, ast.expr]]:
     """(node, option, value) for each option ``statement`` sets on an app's ``conf``:
-    ``app.conf.x = v``, ``app.conf["x"] = v``, ``app.conf.update(x=v)``."""
+    ``app.conf.x = v``, ``app.conf["x"] = v``, ``app.conf.update(x=v)``, and the
+    configuration its constructor takes: ``app = Celery("shop", broker=…,
+    task_always_eager=True)``."""
+    if (
+        isinstance(statement, ast.Assign)
+        and isinstance(statement.value, ast.Call)
+        and last_part(dotted(statement.value.func) or "") == "Celery"
+    ):
+        for keyword in statement.value.keywords:
+            if keyword.arg is not None:
+                yield statement, keyword.arg, keyword.value
+        return
     if isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
         for target in targets:

@@ -27,19 +27,17 @@ def project_celery_conf(paths: Iterable[Path]) -> CeleryConf:
     return celery_conf(paths)
 
 
-def reads_celery_prefix(paths: Iterable[Path]) -> bool:
+def reads_celery_prefix(conf: CeleryConf) -> bool:
     """Whether Celery reads the usual ``CELERY_…`` settings (or the old unprefixed ones):
     yes unless every app the code configures from Django's settings takes another
     namespace, or no app is configured in the project's code (nothing to tell)."""
-    prefixes = project_celery_conf(paths).namespaces
-    return not prefixes or bool(prefixes & {"CELERY", ""})
+    return not conf.namespaces or bool(conf.namespaces & {"CELERY", ""})
 
 
-def celery_settings(paths: Iterable[Path], usual: Iterable[str]) -> list[str]:
+def celery_settings(conf: CeleryConf, usual: Iterable[str]) -> list[str]:
     """``usual`` (``CELERY_BROKER_URL``, ``BROKER_URL``, …) as the project's apps read
     them: the namespaced names (``TASKQ_BROKER_URL``) where every app takes its own."""
-    namespaces = project_celery_conf(paths).namespaces
-    if not namespaces or namespaces & {"CELERY", ""}:
+    if reads_celery_prefix(conf):
         return list(usual)
-    prefixes = sorted(namespaces)
+    prefixes = sorted(conf.namespaces)
     return [f"{prefix}_{option}" for prefix in prefixes for option in ADDRESS_OPTIONS]

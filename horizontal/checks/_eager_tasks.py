@@ -6,8 +6,7 @@ check when it runs, not at start-up.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from pathlib import Path
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -15,7 +14,7 @@ from django.conf import settings
 from horizontal.checks._base import relative_place
 
 if TYPE_CHECKING:
-    from horizontal.audit.celery_conf import EagerOption
+    from horizontal.audit.celery_conf import CeleryConf, EagerOption
 
 __all__ = ["eager_in_code", "eager_setting"]
 
@@ -45,14 +44,11 @@ def eager_setting(setting: str, key: str | None, value: object) -> str | None:
     return None
 
 
-def eager_in_code(paths: Iterable[Path], reported: set[str]) -> list[tuple[str, str | None]]:
-    """(what, where) for Celery told in the project's own code under ``paths`` to run
-    inline (``proj/celery.py``), each app module judged by the last write production
-    takes, and for the eager setting of a namespace an app reads (``where`` None);
-    ``reported`` are the settings already warned about."""
-    from horizontal.checks._celery_apps import project_celery_conf
-
-    conf = project_celery_conf(paths)
+def eager_in_code(conf: CeleryConf, reported: set[str]) -> list[tuple[str, str | None]]:
+    """(what, where) for Celery told in the project's own code (``conf``, read from its
+    apps and package) to run inline (``proj/celery.py``), each app module judged by the
+    last write production takes, and for the eager setting of a namespace an app reads
+    (``where`` None); ``reported`` are the settings already warned about."""
     found: list[tuple[str, str | None]] = []
     for namespace in sorted(conf.namespaces - {"CELERY", ""}):
         setting = eager_setting(f"{namespace}_TASK_ALWAYS_EAGER", None, True)

@@ -24,7 +24,7 @@ from django.core import checks
 from django.core.checks import CheckMessage
 
 from horizontal.audit import known
-from horizontal.checks._base import TAG, register
+from horizontal.checks._base import TAG, register, relative_place
 from horizontal.checks._classes import backends, is_a, is_overridden
 from horizontal.checks.caches import NOT_SHARED_CACHES, cache_is
 
@@ -155,14 +155,16 @@ W047 = checks.Warning(
 )
 
 
-def W048(setting: str, address: str) -> checks.Warning:
+def W048(setting: str, address: str, where: str | None = None) -> checks.Warning:
+    """``setting`` by name, or an option set in the project's code with ``where`` its
+    place."""
     return checks.Warning(
         f"{setting} is on this host: each instance has its own.",
         hint=(
             f"{address} is this host: point it at the server every instance shares. Behind "
             "a sidecar proxy to it, silence horizontal.W048."
         ),
-        obj=setting,
+        obj=where or setting,
         id="horizontal.W048",
     )
 
@@ -446,17 +448,23 @@ def check_background_services_on_this_host(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
     from horizontal.audit.this_host import this_host_addresses  # not at start-up
-    from horizontal.checks._celery_apps import celery_settings
+    from horizontal.checks._celery_apps import celery_settings, project_celery_conf
     from horizontal.checks.code import project_app_paths
 
+    conf = project_celery_conf(project_app_paths(app_configs))
     # The broker settings the project's Celery apps read (``TASKQ_BROKER_URL`` for
     # ``namespace="TASKQ"``), not a leftover ``CELERY_BROKER_URL`` they ignore.
-    celery = celery_settings(project_app_paths(app_configs), CELERY_ADDRESS_SETTINGS)
+    celery = celery_settings(conf, CELERY_ADDRESS_SETTINGS)
     found: list[CheckMessage] = []
     for setting, value in _service_addresses(celery):
         address = next(this_host_addresses(value, live=True), None)
         if address is not None:
             found.append(W048(setting, address))
+    # Written in the app's own code: ``Celery("shop", broker="redis://localhost")``.
+    for path, line, option, value in conf.addresses:
+        address = next(this_host_addresses(value, live=True), None)
+        if address is not None:
+            found.append(W048(f"{option} set in code", address, relative_place(path, line)))
     results = _celery_results_cache()
     # A cache on this host's server is W004's; a cache in the process or its files is this.
     if results is not None and cache_is(results[1], NOT_SHARED_CACHES):
@@ -473,12 +481,12 @@ def check_eager_task_queues(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
     # Not at start-up: the readers are for `check --deploy` alone.
-    from horizontal.checks._celery_apps import reads_celery_prefix
+    from horizontal.checks._celery_apps import project_celery_conf, reads_celery_prefix
     from horizontal.checks._eager_tasks import eager_in_code, eager_setting
     from horizontal.checks.code import project_app_paths
 
-    paths = project_app_paths(app_configs)
-    celery_read = reads_celery_prefix(paths)
+    conf = project_celery_conf(project_app_paths(app_configs))
+    celery_read = reads_celery_prefix(conf)
     found = [
         eager_setting(*entry)
         for entry in known.EAGER_TASK_SETTINGS
@@ -491,5 +499,5 @@ def check_eager_task_queues(
     reported = [setting for setting in found if setting is not None]
     messages: list[CheckMessage] = [W049(setting) for setting in reported]
     if "horizontal.W049" not in settings.SILENCED_SYSTEM_CHECKS:
-        messages += [W049(*place) for place in eager_in_code(paths, set(reported))]
+        messages += [W049(*place) for place in eager_in_code(conf, set(reported))]
     return messages

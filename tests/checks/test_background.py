@@ -768,3 +768,43 @@ def test_the_broker_of_the_namespace_an_app_reads_is_judged(tmp_path: Path) -> N
     with shared_settings(TASKQ_BROKER_URL="redis://localhost:6379/0"):
         [message] = background.check_background_services_on_this_host(app_configs=[project])
     assert (message.id, message.obj) == ("horizontal.W048", "TASKQ_BROKER_URL")
+
+
+APP_IN_CODE = """\
+from celery import Celery
+
+app = Celery("shop", broker="{broker}", task_always_eager={eager})
+app.conf.result_backend = "{backend}"
+"""
+
+
+@pytest.mark.parametrize(
+    ("broker", "backend", "eager", "expected"),
+    [
+        (
+            "redis://localhost:6379/0",
+            "redis://127.0.0.1:6379/1",
+            "True",
+            ["horizontal.W048", "horizontal.W048", "horizontal.W049"],
+        ),
+        ("redis://queue.internal:6379/0", "redis://queue.internal:6379/1", "False", []),
+    ],
+)
+def test_a_celery_app_configured_in_its_constructor_and_conf_is_judged(
+    tmp_path: Path, broker: str, backend: str, eager: str, expected: list[str]
+) -> None:
+    package = tmp_path / "shop"
+    package.mkdir()
+    source = APP_IN_CODE.format(broker=broker, backend=backend, eager=eager)
+    (package / "celery.py").write_text(source)
+    project = types.SimpleNamespace(name="shop", path=str(package))
+    with shared_settings():
+        messages = background.check_background_services_on_this_host(app_configs=[project])
+        messages += background.check_eager_task_queues(app_configs=[project])
+    assert sorted(m.id for m in messages) == expected
+    if expected:
+        assert [str(m.obj).rsplit("/", 1)[-1] for m in messages] == [
+            "celery.py:3",
+            "celery.py:4",
+            "celery.py:3",
+        ]
