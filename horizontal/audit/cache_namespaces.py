@@ -13,7 +13,7 @@ from horizontal.audit.env_lookups import environment_variable
 from horizontal.audit.key_functions import first_call
 from horizontal.audit.known import PER_INSTANCE_CALLS, PER_INSTANCE_ENVIRONMENT
 from horizontal.audit.settings_branches import off_by_default_statements
-from horizontal.audit.settings_imported import settings_sources
+from horizontal.audit.settings_imported import imported_module, settings_sources
 from horizontal.audit.source import PythonModule, dotted, string_value
 
 __all__ = ["per_instance_cache_options"]
@@ -37,6 +37,7 @@ def per_instance_cache_options(module_name: str) -> dict[tuple[str, str], str]:
         if "KEY_PREFIX" not in module.text and "VERSION" not in module.text:
             continue
         per_instance_names = _per_instance_names(module)
+        per_instance_names.update(_imported_per_instance_names(module))
         off = _nodes_within(
             module.tree, off_by_default_statements(module.tree) | _replaced_caches(module.tree)
         )
@@ -395,6 +396,36 @@ def _per_instance_names(module: PythonModule) -> dict[str, str]:
 
     bind("", module.tree.body)
     return names
+
+
+def _imported_per_instance_names(module: PythonModule) -> dict[str, str]:
+    """Per-instance names the settings module imports from the project's own modules
+    (``from .runtime import BOOT_ID``, ``from . import runtime``, ``from .utils import
+    cache_prefix``), as the module uses them: ``BOOT_ID``, ``runtime.BOOT_ID``,
+    ``cache_prefix()``. One level: what the helper module binds itself."""
+    found: dict[str, str] = {}
+    for node in module.tree.body:
+        if not isinstance(node, ast.ImportFrom) or any(a.name == "*" for a in node.names):
+            continue
+        for alias in node.names:
+            local = alias.asname or alias.name
+            full = module.absolute_import(local) if node.level else f"{node.module}.{alias.name}"
+            owner, _, name = full.rpartition(".")
+            # ``from . import runtime``: the module itself; else a name of ``owner``.
+            helper = imported_module(full)
+            if helper is not None:
+                for bound, why in _per_instance_names(helper).items():
+                    found[f"{local}.{bound}"] = why
+                continue
+            source = imported_module(owner) if owner else None
+            if source is None:
+                continue
+            names = _per_instance_names(source)
+            if name in names:
+                found[local] = names[name]
+            if f"{name}()" in names:
+                found[f"{local}()"] = names[f"{name}()"]
+    return found
 
 
 def _per_instance_expression(value: ast.AST, names: dict[str, str]) -> str | None:

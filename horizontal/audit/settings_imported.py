@@ -27,6 +27,7 @@ from horizontal.audit.settings_values import apply_env_schema, top_level_setting
 from horizontal.audit.source import PythonModule
 
 __all__ = [
+    "imported_module",
     "last_unconditional_assignment",
     "random_secret_key_sites",
     "settings_sources",
@@ -71,7 +72,7 @@ def random_secret_key_sites(module_name: str) -> list[str]:
         for statement in sorted(statements, key=lambda node: node.lineno):
             if id(statement) in off or statement.lineno < last:
                 continue
-            line = random_value_line(module, statement, helpers=_imported_module)
+            line = random_value_line(module, statement, helpers=imported_module)
             if line is not None:
                 sites.append(f"{module.path}:{line}")
     return sites
@@ -123,7 +124,7 @@ def _imported_source(module_name: str) -> tuple[PythonModule, str] | None:
     return module, package
 
 
-def _imported_module(module_name: str) -> PythonModule | None:
+def imported_module(module_name: str) -> PythonModule | None:
     """The parsed source of an imported project module (a settings helper), or None for
     the standard library and installed packages: the audit follows only the scanned
     tree's modules, and parsing ``os.py`` on every ``check --deploy`` would cost."""

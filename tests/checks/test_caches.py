@@ -831,3 +831,48 @@ def test_a_prefix_read_from_a_clock_is_w005(
     module = _settings_module(tmp_path, monkeypatch, name, source)
     caches = _redis_at("redis://cache.internal:6379/0", KEY_PREFIX="123456")
     assert deploy_ids(CACHES=caches, SETTINGS_MODULE=module) == ["horizontal.W005"]
+
+
+RUNTIME = """\
+import secrets
+import uuid
+
+BOOT_ID = uuid.uuid4().hex[:12]
+
+
+def cache_prefix():
+    return "shop-" + secrets.token_hex(3)
+"""
+
+
+@pytest.mark.parametrize(
+    ("imports", "prefix"),
+    [
+        ("from .runtime import BOOT_ID", "BOOT_ID"),
+        ("from . import runtime", "runtime.BOOT_ID"),
+        ("from .runtime import cache_prefix", "cache_prefix()"),
+        ("from shopsite.runtime import BOOT_ID as BOOT", "BOOT"),
+    ],
+)
+def test_a_prefix_a_project_module_makes_per_instance_is_w005(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, imports: str, prefix: str
+) -> None:
+    # The settings take it from a module of their own package, which the check reads.
+    redis = "'BACKEND': 'django_redis.cache.RedisCache', 'LOCATION': 'redis://c:6379/0'"
+    for name, source in (
+        ("runtime", RUNTIME),
+        ("settings", f"{imports}\nCACHES = {{'default': {{{redis}, 'KEY_PREFIX': {prefix}}}}}\n"),
+    ):
+        path = tmp_path / f"{name}.py"
+        path.write_text(source)
+        module = types.ModuleType(f"shopsite.{name}")
+        module.__file__ = str(path)
+        monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setitem(sys.modules, "shopsite", types.ModuleType("shopsite"))
+    caches = _redis_at("redis://cache.internal:6379/0", KEY_PREFIX="3f2a9c0e5b7d")
+    assert deploy_ids(CACHES=caches, SETTINGS_MODULE="shopsite.settings") == ["horizontal.W005"]
+    # The same module with a fixed prefix: nothing per instance to find.
+    (tmp_path / "runtime.py").write_text(
+        "BOOT_ID = 'shop'\n\n\ndef cache_prefix():\n    return 'shop'\n"
+    )
+    assert deploy_ids(CACHES=caches, SETTINGS_MODULE="shopsite.settings") == []
