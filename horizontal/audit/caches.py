@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 from horizontal.audit.effects import reaches_outside
 from horizontal.audit.findings import Finding, Location
+from horizontal.audit.memo_clears import setting_changed_receivers
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.prefilter import MEMO_SUFFIXES
 from horizontal.audit.source import PythonModule, dotted, last_part
@@ -112,9 +113,15 @@ def _cleared_on_save(module: PythonModule) -> dict[str, list[int]]:
     a function ``post_save.connect(...)`` names) or a model's ``save``/``delete`` calls,
     to the lines of those calls."""
     connected = set(CONNECTED.findall(module.text))
+    # ``@receiver(setting_changed)``: ``override_settings`` in tests sends it, no save.
+    tests_only = (
+        setting_changed_receivers(module.tree) if "setting_changed" in module.text else set()
+    )
     cleared: dict[str, list[int]] = {}
     for function in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
         assert isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+        if function.name in tests_only:
+            continue
         on_save = (
             function.name in {"save", "delete"}
             or function.name in connected

@@ -31,7 +31,7 @@ from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import local_names, nodes_outside_scopes, parse_tree
 
-__all__ = ["NEVER_CLEARED", "judge_memos"]
+__all__ = ["NEVER_CLEARED", "judge_memos", "setting_changed_receivers"]
 
 # ``get_setting() memoises …``, ``dict _TOOL_CACHE memoises … (filled at line 12)``,
 # ``dict Class.cache memoises …``, ``global CONFIG is loaded once from …``.
@@ -169,15 +169,44 @@ def _index(tree: ast.Module, lines: set[int]) -> ModuleIndex:
             for item in node.body:
                 if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
                     owners[id(item)] = node.name
+    on_setting_changed = setting_changed_receivers(tree)
     for scope in ast.walk(tree):
         if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and any(
             scope.lineno <= line <= (scope.end_lineno or scope.lineno) for line in lines
         ):
+            if getattr(scope, "name", None) in on_setting_changed:
+                continue  # runs when a test overrides settings, never in production
             for clear in _clears_in(scope, owners.get(id(scope), "")):
                 name = _last_name(clear.receiver)
                 if name:
                     clears.setdefault(name, []).append(clear)
     return ModuleIndex(clears, imports)
+
+
+def setting_changed_receivers(tree: ast.Module) -> set[str]:
+    """The functions connected to Django's ``setting_changed`` signal (``@receiver(
+    setting_changed)``, ``setting_changed.connect(reset)``): only ``override_settings``
+    sends it, in tests."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for decorator in node.decorator_list:
+                if (
+                    isinstance(decorator, ast.Call)
+                    and decorator.args
+                    and _last_name(decorator.args[0]) == "setting_changed"
+                ):
+                    found.add(node.name)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "connect"
+            and _last_name(node.func.value) == "setting_changed"
+            and node.args
+            and isinstance(node.args[0], ast.Name)
+        ):
+            found.add(node.args[0].id)
+    return found
 
 
 def _clears_in(scope: Scope, owner_class: str) -> Iterator[Clear]:

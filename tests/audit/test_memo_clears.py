@@ -259,3 +259,41 @@ def test_a_module_too_deep_for_the_parser_is_skipped_not_a_crash(tmp_path: Path)
     generated = "# mentions _data\nTOTAL = " + "+".join(["1"] * 100_000) + "\n"
     files = {"app/tools.py": TOOLS, "app/generated.py": generated}
     assert memos(audit(tmp_path, files, "module-state")) == [("module-state", "app/tools.py", 3)]
+
+
+LANGUAGES_MEMO = """\
+import functools
+
+from django.conf import settings
+from django.core.signals import setting_changed
+from django.db.models.signals import post_save
+from django.dispatch import receiver
+
+from app.models import Language
+
+
+@functools.cache
+def content_languages():
+    return dict(Language.objects.values_list("code", "name"))
+
+
+@receiver({signal})
+def reset_cache(**kwargs):
+    content_languages.cache_clear()
+"""
+
+
+def test_a_memo_cleared_only_when_a_test_overrides_settings_is_not_cleared_on_save(
+    tmp_path: Path,
+) -> None:
+    # ``setting_changed`` is sent by override_settings, in tests: nothing clears it in
+    # production, so it is opt-in module state, not a memo cleared on save.
+    tests_only = {"app/langs.py": LANGUAGES_MEMO.format(signal="setting_changed")}
+    assert memos(audit(tmp_path / "a", tests_only)) == []
+    connected = (
+        LANGUAGES_MEMO.format(signal="post_save").replace("@receiver(post_save)\n", "")
+        + "\nsetting_changed.connect(reset_cache)\n"
+    )
+    assert memos(audit(tmp_path / "b", {"app/langs.py": connected})) == []
+    on_save = {"app/langs.py": LANGUAGES_MEMO.format(signal="post_save")}
+    assert memos(audit(tmp_path / "c", on_save)) == [("cache", "app/langs.py", 11)]
