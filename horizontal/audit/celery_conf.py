@@ -29,9 +29,9 @@ __all__ = ["EAGER_OPTIONS", "CeleryConf", "EagerOption", "celery_conf"]
 EAGER_OPTIONS = frozenset({"task_always_eager", "CELERY_ALWAYS_EAGER", "CELERY_TASK_ALWAYS_EAGER"})
 # What a file must contain to be parsed at all.
 # What a module that configures a Celery app holds: an eager option, a configuration
-# object loaded, a broker or result store written (``app.conf.broker_url``,
-# ``Celery("shop", broker=…)``, ``backend=…``).
-MARKERS = ("_eager", "_EAGER", "config_from_object", "broker", "backend")
+# object loaded, an app built (``Celery("shop", broker=…)``) or configured
+# (``app.conf.broker_url = …``).
+MARKERS = ("_eager", "_EAGER", "config_from_object", "Celery(", ".conf.")
 
 Guards = tuple[tuple[str, bool], ...]
 
