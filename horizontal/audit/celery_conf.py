@@ -23,7 +23,7 @@ from typing import NamedTuple
 from horizontal.audit.source import dotted, last_part, run_by_hand
 from horizontal.audit.tree import iter_files, read_text
 
-__all__ = ["EAGER_OPTIONS", "CeleryConf", "EagerOption", "celery_conf"]
+__all__ = ["EAGER_OPTIONS", "CeleryAddress", "CeleryConf", "EagerOption", "celery_conf"]
 
 # The option's new name and its pre-4.0 one, and the prefixed form some projects copy over.
 EAGER_OPTIONS = frozenset({"task_always_eager", "CELERY_ALWAYS_EAGER", "CELERY_TASK_ALWAYS_EAGER"})
@@ -31,7 +31,7 @@ EAGER_OPTIONS = frozenset({"task_always_eager", "CELERY_ALWAYS_EAGER", "CELERY_T
 # What a module that configures a Celery app holds: an eager option, a configuration
 # object loaded, an app built (``Celery("shop", broker=…)``) or configured
 # (``app.conf.broker_url = …``).
-MARKERS = ("_eager", "_EAGER", "config_from_object", "Celery(", ".conf.")
+MARKERS = ("_eager", "_EAGER", "config_from_object", "Celery(", ".conf.", ".conf[")
 
 Guards = tuple[tuple[str, bool], ...]
 
@@ -56,15 +56,26 @@ class EagerOption(NamedTuple):
     from_source: bool = False
 
 
+class CeleryAddress(NamedTuple):
+    """A broker or result store an app is given in code, under the ``if`` tests around
+    it (as ``EagerOption.guards``)."""
+
+    path: str
+    line: int
+    option: str
+    value: str
+    guards: Guards
+
+
 class CeleryConf(NamedTuple):
     """What the project's code tells its Celery apps: each write of an eager option, and
     the settings prefixes the apps read (``namespace="CELERY"``)."""
 
     eager: list[EagerOption]
     namespaces: set[str]
-    # (file, line, option, value) of each broker or result store written in code:
-    # ``Celery("shop", broker="redis://localhost")``, ``app.conf.broker_url = …``.
-    addresses: list[tuple[str, int, str, str]]
+    # Each broker or result store written in code: ``Celery("shop",
+    # broker="redis://localhost")``, ``app.conf.broker_url = …``.
+    addresses: list[CeleryAddress]
 
 
 class _ConfigSource(NamedTuple):
@@ -85,7 +96,7 @@ def celery_conf(paths: Iterable[str | Path]) -> CeleryConf:
     """The eager options and settings namespaces in the Python files under ``paths``."""
     eager: list[EagerOption] = []
     namespaces: set[str] = set()
-    addresses: list[tuple[str, int, str, str]] = []
+    addresses: list[CeleryAddress] = []
     modules: dict[str, tuple[str, ast.Module]] = {}  # dotted name to file and tree
     sources: list[tuple[int, _ConfigSource]] = []  # where in ``eager`` each is loaded
     for root in paths:
@@ -112,7 +123,7 @@ def celery_conf(paths: Iterable[str | Path]) -> CeleryConf:
             names: dict[str, ast.expr] = {}  # module-level names, as bound so far
             for statement, guards in _module_level(tree.body, (), django_settings):
                 eager += _eager_options(str(path), statement, guards, django_settings, names)
-                addresses += _addresses(str(path), statement, names)
+                addresses += _addresses(str(path), statement, guards, names)
                 namespaces.update(_namespaces(statement))
                 for source in _config_sources(str(path), tree, statement, guards):
                     sources.append((len(eager), source))
@@ -302,20 +313,25 @@ def _eager_options(
 
 
 # The options that name a broker or a result store, and the constructor's names for them.
-ADDRESS_OPTIONS = frozenset(
-    {"broker_url", "broker", "result_backend", "backend", "broker_read_url", "broker_write_url"}
+CONSTRUCTOR_ADDRESSES = frozenset({"broker", "backend"})
+ADDRESS_OPTIONS = CONSTRUCTOR_ADDRESSES | frozenset(
+    {"broker_url", "result_backend", "broker_read_url", "broker_write_url"}
 )
 
 
 def _addresses(
-    path: str, statement: ast.stmt, names: dict[str, ast.expr]
-) -> list[tuple[str, int, str, str]]:
-    """The brokers and result stores ``statement`` writes as a string."""
+    path: str, statement: ast.stmt, guards: Guards, names: dict[str, ast.expr]
+) -> list[CeleryAddress]:
+    """The brokers and result stores ``statement`` writes as a string (``broker`` and
+    ``backend`` only as the constructor's keywords: no configuration key of Celery)."""
     found = []
     for node, name, written in _conf_items(statement, names):
         value = _string(_resolved(written, names))
+        constructed = isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+        if name in CONSTRUCTOR_ADDRESSES and not constructed:
+            continue
         if name in ADDRESS_OPTIONS and value is not None:
-            found.append((path, node.lineno, name, value))
+            found.append(CeleryAddress(path, node.lineno, name, value, guards))
     return found
 
 

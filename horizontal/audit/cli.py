@@ -100,7 +100,7 @@ def run(options: dict[str, Any], stdout: Stream, stderr: Stream) -> None:
         options["paths"], categories=chosen_categories(options), exclude=options["exclude"]
     )
     # Fingerprints and SARIF name files from the repository's root, wherever this runs.
-    rebase = repository_paths(options["paths"][0]) if options["paths"] else None
+    rebase = repository_paths(options["paths"])
     if options["write_baseline"]:
         count = write_baseline(options["write_baseline"], result.findings, rebase)
         stderr.write(

@@ -182,14 +182,18 @@ def _resolved_constant(node: ast.AST, names: _ModuleNames, depth: int = 0) -> st
             # A number stays one: ``"web-%d" % 1``.
             values: list[object] = [
                 item.value
-                if isinstance(item, ast.Constant) and isinstance(item.value, int)
+                if isinstance(item, ast.Constant)
+                and isinstance(item.value, int)
+                and abs(item.value) < 2**31
                 else again(item)
                 for item in items
             ]
             if all(v is not None for v in values):
+                if "*" in left:
+                    return None  # a width from the values: ``"%*d"`` may be any size
                 try:
                     return left % tuple(values)
-                except (TypeError, ValueError):
+                except (TypeError, ValueError, OverflowError):
                     return None
         return None
     if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):

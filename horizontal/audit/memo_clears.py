@@ -184,29 +184,26 @@ def _index(tree: ast.Module, lines: set[int]) -> ModuleIndex:
 
 
 def setting_changed_receivers(tree: ast.Module) -> set[str]:
-    """The functions connected to Django's ``setting_changed`` signal (``@receiver(
+    """The functions connected to Django's ``setting_changed`` signal alone (``@receiver(
     setting_changed)``, ``setting_changed.connect(reset)``): only ``override_settings``
-    sends it, in tests."""
-    found: set[str] = set()
+    sends it, in tests. One that also receives another signal (``post_save``) is not."""
+    signals: dict[str, set[str]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             for decorator in node.decorator_list:
-                if (
-                    isinstance(decorator, ast.Call)
-                    and decorator.args
-                    and _last_name(decorator.args[0]) == "setting_changed"
-                ):
-                    found.add(node.name)
+                if isinstance(decorator, ast.Call) and decorator.args:
+                    sent = decorator.args[0]
+                    names = sent.elts if isinstance(sent, ast.List | ast.Tuple) else [sent]
+                    signals.setdefault(node.name, set()).update(_last_name(n) for n in names)
         elif (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
             and node.func.attr == "connect"
-            and _last_name(node.func.value) == "setting_changed"
             and node.args
             and isinstance(node.args[0], ast.Name)
         ):
-            found.add(node.args[0].id)
-    return found
+            signals.setdefault(node.args[0].id, set()).add(_last_name(node.func.value))
+    return {name for name, sent in signals.items() if sent == {"setting_changed"}}
 
 
 def _clears_in(scope: Scope, owner_class: str) -> Iterator[Clear]:

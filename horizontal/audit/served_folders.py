@@ -178,9 +178,16 @@ JOINED_FOLDER = lazy_compile(r"""(?:\+\s*|,\s*)["']/?((?:[\w.-]+/)*[\w.-]+)/?["'
 PLACEHOLDERS = frozenset({".gitkeep", ".keep", ".gitignore", "README", "README.md", "README.txt"})
 
 
-# A folder a build fills (``os.path.join(BASE_DIR, "../../web/dist/libs/editor")``,
-# ``"frontend/build"``): made when the image is built, the same files in every image.
-BUILD_OUTPUT = lazy_compile(r"""["'](?:[^"'\n]*/)?(?:dist|build)(?:/[^"'\n]*)?["']""")
+# A folder a build fills, in the code's tree (``os.path.join(BASE_DIR,
+# "../../web/dist/libs/editor")``, ``BASE_DIR / "frontend/build"``): made when the image
+# is built, the same files in every image. A relative path with a ``dist`` folder, or
+# ending in ``build``; not an absolute one (``/srv/app/dist/reports``, data) nor one
+# inside ``build/`` (``build/reports``, which the app may fill).
+BUILD_OUTPUT = lazy_compile(
+    r"""["'](?![/~])(?:[^"'\n]*/)?dist(?:/[^"'\n]*)?["']"""  # …/dist/…, dist
+    r"""|["'](?![/~])[^"'\n]*/build/?["']"""  # frontend/build
+    r"""|["']build/?["']\s*\)\s*$"""  # os.path.join(BASE_DIR, "frontend", "build")
+)
 
 
 def serves_a_shipped_folder(
@@ -207,13 +214,16 @@ def serves_a_shipped_folder(
 
 
 def _names_a_build_output(setting: str, texts: Mapping[str, list[str]]) -> bool:
-    """Whether a top-level assignment of ``setting`` names a build's output folder."""
+    """Whether every top-level assignment of ``setting`` names a build's output folder
+    (one that names another folder, in any settings module, may be production's)."""
     assignment = re.compile(rf"{re.escape(setting)}\s*=")
-    return any(
-        line.startswith(setting) and assignment.match(line) and BUILD_OUTPUT.search(line)
+    assigned = [
+        line
         for lines in texts.values()
         for line in lines
-    )
+        if line.startswith(setting) and assignment.match(line)
+    ]
+    return bool(assigned) and all(BUILD_OUTPUT.search(line) for line in assigned)
 
 
 def _has_files(folder: str) -> bool:

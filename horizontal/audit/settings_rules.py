@@ -208,7 +208,10 @@ def sqlite_by_default(module: PythonModule) -> Iterator[Finding]:
             # "DB_ENGINE", default="…sqlite3")``), is judged as a backend elsewhere.
             default = env_default(node)
             in_place = string_value(node) or (default is not None and string_value(default))
-            if not in_place and engine.endswith(SQLITE_ENGINES):
+            # Built at run time: ``"django.db.backends." + name``; a name bound to a whole
+            # engine (``"ENGINE": DB_ENGINE``) is judged as a backend too.
+            built = not in_place and not isinstance(node, ast.Name | ast.Attribute)
+            if built and engine.endswith(SQLITE_ENGINES):
                 # ``"django.db.backends." + db_backend``, its name defaulting to SQLite:
                 # decided where the name's default is written.
                 decided = [

@@ -137,7 +137,7 @@ def _key_file_written_here(module: PythonModule, statement: ast.AST) -> int | No
     when it imports (``if not os.path.exists(key_file): … write(random_key(64))``): a key
     made on first boot, on each host that boots, whatever generator filled it. The line
     of the write."""
-    handles = _opened_handles(module) if "with" in module.text else {}
+    handles = _opened_handles(module, statement) if "with" in module.text else {}
     read = {name for node in ast.walk(statement) if (name := _file_read(node, handles))}
     if not read:
         return None
@@ -182,11 +182,15 @@ def _file_read(node: ast.AST, handles: dict[str, str] | None = None) -> str | No
     return None
 
 
-def _opened_handles(module: PythonModule) -> dict[str, str]:
-    """``with open(KEY_FILE) as handle:`` at the top level: handle -> KEY_FILE."""
+def _opened_handles(module: PythonModule, statement: ast.AST) -> dict[str, str]:
+    """``with open(KEY_FILE) as handle:`` around ``statement``: handle -> KEY_FILE (the
+    innermost ``with`` that binds a name wins, as Python binds it)."""
     handles: dict[str, str] = {}
+    line = getattr(statement, "lineno", 0)
     for node in nodes_outside_scopes(module.tree.body):
-        if not isinstance(node, ast.With):
+        if not isinstance(node, ast.With) or not node.body:
+            continue
+        if not node.body[0].lineno <= line <= (node.end_lineno or node.lineno):
             continue
         for item in node.items:
             opened = item.context_expr

@@ -215,7 +215,12 @@ class PythonModule:
         level, target = self.relative_imports[head]
         package = self.package
         if package is None:
-            package = posixpath.dirname(self.path).replace("/", ".")
+            # The module's folder as a dotted name; ``../proj/mysite`` (a tree beside the
+            # working directory) is ``proj.mysite``.
+            folders = [
+                p for p in posixpath.dirname(self.path).split("/") if p not in {"", ".", ".."}
+            ]
+            package = ".".join(folders)
         base = package.rsplit(".", level - 1)[0] if level > 1 else package
         full = f"{base}.{target}" if base else target
         return f"{full}.{rest}" if rest else full

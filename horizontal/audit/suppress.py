@@ -17,6 +17,16 @@ from horizontal.audit.patterns import lazy_compile
 
 IGNORE = lazy_compile(r"#\s*horizontal:\s*ignore(?:\[(?P<categories>[\w\-, ]+)\])?")
 BASELINE_VERSION = 1
+# How a baseline names files: from the repository's root (``repository_paths``). One
+# without it was written from the folder the audit ran in.
+PATHS_FROM_ROOT = "repository"
+
+
+class Baseline(Counter[str]):
+    """The fingerprints of a baseline, with how many findings share each one, and
+    whether it names files from the repository's root (``from_root``)."""
+
+    from_root = True
 
 
 def ignored_categories(line: str) -> set[str] | None:
@@ -67,23 +77,30 @@ def write_baseline(
         ),
         key=lambda e: (e["path"], e["category"], e["fingerprint"]),
     )
-    document = {"version": BASELINE_VERSION, "tool": "horizontal-audit", "findings": entries}
+    document = {
+        "version": BASELINE_VERSION,
+        "tool": "horizontal-audit",
+        **({"paths": PATHS_FROM_ROOT} if rebase else {}),
+        "findings": entries,
+    }
     # The operator names the file on the command line, in the checkout CI runs in.
     text = json.dumps(document, indent=2) + "\n"
     Path(path).write_text(text, encoding="utf-8")  # horizontal: ignore[file-write]
     return len(entries)
 
 
-def read_baseline(path: str | Path) -> Counter[str]:
+def read_baseline(path: str | Path) -> Baseline:
     """Fingerprints in the baseline, with how many findings share each one."""
     document = json.loads(Path(path).read_text(encoding="utf-8"))
     if document.get("version") != BASELINE_VERSION:
         raise ValueError(f"{path}: not a horizontal audit baseline (version 1)")
-    return Counter(
+    baseline = Baseline(
         key
         for entry in document["findings"]
         for key in (entry["fingerprint"], *entry.get("related", ()))
     )
+    baseline.from_root = document.get("paths") == PATHS_FROM_ROOT
+    return baseline
 
 
 def new_findings(
@@ -99,7 +116,8 @@ def new_findings(
         # A baseline written before fingerprints named files from the repository's root
         # keyed them from the folder it was written in: still matched from there.
         legacy = Counter([finding.fingerprint(), *finding.related_fingerprints()])
-        for candidate in (keys, legacy) if rebase else (keys,):
+        old_keys = rebase is not None and not getattr(baseline, "from_root", True)
+        for candidate in (keys, legacy) if old_keys else (keys,):
             if all(remaining[key] >= count for key, count in candidate.items()):
                 remaining -= candidate
                 break

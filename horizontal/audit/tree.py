@@ -233,31 +233,36 @@ def relative(absolute: str, base: str) -> str:
 REPOSITORY_MARKERS = (".git", ".hg", ".svn")
 
 
-def repository_paths(path: str, base: str | None = None) -> Callable[[str], str]:
-    """How the repository holding ``path`` names a file given relative to ``base``
-    (default: the working directory): relative to the nearest folder at or above
-    ``path`` with a ``.git`` (``.hg``, ``.svn``), or, outside any repository, to the
-    folder ``path`` names. So ``horizontal-audit ..`` run from ``src/``, ``horizontal-audit
-    .`` run at the root and ``horizontal-audit repo`` run above it fingerprint a file
-    alike."""
+def repository_paths(paths: Collection[str], base: str | None = None) -> Callable[[str], str]:
+    """How a file given relative to ``base`` (default: the working directory) is named
+    for baselines and SARIF: relative to the root of the repository that holds it (the
+    nearest folder above it with a ``.git``, ``.hg`` or ``.svn``; a submodule's own), or,
+    outside any repository, to the audited ``paths`` entry that holds it. The same file
+    gets the same name from any working directory, in any order of ``paths``:
+    ``horizontal-audit ..`` run from ``src/``, ``horizontal-audit .`` at the root and
+    ``horizontal-audit repo`` above it key it alike."""
     base = os.path.abspath(base or os.getcwd())
-    given = os.path.abspath(path)
-    if not os.path.isdir(given):
-        given = os.path.dirname(given)
-    root, folder = given, given
-    while True:
-        if any(os.path.exists(os.path.join(folder, m)) for m in REPOSITORY_MARKERS):
-            root = folder
-            break
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            break
-        folder = parent
-    if root == base:
-        return lambda name: name
+    given = sorted((os.path.realpath(p) for p in paths), key=lambda p: len(p), reverse=True)
+    roots: dict[str, str | None] = {}  # folder -> its repository root
+
+    def repository_root(folder: str) -> str | None:
+        if folder not in roots:
+            if any(os.path.exists(os.path.join(folder, m)) for m in REPOSITORY_MARKERS):
+                roots[folder] = folder
+            else:
+                parent = os.path.dirname(folder)
+                roots[folder] = None if parent == folder else repository_root(parent)
+        return roots[folder]
 
     def rebase(name: str) -> str:
-        return relative(os.path.normpath(os.path.join(base, name)), root)
+        absolute = os.path.realpath(os.path.join(base, name))
+        root = repository_root(os.path.dirname(absolute))
+        if root is None:
+            holders = [p for p in given if absolute == p or absolute.startswith(p + os.sep)]
+            root = holders[0] if holders else None
+            if root is not None and not os.path.isdir(root):
+                root = os.path.dirname(root)
+        return relative(absolute, root) if root is not None else name
 
     return rebase
 

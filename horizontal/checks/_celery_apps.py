@@ -36,8 +36,8 @@ def reads_celery_prefix(conf: CeleryConf) -> bool:
 
 def celery_settings(conf: CeleryConf, usual: Iterable[str]) -> list[str]:
     """``usual`` (``CELERY_BROKER_URL``, ``BROKER_URL``, …) as the project's apps read
-    them: the namespaced names (``TASKQ_BROKER_URL``) where every app takes its own."""
-    if reads_celery_prefix(conf):
-        return list(usual)
-    prefixes = sorted(conf.namespaces)
-    return [f"{prefix}_{option}" for prefix in prefixes for option in ADDRESS_OPTIONS]
+    them: with the namespaced names (``TASKQ_BROKER_URL``) of each app that takes its
+    own, and without ``usual`` where every app does."""
+    names = list(usual) if reads_celery_prefix(conf) else []
+    prefixes = sorted(conf.namespaces - {"CELERY", ""})
+    return names + [f"{prefix}_{option}" for prefix in prefixes for option in ADDRESS_OPTIONS]

@@ -16,7 +16,7 @@ from horizontal.checks._base import relative_place
 if TYPE_CHECKING:
     from horizontal.audit.celery_conf import CeleryConf, EagerOption
 
-__all__ = ["eager_in_code", "eager_setting"]
+__all__ = ["eager_in_code", "eager_setting", "guard_holds"]
 
 _UNSET = object()
 
@@ -58,7 +58,7 @@ def eager_in_code(conf: CeleryConf, reported: set[str]) -> list[tuple[str, str |
     # never replaces a write on ``app.conf``, which Celery applies over it.
     last: dict[str, EagerOption] = {}
     for option in conf.eager:
-        if not all(_guard_holds(name, negated) for name, negated in option.guards):
+        if not all(guard_holds(name, negated) for name, negated in option.guards):
             continue
         current = last.get(option.scope)
         if current is None or not option.from_source or current.from_source:
@@ -72,7 +72,7 @@ def eager_in_code(conf: CeleryConf, reported: set[str]) -> list[tuple[str, str |
     return found
 
 
-def _guard_holds(setting: str, negated: bool) -> bool:
+def guard_holds(setting: str, negated: bool) -> bool:
     """Whether ``if settings.X:`` (``if not settings.X:`` when negated) is taken here; a
     setting Django does not have is no known branch, so not taken."""
     if not hasattr(settings, setting):

@@ -449,6 +449,7 @@ def check_background_services_on_this_host(
 ) -> list[CheckMessage]:
     from horizontal.audit.this_host import this_host_addresses  # not at start-up
     from horizontal.checks._celery_apps import celery_settings, project_celery_conf
+    from horizontal.checks._eager_tasks import guard_holds
     from horizontal.checks.code import project_app_paths
 
     conf = project_celery_conf(project_app_paths(app_configs))
@@ -461,10 +462,13 @@ def check_background_services_on_this_host(
         if address is not None:
             found.append(W048(setting, address))
     # Written in the app's own code: ``Celery("shop", broker="redis://localhost")``.
-    for path, line, option, value in conf.addresses:
-        address = next(this_host_addresses(value, live=True), None)
+    for given in conf.addresses:
+        if not all(guard_holds(name, negated) for name, negated in given.guards):
+            continue  # ``if settings.DEBUG: app.conf.broker_url = "redis://localhost"``
+        address = next(this_host_addresses(given.value, live=True), None)
         if address is not None:
-            found.append(W048(f"{option} set in code", address, relative_place(path, line)))
+            place = relative_place(given.path, given.line)
+            found.append(W048(f"{given.option} set in code", address, place))
     results = _celery_results_cache()
     # A cache on this host's server is W004's; a cache in the process or its files is this.
     if results is not None and cache_is(results[1], NOT_SHARED_CACHES):

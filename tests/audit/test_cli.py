@@ -231,3 +231,21 @@ def test_a_baseline_keyed_from_the_folder_it_was_written_in_still_matches_there(
     done = horizontal_audit(".", "--baseline", str(baseline), cwd=site)
     assert done.returncode == 0, done.stderr
     assert "1 in the baseline" in done.stderr
+
+
+def test_a_baseline_of_several_trees_matches_in_any_order(tmp_path: Path) -> None:
+    # Each file is named from its own repository's root (a submodule's own), whatever
+    # order the trees are given in and wherever the audit runs.
+    for repo in ("shop", "shop/billing"):
+        (tmp_path / repo / ".git").mkdir(parents=True)
+        (tmp_path / repo / "entrypoint.sh").write_text("#!/bin/sh\npython manage.py migrate\n")
+    baseline = tmp_path / "baseline.json"
+    done = horizontal_audit("shop", "shop/billing", "--write-baseline", str(baseline), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    for args, cwd in (
+        (("shop/billing", "shop"), tmp_path),
+        (("billing",), tmp_path / "shop"),
+        ((".",), tmp_path / "shop"),
+    ):
+        done = horizontal_audit(*args, "--baseline", str(baseline), cwd=cwd)
+        assert done.returncode == 0, (args, cwd, done.stdout)

@@ -297,3 +297,8 @@ def test_a_memo_cleared_only_when_a_test_overrides_settings_is_not_cleared_on_sa
     assert memos(audit(tmp_path / "b", {"app/langs.py": connected})) == []
     on_save = {"app/langs.py": LANGUAGES_MEMO.format(signal="post_save")}
     assert memos(audit(tmp_path / "c", on_save)) == [("cache", "app/langs.py", 11)]
+    # A receiver of both signals clears on save as well.
+    both = LANGUAGES_MEMO.format(signal="post_save").replace(
+        "@receiver(post_save)\n", "@receiver(post_save)\n@receiver(setting_changed)\n"
+    )
+    assert memos(audit(tmp_path / "d", {"app/langs.py": both})) == [("cache", "app/langs.py", 11)]

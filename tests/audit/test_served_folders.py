@@ -28,6 +28,10 @@ urlpatterns = [
         # A build's output, made when the image is built: the same in every image.
         ("os.path.join(BASE_DIR, '../../web/dist/libs/editor')", False),
         ("BASE_DIR / 'frontend/build'", False),
+        ("os.path.join(BASE_DIR, 'frontend', 'build')", False),
+        # Inside a folder named build, or outside the code's tree: data it may write.
+        ("os.path.join(BASE_DIR, 'build', 'reports')", True),
+        ("os.environ.get('EDITOR_ROOT', '/srv/app/dist/editor')", True),
     ],
 )
 def test_a_folder_a_build_fills_is_shipped(tmp_path: Path, value: str, served: bool) -> None:
@@ -35,3 +39,13 @@ def test_a_folder_a_build_fills_is_shipped(tmp_path: Path, value: str, served: b
     files = {"app/settings.py": settings, "app/urls.py": URLS}
     found = scan(tmp_path, files, "file-write")
     assert where(found) == ([("app/urls.py", 6)] if served else [])
+
+
+def test_a_folder_another_settings_module_names_otherwise_is_not_shipped(tmp_path: Path) -> None:
+    # Development builds into ``dist``; production's folder is data: served.
+    files = {
+        "app/settings.py": "EDITOR_ROOT = '/var/lib/app/editor'\n",
+        "app/settings_dev.py": "EDITOR_ROOT = 'web/dist/editor'\n",
+        "app/urls.py": URLS,
+    }
+    assert where(scan(tmp_path, files, "file-write")) == [("app/urls.py", 6)]

@@ -50,3 +50,13 @@ def test_an_engine_named_through_a_default_is_judged_by_that_default(
     ] == [True]
     if backend == "sqlite3":
         assert [(r.path, r.line) for r in found[0].related] == [("shop/settings.py", 12)]
+
+
+def test_a_whole_engine_bound_to_a_name_is_one_finding(tmp_path: Path) -> None:
+    source = (
+        "import os\n"
+        'DB_ENGINE = os.environ.get("DB_ENGINE", "django.db.backends.sqlite3")\n'
+        'DATABASES = {"default": {"ENGINE": DB_ENGINE, "NAME": "db.sqlite3"}}\n'
+    )
+    found = scan(tmp_path, {"shop/settings.py": source}, "settings")
+    assert len(found) == 1, [f.message for f in found]

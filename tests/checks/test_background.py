@@ -808,3 +808,30 @@ def test_a_celery_app_configured_in_its_constructor_and_conf_is_judged(
             "celery.py:4",
             "celery.py:3",
         ]
+
+
+def test_every_namespace_an_app_reads_is_judged(tmp_path: Path) -> None:
+    # One app reads TASKQ_ settings, another the usual ones: both sets are read.
+    project = _namespaced_project(tmp_path)
+    usual = 'other = Celery("other")\nother.config_from_object("django.conf:settings")\n'
+    with (tmp_path / "shop" / "celery.py").open("a") as module:
+        module.write(usual)
+    with shared_settings(TASKQ_BROKER_URL="redis://localhost:6379/0"):
+        [message] = background.check_background_services_on_this_host(app_configs=[project])
+    assert message.obj == "TASKQ_BROKER_URL"
+
+
+def test_a_broker_written_for_development_only_is_silent(tmp_path: Path) -> None:
+    package = tmp_path / "shop"
+    package.mkdir()
+    (package / "celery.py").write_text(
+        "from celery import Celery\nfrom django.conf import settings\n\n"
+        'app = Celery("shop")\nif settings.DEBUG:\n'
+        '    app.conf.broker_url = "redis://localhost:6379/0"\n'
+    )
+    project = types.SimpleNamespace(name="shop", path=str(package))
+    with shared_settings(DEBUG=False):
+        assert background.check_background_services_on_this_host(app_configs=[project]) == []
+    with shared_settings(DEBUG=True):
+        [message] = background.check_background_services_on_this_host(app_configs=[project])
+    assert str(message.obj).endswith("celery.py:6")

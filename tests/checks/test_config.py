@@ -336,3 +336,11 @@ def test_e007_is_a_deploy_check_only() -> None:
             tags=["horizontal"], include_deployment_checks=True, databases=[]
         )
     assert "horizontal.E007" in [m.id for m in messages]
+
+
+def test_a_huge_number_formatted_into_the_instance_id_is_read_without_error(
+    tmp_path: Any, monkeypatch: Any
+) -> None:
+    # ``%c`` of a number past Unicode, or a width from the values: no constant to tell.
+    for source in ('HORIZONTAL_INSTANCE_ID = "web-%c" % 1114112\n', 'X = "%*d" % (10, 1)\n'):
+        assert instance_id_errors(tmp_path, monkeypatch, source, "web-1") == []

@@ -124,6 +124,11 @@ def test_a_key_made_at_first_import_in_another_form_is_w050(module: str, line: i
     assert site.endswith(f"settings_modules/{module}.py:{line}"), site
 
 
+def test_a_key_read_from_a_mounted_file_beside_another_write_is_fine() -> None:
+    # The read's handle is the one its own ``with`` opens, not an earlier one's.
+    assert secret_key_sites("tests.checks.settings_modules.mounted_key_beside_a_write") == []
+
+
 def test_every_check_is_registered_deploy_only() -> None:
     assert_registered_deploy_only(secret_key)
 
