@@ -23,6 +23,7 @@ from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.script_names import named_like_a_start, run_once_or_by_a_developer
 from horizontal.audit.shell_branches import (
     CALLED_BY_THE_SOURCING_SCRIPT,
+    HEREDOC,
     function_callers,
     leader_only,
     process_arms,
@@ -378,6 +379,7 @@ def find_in_shell(
         for arm in serving_arms - {None}
         if serves_with_runserver([t.text for a, t in zip(runs_in, lines, strict=True) if arm in a])
     }
+    secret_heredocs = python_secret_heredocs(text) if "<<" in text else set()
     secrets: set[str] = set()  # variables assigned a generated secret so far
     # SECRET_KEY variables given a generated key, and those of them never written to a file.
     signing_keys: dict[str, Finding] = {}
@@ -400,9 +402,10 @@ def find_in_shell(
         elif resets_shared_state(line.text):
             if not migration_step and (arm is None or serves):
                 yield line_finding(path, line, "boot-reset", reset_message(line.text))
-        elif INTO_FILE.search(line.text) and (
-            SECRET_GENERATOR.search(line.text) or _mentions(line.text, secrets)
-        ):
+        elif (
+            INTO_FILE.search(line.text)
+            and (SECRET_GENERATOR.search(line.text) or _mentions(line.text, secrets))
+        ) or line.number in secret_heredocs:
             finding = line_finding(path, line, "file-write", SECRET_AT_START)
             yield finding._replace(fix_text=SECRET_FILE_FIX)
             unsaved_keys -= {name for name in signing_keys if _mentions(line.text, {name})}
@@ -427,6 +430,39 @@ def find_in_shell(
         elif UWSGI_MEDIA_OPTION.search(line.text):
             yield line_finding(path, _option_line(text, line), "file-write", UWSGI_SERVES_MEDIA)
     yield from (signing_keys[name] for name in sorted(unsaved_keys))
+
+
+# A heredoc fed to Python (``python <<EOF``, ``python3 - <<'PY'``, ``manage.py shell
+# <<EOF``): its body is Python, run at start.
+PYTHON_READER = lazy_compile(r"\bpython[\d.]*\b|\bmanage\.py\s+shell\b")
+# In such a body: a fresh random value, and a file written.
+PYTHON_RANDOM = lazy_compile(
+    r"\brandom\.|\bsecrets\.|SystemRandom|get_random_s(ecret_key|tring)|token_(hex|urlsafe|bytes)"
+    r"|urandom|uuid4"
+)
+PYTHON_FILE_WRITE = lazy_compile(r"""open\([^)]*,\s*['"][wax]|\.write_(text|bytes)\(""")
+
+
+def python_secret_heredocs(text: str) -> set[int]:
+    """The lines that open a heredoc fed to Python whose body writes a fresh random value
+    into a file (a key generated at first boot, as ``openssl rand … > file`` is)."""
+    found: set[int] = set()
+    lines = text.splitlines()
+    index = 0
+    while index < len(lines):
+        opened = HEREDOC.search(lines[index])
+        if opened is None or not PYTHON_READER.search(lines[index][: opened.start()]):
+            index += 1
+            continue
+        end = next(
+            (i for i in range(index + 1, len(lines)) if lines[i].strip() == opened.group(2)),
+            len(lines),
+        )
+        body = "\n".join(lines[index + 1 : end])
+        if PYTHON_RANDOM.search(body) and PYTHON_FILE_WRITE.search(body):
+            found.add(index + 1)
+        index = end + 1
+    return found
 
 
 # ``uwsgi ... --static-map /media=/app/media``: the ini option given on the command line.

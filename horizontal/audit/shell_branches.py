@@ -16,6 +16,7 @@ from horizontal.audit.patterns import lazy_compile
 
 __all__ = [
     "CALLED_BY_THE_SOURCING_SCRIPT",
+    "HEREDOC",
     "function_callers",
     "leader_only",
     "process_arms",

@@ -526,3 +526,29 @@ def test_an_email_relay_on_this_host_is_not_a_shared_service(tmp_path: Path) -> 
         "EMAIL_HOST = 'localhost'\nEMAIL_SERVER_URL = 'smtp://localhost:25'\n"
     )
     assert scan(tmp_path, {"app/settings.py": source}) == []
+
+
+PYTHON_HEREDOC_KEY = """\
+#!/bin/sh -e
+KEY_FILE=${KEY_FILE:-/var/lib/app/secret_key}
+if [ ! -e "${KEY_FILE}" ]; then
+    python <<PYEOF
+import random, string
+key = ''.join(random.SystemRandom().choice(string.ascii_letters) for _ in range(64))
+with open('${KEY_FILE}', 'w') as stream:
+    stream.write(key)
+PYEOF
+fi
+exec gunicorn app.wsgi:application
+"""
+
+
+def test_a_key_a_python_heredoc_generates_into_a_file_is_found(tmp_path: Path) -> None:
+    found = scan(tmp_path / "a", {"docker-entrypoint.sh": PYTHON_HEREDOC_KEY})
+    assert where(found) == [("docker-entrypoint.sh", 4)]
+    assert found[0].fix.startswith("Generate the secret once")
+    # A heredoc that only prints, or a Python one that reads the mounted key: nothing.
+    printed = PYTHON_HEREDOC_KEY.replace("python <<PYEOF", "cat <<PYEOF")
+    assert scan(tmp_path / "b", {"docker-entrypoint.sh": printed}) == []
+    read = PYTHON_HEREDOC_KEY.replace("'w'", "'r'").replace("stream.write(key)", "print(1)")
+    assert scan(tmp_path / "c", {"docker-entrypoint.sh": read}) == []
