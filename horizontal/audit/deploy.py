@@ -23,10 +23,10 @@ from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.script_names import named_like_a_start, run_once_or_by_a_developer
 from horizontal.audit.shell_branches import (
     CALLED_BY_THE_SOURCING_SCRIPT,
-    HEREDOC,
     function_callers,
     leader_only,
     process_arms,
+    python_secret_heredocs,
     without_string_bodies,
 )
 from horizontal.audit.shell_variables import expand_variables
@@ -430,39 +430,6 @@ def find_in_shell(
         elif UWSGI_MEDIA_OPTION.search(line.text):
             yield line_finding(path, _option_line(text, line), "file-write", UWSGI_SERVES_MEDIA)
     yield from (signing_keys[name] for name in sorted(unsaved_keys))
-
-
-# A heredoc fed to Python (``python <<EOF``, ``python3 - <<'PY'``, ``manage.py shell
-# <<EOF``): its body is Python, run at start.
-PYTHON_READER = lazy_compile(r"\bpython[\d.]*\b|\bmanage\.py\s+shell\b")
-# In such a body: a fresh random value, and a file written.
-PYTHON_RANDOM = lazy_compile(
-    r"\brandom\.|\bsecrets\.|SystemRandom|get_random_s(ecret_key|tring)|token_(hex|urlsafe|bytes)"
-    r"|urandom|uuid4"
-)
-PYTHON_FILE_WRITE = lazy_compile(r"""open\([^)]*,\s*['"][wax]|\.write_(text|bytes)\(""")
-
-
-def python_secret_heredocs(text: str) -> set[int]:
-    """The lines that open a heredoc fed to Python whose body writes a fresh random value
-    into a file (a key generated at first boot, as ``openssl rand … > file`` is)."""
-    found: set[int] = set()
-    lines = text.splitlines()
-    index = 0
-    while index < len(lines):
-        opened = HEREDOC.search(lines[index])
-        if opened is None or not PYTHON_READER.search(lines[index][: opened.start()]):
-            index += 1
-            continue
-        end = next(
-            (i for i in range(index + 1, len(lines)) if lines[i].strip() == opened.group(2)),
-            len(lines),
-        )
-        body = "\n".join(lines[index + 1 : end])
-        if PYTHON_RANDOM.search(body) and PYTHON_FILE_WRITE.search(body):
-            found.add(index + 1)
-        index = end + 1
-    return found
 
 
 # ``uwsgi ... --static-map /media=/app/media``: the ini option given on the command line.

@@ -32,7 +32,6 @@ from horizontal.audit.served_folders import find_served_folders
 from horizontal.audit.source import (
     FunctionNode,
     PythonModule,
-    call_name,
     calls_to,
     dotted,
     last_part,
@@ -43,8 +42,6 @@ from horizontal.audit.start_messages import SECRET_FILE_FIX
 from horizontal.audit.suppress import is_suppressed
 from horizontal.audit.temp_handoff import escapes, handed_on_temp_files
 from horizontal.audit.temp_paths import (
-    CLEANUP_FUNCTIONS,
-    CLEANUP_METHODS,
     NO_SCRATCH,
     TEMP_LEFT_BEHIND,
     Scratch,
@@ -53,6 +50,7 @@ from horizontal.audit.temp_paths import (
     class_scratch,
     cleans_up,
     mentions_temp,
+    removed_in_place,
     temp_names,
     writes_where_told,
 )
@@ -234,63 +232,6 @@ def _never_run_lines(module: PythonModule) -> set[int]:
     return lines
 
 
-def _removed_here(
-    module: PythonModule, function: FunctionNode | None, call: ast.Call, target: ast.AST
-) -> bool:
-    """The write sits in a ``try:`` whose ``finally:`` removes the written name
-    (``probe.unlink()``, ``os.remove(probe)``): a probe file, gone before the function
-    returns whatever happens."""
-    if function is None or not isinstance(target, ast.Name):
-        return False
-    if _removed_after(module, function, call, target.id):
-        return True
-    for node in ast.walk(function):
-        if not isinstance(node, ast.Try) or not node.finalbody:
-            continue
-        first, last = node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno
-        if first <= call.lineno <= last and any(
-            _removes(module, statement, target.id) for statement in node.finalbody
-        ):
-            return True
-    return False
-
-
-def _removed_after(module: PythonModule, function: FunctionNode, call: ast.Call, name: str) -> bool:
-    """A later statement of the block that writes removes the written name (``with
-    open(probe, "w") …`` then ``os.remove(probe)``): a probe of the folder, gone before
-    the block ends unless the write itself failed."""
-    for node in ast.walk(function):
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(node, field, None)
-            if not isinstance(block, list):
-                continue
-            for index, statement in enumerate(block):
-                end = statement.end_lineno or statement.lineno
-                if statement.lineno <= call.lineno <= end:
-                    # A removal on the block's own path, not one in an error branch
-                    # (``except DoesNotExist: os.unlink(path)``) of a file kept otherwise.
-                    later = [s for s in block[index + 1 :] if isinstance(s, ast.Expr)]
-                    if any(_removes(module, other, name) for other in later):
-                        return True
-    return False
-
-
-def _removes(module: PythonModule, statement: ast.stmt, name: str) -> bool:
-    for node in ast.walk(statement):
-        if not isinstance(node, ast.Call):
-            continue
-        func = node.func
-        method = func.attr if isinstance(func, ast.Attribute) else ""
-        receiver = func.value if isinstance(func, ast.Attribute) else None
-        if method in CLEANUP_METHODS and isinstance(receiver, ast.Name) and receiver.id == name:
-            return True
-        if (call_name(module, node) or "") in CLEANUP_FUNCTIONS and node.args:
-            first = node.args[0]
-            if isinstance(first, ast.Name) and first.id == name:
-                return True
-    return False
-
-
 SECRET_NAME = lazy_compile(r"secret|key|token", re.IGNORECASE)
 
 
@@ -444,7 +385,7 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
                 if escapes(module, function, names):
                     yield _file_write(module, call.lineno, TEMP_LEFT_BEHIND)
                 continue  # left behind, but read only here: this host's own litter
-        if _removed_here(module, function, call, target):
+        if removed_in_place(module, function, call, target):
             continue
         if opens_a_lock_file(module, function or module.tree, call):
             continue  # the flock() on its handle is the finding

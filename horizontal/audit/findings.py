@@ -214,6 +214,14 @@ def distinct_places(
     return kept
 
 
+def with_distinct_related(finding: Finding) -> Finding:
+    """Each related place once, never the finding's own: several folds may bring one."""
+    related = distinct_places(finding.related, (finding.path, finding.line))
+    if len(related) == len(finding.related):
+        return finding
+    return finding._replace(related=tuple(related))
+
+
 def level_rank(level: str) -> int:
     return LEVELS.index(level)
 

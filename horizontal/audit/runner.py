@@ -45,7 +45,7 @@ from horizontal.audit.findings import (
     AuditResult,
     Finding,
     Location,
-    distinct_places,
+    with_distinct_related,
 )
 from horizontal.audit.local_storage import (
     storage_with_its_consequences,
@@ -117,14 +117,6 @@ UPLOAD_FIELDS_SHOWN = 10
 # What a command's process keeps ends with its run: not reported in commands and scripts,
 # nor in the modules only they import (their locks are).
 RUN_BY_HAND_SPARES = frozenset({"file-write", "cache", "module-state", "timer-thread", "scheduler"})
-
-
-def _distinct_related(finding: Finding) -> Finding:
-    """Each related place once, never the finding's own: several folds may bring one."""
-    related = distinct_places(finding.related, (finding.path, finding.line))
-    if len(related) == len(finding.related):
-        return finding
-    return finding._replace(related=tuple(related))
 
 
 def scan_paths(
@@ -330,7 +322,7 @@ class Scan:
             self.python_texts,
             ("\n".join(t) for name, t in self.texts.items() if not name.endswith(".py")),
         )
-        self.result.findings = [_distinct_related(f) for f in self.result.findings]
+        self.result.findings = [with_distinct_related(f) for f in self.result.findings]
         self.result.findings.sort()
         return self.result
 

@@ -25,6 +25,7 @@ from collections.abc import Set as AbstractSet
 
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.settings_branches import off_by_default_statements
+from horizontal.audit.settings_engines import sqlite_by_default
 from horizontal.audit.settings_files import (
     KNOWN_SETTINGS,
     is_dev_module,
@@ -41,7 +42,6 @@ from horizontal.audit.settings_rules import (
     django_defaults_copied,
     implicit_defaults,
     option_places,
-    sqlite_by_default,
 )
 from horizontal.audit.settings_secrets import (
     HelperModules,

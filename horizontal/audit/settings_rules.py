@@ -15,7 +15,6 @@ import re
 from collections.abc import Iterator, Mapping
 
 from horizontal.audit.compressor import compresses_on_request
-from horizontal.audit.env_lookups import env_default
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.known import (
     CACHE_URL_CONFIGS,
@@ -35,9 +34,6 @@ from horizontal.audit.local_storage import NOTHING_SET
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.settings_branches import explicitly_chosen, static_or_compared
 from horizontal.audit.settings_values import (
-    address_text,
-    module_strings,
-    strings_with_paths,
     value_paths,
 )
 from horizontal.audit.source import (
@@ -54,7 +50,6 @@ __all__ = [
     "django_defaults_copied",
     "implicit_defaults",
     "option_places",
-    "sqlite_by_default",
 ]
 
 # The catalogue's values, by the string settings write them as.
@@ -184,69 +179,6 @@ def _cache_url_configs_without_default(
                 node.lineno,
                 f"{entry.setting}: with no CACHE_URL set, {entry.why}",
                 FIXES[entry.setting],
-            )
-
-
-SQLITE_ENGINES = (".sqlite3", ".spatialite")
-
-
-def sqlite_by_default(module: PythonModule) -> Iterator[Finding]:
-    """``"ENGINE": "django.db.backends." + backend`` with a ``NAME`` whose default is a
-    SQLite file (``fallback=DATA_DIR / "db.sqlite3"``): the engine is chosen at run time
-    and, unconfigured, it is SQLite. A literal engine is judged as a backend instead."""
-    names = module_strings(module)
-    ignored = static_or_compared(module.tree)
-    literal_engines: set[str] = set()
-    sqlite_engines: list[tuple[str, int, int]] = []  # alias, decided at, ENGINE's line
-    sqlite_names: list[tuple[str, int]] = []
-    for node, path in strings_with_paths(module):
-        if len(path) != 3 or path[0] != "DATABASES" or id(node) in ignored:
-            continue
-        if path[2] == "ENGINE":
-            engine, line = address_text(node, names)
-            # A literal, or an environment default written in place (``env.str(
-            # "DB_ENGINE", default="…sqlite3")``), is judged as a backend elsewhere.
-            default = env_default(node)
-            in_place = string_value(node) or (default is not None and string_value(default))
-            # Built at run time: ``"django.db.backends." + name``; a name bound to a whole
-            # engine (``"ENGINE": DB_ENGINE``) is judged as a backend too.
-            built = not in_place and not isinstance(node, ast.Name | ast.Attribute)
-            if built and engine.endswith(SQLITE_ENGINES):
-                # ``"django.db.backends." + db_backend``, its name defaulting to SQLite:
-                # decided where the name's default is written.
-                decided = [
-                    names[n.id][1]
-                    for n in ast.walk(node)
-                    if isinstance(n, ast.Name)
-                    and n.id in names
-                    and names[n.id][0].endswith(("sqlite3", "spatialite"))
-                ]
-                sqlite_engines.append((path[1], decided[0] if decided else line, line))
-            elif not engine.endswith(".x"):  # known whole, not "django.db.backends." + name
-                literal_engines.add(path[1])
-        elif path[2] == "NAME":
-            text, line = address_text(node, names)
-            if text.lower().endswith(SQLITE_FILE):
-                sqlite_names.append((path[1], line))
-    for _, line, engine_line in sqlite_engines:
-        finding = _finding(
-            module,
-            line,
-            "DATABASES: the engine is chosen at run time and defaults to SQLite: "
-            "unconfigured, each instance has its own database",
-            FIXES["DATABASES"],
-        )
-        related = (Location(module.path, engine_line),) if engine_line != line else ()
-        yield finding._replace(related=related)
-    chosen = literal_engines | {alias for alias, _, _ in sqlite_engines}
-    for alias, line in sqlite_names:
-        if alias not in chosen:
-            yield _finding(
-                module,
-                line,
-                "DATABASES: the engine is chosen at run time and its default NAME is a "
-                "SQLite file: unconfigured, each instance has its own database",
-                FIXES["DATABASES"],
             )
 
 

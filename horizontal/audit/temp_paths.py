@@ -405,3 +405,60 @@ def kept_temp_files(module: PythonModule, function: FunctionNode) -> Iterator[tu
 def _kept(call: ast.Call) -> bool:
     delete = keyword(call, "delete")
     return isinstance(delete, ast.Constant) and delete.value is False
+
+
+def removed_in_place(
+    module: PythonModule, function: FunctionNode | None, call: ast.Call, target: ast.AST
+) -> bool:
+    """The write sits in a ``try:`` whose ``finally:`` removes the written name
+    (``probe.unlink()``, ``os.remove(probe)``): a probe file, gone before the function
+    returns whatever happens."""
+    if function is None or not isinstance(target, ast.Name):
+        return False
+    if _removed_after(module, function, call, target.id):
+        return True
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Try) or not node.finalbody:
+            continue
+        first, last = node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno
+        if first <= call.lineno <= last and any(
+            _removes(module, statement, target.id) for statement in node.finalbody
+        ):
+            return True
+    return False
+
+
+def _removed_after(module: PythonModule, function: FunctionNode, call: ast.Call, name: str) -> bool:
+    """A later statement of the block that writes removes the written name (``with
+    open(probe, "w") …`` then ``os.remove(probe)``): a probe of the folder, gone before
+    the block ends unless the write itself failed."""
+    for node in ast.walk(function):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            for index, statement in enumerate(block):
+                end = statement.end_lineno or statement.lineno
+                if statement.lineno <= call.lineno <= end:
+                    # A removal on the block's own path, not one in an error branch
+                    # (``except DoesNotExist: os.unlink(path)``) of a file kept otherwise.
+                    later = [s for s in block[index + 1 :] if isinstance(s, ast.Expr)]
+                    if any(_removes(module, other, name) for other in later):
+                        return True
+    return False
+
+
+def _removes(module: PythonModule, statement: ast.stmt, name: str) -> bool:
+    for node in ast.walk(statement):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        method = func.attr if isinstance(func, ast.Attribute) else ""
+        receiver = func.value if isinstance(func, ast.Attribute) else None
+        if method in CLEANUP_METHODS and isinstance(receiver, ast.Name) and receiver.id == name:
+            return True
+        if (call_name(module, node) or "") in CLEANUP_FUNCTIONS and node.args:
+            first = node.args[0]
+            if isinstance(first, ast.Name) and first.id == name:
+                return True
+    return False

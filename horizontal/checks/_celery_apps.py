@@ -11,9 +11,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from horizontal.audit.celery_conf import CeleryConf
+    from horizontal.audit.celery_conf import CeleryAddress, CeleryConf
 
-__all__ = ["celery_settings", "project_celery_conf", "reads_celery_prefix"]
+__all__ = [
+    "celery_settings",
+    "production_addresses",
+    "project_celery_conf",
+    "reads_celery_prefix",
+]
 
 # The settings of a broker or a result store, after the namespace's prefix.
 ADDRESS_OPTIONS = ("BROKER_URL", "RESULT_BACKEND", "BROKER_READ_URL", "BROKER_WRITE_URL")
@@ -41,3 +46,11 @@ def celery_settings(conf: CeleryConf, usual: Iterable[str]) -> list[str]:
     names = list(usual) if reads_celery_prefix(conf) else []
     prefixes = sorted(conf.namespaces - {"CELERY", ""})
     return names + [f"{prefix}_{option}" for prefix in prefixes for option in ADDRESS_OPTIONS]
+
+
+def production_addresses(conf: CeleryConf) -> list[CeleryAddress]:
+    """The brokers and result stores the project's Celery code writes where production
+    runs it: not under ``if settings.DEBUG:`` (the ``if`` tests read live)."""
+    from horizontal.checks._eager_tasks import guard_holds
+
+    return [a for a in conf.addresses if all(guard_holds(n, negated) for n, negated in a.guards)]

@@ -448,23 +448,19 @@ def check_background_services_on_this_host(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
     from horizontal.audit.this_host import this_host_addresses  # not at start-up
-    from horizontal.checks._celery_apps import celery_settings, project_celery_conf
-    from horizontal.checks._eager_tasks import guard_holds
+    from horizontal.checks import _celery_apps as celery_apps
     from horizontal.checks.code import project_app_paths
 
-    conf = project_celery_conf(project_app_paths(app_configs))
+    conf = celery_apps.project_celery_conf(project_app_paths(app_configs))
     # The broker settings the project's Celery apps read (``TASKQ_BROKER_URL`` for
     # ``namespace="TASKQ"``), not a leftover ``CELERY_BROKER_URL`` they ignore.
-    celery = celery_settings(conf, CELERY_ADDRESS_SETTINGS)
+    celery = celery_apps.celery_settings(conf, CELERY_ADDRESS_SETTINGS)
     found: list[CheckMessage] = []
     for setting, value in _service_addresses(celery):
         address = next(this_host_addresses(value, live=True), None)
         if address is not None:
             found.append(W048(setting, address))
-    # Written in the app's own code: ``Celery("shop", broker="redis://localhost")``.
-    for given in conf.addresses:
-        if not all(guard_holds(name, negated) for name, negated in given.guards):
-            continue  # ``if settings.DEBUG: app.conf.broker_url = "redis://localhost"``
+    for given in celery_apps.production_addresses(conf):  # ``Celery("shop", broker=…)`` in its code
         address = next(this_host_addresses(given.value, live=True), None)
         if address is not None:
             place = relative_place(given.path, given.line)
