@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from horizontal.audit import feature_use, private_media, settings_unread
+from horizontal.audit import feature_use, import_admins, private_media, settings_unread
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.settings_files import is_settings_path, looks_like_settings
 
@@ -24,7 +24,7 @@ MODELS_MODULE = lazy_compile(r"/models(\.py$|/)")
 
 def note_uses(scan: Scan, name: str, text: str, by_hand: bool) -> None:
     """Note on ``scan`` what module ``name`` uses: the cache (and its writes), a channel
-    layer, django-privates, stored files, and the settings it reads."""
+    layer, django-privates, stored files, admins that import, and the settings it reads."""
     result = scan.result
     if "settings" in text:
         scan.settings_read |= settings_unread.names_read(text)
@@ -48,6 +48,9 @@ def note_uses(scan: Scan, name: str, text: str, by_hand: bool) -> None:
         result.uses_private_media = True
         room = private_media.USES_SHOWN - len(scan.private_media_uses)
         scan.private_media_uses += private_media.use_lines(name, text)[: max(room, 0)]
+    if import_admins.USES in text and not by_hand:
+        room = import_admins.USES_SHOWN - len(scan.import_admin_uses)
+        scan.import_admin_uses += import_admins.admin_lines(name, text)[: max(room, 0)]
     if not result.stores_files:
         # A command's own file handling (an import that reads MEDIA_ROOT) says nothing
         # about what requests store; a settings module found by its content

@@ -34,6 +34,8 @@ __all__ = [
     "FILE_LOG_HANDLERS",
     "FILE_SESSION_ENGINES",
     "IMMEDIATE_TASKS",
+    "IMPORT_EXPORT_APP",
+    "IMPORT_TEMP_FILES",
     "IN_MEMORY_CHANNEL_LAYERS",
     "LOCAL_SEARCH_INDEXES",
     "LOCAL_STORAGES",
@@ -234,6 +236,19 @@ MAINTENANCE_STATE_FILES = (
 )
 MAINTENANCE_APP = "maintenance_mode"
 
+# django-import-export's admin import is two requests: the preview keeps the uploaded
+# file in its temporary storage, by default a folder on this host, and the confirm reads
+# it back by name.
+IMPORT_TEMP_FILES = (
+    SingleBox(
+        "IMPORT_EXPORT_TMP_STORAGE_CLASS",
+        "import_export.tmp_storages.TempFolderStorage",
+        "django-import-export keeps an import's file in this host's temp folder between "
+        "preview and confirm: a confirm that reaches another instance fails",
+    ),
+)
+IMPORT_EXPORT_APP = "import_export"
+
 # Task queues kept on one host (audit only: the deploy checks read HUEY's live object).
 ON_DISK_QUEUES = tuple(
     SingleBox("HUEY", f"huey.{module}{name}", why)
@@ -298,6 +313,7 @@ CATALOGUE: tuple[SingleBox, ...] = (
     *FILE_LOG_HANDLERS,
     *FILE_EMAIL_BACKENDS,
     *MAINTENANCE_STATE_FILES,
+    *IMPORT_TEMP_FILES,
     *LOCAL_SEARCH_INDEXES,
 )
 

@@ -23,6 +23,7 @@ from horizontal.audit import (
     datadirs,
     field_paths,
     files,
+    import_admins,
     importers,
     in_process_locks,
     migrate_commands,
@@ -151,6 +152,7 @@ class Scan:
         self.python_texts: list[tuple[str, str]] = []  # every module's, for command_callers
         self.compress_tag: Location | None = None  # a template's {% compress %}
         self.private_media_uses: list[Location] = []  # django-privates' fields, storages
+        self.import_admin_uses: list[Location] = []  # django-import-export's import admins
         self.settings_groups: dict[str, list[PythonModule]] = {}
         # Dotted paths of the project's own FileSystemStorage subclasses (app.storage.Media).
         self.local_storages: set[str] = set()
@@ -312,6 +314,9 @@ class Scan:
         )
         self.result.findings = private_media.with_private_media_uses(
             self.result.findings, self.private_media_uses
+        )
+        self.result.findings = import_admins.with_import_admins(
+            self.result.findings, self.import_admin_uses, self.result.read_models
         )
         self.result.findings = files.secret_with_its_file(self.result.findings)
         self.result.findings = services.one_huey_schedule(self.result.findings, self.texts)

@@ -22,6 +22,8 @@ from horizontal.audit.known import (
     COMPRESSOR_APP,
     COMPRESSOR_LOCAL_OUTPUT,
     DUMMY_CACHES,
+    IMPORT_EXPORT_APP,
+    IMPORT_TEMP_FILES,
     LOCMEM_CACHES,
     MAINTENANCE_APP,
     MAINTENANCE_STATE_FILES,
@@ -233,6 +235,7 @@ def django_defaults_copied(
 # (its stats and monitor), django-allauth's rate limits.
 DEFAULT_CACHE_USERS = ("Q_CLUSTER",)  # allauth's limits: feature_use.THROTTLE_RATES
 CACHED_SESSION_ENGINES = (".backends.cache", ".backends.cached_db")
+IMPORT_IN_ONE_REQUEST = "IMPORT_EXPORT_SKIP_ADMIN_CONFIRM"
 NO_MEDIA_ROOT_MESSAGE = (
     f"{NOTHING_SET}['default']: uploads go to FileSystemStorage in the working directory, "
     "on one host's disk"
@@ -296,6 +299,16 @@ def implicit_defaults(
             line,
             f"{maintenance.setting} is not set, so {maintenance.why}",
             FIXES[maintenance.setting],
+        )
+    import_files = IMPORT_TEMP_FILES[0]
+    installed_at = _installed_at(settings, IMPORT_EXPORT_APP)
+    # Skipping the confirm (django-import-export 4) imports in the request that uploads.
+    if installed_at and not everything & {import_files.setting, IMPORT_IN_ONE_REQUEST}:
+        yield _finding(
+            module,
+            installed_at,
+            f"{import_files.setting} is not set, so {import_files.why}",
+            FIXES[import_files.setting],
         )
     compressor_at = _installed_at(settings, COMPRESSOR_APP)
     if compresses and compressor_at and compresses_on_request(settings, everything):
@@ -422,6 +435,9 @@ FIXES: dict[str, str] = {
     "MAINTENANCE_MODE_STATE_BACKEND": "MAINTENANCE_MODE_STATE_BACKEND = 'maintenance_mode."
     "backends.CacheBackend' (on the shared cache) or '…DefaultStorageBackend' (on S3) "
     "(horizontal.W053).",
+    "IMPORT_EXPORT_TMP_STORAGE_CLASS": "IMPORT_EXPORT_TMP_STORAGE_CLASS = 'import_export."
+    "tmp_storages.CacheStorage' (on the shared cache) or '…MediaStorage' (on the shared "
+    "default storage), or IMPORT_EXPORT_SKIP_ADMIN_CONFIRM = True (horizontal.W055).",
     "LOGGING": "Log to stdout/stderr (logging.StreamHandler) and let the platform collect "
     "every instance's logs (horizontal.W051).",
     "EMAIL_BACKEND": "Use the SMTP backend or your provider's (horizontal.W052).",

@@ -13,6 +13,8 @@ Id ranges, one module each (docs/checks.md has every id):
 - ``horizontal.W051``–``W052``: logging and email to local files (``logging_email.py``)
 - ``horizontal.W053``: django-maintenance-mode's state in a local file (``maintenance.py``)
 - ``horizontal.W054``: a search index in a folder on this host (``search.py``)
+- ``horizontal.W055``: django-import-export's pending import in a local temp folder
+  (``import_files.py``)
 - ``horizontal.W060``–``W069``: file storage (``storage.py``)
 - ``horizontal.W070``–``W079``: migrations that break a rolling deploy (``migrations.py``)
 - ``horizontal.W080``–``W089``: triggers: the HTTP trigger (``W080``–``W084``), Celery and
@@ -33,6 +35,7 @@ from horizontal.checks import (
     code,
     config,
     databases,
+    import_files,
     jobs,
     logging_email,
     maintenance,
@@ -52,6 +55,7 @@ __all__ = [
     "code",
     "config",
     "databases",
+    "import_files",
     "jobs",
     "logging_email",
     "maintenance",

@@ -76,6 +76,8 @@ def changes_for(entry: SingleBox) -> dict[str, Any]:
         return {setting: {"default": {"ENGINE": path, "PATH": "/srv/app/index"}}}
     if setting == "MAINTENANCE_MODE_STATE_BACKEND":
         return {"INSTALLED_APPS": with_app("maintenance_mode"), setting: path}
+    if setting == "IMPORT_EXPORT_TMP_STORAGE_CLASS":
+        return {"INSTALLED_APPS": with_app("import_export"), setting: path}
     raise AssertionError(f"no way to configure {setting}: teach changes_for()")
 
 

@@ -31,6 +31,7 @@ from horizontal.checks import (
     background,
     caches,
     databases,
+    import_files,
     logging_email,
     maintenance,
     search,
@@ -53,6 +54,7 @@ SETTINGS_CHECK_MODULES: tuple[ModuleType, ...] = (
     logging_email,
     maintenance,
     search,
+    import_files,
 )
 ALL_SETTINGS_CHECK_MODULES = (*SETTINGS_CHECK_MODULES, storage)
 

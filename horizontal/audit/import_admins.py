@@ -1,0 +1,83 @@
+"""django-import-export's two-step admin import: the file kept between two requests.
+
+An admin with an import mixin (``ImportMixin``, ``ImportExportModelAdmin``, a project's
+subclass of them) reads the upload at the preview, keeps it in the temporary storage
+(``IMPORT_EXPORT_TMP_STORAGE_CLASS``, by default ``TempFolderStorage``: a folder on this
+host) and reads it back by name at the confirm, which the load balancer may send to
+another instance. One root cause, decided in settings (``settings_rules``, the
+catalogue's ``known.IMPORT_TEMP_FILES``); the admins that import are its related
+places. A project whose code has no such admin (export only) is not told when it merely
+left the default; the deploy check ``horizontal.W055`` judges the same way.
+"""
+
+from __future__ import annotations
+
+import re
+
+from horizontal.audit.findings import Finding, Location
+from horizontal.audit.known import IMPORT_TEMP_FILES
+from horizontal.audit.patterns import lazy_compile
+
+__all__ = [
+    "NOT_SET_MESSAGE",
+    "USES",
+    "USES_SHOWN",
+    "admin_lines",
+    "with_import_admins",
+]
+
+DEFAULT = IMPORT_TEMP_FILES[0]
+NOT_SET_MESSAGE = f"{DEFAULT.setting} is not set, so {DEFAULT.why}"
+USES = "Import"
+# A class whose bases name an import mixin or admin: ``ImportMixin``,
+# ``ImportExportMixin``, ``ImportExportModelAdmin``, ``ImportExportActionModelAdmin``,
+# a project's ``PageImportMixin``; not ``ExportMixin`` alone, which imports nothing, nor
+# mixins that merely mention imports (``ImportPermissionMixin``).
+CLASS_WITH_BASES = lazy_compile(r"^([ \t]*)class\s+\w+\s*\(([^)]*)\)\s*:", re.M)
+IMPORT_BASE = lazy_compile(
+    r"\b\w*Import(?:Export)?(?:Action)?(?:Version)?(?:Model)?(?:Mixin|Admin)\b"
+)
+# Per admin, the import done in one request (django-import-export 4), or a storage of
+# its own: nothing kept between requests by the default.
+ONE_REQUEST = lazy_compile(r"^\s+(?:skip_import_confirm\s*=\s*True|tmp_storage_class\s*=)", re.M)
+USES_SHOWN = 20  # enough to find the admins; a large project has dozens
+
+
+def admin_lines(name: str, text: str) -> list[Location]:
+    """Where module ``name`` defines an admin that imports in two requests: the line
+    naming the import base (a long base list spans lines)."""
+    places = []
+    for match in CLASS_WITH_BASES.finditer(text):
+        base = IMPORT_BASE.search(match.group(2))
+        if base is None or _imports_in_one_request(text, match):
+            continue
+        offset = match.start(2) + base.start()
+        number = text.count("\n", 0, offset) + 1
+        places.append(Location(name, number, text.splitlines()[number - 1].strip()))
+    return places
+
+
+def _imports_in_one_request(text: str, match: re.Match[str]) -> bool:
+    """The class body (up to the next line indented as the class or less) says so."""
+    indent = len(match.group(1))
+    body = []
+    for line in text[match.end() :].splitlines()[1:]:
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break
+        body.append(line)
+    return ONE_REQUEST.search("\n".join(body)) is not None
+
+
+def with_import_admins(
+    findings: list[Finding], uses: list[Location], code_read: bool
+) -> list[Finding]:
+    """The temporary storage's finding with the admins that import related; the default
+    left in place is dropped where the project's code was read and no admin imports."""
+    out = []
+    for finding in findings:
+        if finding.category == "settings" and finding.message.startswith(DEFAULT.setting):
+            if finding.message == NOT_SET_MESSAGE and code_read and not uses:
+                continue
+            finding = finding._replace(related=(*finding.related, *uses))
+        out.append(finding)
+    return out
