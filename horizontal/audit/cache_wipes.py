@@ -15,7 +15,7 @@ from horizontal.audit.concurrency import is_startup
 from horizontal.audit.findings import Finding
 from horizontal.audit.source import PythonModule
 
-__all__ = ["find_startup_cache_wipes"]
+__all__ = ["debug_only_lines", "find_startup_cache_wipes"]
 
 # ``cache.clear()``, ``caches["lock"].reset_all()`` (python-redis-lock's cache): a wipe.
 # (``caches["x"].clear()`` is not looked for: ``.clear()`` alone would parse most files.)
@@ -31,7 +31,7 @@ def find_startup_cache_wipes(module: PythonModule) -> Iterator[Finding]:
     instance shares, reset by each one that starts."""
     if "cache.clear()" not in module.text and ".reset_all()" not in module.text:
         return
-    debug_only = _debug_only_lines(module)
+    debug_only = debug_only_lines(module)
     for call in module.nodes(ast.Call):
         assert isinstance(call, ast.Call)
         function = call.func
@@ -46,7 +46,7 @@ def find_startup_cache_wipes(module: PythonModule) -> Iterator[Finding]:
         )
 
 
-def _debug_only_lines(module: PythonModule) -> set[int]:
+def debug_only_lines(module: PythonModule) -> set[int]:
     """Lines under ``if settings.DEBUG:`` (or ``if DEBUG``): a developer's server only."""
     lines: set[int] = set()
     for node in module.nodes(ast.If):

@@ -60,6 +60,7 @@ from horizontal.audit.python_starts import (
     is_python_start,
 )
 from horizontal.audit.repeated_starts import one_per_start_line
+from horizontal.audit.row_resets import find_startup_row_resets
 from horizontal.audit.served_folders import (
     PRIVATE_STORAGE_SERVED,
     one_served_folder_per_module,
@@ -107,6 +108,7 @@ PYTHON_DETECTORS: tuple[PythonDetector, ...] = (
     concurrency.find_schedulers,
     concurrency.find_startup_migrate,
     find_startup_cache_wipes,
+    find_startup_row_resets,
     services.find_local_services,
     task_results.find_task_returned_paths,
     find_config_secret_keys,
