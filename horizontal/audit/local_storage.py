@@ -38,6 +38,26 @@ __all__ = [
     "storage_with_its_setting",
 ]
 
+PATH_METHODS = frozenset(
+    {
+        "joinpath",
+        "glob",
+        "rglob",
+        "iterdir",
+        "open",
+        "exists",
+        "mkdir",
+        "touch",
+        "write_bytes",
+        "write_text",
+        "read_bytes",
+        "read_text",
+        "unlink",
+        "is_file",
+        "is_dir",
+        "walk",
+    }
+)
 PATH_BUILDERS = frozenset(
     {"join", "Path", "PurePath", "walk", "listdir", "scandir", "glob", "iglob", "open", "exists"}
 )
@@ -54,6 +74,9 @@ def _builds_local_path(module: PythonModule, media_root: ast.Attribute) -> bool:
             return True
         if isinstance(node, ast.BinOp) and media_root in (node.left, node.right):
             return True
+        if isinstance(node, ast.Attribute) and node.value is media_root:
+            # A Path setting used as one: ``settings.MEDIA_ROOT.joinpath(name)``, ``.glob(…)``.
+            return node.attr in PATH_METHODS
         if isinstance(node, ast.Call) and media_root in node.args:
             name = node.func.attr if isinstance(node.func, ast.Attribute) else dotted(node.func)
             return last_part(name) in PATH_BUILDERS or (name or "").startswith("shutil")

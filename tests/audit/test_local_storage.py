@@ -1,0 +1,38 @@
+"""local_storage.py: uploads reached by a path under MEDIA_ROOT live on one host's disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.audit.test_outside_measurements import scan, where
+
+VIEW = """\
+from django.conf import settings
+from django.template.loader import render_to_string
+
+
+def render_report(report):
+    template = {use}
+    return render_to_string(str(template), {{}})
+"""
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        "settings.MEDIA_ROOT.joinpath(report.template.name)",
+        "settings.MEDIA_ROOT / report.template.name",
+        "next(settings.MEDIA_ROOT.glob(report.template.name))",
+    ],
+)
+def test_a_path_setting_used_as_a_path_is_found(tmp_path: Path, use: str) -> None:
+    found = scan(tmp_path, {"reports/views.py": VIEW.format(use=use)})
+    assert ("reports/views.py", 6) in where(found)
+
+
+def test_a_media_root_only_reported_is_not_a_path(tmp_path: Path) -> None:
+    # Its twin: the setting's value shown, not a place on disk opened.
+    found = scan(tmp_path, {"reports/views.py": VIEW.format(use="settings.MEDIA_ROOT.name")})
+    assert ("reports/views.py", 6) not in where(found)
