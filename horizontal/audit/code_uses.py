@@ -48,6 +48,8 @@ def note_uses(scan: Scan, name: str, text: str, by_hand: bool) -> None:
         result.uses_private_media = True
         room = private_media.USES_SHOWN - len(scan.private_media_uses)
         scan.private_media_uses += private_media.use_lines(name, text)[: max(room, 0)]
+    if "IMPORT_EXPORT_SKIP" in text and import_admins.SKIPPED_IN_SETTINGS.search(text):
+        scan.import_confirm_skipped = True
     if import_admins.USES in text and not by_hand:
         room = import_admins.USES_SHOWN - len(scan.import_admin_uses)
         scan.import_admin_uses += import_admins.admin_lines(name, text)[: max(room, 0)]

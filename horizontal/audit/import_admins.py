@@ -20,6 +20,7 @@ from horizontal.audit.patterns import lazy_compile
 
 __all__ = [
     "NOT_SET_MESSAGE",
+    "SKIPPED_IN_SETTINGS",
     "USES",
     "USES_SHOWN",
     "admin_lines",
@@ -33,13 +34,23 @@ USES = "Import"
 # ``ImportExportMixin``, ``ImportExportModelAdmin``, ``ImportExportActionModelAdmin``,
 # a project's ``PageImportMixin``; not ``ExportMixin`` alone, which imports nothing, nor
 # mixins that merely mention imports (``ImportPermissionMixin``).
-CLASS_WITH_BASES = lazy_compile(r"^([ \t]*)class\s+\w+\s*\(([^)]*)\)\s*:", re.M)
+# (One level of nested parentheses in the bases: ``class A(make_mixin(), ImportMixin):``.)
+CLASS_WITH_BASES = lazy_compile(
+    r"^([ \t]*)class\s+\w+\s*\(((?:[^()]|\([^()]*\))*)\)\s*:(.*)$", re.M
+)
+# ``admin.site.register(Book, ImportExportModelAdmin)``: the library's admin as is.
+REGISTERED = lazy_compile(r"\bregister\(\s*[\w.]+\s*,\s*(\w*Import\w*Admin)\b")
 IMPORT_BASE = lazy_compile(
     r"\b\w*Import(?:Export)?(?:Action)?(?:Version)?(?:Model)?(?:Mixin|Admin)\b"
 )
-# Per admin, the import done in one request (django-import-export 4), or a storage of
-# its own: nothing kept between requests by the default.
-ONE_REQUEST = lazy_compile(r"^\s+(?:skip_import_confirm\s*=\s*True|tmp_storage_class\s*=)", re.M)
+# Per admin, the import done in one request (django-import-export 4), or a shared
+# storage of its own: nothing kept in this host's temp folder between requests.
+ONE_REQUEST = lazy_compile(
+    r"(?:^|:)\s*(?:skip_import_confirm\s*=\s*True|tmp_storage_class\s*=[^\n]*(?:Cache|Media)Storage)",
+    re.M,
+)
+# In settings: the confirm skipped for every admin (django-import-export 4).
+SKIPPED_IN_SETTINGS = lazy_compile(r"^IMPORT_EXPORT_SKIP_ADMIN_CONFIRM\s*=\s*True\b", re.M)
 USES_SHOWN = 20  # enough to find the admins; a large project has dozens
 
 
@@ -51,16 +62,20 @@ def admin_lines(name: str, text: str) -> list[Location]:
         base = IMPORT_BASE.search(match.group(2))
         if base is None or _imports_in_one_request(text, match):
             continue
-        offset = match.start(2) + base.start()
-        number = text.count("\n", 0, offset) + 1
-        places.append(Location(name, number, text.splitlines()[number - 1].strip()))
-    return places
+        places.append(_place(name, text, match.start(2) + base.start()))
+    places += [_place(name, text, m.start(1)) for m in REGISTERED.finditer(text)]
+    return sorted(places)
+
+
+def _place(name: str, text: str, offset: int) -> Location:
+    number = text.count("\n", 0, offset) + 1
+    return Location(name, number, text.splitlines()[number - 1].strip())
 
 
 def _imports_in_one_request(text: str, match: re.Match[str]) -> bool:
     """The class body (up to the next line indented as the class or less) says so."""
     indent = len(match.group(1))
-    body = []
+    body = [match.group(3)]  # ``class A(ImportMixin): skip_import_confirm = True``
     for line in text[match.end() :].splitlines()[1:]:
         if line.strip() and len(line) - len(line.lstrip()) <= indent:
             break
@@ -69,14 +84,15 @@ def _imports_in_one_request(text: str, match: re.Match[str]) -> bool:
 
 
 def with_import_admins(
-    findings: list[Finding], uses: list[Location], code_read: bool
+    findings: list[Finding], uses: list[Location], code_read: bool, skipped: bool = False
 ) -> list[Finding]:
-    """The temporary storage's finding with the admins that import related; the default
-    left in place is dropped where the project's code was read and no admin imports."""
+    """The temporary storage's finding with the admins that import related; none where a
+    settings module skips the confirm (``skipped``), and the default left in place is
+    dropped where the project's code was read and no admin imports."""
     out = []
     for finding in findings:
         if finding.category == "settings" and finding.message.startswith(DEFAULT.setting):
-            if finding.message == NOT_SET_MESSAGE and code_read and not uses:
+            if skipped or (finding.message == NOT_SET_MESSAGE and code_read and not uses):
                 continue
             finding = finding._replace(related=(*finding.related, *uses))
         out.append(finding)

@@ -38,25 +38,10 @@ __all__ = [
     "storage_with_its_setting",
 ]
 
+# (Not ``mkdir()`` or ``exists()``: the media folder made or checked, no upload in it.)
 PATH_METHODS = frozenset(
-    {
-        "joinpath",
-        "glob",
-        "rglob",
-        "iterdir",
-        "open",
-        "exists",
-        "mkdir",
-        "touch",
-        "write_bytes",
-        "write_text",
-        "read_bytes",
-        "read_text",
-        "unlink",
-        "is_file",
-        "is_dir",
-        "walk",
-    }
+    {"joinpath", "glob", "rglob", "iterdir", "open", "read_bytes", "read_text", "walk"}
+    | {"write_bytes", "write_text", "unlink"}
 )
 PATH_BUILDERS = frozenset(
     {"join", "Path", "PurePath", "walk", "listdir", "scandir", "glob", "iglob", "open", "exists"}

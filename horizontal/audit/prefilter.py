@@ -125,8 +125,8 @@ MEMO_SUFFIXES = ("_lru_cache", "_ttl_cache")
 WRITE_MODE = lazy_compile(r"[\"'](?:[rbt]*[wax]|[rwabt]*\+)")
 # Start-up code of an app, a server or a Celery worker (row_resets.py).
 STARTUP_DEF = lazy_compile(
-    r"def (?:ready|on_starting|when_ready|post_fork|post_worker_init)\(|"
-    r"@(?:worker_ready|worker_init|celeryd_init|worker_process_init)\.connect"
+    r"def (?:ready|on_starting|when_ready|pre_fork|post_fork|post_worker_init)\(|"
+    r"(?:worker_ready|worker_init|celeryd_init|worker_process_init)\.connect"
 )
 THREAD_CLASS = lazy_compile(r"[ \t]*class[ \t]+(\w+)\([^)]*Thread\b")
 # settings.DOCS_ROOT, settings.DATA_DIR: a data folder (datadirs.py judges the name).
@@ -240,10 +240,10 @@ def hot_lines(text: str) -> list[int] | None:
         match = DATA_FOLDER.match(text, position)
         if match and is_data_setting(match.group(1)):
             positions.append(position)
-    if ".objects" in text and STARTUP_DEF.search(text):
+    if (".objects" in text or "._default_manager" in text) and STARTUP_DEF.search(text):
         # A queryset's update or delete in start-up code (row_resets.py): the call's line
         # is where its chain starts, ``Job.objects…``.
-        positions += find_all(text, ".objects")
+        positions += [*find_all(text, ".objects"), *find_all(text, "._default_manager")]
     for position in find_all(text, "Thread"):
         match = THREAD_CLASS.match(line_of(text, position))
         if match:

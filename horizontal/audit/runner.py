@@ -155,6 +155,7 @@ class Scan:
         self.compress_tag: Location | None = None  # a template's {% compress %}
         self.private_media_uses: list[Location] = []  # django-privates' fields, storages
         self.import_admin_uses: list[Location] = []  # django-import-export's import admins
+        self.import_confirm_skipped = False  # IMPORT_EXPORT_SKIP_ADMIN_CONFIRM = True
         self.settings_groups: dict[str, list[PythonModule]] = {}
         # Dotted paths of the project's own FileSystemStorage subclasses (app.storage.Media).
         self.local_storages: set[str] = set()
@@ -318,7 +319,10 @@ class Scan:
             self.result.findings, self.private_media_uses
         )
         self.result.findings = import_admins.with_import_admins(
-            self.result.findings, self.import_admin_uses, self.result.read_models
+            self.result.findings,
+            self.import_admin_uses,
+            self.result.read_models,
+            self.import_confirm_skipped,
         )
         self.result.findings = files.secret_with_its_file(self.result.findings)
         self.result.findings = services.one_huey_schedule(self.result.findings, self.texts)

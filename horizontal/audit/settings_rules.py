@@ -235,7 +235,6 @@ def django_defaults_copied(
 # (its stats and monitor), django-allauth's rate limits.
 DEFAULT_CACHE_USERS = ("Q_CLUSTER",)  # allauth's limits: feature_use.THROTTLE_RATES
 CACHED_SESSION_ENGINES = (".backends.cache", ".backends.cached_db")
-IMPORT_IN_ONE_REQUEST = "IMPORT_EXPORT_SKIP_ADMIN_CONFIRM"
 NO_MEDIA_ROOT_MESSAGE = (
     f"{NOTHING_SET}['default']: uploads go to FileSystemStorage in the working directory, "
     "on one host's disk"
@@ -302,8 +301,9 @@ def implicit_defaults(
         )
     import_files = IMPORT_TEMP_FILES[0]
     installed_at = _installed_at(settings, IMPORT_EXPORT_APP)
-    # Skipping the confirm (django-import-export 4) imports in the request that uploads.
-    if installed_at and not everything & {import_files.setting, IMPORT_IN_ONE_REQUEST}:
+    # A confirm skipped in settings (IMPORT_EXPORT_SKIP_ADMIN_CONFIRM = True) is read with
+    # the code's admins (import_admins.py), as the deploy check reads its value.
+    if installed_at and import_files.setting not in everything:
         yield _finding(
             module,
             installed_at,
@@ -382,10 +382,21 @@ def option_places(module: PythonModule, line: int) -> list[Location]:
 
 
 def _installed_at(settings: dict[str, list[ast.stmt]], app: str) -> int:
-    """The line where this module's ``INSTALLED_APPS`` names ``app``, or 0."""
-    for statement in settings.get("INSTALLED_APPS", []):
+    """The line where this module's ``INSTALLED_APPS`` names ``app`` (or its AppConfig,
+    ``"import_export.apps.ImportExportConfig"``), also through the lists it is built from
+    (``INSTALLED_APPS = DJANGO_APPS + THIRD_PARTY_APPS``); or 0."""
+    statements = list(settings.get("INSTALLED_APPS", []))
+    parts = {
+        node.id
+        for statement in statements
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Name) and node.id != "INSTALLED_APPS"
+    }
+    statements += [s for name in sorted(parts) for s in settings.get(name, [])]
+    for statement in statements:
         for node in ast.walk(statement):
-            if string_value(node) == app:
+            value = string_value(node)
+            if value == app or (value or "").startswith(f"{app}.apps."):
                 return int(getattr(node, "lineno", statement.lineno))
     return 0
 

@@ -105,3 +105,37 @@ def test_admin_lines_skip_one_request_admins_and_names_that_only_mention_imports
     assert admin_lines("shop/views.py", permission + field) == []
     subclass = "class PageImportMixin(ImportMixin):\n    pass\n"
     assert [p.line for p in admin_lines("shop/admin.py", subclass)] == [1]
+
+
+def test_the_confirm_skipped_in_settings_reads_its_value(tmp_path: Path) -> None:
+    # As the deploy check reads it: True skips the temp folder, False does not.
+    temp = 'IMPORT_EXPORT_TMP_STORAGE_CLASS = "import_export.tmp_storages.TempFolderStorage"'
+    skipped = "IMPORT_EXPORT_SKIP_ADMIN_CONFIRM = True"
+    assert _temp_storage(tmp_path / "a", IMPORTING_ADMIN, f"{temp}\n{skipped}") == []
+    kept = "IMPORT_EXPORT_SKIP_ADMIN_CONFIRM = False"
+    assert len(_temp_storage(tmp_path / "b", IMPORTING_ADMIN, kept)) == 1
+
+
+def test_the_app_named_through_a_list_or_its_app_config(tmp_path: Path) -> None:
+    split = SETTINGS.replace(
+        'INSTALLED_APPS = [\n    "django.contrib.admin",\n    "import_export",\n    "shop",\n]',
+        'THIRD_PARTY = ["import_export.apps.ImportExportConfig"]\n'
+        'INSTALLED_APPS = ["django.contrib.admin", "shop"] + THIRD_PARTY',
+    )
+    files = {"project/settings.py": split.replace("{extra}", ""), "shop/models.py": MODELS}
+    files["shop/admin.py"] = IMPORTING_ADMIN
+    found = [f for f in scan(tmp_path, files) if "IMPORT_EXPORT_TMP" in f.message]
+    assert [(f.path, f.line) for f in found] == [("project/settings.py", 1)]
+
+
+def test_admins_registered_as_is_or_with_calls_in_their_bases() -> None:
+    registered = "admin.site.register(Book, ImportExportModelAdmin)\n"
+    assert [p.line for p in admin_lines("shop/admin.py", registered)] == [1]
+    called = "class A(make_mixin(), ImportMixin):\n    pass\n"
+    assert [p.line for p in admin_lines("shop/admin.py", called)] == [1]
+    one_line = "class A(ImportMixin, admin.ModelAdmin): skip_import_confirm = True\n"
+    assert admin_lines("shop/admin.py", one_line) == []
+    # A storage of its own keeps the import off this host only when it is shared.
+    own = "class A(ImportMixin):\n    tmp_storage_class = {storage}\n"
+    assert admin_lines("shop/admin.py", own.format(storage="CacheStorage")) == []
+    assert len(admin_lines("shop/admin.py", own.format(storage="TempFolderStorage"))) == 1
