@@ -50,7 +50,7 @@ def note_uses(scan: Scan, name: str, text: str, by_hand: bool) -> None:
         scan.private_media_uses += private_media.use_lines(name, text)[: max(room, 0)]
     if "IMPORT_EXPORT_SKIP" in text and import_admins.SKIPPED_IN_SETTINGS.search(text):
         scan.import_confirm_skipped = True
-    if import_admins.USES in text and not by_hand:
+    if not by_hand and import_admins.uses_import_admins(text):
         room = import_admins.USES_SHOWN - len(scan.import_admin_uses)
         scan.import_admin_uses += import_admins.admin_lines(name, text)[: max(room, 0)]
     if not result.stores_files:

@@ -24,12 +24,13 @@ __all__ = [
     "USES",
     "USES_SHOWN",
     "admin_lines",
+    "uses_import_admins",
     "with_import_admins",
 ]
 
 DEFAULT = IMPORT_TEMP_FILES[0]
 NOT_SET_MESSAGE = f"{DEFAULT.setting} is not set, so {DEFAULT.why}"
-USES = "Import"
+USES = "Import"  # a cheap first test; ``uses_import_admins`` is the real one
 # A class whose bases name an import mixin or admin: ``ImportMixin``,
 # ``ImportExportMixin``, ``ImportExportModelAdmin``, ``ImportExportActionModelAdmin``,
 # a project's ``PageImportMixin``; not ``ExportMixin`` alone, which imports nothing, nor
@@ -52,6 +53,18 @@ ONE_REQUEST = lazy_compile(
 # In settings: the confirm skipped for every admin (django-import-export 4).
 SKIPPED_IN_SETTINGS = lazy_compile(r"^IMPORT_EXPORT_SKIP_ADMIN_CONFIRM\s*=\s*True\b", re.M)
 USES_SHOWN = 20  # enough to find the admins; a large project has dozens
+
+
+# An import base anywhere in a text: a literal prefix, so a file is searched fast.
+IMPORT_BASE_ANYWHERE = lazy_compile(
+    r"Import(?:Export)?(?:Action)?(?:Version)?(?:Model)?(?:Mixin|Admin)\b"
+)
+
+
+def uses_import_admins(text: str) -> bool:
+    """Whether ``text`` may define or register an importing admin (``ImportError`` is no
+    sign of one)."""
+    return USES in text and IMPORT_BASE_ANYWHERE.search(text) is not None
 
 
 def admin_lines(name: str, text: str) -> list[Location]:

@@ -123,10 +123,19 @@ MEMO_DECORATORS = frozenset(
 MEMO_SUFFIXES = ("_lru_cache", "_ttl_cache")
 # open() only matters with a literal write mode somewhere in its first three lines.
 WRITE_MODE = lazy_compile(r"[\"'](?:[rbt]*[wax]|[rwabt]*\+)")
-# Start-up code of an app, a server or a Celery worker (row_resets.py).
-STARTUP_DEF = lazy_compile(
-    r"def (?:ready|on_starting|when_ready|pre_fork|post_fork|post_worker_init)\(|"
-    r"(?:worker_ready|worker_init|celeryd_init|worker_process_init)\.connect"
+# Start-up code of an app, a server or a Celery worker (row_resets.py), found with
+# ``str.find``: a regex alternation over every file with ``.objects`` costs a parse.
+STARTUP_NEEDLES = (
+    "def ready(",
+    "def on_starting(",
+    "def when_ready(",
+    "def pre_fork(",
+    "def post_fork(",
+    "def post_worker_init(",
+    "worker_ready.connect",
+    "worker_init.connect",
+    "celeryd_init.connect",
+    "worker_process_init.connect",
 )
 THREAD_CLASS = lazy_compile(r"[ \t]*class[ \t]+(\w+)\([^)]*Thread\b")
 # settings.DOCS_ROOT, settings.DATA_DIR: a data folder (datadirs.py judges the name).
@@ -226,6 +235,10 @@ def _read_only_open(text: str, position: int) -> bool:
     return not WRITE_MODE.search(text, position, end)
 
 
+def _has_startup_code(text: str) -> bool:
+    return any(needle in text for needle in STARTUP_NEEDLES)
+
+
 def hot_lines(text: str) -> list[int] | None:
     """Lines whose expressions the detectors need; None when the file needs no parse."""
     positions = [p for needle in HOT_NEEDLES for p in find_all(text, needle)]
@@ -240,7 +253,7 @@ def hot_lines(text: str) -> list[int] | None:
         match = DATA_FOLDER.match(text, position)
         if match and is_data_setting(match.group(1)):
             positions.append(position)
-    if (".objects" in text or "._default_manager" in text) and STARTUP_DEF.search(text):
+    if (".objects" in text or "._default_manager" in text) and _has_startup_code(text):
         # A queryset's update or delete in start-up code (row_resets.py): the call's line
         # is where its chain starts, ``Job.objects…``.
         positions += [*find_all(text, ".objects"), *find_all(text, "._default_manager")]

@@ -59,7 +59,7 @@ def project_imports_in_two_requests(app_configs: Iterable[AppConfig] | None) -> 
     paths = project_app_paths(app_configs)
     if not paths:
         return None
-    from horizontal.audit.import_admins import USES, admin_lines
+    from horizontal.audit.import_admins import admin_lines, uses_import_admins
     from horizontal.audit.tree import iter_files, read_text
 
     for root in paths:
@@ -67,6 +67,6 @@ def project_imports_in_two_requests(app_configs: Iterable[AppConfig] | None) -> 
             if path.suffix != ".py":
                 continue
             text = read_text(path)
-            if text and USES in text and admin_lines(path.as_posix(), text):
+            if text and uses_import_admins(text) and admin_lines(path.as_posix(), text):
                 return True
     return False
