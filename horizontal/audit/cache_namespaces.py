@@ -11,7 +11,11 @@ from collections.abc import Iterator
 
 from horizontal.audit.env_lookups import environment_variable
 from horizontal.audit.key_functions import first_call
-from horizontal.audit.known import PER_INSTANCE_CALLS, PER_INSTANCE_ENVIRONMENT
+from horizontal.audit.known import (
+    PER_INSTANCE_CALLS,
+    PER_INSTANCE_ENVIRONMENT,
+    PER_INSTANCE_FILES,
+)
 from horizontal.audit.settings_branches import off_by_default_statements
 from horizontal.audit.settings_imported import imported_module, settings_sources
 from horizontal.audit.source import PythonModule, dotted, string_value
@@ -440,4 +444,7 @@ def _per_instance_expression(value: ast.AST, names: dict[str, str]) -> str | Non
         variable = environment_variable(node)
         if variable in PER_INSTANCE_ENVIRONMENT:
             return f"${variable}"
+        # ``open("/etc/machine-id").read()``: this host's own file.
+        if isinstance(node, ast.Constant) and node.value in PER_INSTANCE_FILES:
+            return str(node.value)
     return None

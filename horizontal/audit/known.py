@@ -46,6 +46,7 @@ __all__ = [
     "ON_DISK_QUEUES",
     "PER_INSTANCE_CALLS",
     "PER_INSTANCE_ENVIRONMENT",
+    "PER_INSTANCE_FILES",
     "RANDOM_VALUE_CALLS",
     "SECRET_KEY_FRESH_CALLS",
     "SQLITE_ENGINES",
@@ -367,6 +368,16 @@ SECRET_KEY_FRESH_CALLS = RANDOM_VALUE_CALLS | CLOCK_CALLS
 # Environment variables whose value is this instance's own (a pod's or a dyno's name).
 PER_INSTANCE_ENVIRONMENT = frozenset(
     {"HOSTNAME", "POD_NAME", "POD_IP", "MY_POD_NAME", "MY_POD_IP", "DYNO", "CONTAINER_ID"}
+)
+# Files whose content is this host's own: a value read from one differs per instance.
+PER_INSTANCE_FILES = frozenset(
+    {
+        "/etc/machine-id",
+        "/var/lib/dbus/machine-id",
+        "/etc/hostname",
+        "/proc/sys/kernel/hostname",
+        "/proc/sys/kernel/random/boot_id",
+    }
 )
 PER_INSTANCE_CALLS = (
     RANDOM_VALUE_CALLS

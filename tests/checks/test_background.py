@@ -407,6 +407,44 @@ def test_celery_made_eager_in_the_projects_code_is_w049(tmp_path: Path, line: st
     assert_follows_the_contract(message)
 
 
+RQ_MODULE = """\
+import django_rq
+from django.conf import settings
+from redis import Redis
+from rq import Queue
+
+{line}
+"""
+
+
+@pytest.mark.parametrize(
+    ("line", "warned"),
+    [
+        ("queue = Queue(connection=Redis('redis.internal'), is_async=False)", True),
+        ("exports = django_rq.get_queue('exports', is_async=False)", True),
+        ("if settings.RUN_TASKS_INLINE:\n    queue = Queue(is_async=False)", True),
+        # Its twins: async queues, a branch production does not take, a helper a test calls.
+        ("queue = Queue(connection=Redis('redis.internal'), is_async=True)", False),
+        ("if settings.DEBUG:\n    queue = Queue(is_async=False)", False),
+        ("def inline_queue():\n    return Queue(is_async=False)", False),
+    ],
+)
+def test_an_rq_queue_built_inline_in_the_projects_code_is_w049(
+    tmp_path: Path, line: str, warned: bool
+) -> None:
+    package = tmp_path / "shop"
+    package.mkdir()
+    (package / "queues.py").write_text(RQ_MODULE.format(line=line))
+    project = types.SimpleNamespace(name="shop", path=str(package))
+    with shared_settings(RUN_TASKS_INLINE=True, DEBUG=False):
+        messages = background.check_eager_task_queues(app_configs=[project])
+    assert [m.id for m in messages] == (["horizontal.W049"] if warned else [])
+    if warned:
+        number = 6 + next(i for i, text in enumerate(line.splitlines()) if "is_async" in text)
+        assert messages[0].obj == f"{os.path.relpath(package / 'queues.py')}:{number}"
+        assert "is_async=False" in messages[0].msg
+
+
 @pytest.mark.parametrize(
     "line",
     [

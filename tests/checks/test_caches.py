@@ -833,6 +833,28 @@ def test_a_prefix_read_from_a_clock_is_w005(
     assert deploy_ids(CACHES=caches, SETTINGS_MODULE=module) == ["horizontal.W005"]
 
 
+@pytest.mark.parametrize(
+    ("setup", "prefix", "warned"),
+    [
+        ("", "open('/etc/machine-id').read().strip()", True),
+        ("from pathlib import Path\n", "Path('/proc/sys/kernel/random/boot_id').read_text()", True),
+        ("MACHINE = open('/etc/hostname').read().strip()\n", "'shop-' + MACHINE", True),
+        # Its twin: a file every instance is given alike (a release shipped in the image).
+        ("", "open('/app/RELEASE').read().strip()", False),
+    ],
+)
+def test_a_prefix_read_from_this_hosts_own_file_is_w005(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setup: str, prefix: str, warned: bool
+) -> None:
+    redis = "'BACKEND': 'django_redis.cache.RedisCache', 'LOCATION': 'redis://c:6379/0'"
+    source = f"{setup}CACHES = {{'default': {{{redis}, 'KEY_PREFIX': {prefix}}}}}\n"
+    name = "host_file_" + str(abs(hash(prefix)))
+    module = _settings_module(tmp_path, monkeypatch, name, source)
+    caches = _redis_at("redis://cache.internal:6379/0", KEY_PREFIX="3f2a")
+    expected = ["horizontal.W005"] if warned else []
+    assert deploy_ids(CACHES=caches, SETTINGS_MODULE=module) == expected
+
+
 RUNTIME = """\
 import secrets
 import uuid
