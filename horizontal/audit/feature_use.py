@@ -208,6 +208,9 @@ def throttle_lines(name: str, text: str) -> list[Location]:
     ]
 
 
+NOT_CODE = ("#", ">>>", "...")
+
+
 def cache_write_lines(name: str, text: str) -> list[Location]:
     """The lines of code that write shared state through the cache, and the rate limits
     that count there (``@ratelimit(rate="30/m")``)."""
@@ -221,6 +224,9 @@ def cache_write_lines(name: str, text: str) -> list[Location]:
     for position in positions:
         number += text.count("\n", counted, position)
         counted = position
+        start = text.rfind("\n", 0, position) + 1
+        if text[start:position].lstrip().startswith(NOT_CODE):
+            continue  # a comment, or a docstring's example (``>>> cache.set(…)``)
         if not lines or lines[-1].line != number:
             lines.append(Location(name, number))
     return lines

@@ -76,3 +76,18 @@ def test_a_cache_a_command_fills_is_state_for_the_requests() -> None:
 def test_uses_channel_layer() -> None:
     assert feature_use.uses_channel_layer("async_to_sync(layer.group_send)('g', {})\n")
     assert not feature_use.uses_channel_layer("import channels\n")
+
+
+def test_cache_writes_in_comments_and_docstring_examples_are_not_code() -> None:
+    from horizontal.audit.feature_use import cache_write_lines
+
+    text = (
+        "from django.core.cache import cache\n"
+        "def remember(key, value):\n"
+        '    """Keep a value.\n\n'
+        "    >>> cache.set('k', 1)\n"
+        '    """\n'
+        "    # cache.set(key, None) would forget it\n"
+        "    cache.set(key, value)\n"
+    )
+    assert [place.line for place in cache_write_lines("shop/memo.py", text)] == [8]
