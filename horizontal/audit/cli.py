@@ -83,7 +83,7 @@ class Stream(Protocol):
 
 class Failed(Exception):
     """The run failed: ``status`` is the exit status (1 findings, 2 bad input: a path
-    that does not exist, an unreadable baseline)."""
+    that does not exist, a folder with nothing to audit, an unreadable baseline)."""
 
     def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
@@ -99,6 +99,15 @@ def run(options: dict[str, Any], stdout: Stream, stderr: Stream) -> None:
     result = scan_paths(
         options["paths"], categories=chosen_categories(options), exclude=options["exclude"]
     )
+    folders = [path for path in options["paths"] if os.path.isdir(path)]
+    if folders and not result.files:
+        # A folder of links, or of tests and vendored code only: nothing read is no pass.
+        raise Failed(
+            f"Nothing to audit in {', '.join(folders)}: no file there is the project's own "
+            "(tests, dependencies and vendored releases are skipped; links to folders are "
+            "not followed).",
+            2,
+        )
     # Fingerprints and SARIF name files from the repository's root, wherever this runs.
     rebase = repository_paths(options["paths"])
     if options["write_baseline"]:

@@ -252,6 +252,19 @@ class AuditResult:
         self.unparsed: list[str] = []
 
 
+def merged_results(results: list[AuditResult]) -> AuditResult:
+    """Audits of separate projects (releases unpacked side by side) as one report."""
+    if len(results) == 1:
+        return results[0]
+    total = AuditResult()
+    for result in results:
+        total.findings += result.findings
+        total.suppressed += result.suppressed
+        total.files += result.files
+        total.unparsed += result.unparsed
+    return total
+
+
 def fold_into_first(findings: list[Finding], groups: Iterable[list[Finding]]) -> list[Finding]:
     """Each group of two or more findings of one cause as one: its first, with the others
     (and their related places) as related locations; the rest of ``findings`` as is."""

@@ -40,7 +40,10 @@ CLASS_WITH_BASES = lazy_compile(
     r"^([ \t]*)class\s+\w+\s*\(((?:[^()]|\([^()]*\))*)\)\s*:(.*)$", re.M
 )
 # ``admin.site.register(Book, ImportExportModelAdmin)``: the library's admin as is.
-REGISTERED = lazy_compile(r"\bregister\(\s*[\w.]+\s*,\s*(\w*Import\w*Admin)\b")
+REGISTERED = lazy_compile(
+    r"\bregister\(\s*[\w.]+\s*,\s*"
+    r"(\w*Import(?:Export)?(?:Action)?(?:Version)?(?:Model)?Admin)\b"
+)
 IMPORT_BASE = lazy_compile(
     r"\b\w*Import(?:Export)?(?:Action)?(?:Version)?(?:Model)?(?:Mixin|Admin)\b"
 )

@@ -46,6 +46,7 @@ from horizontal.audit.findings import (
     AuditResult,
     Finding,
     Location,
+    merged_results,
     with_distinct_related,
 )
 from horizontal.audit.local_storage import (
@@ -89,7 +90,7 @@ from horizontal.audit.storage_classes import (
     writes_in_their_class,
 )
 from horizontal.audit.suppress import is_suppressed
-from horizontal.audit.tree import iter_files, module_file, read_text, relative
+from horizontal.audit.tree import iter_files, module_file, projects_of, read_text, relative
 from horizontal.audit.uncalled import without_uncalled_writers
 from horizontal.audit.web_servers import one_media_server
 
@@ -132,15 +133,19 @@ def scan_paths(
     """Audit files and trees; finding paths are relative to ``base`` (default: cwd).
     ``categories`` None: every category but the opt-in ones (``DEFAULT_CATEGORIES``)."""
     wanted = set(categories) if categories is not None else set(DEFAULT_CATEGORIES)
-    scan = Scan(os.path.abspath(base or os.getcwd()), wanted)
-    seen: set[str] = set()
-    for root in paths:
-        for path in iter_files(Path(root), exclude):
-            absolute = os.path.abspath(path)
-            if absolute not in seen:
-                seen.add(absolute)
-                scan.file(path, relative(absolute, scan.base))
-    return scan.finish()
+    groups = projects_of(paths)
+    results = []
+    for group in groups:
+        scan = Scan(os.path.abspath(base or os.getcwd()), wanted)
+        seen: set[str] = set()
+        for root in group:
+            for path in iter_files(Path(root), exclude):
+                absolute = os.path.abspath(path)
+                if absolute not in seen:
+                    seen.add(absolute)
+                    scan.file(path, relative(absolute, scan.base))
+        results.append(scan.finish())
+    return merged_results(results)
 
 
 class Scan:

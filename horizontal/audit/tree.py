@@ -13,7 +13,15 @@ from pathlib import Path
 
 from horizontal.audit.patterns import lazy_compile
 
-__all__ = ["iter_files", "module_file", "read_text", "relative", "uses_tasks"]
+__all__ = [
+    "iter_files",
+    "module_file",
+    "projects_of",
+    "read_text",
+    "relative",
+    "release_folders",
+    "uses_tasks",
+]
 
 # Never ours to audit: dependencies, build output, VCS, caches; migrations run once.
 EXCLUDED_DIRS = frozenset(
@@ -201,6 +209,48 @@ def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
             if name.endswith(".py") and TEST_FILE.match(name):
                 continue
             yield Path(directory, name)
+
+
+def projects_of(paths: Iterable[str | Path]) -> list[list[str | Path]]:
+    """``paths`` as the projects to judge apart: releases unpacked side by side
+    (``pretix-2026.8.0/``, ``weblate-5.9/``) one by one, so that one's code never decides
+    another's settings; every other path together, as one project."""
+    together: list[str | Path] = []
+    alone: list[list[str | Path]] = []
+    for root in paths:
+        releases = release_folders(Path(root))
+        if releases is None:
+            together.append(root)
+        else:
+            alone += [[release] for release in releases]
+    return [together, *alone] if together or not alone else alone
+
+
+def release_folders(root: Path) -> list[Path] | None:
+    """The folders of a folder that holds unpacked releases side by side and nothing else
+    (every folder named for a release, every file an archive or hidden), each a project of
+    its own; None for any other path."""
+    try:
+        entries = list(os.scandir(root)) if root.is_dir() else []
+    except OSError:
+        return None
+    if any(
+        entry.is_file()
+        and not entry.name.startswith(".")
+        and not entry.name.endswith(ARCHIVE_SUFFIXES)
+        for entry in entries
+    ):
+        return None
+    folders = sorted(
+        Path(entry.path)
+        for entry in entries
+        if entry.is_dir() and not entry.name.startswith(".") and entry.name not in EXCLUDED_DIRS
+    )
+    # Every folder a release: a repository whose root holds folders only (``backend/``,
+    # ``deploy/``, ``tools-1.2/``) is one project.
+    if folders and all(VENDORED_RELEASE.match(f.name) for f in folders):
+        return folders
+    return None
 
 
 def _is_an_app(folder: Path) -> bool:

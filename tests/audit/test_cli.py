@@ -173,10 +173,46 @@ def test_unpacked_releases_side_by_side_are_audited(tmp_path: Path) -> None:
         (tmp_path / release / "entrypoint.sh").write_text("#!/bin/sh\npython manage.py migrate\n")
         (tmp_path / f"{release}.tar.gz").write_bytes(b"")
     done = horizontal_audit(".", "--fail-on", "never", cwd=tmp_path)
-    assert done.stderr.startswith("2 findings in 4 files"), done.stderr  # with the archives
+    assert done.stderr.startswith("2 findings in 2 files"), done.stderr
     (tmp_path / "manage.py").write_text("import django\n")
     done = horizontal_audit(".", "--fail-on", "never", cwd=tmp_path)
     assert done.stderr.startswith("0 findings in 3 files"), done.stderr
+
+
+def test_releases_side_by_side_are_judged_one_by_one(tmp_path: Path) -> None:
+    # shop's settings leave CACHES unset; only billing's code keeps a counter in the
+    # cache. Audited together, billing's code would decide shop's settings.
+    shop, billing = tmp_path / "shop-2.1.0" / "shop", tmp_path / "billing-1.0.3" / "billing"
+    shop.mkdir(parents=True)
+    billing.mkdir(parents=True)
+    (shop / "settings.py").write_text("INSTALLED_APPS = ['shop']\n")
+    (shop / "models.py").write_text("from django.db import models\n")
+    (billing / "settings.py").write_text(
+        "INSTALLED_APPS = ['billing']\nCACHES = {'default': {'BACKEND': 'x.Redis'}}\n"
+    )
+    (billing / "views.py").write_text(
+        "from django.core.cache import cache\n\n\ndef pay(request):\n    cache.incr('payments')\n"
+    )
+    (billing / "models.py").write_text("from django.db import models\n")
+    done = horizontal_audit(".", "--fail-on", "never", cwd=tmp_path)
+    assert "CACHES is not set" not in done.stdout, done.stdout
+    # The same two apps in one project: the counter is the project's.
+    done = horizontal_audit(".", "--fail-on", "never", cwd=tmp_path / "billing-1.0.3")
+    assert done.returncode == 0
+    linked = tmp_path / "links"
+    linked.mkdir()
+    (linked / "billing-1.0.3").symlink_to(tmp_path / "billing-1.0.3")
+    done = horizontal_audit(".", "--fail-on", "never", cwd=linked)
+    assert done.stderr.startswith("0 findings in 3 files"), done.stderr
+
+
+def test_a_folder_with_nothing_to_audit_is_bad_input(tmp_path: Path) -> None:
+    # A folder of links to folders (not followed), or of tests only: nothing read, no pass.
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "test_views.py").write_text("open('x', 'w')\n")
+    done = horizontal_audit("app", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith("Nothing to audit in app:"), done.stderr
 
 
 @pytest.mark.parametrize("marker", [".git", None])
