@@ -51,8 +51,7 @@ def note_uses(scan: Scan, name: str, text: str, by_hand: bool) -> None:
     if "IMPORT_EXPORT_SKIP" in text and import_admins.SKIPPED_IN_SETTINGS.search(text):
         scan.import_confirm_skipped = True
     if not by_hand and import_admins.uses_import_admins(text):
-        room = import_admins.USES_SHOWN - len(scan.import_admin_uses)
-        scan.import_admin_uses += import_admins.admin_lines(name, text)[: max(room, 0)]
+        scan.import_admins += import_admins.import_admins(name, text)
     if not result.stores_files:
         # A command's own file handling (an import that reads MEDIA_ROOT) says nothing
         # about what requests store; a settings module found by its content

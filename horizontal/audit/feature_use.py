@@ -149,6 +149,29 @@ def _cache_calls(text: str) -> Iterator[tuple[int, str, int]]:
         elif before.isalnum():
             continue
         yield start, match.group(1), match.end()
+    if "caches[" in text:
+        yield from _calls_on_local_aliases(text)
+
+
+# ``c = caches["default"]`` (then ``c.incr(key)``): the cache under a local name.
+CACHE_ALIAS = lazy_compile(r"^([ \t]*)([A-Za-z_]\w*)\s*=\s*caches\[[^\]\n]+\]", re.M)
+# Where the function that binds it ends: the next ``def`` or ``class`` at its level or out.
+NEXT_DEFINITION = "(?:async\\s+)?def|class"
+
+
+def _calls_on_local_aliases(text: str) -> Iterator[tuple[int, str, int]]:
+    """Calls on a name bound to ``caches[alias]``, from the binding to the end of the
+    function that binds it (the next definition indented as its ``def`` or less)."""
+    for binding in CACHE_ALIAS.finditer(text):
+        indent, name = len(binding.group(1)), binding.group(2)
+        if name == "cache":
+            continue  # ``cache = caches["x"]``: ``cache.…(`` is found already
+        end_of_scope = re.compile(rf"^[ \t]{{0,{max(indent - 1, 0)}}}(?:{NEXT_DEFINITION})\b", re.M)
+        stop = end_of_scope.search(text, binding.end())
+        region_end = stop.start() if stop else len(text)
+        for call in re.finditer(rf"\b{re.escape(name)}\.(\w+)\(", text[binding.end() : region_end]):
+            position = binding.end() + call.start()
+            yield position, call.group(1), binding.end() + call.end()
 
 
 def uses_channel_layer(text: str) -> bool:

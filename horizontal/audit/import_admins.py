@@ -13,6 +13,7 @@ left the default; the deploy check ``horizontal.W055`` judges the same way.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.known import IMPORT_TEMP_FILES
@@ -23,7 +24,10 @@ __all__ = [
     "SKIPPED_IN_SETTINGS",
     "USES",
     "USES_SHOWN",
+    "ImportAdmin",
     "admin_lines",
+    "import_admins",
+    "two_request_places",
     "uses_import_admins",
     "with_import_admins",
 ]
@@ -40,6 +44,7 @@ CLASS_WITH_BASES = lazy_compile(
     r"^([ \t]*)class\s+\w+\s*\(((?:[^()]|\([^()]*\))*)\)\s*:(.*)$", re.M
 )
 # ``admin.site.register(Book, ImportExportModelAdmin)``: the library's admin as is.
+CLASS_NAME = lazy_compile(r"[ \t]*class\s+(\w+)")
 REGISTERED = lazy_compile(
     r"\bregister\(\s*[\w.]+\s*,\s*"
     r"(\w*Import(?:Export)?(?:Action)?(?:Version)?(?:Model)?Admin)\b"
@@ -70,17 +75,48 @@ def uses_import_admins(text: str) -> bool:
     return USES in text and IMPORT_BASE_ANYWHERE.search(text) is not None
 
 
-def admin_lines(name: str, text: str) -> list[Location]:
-    """Where module ``name`` defines an admin that imports in two requests: the line
-    naming the import base (a long base list spans lines)."""
-    places = []
+class ImportAdmin(NamedTuple):
+    """An admin class (or registration) with an import base: where, the base it names,
+    its own name, and whether it imports in one request (``skip_import_confirm``)."""
+
+    place: Location
+    base: str
+    name: str
+    one_request: bool
+
+
+def import_admins(name: str, text: str) -> list[ImportAdmin]:
+    """The admins module ``name`` defines or registers with an import base, placed at the
+    line naming the base (a long base list spans lines)."""
+    found = []
     for match in CLASS_WITH_BASES.finditer(text):
         base = IMPORT_BASE.search(match.group(2))
-        if base is None or _imports_in_one_request(text, match):
+        if base is None:
             continue
-        places.append(_place(name, text, match.start(2) + base.start()))
-    places += [_place(name, text, m.start(1)) for m in REGISTERED.finditer(text)]
-    return sorted(places)
+        place = _place(name, text, match.start(2) + base.start())
+        own = CLASS_NAME.match(text, match.start()).group(1)  # type: ignore[union-attr]
+        found.append(ImportAdmin(place, base.group(0), own, _imports_in_one_request(text, match)))
+    for registered in REGISTERED.finditer(text):
+        found.append(ImportAdmin(_place(name, text, registered.start(1)), "", "", False))
+    return found
+
+
+def two_request_places(admins: list[ImportAdmin]) -> list[Location]:
+    """Where the admins that keep an import between two requests are: not those that
+    skip the confirm, nor those whose base is a project's admin that does
+    (``class BookAdmin(ShopImportAdmin)`` under ``skip_import_confirm = True``)."""
+    skipping = {admin.name for admin in admins if admin.one_request}
+    while True:  # through the project's own chain of bases
+        more = {a.name for a in admins if a.base in skipping and a.name not in skipping}
+        if not more:
+            break
+        skipping |= more
+    return sorted(a.place for a in admins if a.name not in skipping and a.base not in skipping)
+
+
+def admin_lines(name: str, text: str) -> list[Location]:
+    """Where module ``name`` defines an admin that imports in two requests."""
+    return two_request_places(import_admins(name, text))
 
 
 def _place(name: str, text: str, offset: int) -> Location:
@@ -100,11 +136,13 @@ def _imports_in_one_request(text: str, match: re.Match[str]) -> bool:
 
 
 def with_import_admins(
-    findings: list[Finding], uses: list[Location], code_read: bool, skipped: bool = False
+    findings: list[Finding], admins: list[ImportAdmin], code_read: bool, skipped: bool = False
 ) -> list[Finding]:
-    """The temporary storage's finding with the admins that import related; none where a
-    settings module skips the confirm (``skipped``), and the default left in place is
-    dropped where the project's code was read and no admin imports."""
+    """The temporary storage's finding with the admins that import in two requests
+    related (the first ``USES_SHOWN``); none where a settings module skips the confirm
+    (``skipped``), and the default left in place is dropped where the project's code was
+    read and no admin imports."""
+    uses = two_request_places(admins)[:USES_SHOWN]
     out = []
     for finding in findings:
         if finding.category == "settings" and finding.message.startswith(DEFAULT.setting):

@@ -159,7 +159,7 @@ class Scan:
         self.python_texts: list[tuple[str, str]] = []  # every module's, for command_callers
         self.compress_tag: Location | None = None  # a template's {% compress %}
         self.private_media_uses: list[Location] = []  # django-privates' fields, storages
-        self.import_admin_uses: list[Location] = []  # django-import-export's import admins
+        self.import_admins: list[import_admins.ImportAdmin] = []  # django-import-export's
         self.import_confirm_skipped = False  # IMPORT_EXPORT_SKIP_ADMIN_CONFIRM = True
         self.settings_groups: dict[str, list[PythonModule]] = {}
         # Dotted paths of the project's own FileSystemStorage subclasses (app.storage.Media).
@@ -325,7 +325,7 @@ class Scan:
         )
         self.result.findings = import_admins.with_import_admins(
             self.result.findings,
-            self.import_admin_uses,
+            self.import_admins,
             self.result.read_models,
             self.import_confirm_skipped,
         )

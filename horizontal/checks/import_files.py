@@ -59,14 +59,21 @@ def project_imports_in_two_requests(app_configs: Iterable[AppConfig] | None) -> 
     paths = project_app_paths(app_configs)
     if not paths:
         return None
-    from horizontal.audit.import_admins import admin_lines, uses_import_admins
+    from horizontal.audit.import_admins import (
+        import_admins,
+        two_request_places,
+        uses_import_admins,
+    )
     from horizontal.audit.tree import iter_files, read_text
 
+    admins = []
     for root in paths:
         for path in iter_files(root):
             if path.suffix != ".py":
                 continue
             text = read_text(path)
-            if text and uses_import_admins(text) and admin_lines(path.as_posix(), text):
-                return True
-    return False
+            if text and uses_import_admins(text):
+                admins += import_admins(path.as_posix(), text)
+    # An admin that inherits the skip from a project's base in another module is judged
+    # with every module read.
+    return bool(two_request_places(admins))

@@ -139,3 +139,26 @@ def test_admins_registered_as_is_or_with_calls_in_their_bases() -> None:
     own = "class A(ImportMixin):\n    tmp_storage_class = {storage}\n"
     assert admin_lines("shop/admin.py", own.format(storage="CacheStorage")) == []
     assert len(admin_lines("shop/admin.py", own.format(storage="TempFolderStorage"))) == 1
+
+
+def test_an_admin_inheriting_the_skip_from_a_project_base_is_one_request(tmp_path: Path) -> None:
+    base = (
+        "from import_export.admin import ImportExportModelAdmin\n\n\n"
+        "class ShopImportAdmin(ImportExportModelAdmin):\n    skip_import_confirm = True\n"
+    )
+    books = (
+        "from django.contrib import admin\n\nfrom shop.bases import ShopImportAdmin\n\n\n"
+        "class BookAdmin(ShopImportAdmin):\n    pass\n"
+    )
+    files = {
+        "project/settings.py": SETTINGS.replace("{extra}", ""),
+        "shop/models.py": MODELS,
+        "shop/bases.py": base,
+        "shop/admin.py": books,
+    }
+    found = [f for f in scan(tmp_path, files) if "IMPORT_EXPORT_TMP" in f.message]
+    assert found == []
+    # Its twin: the base keeps the confirm, so the admin built on it imports in two steps.
+    files["shop/bases.py"] = base.replace("skip_import_confirm = True", "pass")
+    found = [f for f in scan(tmp_path / "twin", files) if "IMPORT_EXPORT_TMP" in f.message]
+    assert [r.path for r in found[0].related] == ["shop/admin.py", "shop/bases.py"]

@@ -700,6 +700,31 @@ def test_the_implicit_default_under_a_gate_is_w001(monkeypatch, tmp_path) -> Non
     assert _implicit_default(monkeypatch, GATE, tmp_path) == ["horizontal.W001"]
 
 
+ALIASED_GATE = """\
+from django.core.cache import caches
+
+
+def hit(ip):
+    counter = caches["default"]
+    counter.add(f"rl:{ip}", 0, 60)
+    return counter.incr(f"rl:{ip}")
+
+
+def unrelated(counter):
+    return counter.add(1)
+"""
+
+
+def test_a_gate_through_a_local_name_for_the_cache_is_w001(monkeypatch, tmp_path) -> None:
+    assert _implicit_default(monkeypatch, ALIASED_GATE, tmp_path) == ["horizontal.W001"]
+    # Its twin: the same name in another function is not the cache.
+    other = ALIASED_GATE.replace('    counter.add(f"rl:{ip}", 0, 60)\n', "").replace(
+        '    return counter.incr(f"rl:{ip}")', "    return counter.get('x')"
+    )
+    (tmp_path / "b").mkdir()
+    assert _implicit_default(monkeypatch, other, tmp_path / "b") == ["horizontal.I001"]
+
+
 @pytest.mark.parametrize(
     "setting",
     [

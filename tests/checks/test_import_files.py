@@ -76,3 +76,19 @@ def test_the_default_in_an_export_only_project_is_silent(monkeypatch, tmp_path) 
 def test_the_warning_follows_the_contract() -> None:
     assert_follows_the_contract(import_files.W055)
     assert_registered_deploy_only(import_files)
+
+
+def test_an_admin_inheriting_the_skip_from_another_module_is_silent(monkeypatch, tmp_path) -> None:
+    app = tmp_path / "shop"
+    app.mkdir()
+    (app / "bases.py").write_text(
+        "from import_export.admin import ImportExportModelAdmin\n\n\n"
+        "class ShopImportAdmin(ImportExportModelAdmin):\n    skip_import_confirm = True\n"
+    )
+    (app / "admin.py").write_text(
+        "from shop.bases import ShopImportAdmin\n\n\nclass BookAdmin(ShopImportAdmin):\n    pass\n"
+    )
+    monkeypatch.setattr(import_files, "is_overridden", lambda name: False)
+    fake = SimpleNamespace(name="shop", path=str(app))
+    with override_settings(INSTALLED_APPS=APP):
+        assert import_files.check_import_temp_storage(app_configs=[fake]) == []
