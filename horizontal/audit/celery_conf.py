@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from horizontal.audit.env_lookups import env_default
 from horizontal.audit.source import dotted, last_part, run_by_hand
 from horizontal.audit.tree import iter_files, read_text
 
@@ -356,11 +357,15 @@ ADDRESS_OPTIONS = CONSTRUCTOR_ADDRESSES | frozenset(
 def _addresses(
     path: str, statement: ast.stmt, guards: Guards, names: dict[str, ast.expr]
 ) -> list[CeleryAddress]:
-    """The brokers and result stores ``statement`` writes as a string (``broker`` and
-    ``backend`` only as the constructor's keywords: no configuration key of Celery)."""
+    """The brokers and result stores ``statement`` writes as a string, or as an
+    environment lookup's default (``broker`` and ``backend`` only as the constructor's
+    keywords: no configuration key of Celery)."""
     found = []
     for node, name, written in _conf_items(statement, names):
-        value = _string(_resolved(written, names))
+        resolved = _resolved(written, names)
+        # ``os.environ.get("CELERY_BROKER", "redis://localhost")``: the fallback, where the
+        # variable is not set, as a setting's environment default is judged.
+        value = _string(resolved) or _string(env_default(resolved))
         constructed = isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
         if name in CONSTRUCTOR_ADDRESSES and not constructed:
             continue

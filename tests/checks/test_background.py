@@ -848,6 +848,29 @@ def test_a_celery_app_configured_in_its_constructor_and_conf_is_judged(
         ]
 
 
+@pytest.mark.parametrize(
+    ("broker", "warned"),
+    [
+        ('os.environ.get("CELERY_BROKER", "redis://localhost:6379/0")', True),
+        ('os.getenv("CELERY_BROKER", "amqp://guest@127.0.0.1//")', True),
+        # Its twins: a shared default, and no default at all (the environment decides).
+        ('os.environ.get("CELERY_BROKER", "redis://queue.internal:6379/0")', False),
+        ('os.environ["CELERY_BROKER"]', False),
+    ],
+)
+def test_a_broker_in_code_falling_back_to_this_host_is_w048(
+    tmp_path: Path, broker: str, warned: bool
+) -> None:
+    package = tmp_path / "shop"
+    package.mkdir()
+    source = f'import os\n\nfrom celery import Celery\n\napp = Celery("shop", broker={broker})\n'
+    (package / "celery.py").write_text(source)
+    project = types.SimpleNamespace(name="shop", path=str(package))
+    with shared_settings():
+        messages = background.check_background_services_on_this_host(app_configs=[project])
+    assert [m.id for m in messages] == (["horizontal.W048"] if warned else [])
+
+
 def test_every_namespace_an_app_reads_is_judged(tmp_path: Path) -> None:
     # One app reads TASKQ_ settings, another the usual ones: both sets are read.
     project = _namespaced_project(tmp_path)
