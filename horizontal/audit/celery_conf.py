@@ -170,12 +170,28 @@ def _config_sources(
             yield _ConfigSource(path, line, tree, guards, "", None, namespace)
 
 
+def _with_inherited(
+    found: ast.ClassDef, classes: list[ast.ClassDef], seen: frozenset[str] = frozenset()
+) -> list[ast.stmt]:
+    """A configuration class's statements after those of its bases defined in the same
+    module (``class Production(Base)``), in the order that lets the class and its leftmost
+    base write last, as attribute lookup finds them."""
+    body: list[ast.stmt] = []
+    for base in reversed(found.bases):
+        name = base.id if isinstance(base, ast.Name) else None
+        parent = next((c for c in classes if c.name == name), None)
+        if parent is not None and parent.name not in seen | {found.name}:
+            body += _with_inherited(parent, classes, seen | {found.name})
+    return body + found.body
+
+
 def _options_of_source(
     source: _ConfigSource, modules: dict[str, tuple[str, ast.Module]]
 ) -> list[EagerOption]:
     """What loading a configuration object does to the eager option: it replaces the
     object loaded before (an entry with no value, at the call), then sets what the
-    object sets at its top level: ``task_always_eager`` or the old
+    object sets at its top level (a class: with what its bases in the module set):
+    ``task_always_eager`` or the old
     ``CELERY_ALWAYS_EAGER`` with no namespace, ``NS_TASK_ALWAYS_EAGER`` with one (Celery
     reads no other spelling). Django's settings are read live, by the settings check."""
     options = [
@@ -202,7 +218,7 @@ def _options_of_source(
         found = next((c for c in classes if c.name == source.attribute), None)
         if found is None:
             return options
-        body = found.body
+        body = _with_inherited(found, classes)
     wanted = (
         {f"{source.namespace}_TASK_ALWAYS_EAGER"}
         if source.namespace

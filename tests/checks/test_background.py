@@ -570,6 +570,18 @@ def _app_with_config(tmp_path: Path, app: str, config: str) -> list[checks.Check
         ("app.config_from_object('shop.celeryconfig')\n", "task_always_eager = False\n", None),
         # Another package's configuration is not read.
         ("app.config_from_object('vendor.celeryconfig')\n", "task_always_eager = True\n", None),
+        # A class inherits what its bases in the module set; its own setting wins.
+        (
+            "app.config_from_object('shop.celeryconfig:Production')\n",
+            "class Base:\n    task_always_eager = True\n\nclass Production(Base):\n    pass\n",
+            2,
+        ),
+        (
+            "app.config_from_object('shop.celeryconfig:Production')\n",
+            "class Base:\n    task_always_eager = True\n\n"
+            "class Production(Base):\n    task_always_eager = False\n",
+            None,
+        ),
         # A later object replaces the one before, under a guard production takes too.
         (
             "app.config_from_object('shop.celeryconfig:Dev')\n"
@@ -605,6 +617,8 @@ def _app_with_config(tmp_path: Path, app: str, config: str) -> list[checks.Check
         "write-after",
         "false",
         "not-ours",
+        "inherited",
+        "inherited-overridden",
         "replaced",
         "unprefixed-only",
         "function-body",
