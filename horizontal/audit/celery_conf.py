@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from horizontal.audit.env_lookups import env_default
+from horizontal.audit.rq_queues import inline_rq_queues
 from horizontal.audit.source import dotted, last_part, run_by_hand
 from horizontal.audit.tree import iter_files, read_text
 
@@ -124,7 +125,7 @@ def celery_conf(paths: Iterable[str | Path]) -> CeleryConf:
             names: dict[str, ast.expr] = {}  # module-level names, as bound so far
             for statement, guards in _module_level(tree.body, (), django_settings):
                 eager += _eager_options(str(path), statement, guards, django_settings, names)
-                eager += _inline_rq_queues(str(path), statement, guards)
+                eager += inline_rq_queues(str(path), statement, guards)
                 addresses += _addresses(str(path), statement, guards, names)
                 namespaces.update(_namespaces(statement))
                 for source in _config_sources(str(path), tree, statement, guards):
@@ -307,39 +308,6 @@ def _setting_name(node: ast.expr) -> str | None:
 def _conf_receiver(node: ast.expr) -> bool:
     """``app.conf``, ``celery_app.conf``, ``self.app.conf``."""
     return isinstance(node, ast.Attribute) and node.attr == "conf"
-
-
-# RQ's queues built in code: ``Queue(connection=redis, is_async=False)``,
-# ``django_rq.get_queue("default", is_async=False)`` run each job in the caller.
-RQ_QUEUE_FACTORIES = frozenset({"Queue", "get_queue"})
-RQ_INLINE = "RQ's is_async=False"
-
-
-def _inline_rq_queues(path: str, statement: ast.stmt, guards: Guards) -> list[EagerOption]:
-    """The RQ queues ``statement`` builds at import told to run jobs inline (not in a
-    function, which a test may call); each is its own, judged alone."""
-    found = []
-    for node in _outside_functions(statement):
-        if not isinstance(node, ast.Call) or last_part(dotted(node.func) or "") not in (
-            RQ_QUEUE_FACTORIES
-        ):
-            continue
-        for keyword in node.keywords:
-            value = keyword.value
-            if keyword.arg == "is_async" and isinstance(value, ast.Constant):
-                scope = f"rq:{path}:{node.lineno}"
-                inline = value.value is False
-                found.append(EagerOption(path, node.lineno, RQ_INLINE, inline, None, guards, scope))
-    return found
-
-
-def _outside_functions(node: ast.AST) -> Iterator[ast.AST]:
-    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-        return
-    yield node
-    for child in ast.iter_child_nodes(node):
-        if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-            yield from _outside_functions(child)
 
 
 def _eager_options(
