@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from horizontal.audit.eager_options import EagerOption, Guards
 from horizontal.audit.env_lookups import env_default
 from horizontal.audit.rq_queues import inline_rq_queues
 from horizontal.audit.source import dotted, last_part, run_by_hand
@@ -34,28 +35,6 @@ EAGER_OPTIONS = frozenset({"task_always_eager", "CELERY_ALWAYS_EAGER", "CELERY_T
 # object loaded, an app built (``Celery("shop", broker=…)``) or configured
 # (``app.conf.broker_url = …``); or an RQ queue told whether to run jobs inline.
 MARKERS = ("_eager", "_EAGER", "config_from_object", "Celery(", ".conf.", ".conf[", "is_async")
-
-Guards = tuple[tuple[str, bool], ...]
-
-
-class EagerOption(NamedTuple):
-    """One write of an eager option on an app's ``conf``, in the order the module runs
-    them: where, which, and its value, a literal (``value``), one of Django's settings to
-    read live (``setting``), or neither when the source cannot tell (an environment
-    lookup: ``value`` None). ``guards`` are the settings the enclosing ``if`` tests read,
-    each with whether it is negated."""
-
-    path: str
-    line: int
-    option: str
-    value: object
-    setting: str | None
-    guards: Guards
-    # The module whose app it configures, and whether it comes from a configuration object
-    # (``app.config_from_object("proj.celeryconfig")``), which a write on ``app.conf``
-    # overrides wherever it stands.
-    scope: str = ""
-    from_source: bool = False
 
 
 class CeleryAddress(NamedTuple):

@@ -7,12 +7,9 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
+from horizontal.audit.eager_options import EagerOption, Guards
 from horizontal.audit.source import dotted, last_part
-
-if TYPE_CHECKING:
-    from horizontal.audit.celery_conf import EagerOption, Guards
 
 __all__ = ["RQ_INLINE", "inline_rq_queues"]
 
@@ -25,8 +22,6 @@ RQ_INLINE = "RQ's is_async=False"
 def inline_rq_queues(path: str, statement: ast.stmt, guards: Guards) -> list[EagerOption]:
     """The RQ queues ``statement`` builds at import told to run jobs inline (not in a
     function, which a test may call); each is its own, judged alone."""
-    from horizontal.audit.celery_conf import EagerOption  # which imports this module
-
     found = []
     for node in _outside_functions(statement):
         if not isinstance(node, ast.Call) or last_part(dotted(node.func) or "") not in (
