@@ -60,7 +60,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="Add an opt-in category to the default ones (repeatable).",
     )
     parser.add_argument(
-        "--exclude", action="append", default=[], help="Directory name to skip (repeatable)."
+        "--exclude",
+        action="append",
+        default=[],
+        help="Directory to skip: a name skips every folder so named, a path that one folder "
+        "(repeatable).",
     )
 
 
@@ -83,7 +87,8 @@ class Stream(Protocol):
 
 class Failed(Exception):
     """The run failed: ``status`` is the exit status (1 findings, 2 bad input: a path
-    that does not exist, a folder with nothing to audit, an unreadable baseline)."""
+    that does not exist, a folder with nothing to audit, a baseline that cannot be read
+    or written)."""
 
     def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
@@ -111,7 +116,10 @@ def run(options: dict[str, Any], stdout: Stream, stderr: Stream) -> None:
     # Fingerprints and SARIF name files from the repository's root, wherever this runs.
     rebase = repository_paths(options["paths"])
     if options["write_baseline"]:
-        count = write_baseline(options["write_baseline"], result.findings, rebase)
+        try:
+            count = write_baseline(options["write_baseline"], result.findings, rebase)
+        except OSError as exc:
+            raise Failed(f"Cannot write baseline: {exc}", 2) from exc
         stderr.write(
             f"Baseline of {plural(count, 'finding')} written to {options['write_baseline']}.\n"
         )
@@ -120,7 +128,7 @@ def run(options: dict[str, Any], stdout: Stream, stderr: Stream) -> None:
     if options["baseline"]:
         try:
             findings = new_findings(findings, read_baseline(options["baseline"]), rebase)
-        except (OSError, ValueError, KeyError) as exc:
+        except (OSError, ValueError) as exc:
             raise Failed(f"Cannot read baseline: {exc}", 2) from exc
     rendered = render(findings, options["format"], rebase)
     if rendered:

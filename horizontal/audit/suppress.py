@@ -92,15 +92,26 @@ def write_baseline(
 def read_baseline(path: str | Path) -> Baseline:
     """Fingerprints in the baseline, with how many findings share each one."""
     document = json.loads(Path(path).read_text(encoding="utf-8"))
-    if document.get("version") != BASELINE_VERSION:
+    if not isinstance(document, dict) or document.get("version") != BASELINE_VERSION:
         raise ValueError(f"{path}: not a horizontal audit baseline (version 1)")
+    entries = document.get("findings")
+    if not isinstance(entries, list) or not all(_is_baseline_entry(e) for e in entries):
+        raise ValueError(
+            f"{path}: 'findings' must be a list of entries, each with a 'fingerprint' "
+            "(--write-baseline writes one)"
+        )
     baseline = Baseline(
-        key
-        for entry in document["findings"]
-        for key in (entry["fingerprint"], *entry.get("related", ()))
+        key for entry in entries for key in (entry["fingerprint"], *entry.get("related", ()))
     )
     baseline.from_root = document.get("paths") == PATHS_FROM_ROOT
     return baseline
+
+
+def _is_baseline_entry(entry: object) -> bool:
+    if not isinstance(entry, dict) or not isinstance(entry.get("fingerprint"), str):
+        return False
+    related = entry.get("related", [])
+    return isinstance(related, list) and all(isinstance(key, str) for key in related)
 
 
 def new_findings(

@@ -185,6 +185,7 @@ def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
     if root.is_file():
         yield root
         return
+    names_excluded, paths_excluded = _excluded(exclude)
     for directory, subdirs, names in os.walk(root):
         # A release vendored into a project sits beside the project's own files; a folder
         # that holds only folders and archives (sdists unpacked side by side) holds what
@@ -196,7 +197,8 @@ def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
             d
             for d in subdirs
             if d not in EXCLUDED_DIRS
-            and d not in exclude
+            and d not in names_excluded
+            and not (paths_excluded and _excluded_path(root, Path(directory, d), paths_excluded))
             and (not d.startswith(".") or d in DEPLOYMENT_DOT_DIRS)
             and not EXAMPLE_DIR.search(d)
             and not TEST_DIR.search(d)
@@ -209,6 +211,31 @@ def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
             if name.endswith(".py") and TEST_FILE.match(name):
                 continue
             yield Path(directory, name)
+
+
+def _excluded(exclude: Collection[str]) -> tuple[set[str], list[str]]:
+    """``--exclude`` values: folder names (``legacy``), and paths (``app/legacy``,
+    ``./app/legacy/``), which name one folder, not every folder called ``legacy``."""
+    names: set[str] = set()
+    paths: list[str] = []
+    for value in exclude:
+        cleaned = value.strip().rstrip("/").removeprefix("./")
+        if "/" in cleaned:
+            paths.append(cleaned)
+        else:
+            names.add(cleaned)
+    return names, paths
+
+
+def _excluded_path(root: Path, folder: Path, paths: list[str]) -> bool:
+    """``folder`` is one of ``paths``: from the current directory (as the shell completes
+    it), or from the audited root or any folder in it (``hyperkitty/models``)."""
+    absolute = os.path.abspath(folder)
+    inside = folder.relative_to(root).as_posix()
+    return any(
+        absolute == os.path.abspath(path) or inside == path or inside.endswith(f"/{path}")
+        for path in paths
+    )
 
 
 def projects_of(paths: Iterable[str | Path]) -> list[list[str | Path]]:

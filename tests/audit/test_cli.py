@@ -82,6 +82,51 @@ def test_the_options_are_the_management_commands(tmp_path: Path) -> None:
     assert "Cannot read baseline" in broken.stderr
 
 
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        ("[1, 2]", "not a horizontal audit baseline"),
+        ("not json", "Cannot read baseline"),
+        ('{"version": 1}', "'findings' must be a list of entries"),
+        ('{"version": 1, "findings": "abc"}', "'findings' must be a list of entries"),
+        ('{"version": 1, "findings": [{"category": "x"}]}', "each with a 'fingerprint'"),
+        ('{"version": 1, "findings": [{"fingerprint": "a", "related": 3}]}', "'findings'"),
+    ],
+)
+def test_a_malformed_baseline_is_bad_input_not_a_traceback(
+    tmp_path: Path, content: str, said: str
+) -> None:
+    (tmp_path / "entrypoint.sh").write_text("#!/bin/sh\npython manage.py migrate\n")
+    (tmp_path / "baseline.json").write_text(content)
+    done = horizontal_audit(".", "--baseline", "baseline.json", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert said in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_baseline_that_cannot_be_written_is_bad_input(tmp_path: Path) -> None:
+    (tmp_path / "entrypoint.sh").write_text("#!/bin/sh\npython manage.py migrate\n")
+    done = horizontal_audit(".", "--write-baseline", "missing/baseline.json", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "Cannot write baseline:" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("given", ["legacy", "app/legacy", "./app/legacy/", "project/app/legacy"])
+def test_exclude_takes_a_folder_name_or_a_path(tmp_path: Path, given: str) -> None:
+    legacy = tmp_path / "project" / "app" / "legacy"
+    kept = tmp_path / "project" / "tools" / "legacy"
+    for folder in (legacy, kept):
+        folder.mkdir(parents=True)
+        (folder / "entrypoint.sh").write_text("#!/bin/sh\npython manage.py migrate\n")
+    (tmp_path / "project" / "app" / "views.py").write_text("def home(request):\n    pass\n")
+    done = horizontal_audit("project", "--exclude", given, "--format", "json", cwd=tmp_path)
+    found = sorted(finding["path"] for finding in json.loads(done.stdout))
+    if given == "legacy":  # a name: every folder so named
+        assert found == [], done.stderr
+    else:  # a path, from the audited folder or the current one: that folder alone
+        assert found == ["project/tools/legacy/entrypoint.sh"], done.stderr
+
+
 def test_the_pre_commit_hook_runs_the_console_script() -> None:
     hooks = (ROOT / ".pre-commit-hooks.yaml").read_text()
     assert "id: horizontal-audit" in hooks
