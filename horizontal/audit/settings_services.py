@@ -261,6 +261,9 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
         setting = _service_setting(path)
         if setting is None:
             continue
+        # The name as the module writes it (Celery's old ``BROKER_URL``), which the rules
+        # read as its new one.
+        named = path[0] if len(path) == 1 else setting
         if _database_setting(setting):
             text, line = address_text(node, names)
             asked_for = any(word in text for word in chosen.get(id(node), ()))
@@ -310,7 +313,7 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
             yield _finding(
                 module,
                 line,
-                f"{setting}: empty, so Celery uses its default broker amqp://guest@localhost//"
+                f"{named}: empty, so Celery uses its default broker amqp://guest@localhost//"
                 " on this host: each instance talks to its own server",
                 FIXES["this host"],
             )
@@ -321,7 +324,7 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
                 yield _finding(
                     module,
                     line,
-                    f"{setting}: {text.split(':', 1)[0]} keeps the queue in a file on this "
+                    f"{named}: {text.split(':', 1)[0]} keeps the queue in a file on this "
                     "host: workers elsewhere never see it",
                     FIXES["this host"],
                 )
@@ -338,7 +341,7 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
             # The first setting read at the deciding line names the finding (the same name
             # the importing modules' findings of that address carry, so they fold as one).
             seen.add(line)
-            decided[line] = this_host_finding(module, line, setting, address)
+            decided[line] = this_host_finding(module, line, named, address)
     for line, finding in decided.items():
         places = tuple(dict.fromkeys(p for p in users.get(line, ()) if p.line != line))
         yield finding._replace(related=(*finding.related, *places)) if places else finding

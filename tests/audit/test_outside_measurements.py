@@ -321,6 +321,16 @@ def test_a_shared_service_on_this_host_in_settings_is_found(
     assert "is this host" in finding.message and "sidecar" in finding.fix
 
 
+@pytest.mark.parametrize("name", ["BROKER_URL", "CELERY_BROKER_URL"])
+def test_a_broker_on_this_host_is_named_as_the_settings_module_writes_it(
+    tmp_path: Path, name: str
+) -> None:
+    # Celery's pre-4.0 name is read as the new one, and reported as written.
+    source = f"INSTALLED_APPS = []\n{name} = 'redis://localhost:6379/0'\n"
+    [finding] = scan(tmp_path, {"app/settings.py": source}, "settings")
+    assert finding.message.startswith(f"{name}: redis://localhost:6379/0 is this host")
+
+
 def test_a_shared_service_on_its_own_host_in_settings_is_silent(tmp_path: Path) -> None:
     source = (
         "import os\nINSTALLED_APPS = []\nSECRET_KEY = os.environ['K']\n"
