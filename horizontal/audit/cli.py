@@ -138,6 +138,12 @@ def run(options: dict[str, Any], stdout: Stream, stderr: Stream) -> None:
         f"{plural(len(findings), 'finding')} in {plural(result.files, 'file')} "
         f"({result.suppressed} suppressed inline, {known} in the baseline).\n"
     )
+    for path, line, names in result.unknown_ignores:
+        stderr.write(
+            f"{path}:{line}: the ignore comment names no category of the audit "
+            f"({', '.join(names)}), so it silences nothing; the categories are "
+            f"{', '.join(CATEGORIES)}.\n"
+        )
     if result.unparsed:
         shown = ", ".join(result.unparsed[:3]) + (", …" if len(result.unparsed) > 3 else "")
         version = ".".join(map(str, sys.version_info[:2]))

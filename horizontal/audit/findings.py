@@ -250,6 +250,9 @@ class AuditResult:
         # Python files that needed a parse and that this interpreter cannot parse (newer
         # syntax, or broken): nothing in them was audited, and the summary says so.
         self.unparsed: list[str] = []
+        # Ignore comments at a finding that name no category (``ignore[files]``): where,
+        # and the names, so the summary can say why the finding was not silenced.
+        self.unknown_ignores: list[tuple[str, int, list[str]]] = []
 
 
 def merged_results(results: list[AuditResult]) -> AuditResult:
@@ -262,6 +265,7 @@ def merged_results(results: list[AuditResult]) -> AuditResult:
         total.suppressed += result.suppressed
         total.files += result.files
         total.unparsed += result.unparsed
+        total.unknown_ignores += result.unknown_ignores
     return total
 
 

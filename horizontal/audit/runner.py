@@ -41,6 +41,7 @@ from horizontal.audit.code_uses import note_uses
 from horizontal.audit.compressor import is_template
 from horizontal.audit.file_kinds import is_compose_file, is_provisioning, text_detector
 from horizontal.audit.findings import (
+    CATEGORIES,
     DEFAULT_CATEGORIES,
     SETTINGS_CATEGORIES,
     AuditResult,
@@ -89,7 +90,7 @@ from horizontal.audit.storage_classes import (
     storage_subclasses,
     writes_in_their_class,
 )
-from horizontal.audit.suppress import is_suppressed
+from horizontal.audit.suppress import is_suppressed, unknown_ignored
 from horizontal.audit.tree import iter_files, module_file, projects_of, read_text, relative
 from horizontal.audit.uncalled import without_uncalled_writers
 from horizontal.audit.web_servers import one_media_server
@@ -340,6 +341,11 @@ class Scan:
         )
         self.result.findings = [with_distinct_related(f) for f in self.result.findings]
         self.result.findings.sort()
+        self.result.unknown_ignores = [
+            (f.path, f.line, names)
+            for f in self.result.findings
+            if (names := unknown_ignored(f, self.texts.get(f.path, []), CATEGORIES))
+        ]
         return self.result
 
     def module_named(self, dotted: str) -> PythonModule | None:

@@ -37,11 +37,12 @@ def ignored_categories(line: str) -> set[str] | None:
     listed = match.group("categories")
     if not listed:
         return {"*"}
-    return {part.strip() for part in listed.split(",") if part.strip()}
+    # ``file_write`` for ``file-write``: the Python spelling of the same name.
+    return {part.strip().replace("_", "-") for part in listed.split(",") if part.strip()}
 
 
-def is_suppressed(finding: Finding, lines: list[str]) -> bool:
-    """An ignore comment on the finding's line, or alone on the line just above it."""
+def _comment_lines(finding: Finding, lines: list[str]) -> list[str]:
+    """The finding's line, and the line above it when that is a comment alone."""
     candidates = []
     if 0 < finding.line <= len(lines):
         candidates.append(lines[finding.line - 1])
@@ -49,11 +50,30 @@ def is_suppressed(finding: Finding, lines: list[str]) -> bool:
         above = lines[finding.line - 2]
         if above.lstrip().startswith("#"):
             candidates.append(above)
-    for line in candidates:
+    return candidates
+
+
+def is_suppressed(finding: Finding, lines: list[str]) -> bool:
+    """An ignore comment on the finding's line, or alone on the line just above it."""
+    for line in _comment_lines(finding, lines):
         categories = ignored_categories(line)
         if categories and ("*" in categories or finding.category in categories):
             return True
     return False
+
+
+def unknown_ignored(finding: Finding, lines: list[str], known: Iterable[str]) -> list[str]:
+    """Names in the ignore comments at ``finding`` that are no category (``files``,
+    ``filewrite``): a comment meant to silence it that silences nothing."""
+    names = set(known) | {"*"}
+    return sorted(
+        {
+            name
+            for line in _comment_lines(finding, lines)
+            for name in ignored_categories(line) or ()
+            if name not in names
+        }
+    )
 
 
 def write_baseline(

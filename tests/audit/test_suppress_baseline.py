@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import shutil
 from pathlib import Path
@@ -9,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from horizontal.audit import CATEGORIES, scan_paths
+from horizontal.audit.cli import main
 from horizontal.audit.suppress import (
     ignored_categories,
     new_findings,
@@ -35,6 +38,35 @@ def test_matching_ignores_hide_findings_and_a_wrong_category_does_not():
     result = scan_paths([SUPPRESSED], base=CORPUS, categories=ALL)
     assert [(f.line, f.category) for f in result.findings] == [(8, "module-state")]
     assert result.suppressed == 2  # line 5 (same line) and line 7 (comment above)
+
+
+def test_an_underscore_spelling_of_a_category_silences_it():
+    assert ignored_categories("x = {}  # horizontal: ignore[module_state, file_write]") == {
+        "module-state",
+        "file-write",
+    }
+
+
+def test_an_ignore_naming_no_category_keeps_the_finding_and_says_why(tmp_path: Path) -> None:
+    (tmp_path / "views.py").write_text(
+        "def export(request):\n"
+        "    open('/srv/data/out.csv', 'w').write('x')  # horizontal: ignore[files]\n"
+        "    # horizontal: ignore[filewrite, cache]\n"
+        "    open('/srv/data/two.csv', 'w').write('x')\n"
+    )
+    result = scan_paths([tmp_path], base=tmp_path)
+    assert [f.line for f in result.findings] == [2]  # one finding for the module's writes
+    assert result.unknown_ignores == [("views.py", 2, ["files"])]
+    err = io.StringIO()
+    out = io.StringIO()
+    with (
+        contextlib.chdir(tmp_path),
+        contextlib.redirect_stderr(err),
+        contextlib.redirect_stdout(out),
+    ):
+        main(["."])
+    said = "views.py:2: the ignore comment names no category of the audit (files)"
+    assert said in err.getvalue()
 
 
 def copy_module(tmp_path: Path) -> Path:
