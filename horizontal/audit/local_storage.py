@@ -48,7 +48,7 @@ PATH_BUILDERS = frozenset(
 )
 
 
-def _builds_local_path(module: PythonModule, media_root: ast.Attribute) -> bool:
+def _builds_local_path(module: PythonModule, media_root: ast.expr) -> bool:
     """Is ``settings.MEDIA_ROOT`` used as a place on disk (joined, walked, opened, bound to a
     name), rather than reported (``os.statvfs``) or handed to a checker?"""
     function = module.scope(media_root).function
@@ -68,7 +68,7 @@ def _builds_local_path(module: PythonModule, media_root: ast.Attribute) -> bool:
     return False
 
 
-def _handed_to_a_storage(module: PythonModule, media_root: ast.Attribute) -> bool:
+def _handed_to_a_storage(module: PythonModule, media_root: ast.expr) -> bool:
     """``settings.MEDIA_ROOT`` inside the arguments of a storage's method
     (``default_storage.exists(...)``, ``self.file.storage.open(...)``): no disk access here;
     where the files live is the storage's choice, judged in settings."""
@@ -86,7 +86,7 @@ def _handed_to_a_storage(module: PythonModule, media_root: ast.Attribute) -> boo
     return False
 
 
-def _only_measured(function: FunctionNode, media_root: ast.Attribute) -> bool:
+def _only_measured(function: FunctionNode, media_root: ast.expr) -> bool:
     """``full = str(Path(settings.MEDIA_ROOT) / name)`` whose every use is ``len(full)``:
     a path built to check a length limit, never opened."""
     for node in ast.walk(function):
@@ -186,11 +186,8 @@ def find_local_storage(module: PythonModule) -> Iterator[Finding]:
         # data); a command filling a folder that requests read is judged at the read
         # (datadirs.py).
         return
-    for node in module.nodes(ast.Attribute):
-        assert isinstance(node, ast.Attribute)
-        if node.attr != "MEDIA_ROOT" or module.scope(node).function is None:
-            continue
-        if dotted(node.value) != "settings" or not _builds_local_path(module, node):
+    for node in _media_roots(module):
+        if module.scope(node).function is None or not _builds_local_path(module, node):
             continue
         if _in_storage_class(module, node):
             continue  # the storage backend itself: choosing it in settings is the finding
@@ -201,6 +198,32 @@ def find_local_storage(module: PythonModule) -> Iterator[Finding]:
         if _resolves_page_resources(module, node):
             continue  # xhtml2pdf's link_callback: where a rendered page's images are
         yield _file_write(module, node.lineno, MEDIA_ROOT_BY_PATH)
+
+
+def _media_roots(module: PythonModule) -> Iterator[ast.expr]:
+    """``settings.MEDIA_ROOT``, and ``MEDIA_ROOT`` where the module imports it from a
+    settings module (``from mysite.settings import MEDIA_ROOT``)."""
+    for node in module.nodes(ast.Attribute):
+        assert isinstance(node, ast.Attribute)
+        if node.attr == "MEDIA_ROOT" and dotted(node.value) == "settings":
+            yield node
+    if not _imports_media_root(module):
+        return
+    for node in module.nodes(ast.Name):
+        assert isinstance(node, ast.Name)
+        if node.id == "MEDIA_ROOT" and isinstance(node.ctx, ast.Load):
+            yield node
+
+
+def _imports_media_root(module: PythonModule) -> bool:
+    if "import" not in module.text or "MEDIA_ROOT" not in module.text:
+        return False
+    return any(
+        isinstance(node, ast.ImportFrom)
+        and "settings" in (node.module or "")
+        and any(alias.name == "MEDIA_ROOT" and alias.asname is None for alias in node.names)
+        for node in module.tree.body
+    )
 
 
 def _resolves_page_resources(module: PythonModule, node: ast.AST) -> bool:

@@ -156,7 +156,10 @@ class PythonModule:
                 if not self._hot(first, last):
                     continue
                 for child in ast.walk(expr):
-                    if isinstance(child, ast.Call | ast.Attribute):
+                    # (``MEDIA_ROOT`` alone: imported from a settings module, local_storage.py)
+                    if isinstance(child, ast.Call | ast.Attribute) or (
+                        isinstance(child, ast.Name) and child.id == "MEDIA_ROOT"
+                    ):
                         self.scopes[id(child)] = scope
                         self.by_type[type(child)].append(child)
 

@@ -36,3 +36,27 @@ def test_a_media_root_only_reported_is_not_a_path(tmp_path: Path) -> None:
     # Its twin: the setting's value shown, not a place on disk opened.
     found = scan(tmp_path, {"reports/views.py": VIEW.format(use="settings.MEDIA_ROOT.name")})
     assert ("reports/views.py", 6) not in where(found)
+
+
+IMPORTED = """\
+import os
+from django.http import HttpResponse
+from {module} import MEDIA_ROOT
+
+
+def download(request, name):
+    path = os.path.join(MEDIA_ROOT, "exports", name)
+    with open(path, "rb") as f:
+        return HttpResponse(f.read())
+"""
+
+
+def test_media_root_imported_from_the_settings_module_is_the_setting(tmp_path: Path) -> None:
+    source = IMPORTED.format(module="mysite.settings")
+    assert ("reports/views.py", 7) in where(scan(tmp_path, {"reports/views.py": source}))
+
+
+def test_a_media_root_of_another_module_is_not_the_setting(tmp_path: Path) -> None:
+    # Its twin: a constant of the app's own (a path inside the package, shipped with it).
+    source = IMPORTED.format(module="reports.constants")
+    assert ("reports/views.py", 7) not in where(scan(tmp_path, {"reports/views.py": source}))
