@@ -15,7 +15,7 @@ import socket
 from collections.abc import Iterator, Mapping
 from urllib.parse import urlsplit
 
-__all__ = ["is_this_host", "this_host_addresses"]
+__all__ = ["is_kept_here", "is_this_host", "this_host_addresses", "without_password"]
 
 # Names and addresses that mean "this host": a service found there is per instance.
 # ``localhost6`` (and ``localhost6.localdomain6``) is ``::1`` in RHEL and Fedora's hosts file.
@@ -109,7 +109,7 @@ def _address_host(text: str) -> str | None:
         if host is None:
             # redis:///0 or amqp:// with no host: the client's default, localhost;
             # postgres:///app or mysql:///app: the server's socket on this host.
-            if scheme.startswith(("redis", "amqp")):
+            if scheme.startswith(("redis", "amqp", "pyamqp", "librabbitmq")):
                 return "localhost"
             return "" if scheme.startswith(DATABASE_SCHEMES) and text.count("/") >= 3 else None
         return host
@@ -124,6 +124,16 @@ def _address_host(text: str) -> str | None:
     return text.partition(":")[0] or None
 
 
+def is_kept_here(address: str) -> bool:
+    """A store in a file or in this process (``db+sqlite:///…``, ``filesystem://``,
+    ``memory://``, a SQLite queue's path): there is no server to point at or to proxy."""
+    text = address.strip()
+    scheme, separator, _ = text.partition("://")
+    if separator:
+        return _file_scheme(scheme.lower()) or scheme.lower() in IN_PROCESS_SCHEMES
+    return text.startswith("/") and not text.endswith((".sock", ".socket"))
+
+
 def _file_scheme(scheme: str) -> bool:
     """Celery's brokers and result stores in a local file: ``db+sqlite:``, ``filesystem:``."""
     return scheme.endswith("+sqlite") or scheme == "filesystem"
@@ -134,17 +144,40 @@ def _socket_path(text: str) -> bool:
     return text.endswith((".sock", ".socket")) or text.strip("/").count("/") >= 1
 
 
+@functools.cache
+def _password_parameter() -> re.Pattern[str]:
+    # A password given as a URL's parameter (``redis://localhost/0?password=…``).
+    # Compiled on first use, as ``_short_ipv4_form``.
+    return re.compile(r"(?i)([?&](?:password|passwd|pass)=)[^&#]*")
+
+
+def without_password(address: str) -> str:
+    """``address`` with the password of its user part masked (``redis://:***@localhost``,
+    ``amqp://shop:***@localhost//``, ``?password=***``): what a check or the audit prints
+    ends in CI logs.
+    A lone user part is masked too: Redis URLs put the password there
+    (``redis://s3cr3t@localhost``)."""
+    address = _password_parameter().sub(r"\1***", address)
+    scheme, separator, rest = address.partition("://")
+    if not separator or "@" not in rest.split("/", 1)[0]:
+        return address
+    user_part, _, host_part = rest.partition("@")
+    user, has_password, _ = user_part.partition(":")
+    masked = f"{user}:***" if has_password else "***"
+    return f"{scheme}://{masked}@{host_part}"
+
+
 def this_host_addresses(value: object, *, live: bool = False) -> Iterator[str]:
     """Each address in ``value`` (a URL, ``host:port``, a list of them, a channels_redis
     ``(host, port)`` pair or ``{"address": …}`` mapping, a comma-separated list) that
-    points at this host or a unix socket; the address as written."""
+    points at this host or a unix socket; the address as written, its password masked."""
     if isinstance(value, str):
         # Several servers in one string: Django's caches split on ";" and ",", Celery's
         # failover brokers on ";", Memcached's and libpq's host lists on ",".
         for part in re.split("[;,]", value) if ";" in value or "," in value else [value]:
             host = _address_host(part)
             if host is not None and (host == "" or is_this_host(host, live=live)):
-                yield part.strip()
+                yield without_password(part.strip())
     elif isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
         if isinstance(value[1], int):
             if is_this_host(value[0], live=live):
@@ -166,7 +199,7 @@ def this_host_addresses(value: object, *, live: bool = False) -> Iterator[str]:
         if isinstance(host, str):
             host_name = _address_host(host)
             if host_name is not None and (host_name == "" or is_this_host(host_name, live=live)):
-                yield host
+                yield without_password(host)
         socket_path = value.get("unix_socket_path", value.get("UNIX_SOCKET_PATH"))
         if isinstance(socket_path, str) and socket_path:
             yield socket_path

@@ -155,15 +155,21 @@ W047 = checks.Warning(
 )
 
 
-def W048(setting: str, address: str, where: str | None = None) -> checks.Warning:
+def W048(
+    setting: str, address: str, where: str | None = None, *, kept_here: bool = False
+) -> checks.Warning:
     """``setting`` by name, or an option set in the project's code with ``where`` its
-    place."""
+    place; ``kept_here`` for a store in a file or in the process, which no proxy reaches."""
+    hint = (
+        f"{address} keeps it in this host's file or process: use a server every instance "
+        "shares (Redis, RabbitMQ, the database)."
+        if kept_here
+        else f"{address} is this host: point it at the server every instance shares. Behind "
+        "a sidecar proxy to it, silence horizontal.W048."
+    )
     return checks.Warning(
         f"{setting} is on this host: each instance has its own.",
-        hint=(
-            f"{address} is this host: point it at the server every instance shares. Behind "
-            "a sidecar proxy to it, silence horizontal.W048."
-        ),
+        hint=hint,
         obj=where or setting,
         id="horizontal.W048",
     )
@@ -447,7 +453,7 @@ def _celery_results_cache() -> tuple[str, object] | None:
 def check_background_services_on_this_host(
     app_configs: Iterable[AppConfig] | None = None, **kwargs: Any
 ) -> list[CheckMessage]:
-    from horizontal.audit.this_host import this_host_addresses  # not at start-up
+    from horizontal.audit.this_host import is_kept_here, this_host_addresses  # not at start-up
     from horizontal.checks import _celery_apps as celery_apps
     from horizontal.checks.code import project_app_paths
 
@@ -459,19 +465,24 @@ def check_background_services_on_this_host(
     for setting, value in _service_addresses(celery):
         address = next(this_host_addresses(value, live=True), None)
         if address is not None:
-            found.append(W048(setting, address))
+            found.append(W048(setting, address, kept_here=is_kept_here(address)))
     for given in celery_apps.production_addresses(conf):  # ``Celery("shop", broker=…)`` in its code
         address = next(this_host_addresses(given.value, live=True), None)
         if address is not None:
             place = relative_place(given.path, given.line)
-            found.append(W048(f"{given.option} set in code", address, place))
+            option = f"{given.option} set in code"
+            found.append(W048(option, address, place, kept_here=is_kept_here(address)))
     results = _celery_results_cache()
     # A cache on this host's server is W004's; a cache in the process or its files is this.
     if results is not None and cache_is(results[1], NOT_SHARED_CACHES):
         alias, backend = results
         kind = str(backend).rsplit(".", 1)[-1]
         found.append(
-            W048("CELERY_RESULT_BACKEND", f"{CELERY_DJANGO_CACHE} on CACHES[{alias!r}], a {kind},")
+            W048(
+                "CELERY_RESULT_BACKEND",
+                f"{CELERY_DJANGO_CACHE} on CACHES[{alias!r}], a {kind},",
+                kept_here=True,
+            )
         )
     return found
 

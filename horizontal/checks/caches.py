@@ -131,7 +131,12 @@ def W004(alias: str, address: str) -> checks.Warning:
 def W005(alias: str, option: str, source: str) -> checks.Warning:
     return checks.Warning(
         f"Cache {alias!r} {option} comes from {source}: no key is shared.",
-        hint=f"Give {option} the same value on every instance (e.g. the release id).",
+        hint=(
+            "Build every key from what every instance shares (the key, the prefix, the "
+            "version), not from this host, its process or the time it started."
+            if option == "KEY_FUNCTION"
+            else f"Give {option} the same value on every instance (e.g. the release id)."
+        ),
         obj=f"CACHES[{alias!r}]",
         id="horizontal.W005",
     )

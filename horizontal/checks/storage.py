@@ -79,11 +79,12 @@ MAX_BLOCKING_SECONDS = 60.0
 # -- messages ----------------------------------------------------------------------------
 
 
-def W060(alias: str, backend: type) -> checks.Warning:
+def W060(alias: str, backend: type, legacy: str = "") -> checks.Warning:
     return checks.Warning(
         f"STORAGES[{alias!r}] is {backend.__name__}: files saved on one instance cannot be "
         "read through any other.",
-        hint=(
+        hint=legacy
+        + (
             "Use horizontal.storage.S3Storage (STORAGES = horizontal.storage."
             "storages_from_env() with AWS_STORAGE_BUCKET_NAME set) or another store every "
             "instance reads."
@@ -93,10 +94,11 @@ def W060(alias: str, backend: type) -> checks.Warning:
     )
 
 
-def I060(alias: str, backend: type) -> checks.Info:
+def I060(alias: str, backend: type, legacy: str = "") -> checks.Info:
     return checks.Info(
         f"STORAGES[{alias!r}] is Django's implicit {backend.__name__}; no file is stored.",
-        hint=(
+        hint=legacy
+        + (
             "Nothing to do while nothing is uploaded or saved; before the first file field "
             "or default_storage write, set STORAGES = horizontal.storage.storages_from_env()."
         ),
@@ -317,12 +319,25 @@ def check_local_storage(
         found = import_class(backend) if isinstance(backend, str) else None
         if found is not None and is_a(found, LOCAL_STORAGES):
             implicit = alias == DEFAULT_STORAGE_ALIAS and not is_overridden("STORAGES")
+            legacy = _ignored_legacy_setting() if implicit else ""
             if implicit and not _files_stored(app_configs):
                 # A default the project never leans on, as the audit judges it: a note.
-                messages.append(I060(alias, found))
+                messages.append(I060(alias, found, legacy))
             else:
-                messages.append(W060(alias, found))
+                messages.append(W060(alias, found, legacy))
     return messages
+
+
+def _ignored_legacy_setting() -> str:
+    """What to say of ``DEFAULT_FILE_STORAGE`` left in the settings: Django 5.1 removed
+    it, so the S3 storage it names is not the one files go to."""
+    legacy = getattr(settings, "DEFAULT_FILE_STORAGE", None)
+    if not legacy:
+        return ""
+    return (
+        f"DEFAULT_FILE_STORAGE ({legacy}) is ignored since Django 5.1: set "
+        "STORAGES['default'] instead. "
+    )
 
 
 def _files_stored(app_configs: Iterable[AppConfig] | None) -> bool:

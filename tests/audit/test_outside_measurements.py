@@ -331,6 +331,13 @@ def test_a_broker_on_this_host_is_named_as_the_settings_module_writes_it(
     assert finding.message.startswith(f"{name}: redis://localhost:6379/0 is this host")
 
 
+def test_a_service_on_this_host_is_named_without_its_password(tmp_path: Path) -> None:
+    source = "INSTALLED_APPS = []\nCELERY_BROKER_URL = 'amqp://shop:s3cr3t@localhost:5672//'\n"
+    [finding] = scan(tmp_path, {"app/settings.py": source}, "settings")
+    assert "amqp://shop:***@localhost:5672//" in finding.message
+    assert "s3cr3t" not in render([finding], "json")
+
+
 def test_a_shared_service_on_its_own_host_in_settings_is_silent(tmp_path: Path) -> None:
     source = (
         "import os\nINSTALLED_APPS = []\nSECRET_KEY = os.environ['K']\n"

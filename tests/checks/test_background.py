@@ -278,10 +278,31 @@ def test_message_follows_the_contract(message: checks.CheckMessage) -> None:
         ("HUEY", {"name": "shop", "connection": {"host": "localhost", "port": 6379}}),
         ("RQ_QUEUES", {"default": {"HOST": "127.0.0.1", "PORT": 6379, "DB": 0}}),
         ("RQ_QUEUES", {"default": {"URL": "redis://localhost:6379/0"}}),
+        # No host: py-amqp's and redis-py's default, localhost.
+        ("CELERY_BROKER_URL", "pyamqp://"),
+        ("CELERY_BROKER_URL", "pyamqp://guest@/"),
     ],
 )
 def test_a_background_service_on_this_host_is_w048(setting: str, value: object) -> None:
     assert deploy_ids(**{setting: value}) == ["horizontal.W048"]
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "kept_here"),
+    [
+        ("CELERY_BROKER_URL", "redis://localhost:6379/0", False),
+        ("CELERY_BROKER_URL", "filesystem://", True),
+        ("CELERY_RESULT_BACKEND", "db+sqlite:///results.sqlite3", True),
+        ("HUEY", {"name": "shop", "huey_class": "huey.SqliteHuey", "filename": "/srv/q.db"}, True),
+    ],
+)
+def test_w048_speaks_of_a_proxy_only_where_there_is_a_server(
+    setting: str, value: object, kept_here: bool
+) -> None:
+    # A file or an in-process store has no server to point at, and no sidecar reaches it.
+    [message] = [m for m in deploy_messages(**{setting: value}) if m.id == "horizontal.W048"]
+    assert ("sidecar" not in message.hint) is kept_here
+    assert ("file or process" in message.hint) is kept_here
 
 
 @pytest.mark.parametrize(

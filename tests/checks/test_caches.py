@@ -152,6 +152,22 @@ def test_a_shared_cache_addressed_as_this_host_is_w004(location: object) -> None
     assert deploy_ids(CACHES=_redis_at(location)) == ["horizontal.W004"]
 
 
+@pytest.mark.parametrize(
+    ("location", "shown"),
+    [
+        ("rediss://:s3cr3t@127.0.0.1:6380/0", "rediss://:***@127.0.0.1:6380/0"),
+        ("redis://shop:s3cr3t@localhost:6379/0", "redis://shop:***@localhost:6379/0"),
+        ("redis://s3cr3t@localhost:6379/0", "redis://***@localhost:6379/0"),
+        ("redis://localhost:6379/0?password=s3cr3t", "redis://localhost:6379/0?password=***"),
+    ],
+)
+def test_w004_masks_the_password_of_the_address_it_names(location: str, shown: str) -> None:
+    # What the check prints ends in CI logs.
+    [message] = [m for m in deploy_messages(CACHES=_redis_at(location)) if m.id.endswith("W004")]
+    assert shown in f"{message.msg} {message.hint}"
+    assert "s3cr3t" not in f"{message.msg} {message.hint}"
+
+
 def test_django_redis_sentinels_on_this_host_are_w004() -> None:
     sentinels = {"SENTINELS": [("localhost", 26379)]}
     caches = _redis_at("redis://mymaster/0", OPTIONS=sentinels)
@@ -323,6 +339,15 @@ def test_key_functions_read_past_their_own_lines() -> None:
     for extra in shared:
         caches = _redis_at("redis://cache.internal:6379/0", **extra)
         assert deploy_ids(CACHES=caches) == [], extra
+
+
+def test_w005_on_a_key_function_says_how_to_build_keys() -> None:
+    # "The same value on every instance" reads as nonsense for a function.
+    caches = _redis_at("redis://cache.internal:6379/0", KEY_FUNCTION=HostKey())
+    [message] = [m for m in deploy_messages(CACHES=caches) if m.id == "horizontal.W005"]
+    assert "not from this host" in message.hint and "same value" not in message.hint
+    prefix = cache_checks.W005("default", "KEY_PREFIX", "the host name")
+    assert "KEY_PREFIX the same value on every instance" in str(prefix.hint)
 
 
 def _node_name() -> str:

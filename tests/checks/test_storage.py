@@ -297,6 +297,27 @@ def test_an_installed_uploads_app_keeps_w060(monkeypatch, tmp_path) -> None:
     assert _implicit_default(monkeypatch, tmp_path, NO_FILES, apps) == ["horizontal.W060"]
 
 
+@pytest.mark.parametrize(("code", "kind"), [(NO_FILES, "I060"), (UPLOADS, "W060")])
+def test_a_left_over_default_file_storage_is_said_to_be_ignored(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any, code: str, kind: str
+) -> None:
+    # Django 5.1 removed DEFAULT_FILE_STORAGE: the S3 it names is not where files go.
+    app = tmp_path / "shop"
+    app.mkdir()
+    (app / "models.py").write_text(code)
+    monkeypatch.setattr(checks, "is_overridden", lambda name: name != "STORAGES")
+    local = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+    legacy = "storages.backends.s3.S3Storage"
+    with override_settings(STORAGES=storages_with(local), DEFAULT_FILE_STORAGE=legacy):
+        fake = SimpleNamespace(name="shop", path=str(app))
+        [message] = checks.check_local_storage(app_configs=[fake])
+    assert message.id == f"horizontal.{kind}"
+    assert f"DEFAULT_FILE_STORAGE ({legacy}) is ignored since Django 5.1" in str(message.hint)
+    with override_settings(STORAGES=storages_with(local)):
+        [message] = checks.check_local_storage(app_configs=[fake])
+    assert "DEFAULT_FILE_STORAGE" not in str(message.hint)
+
+
 def test_the_note_follows_the_contract() -> None:
     note = checks.I060("default", FileSystemStorage)
     assert len(note.msg) < 80 and note.hint and "\n" not in note.hint
