@@ -151,6 +151,26 @@ def _cache_calls(text: str) -> Iterator[tuple[int, str, int]]:
         yield start, match.group(1), match.end()
     if "caches[" in text:
         yield from _calls_on_local_aliases(text)
+    if renamed and " as " in text:
+        yield from _calls_on_imported_aliases(text)
+
+
+# ``from django.core.cache import cache as shared``: Django's cache under the module's name.
+CACHE_IMPORTED_AS = lazy_compile(
+    r"^[ \t]*from[ \t]+django\.core\.cache[ \t]+import[ \t(]+[^\n]*?\bcache[ \t]+as[ \t]+(\w+)",
+    re.M,
+)
+
+
+def _calls_on_imported_aliases(text: str) -> Iterator[tuple[int, str, int]]:
+    """Calls on the name a module imports Django's cache as (``shared.add(``); a name that
+    ends in ``_cache`` is found by ``_cache_calls`` already."""
+    for imported in CACHE_IMPORTED_AS.finditer(text):
+        name = imported.group(1)
+        if name == "cache" or name.endswith("_cache"):
+            continue
+        for call in re.finditer(rf"(?<![\w.]){re.escape(name)}\.(\w+)\(", text):
+            yield call.start(), call.group(1), call.end()
 
 
 # ``c = caches["default"]`` (then ``c.incr(key)``): the cache under a local name.

@@ -133,8 +133,9 @@ TEST_FILE = lazy_compile(r"(^tests?_.*|.*_tests?|^tests?|^conftest|^pytest_\w+)\
 # Code that defines or enqueues django.tasks tasks (or the django-tasks backport's): a
 # module that imports the framework (a docstring that names it is no import) and
 # decorates, builds or enqueues a task, also as ``@django_tasks.task``, through a module
-# alias (``import django_tasks as dt`` … ``@dt.task``) or under another name (``from
-# django_tasks import task as background`` … ``@background``).
+# alias (``import django_tasks as dt`` … ``@dt.task``, ``from django import tasks as dj``
+# … ``@dj.task``) or under another name (``from django_tasks import task as background``
+# … ``@background``).
 TASK_FRAMEWORKS = ("django.tasks", "django_tasks")
 TASK_USE = ("@task", ".enqueue(", ".aenqueue(", "task(", "tasks.task")
 
@@ -148,12 +149,20 @@ def uses_tasks(paths: Iterable[str | Path], exclude: Collection[str] = ()) -> bo
             if path.suffix != ".py":
                 continue
             text = read_text(path)
-            if text is None or not any(name in text for name in TASK_FRAMEWORKS):
+            if text is None or not _may_import_tasks(text):
                 continue
             spellings = _task_spellings(text)
             if spellings is not None and any(use in text for use in (*TASK_USE, *spellings)):
                 return True
     return False
+
+
+def _may_import_tasks(text: str) -> bool:
+    """The framework named in the text: ``django.tasks``, ``django_tasks``, or the
+    package imported from Django (``from django import tasks``)."""
+    return any(name in text for name in TASK_FRAMEWORKS) or (
+        "from django import" in text and "tasks" in text
+    )
 
 
 def _task_spellings(text: str) -> list[str] | None:
@@ -171,6 +180,11 @@ def _task_spellings(text: str) -> list[str] | None:
             for alias in node.names:
                 if alias.name == "task" and alias.asname:
                     spellings += [f"@{alias.asname}", f"{alias.asname}("]
+        elif isinstance(node, ast.ImportFrom) and node.module == "django" and not node.level:
+            for alias in node.names:  # ``from django import tasks`` … ``@tasks.task``
+                if alias.name == "tasks":
+                    imported = True
+                    spellings.append(f"{alias.asname or alias.name}.task")
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.startswith(TASK_FRAMEWORKS):

@@ -61,6 +61,10 @@ def test_stores_files(name: str, text: str, settings: bool, expected: bool) -> N
         ("@cache_page(60)\ndef index(request): ...\n", False),
         ("from django.core.cache import cache\n", False),
         ("cached = {}\n", False),
+        # Django's cache imported under the module's own name.
+        ("from django.core.cache import cache as shared\nshared.add('lock', 1, 300)\n", True),
+        ("from django.core.cache import caches, cache as c\nc.get('x')\n", False),
+        ("import shared\nshared.add('lock', 1, 300)\n", False),
     ],
 )
 def test_keeps_state_in_cache(text: str, expected: bool) -> None:

@@ -121,6 +121,10 @@ def test_the_backport_with_tasks_set_empty_has_no_backend_to_warn_of() -> None:
             True,
         ),
         ("import django_tasks as dt\n\n@dt.task\ndef send(): ...\n", True),
+        ("from django import tasks\n\n@tasks.task\ndef send(): ...\n", True),
+        ("from django import forms, tasks as dj\n\n@dj.task()\ndef send(): ...\n", True),
+        # Django imported, and a word "tasks", but not the framework.
+        ("from django import forms\n\n# background tasks run elsewhere\n", False),
     ],
     ids=[
         "dotted-no-parens",
@@ -130,6 +134,9 @@ def test_the_backport_with_tasks_set_empty_has_no_backend_to_warn_of() -> None:
         "mention-only",
         "wrapped-alias",
         "module-alias",
+        "package-from-django",
+        "package-from-django-aliased",
+        "django-without-tasks",
     ],
 )
 def test_what_counts_as_code_that_uses_tasks(tmp_path: Path, source: str, uses: bool) -> None:
