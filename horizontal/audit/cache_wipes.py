@@ -17,9 +17,13 @@ from horizontal.audit.source import PythonModule
 
 __all__ = ["debug_only_lines", "find_startup_cache_wipes"]
 
-# ``cache.clear()``, ``caches["lock"].reset_all()`` (python-redis-lock's cache): a wipe.
-# (``caches["x"].clear()`` is not looked for: ``.clear()`` alone would parse most files.)
+# ``cache.clear()``, ``caches["default"].clear()``, ``caches["lock"].reset_all()``
+# (python-redis-lock's cache): a wipe. (Found by these literals: ``.clear()`` alone would
+# parse most files.)
 CACHE_WIPES = frozenset({"clear", "reset_all"})
+WIPE_NEEDLES = ("cache.clear()", "].clear()", ".reset_all()", "clear_cache")
+# ``call_command("clear_cache")`` (django-clear-cache's command): the same wipe.
+CLEAR_CACHE_COMMAND = "clear_cache"
 BOOT_CACHE_WIPE = (
     "the shared cache is wiped when each process starts: every new replica or recycled "
     "worker drops what the running ones keep there (entries, locks)"
@@ -29,15 +33,12 @@ BOOT_CACHE_WIPE = (
 def find_startup_cache_wipes(module: PythonModule) -> Iterator[Finding]:
     """Django's cache cleared in ``ready()``, a server hook or at import: the cache every
     instance shares, reset by each one that starts."""
-    if "cache.clear()" not in module.text and ".reset_all()" not in module.text:
+    if not any(needle in module.text for needle in WIPE_NEEDLES):
         return
     debug_only = debug_only_lines(module)
     for call in module.nodes(ast.Call):
         assert isinstance(call, ast.Call)
-        function = call.func
-        if not (isinstance(function, ast.Attribute) and function.attr in CACHE_WIPES):
-            continue
-        if not _django_cache(module, function.value):
+        if not (_wipes_django_cache(module, call) or _runs_clear_cache(call)):
             continue
         if not is_startup(module, module.scope(call)) or call.lineno in debug_only:
             continue
@@ -58,6 +59,26 @@ def debug_only_lines(module: PythonModule) -> set[int]:
             end = node.body[-1].end_lineno or node.body[-1].lineno
             lines.update(range(node.body[0].lineno, end + 1))
     return lines
+
+
+def _wipes_django_cache(module: PythonModule, call: ast.Call) -> bool:
+    function = call.func
+    return (
+        isinstance(function, ast.Attribute)
+        and function.attr in CACHE_WIPES
+        and _django_cache(module, function.value)
+    )
+
+
+def _runs_clear_cache(call: ast.Call) -> bool:
+    """``call_command("clear_cache")`` (``management.call_command`` too)."""
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+    first = call.args[0] if call.args else None
+    return (
+        name == "call_command"
+        and isinstance(first, ast.Constant)
+        and first.value == CLEAR_CACHE_COMMAND
+    )
 
 
 def _django_cache(module: PythonModule, node: ast.expr) -> bool:

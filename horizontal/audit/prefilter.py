@@ -76,6 +76,7 @@ HOT_NEEDLES = (
     ".acquire(",
     # Django's cache wiped at start-up (cache_wipes.py).
     "cache.clear()",
+    "].clear()",
     ".reset_all()",
 )
 # Methods that mutate a container in place; state.py judges the same calls on the AST.
