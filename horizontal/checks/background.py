@@ -348,13 +348,13 @@ def _service_addresses(
                 continue
             options = config.get("CONFIG")
             hosts = options.get("hosts") if isinstance(options, Mapping) else None
-            if hosts is not None:
+            if hosts:
                 yield f"CHANNEL_LAYERS[{alias!r}]", hosts
             elif str(config.get("BACKEND", "")).startswith("channels_redis.") or is_a(
                 config.get("BACKEND"), CHANNELS_REDIS_LAYERS
             ):
-                # No hosts: channels_redis (or a subclass of its layers) connects to its
-                # default, this host's Redis.
+                # No hosts, or an empty list: channels_redis (or a subclass of its layers)
+                # connects to its default, this host's Redis.
                 yield f"CHANNEL_LAYERS[{alias!r}]", CHANNELS_REDIS_DEFAULT_HOST
     for name in celery:
         value = getattr(settings, name, None)

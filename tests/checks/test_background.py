@@ -42,6 +42,9 @@ def test_channels_redis_with_no_hosts_is_on_this_host() -> None:
     # channels_redis's default is redis://localhost:6379: each instance its own layer.
     layers = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer"}}
     assert deploy_ids(CHANNEL_LAYERS=layers) == ["horizontal.W048"]
+    # An empty list is no hosts too: channels_redis falls back to the same default.
+    empty = {"default": {**layers["default"], "CONFIG": {"hosts": []}}}
+    assert deploy_ids(CHANNEL_LAYERS=empty) == ["horizontal.W048"]
     configured = {"default": {**layers["default"], "CONFIG": {"hosts": [("redis.internal", 6379)]}}}
     assert deploy_ids(CHANNEL_LAYERS=configured) == []
 
