@@ -167,12 +167,29 @@ def last_unconditional_assignment(module: PythonModule, name: str) -> int:
     return last
 
 
+def _module_level_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """What a module runs at import, in order: its statements, and those of its
+    ``try``/``if`` blocks (not of its functions and classes)."""
+    for node in body:
+        yield node
+        if isinstance(node, ast.Try | ast.TryStar):
+            for block in (node.body, *(h.body for h in node.handlers), node.orelse):
+                yield from _module_level_statements(block)
+            yield from _module_level_statements(node.finalbody)
+        elif isinstance(node, ast.If):
+            yield from _module_level_statements(node.body)
+            yield from _module_level_statements(node.orelse)
+
+
 def _settings_imports(
     module: PythonModule, package: str, names: tuple[str, ...] | None, after: int = 0
 ) -> Iterator[str]:
     """Modules a settings module pulls settings from: ``*`` or one of ``names`` (any
-    UPPERCASE name when ``names`` is None); not those imported before line ``after``."""
-    for node in module.tree.body:
+    UPPERCASE name when ``names`` is None); not those imported before line ``after``.
+    Also under a module-level ``try`` or ``if`` (``try: from .local import *`` / ``except
+    ImportError: pass``): only a module the process imported is read
+    (``_imported_source``), so a branch not taken names nothing."""
+    for node in _module_level_statements(module.tree.body):
         if not isinstance(node, ast.ImportFrom) or node.lineno < after:
             continue
         if names is None:

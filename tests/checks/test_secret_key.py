@@ -37,6 +37,14 @@ def test_random_secret_key_in_a_star_imported_base_is_w050() -> None:
     assert site.endswith("settings_modules/random_key_base.py:8")
 
 
+def test_a_random_key_from_optional_local_settings_is_w050() -> None:
+    # ``try: from .local_settings import * / except ImportError: pass``: the overrides
+    # the process imported are what it runs with.
+    [site] = secret_key_sites("tests.checks.settings_modules.optional_local_key")
+    assert site.endswith("settings_modules/random_key_base.py:8")
+    assert secret_key_sites("tests.checks.settings_modules.optional_missing_local") == []
+
+
 def test_a_base_modules_random_key_that_production_replaces_is_fine() -> None:
     # The base's random SECRET_KEY (and uuid cache prefix) are assigned again after the
     # star import: what the base set is not what runs.
