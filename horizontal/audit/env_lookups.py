@@ -86,31 +86,41 @@ ENV_NAME = lazy_compile(r"^[A-Z][A-Z0-9_]*$")
 TEST_RUN_FLAG = lazy_compile(r"^(IS_)?(RUNNING_)?(UNIT_)?(PY)?TEST(S|ING)?(_MODE|_RUN)?$")
 
 
-def is_test_run(test: ast.AST) -> bool:
-    """``"test" in sys.argv``, ``"pytest" in sys.modules``, ``sys.argv[1] == "test"``: true
-    only under a test run."""
+# Commands an image build runs with the settings (``RUN manage.py collectstatic``): a
+# branch for them runs in the build, never in a replica that serves.
+BUILD_COMMANDS = frozenset({"collectstatic", "compilemessages", "compress"})
+
+
+def is_test_or_build_run(test: ast.AST) -> bool:
+    """``"test" in sys.argv``, ``"pytest" in sys.modules``, ``sys.argv[1] == "test"``,
+    ``"collectstatic" in sys.argv``: true only under a test run or an image build step."""
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
         return False
     if isinstance(test.ops[0], ast.Eq):
         return (
             isinstance(test.left, ast.Subscript)
             and dotted(test.left.value) == "sys.argv"
-            and "test" in (string_value(test.comparators[0]) or "")
+            and _names_a_test_or_build(string_value(test.comparators[0]))
         )
     return (
         isinstance(test.ops[0], ast.In)
-        and "test" in (string_value(test.left) or "")
+        and _names_a_test_or_build(string_value(test.left))
         and dotted(test.comparators[0]) in {"sys.argv", "sys.modules"}
     )
 
 
-def is_test_run_expression(value: ast.AST) -> bool:
+def _names_a_test_or_build(word: str | None) -> bool:
+    return word is not None and ("test" in word or word in BUILD_COMMANDS)
+
+
+def is_test_or_build_expression(value: ast.AST) -> bool:
     """``UNDER_TEST = (len(sys.argv) > 1 and sys.argv[1] == "test") or "pytest" in
-    sys.modules``: a flag true only under a test run, whatever it is named."""
+    sys.modules``: a flag true only under a test run (or a build step), whatever it is
+    named."""
     if isinstance(value, ast.BoolOp):
-        parts = [is_test_run_expression(v) for v in value.values]
+        parts = [is_test_or_build_expression(v) for v in value.values]
         return any(parts) if isinstance(value.op, ast.And) else all(parts)
-    return is_test_run(value)
+    return is_test_or_build_run(value)
 
 
 def is_required_option(call: ast.Call) -> bool:

@@ -14,7 +14,7 @@ from collections.abc import Set as AbstractSet
 from horizontal.audit.env_lookups import (
     TEST_RUN_FLAG,
     is_required_option,
-    is_test_run,
+    is_test_or_build_run,
 )
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.settings_defaults import (
@@ -206,7 +206,7 @@ def off_by_default(test: ast.AST, unset: AbstractSet[str] = frozenset()) -> bool
     (whose default is ""), ``if "CACHE_URL" in os.environ:``."""
     if isinstance(test, ast.Name):
         return test.id == "DEBUG" or test.id in unset or bool(TEST_RUN_FLAG.match(test.id))
-    if is_test_run(test) or _is_set_in_environment(test):
+    if is_test_or_build_run(test) or _is_set_in_environment(test):
         return True
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(off_by_default(value, unset) for value in test.values)

@@ -15,7 +15,7 @@ from collections.abc import Set as AbstractSet
 from horizontal.audit.env_lookups import (
     TEXT_PARSERS,
     env_default,
-    is_test_run_expression,
+    is_test_or_build_expression,
     parsed_as_bool,
     reads_as_false,
     reads_as_true,
@@ -49,7 +49,7 @@ def unset_names(tree: ast.AST) -> set[str]:
             if (
                 falsy_when_unset(statement.value, unset)
                 or default_outcome(statement.value, defaults) is False
-                or is_test_run_expression(statement.value)
+                or is_test_or_build_expression(statement.value)
             ):
                 unset.add(target.id)
             else:

@@ -338,6 +338,26 @@ def test_a_service_on_this_host_is_named_without_its_password(tmp_path: Path) ->
     assert "s3cr3t" not in render([finding], "json")
 
 
+@pytest.mark.parametrize(
+    ("test", "found"),
+    [
+        ('"collectstatic" in sys.argv', False),
+        ('sys.argv[1:2] == ["compilemessages"]', True),  # not a form read: kept
+        ('"runserver" in sys.argv', True),
+    ],
+)
+def test_a_random_key_only_for_a_build_step_is_not_production_s(
+    tmp_path: Path, test: str, found: bool
+) -> None:
+    source = (
+        "import os, sys\nfrom django.core.management.utils import get_random_secret_key\n"
+        "INSTALLED_APPS = []\nSECRET_KEY = os.environ['DJANGO_SECRET_KEY']\n"
+        f"if {test}:\n    SECRET_KEY = get_random_secret_key()\n"
+    )
+    findings = scan(tmp_path, {"app/settings.py": source}, "settings")
+    assert any("SECRET_KEY" in f.message for f in findings) is found
+
+
 def test_a_shared_service_on_its_own_host_in_settings_is_silent(tmp_path: Path) -> None:
     source = (
         "import os\nINSTALLED_APPS = []\nSECRET_KEY = os.environ['K']\n"

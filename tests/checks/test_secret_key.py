@@ -45,6 +45,11 @@ def test_a_random_key_from_optional_local_settings_is_w050() -> None:
     assert secret_key_sites("tests.checks.settings_modules.optional_missing_local") == []
 
 
+def test_a_random_key_for_the_image_builds_collectstatic_is_fine() -> None:
+    # The branch runs in ``RUN manage.py collectstatic``, never in a replica that serves.
+    assert secret_key_sites("tests.checks.settings_modules.build_step_key") == []
+
+
 def test_a_base_modules_random_key_that_production_replaces_is_fine() -> None:
     # The base's random SECRET_KEY (and uuid cache prefix) are assigned again after the
     # star import: what the base set is not what runs.
