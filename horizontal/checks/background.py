@@ -374,6 +374,8 @@ REDIS_DEFAULT = "redis://localhost:6379"
 # MemoryHuey: the queue is a structure in this process; kombu's spelling of the same.
 IN_PROCESS_QUEUE = "memory://"
 # djhuey's settings that are not the storage's connection.
+# What names a Redis server in a connection's options (a pool: the pool's own address).
+REDIS_ADDRESS_KEYS = frozenset({"url", "host", "unix_socket_path", "connection_pool"})
 HUEY_OPTIONS = frozenset(
     {"name", "huey_class", "immediate", "consumer", "results", "store_none", "utc"}
 )
@@ -400,7 +402,9 @@ def _huey_addresses(huey: object) -> Iterable[tuple[str, object]]:
             path = connection.get("filename", connection.get("path", f"{huey.get('name')}.db"))
             yield "HUEY", os.path.abspath(str(path))  # a file: this host's
         elif "Redis" in huey_class:
-            yield "HUEY['connection']", connection or REDIS_DEFAULT
+            # Options with no address (``blocking``, ``port``, ``db``): redis-py's localhost.
+            addressed = connection.keys() & REDIS_ADDRESS_KEYS
+            yield "HUEY['connection']", connection if addressed else REDIS_DEFAULT
         elif "Memory" in huey_class:
             yield "HUEY", IN_PROCESS_QUEUE
         return

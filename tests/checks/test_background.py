@@ -733,6 +733,9 @@ def test_new_messages_follow_the_contract(message: checks.CheckMessage) -> None:
         # localhost; a SQLite queue is a file on this host.
         ("HUEY", {"name": "shop", "immediate": False, "url": "redis://127.0.0.1:6379/3"}),
         ("HUEY", {"name": "shop", "immediate": False, "consumer": {"workers": 4}}),
+        # Connection options that name no server: redis-py's localhost still.
+        ("HUEY", {"name": "shop", "immediate": False, "blocking": True}),
+        ("HUEY", {"name": "shop", "immediate": False, "connection": {"port": 6379, "db": 0}}),
         ("HUEY", {"huey_class": "huey.SqliteHuey", "filename": "huey.db", "immediate": False}),
         ("Q_CLUSTER", {"name": "shop", "redis": {"host": "127.0.0.1", "port": 6379}}),
         ("Q_CLUSTER", {"name": "shop", "redis": "redis://localhost:6379/0"}),
