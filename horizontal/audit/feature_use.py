@@ -155,22 +155,27 @@ def _cache_calls(text: str) -> Iterator[tuple[int, str, int]]:
         yield from _calls_on_imported_aliases(text)
 
 
-# ``from django.core.cache import cache as shared``: Django's cache under the module's name.
-CACHE_IMPORTED_AS = lazy_compile(
-    r"^[ \t]*from[ \t]+django\.core\.cache[ \t]+import[ \t(]+[^\n]*?\bcache[ \t]+as[ \t]+(\w+)",
-    re.M,
+# ``from django.core.cache import cache as shared`` (or in parentheses, over lines):
+# Django's cache under the module's own name.
+CACHE_IMPORT = lazy_compile(
+    r"^[ \t]*from[ \t]+django\.core\.cache[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M
 )
+CACHE_AS = lazy_compile(r"\bcache[ \t\n]+as[ \t\n]+(\w+)")
 
 
 def _calls_on_imported_aliases(text: str) -> Iterator[tuple[int, str, int]]:
-    """Calls on the name a module imports Django's cache as (``shared.add(``); a name that
-    ends in ``_cache`` is found by ``_cache_calls`` already."""
-    for imported in CACHE_IMPORTED_AS.finditer(text):
-        name = imported.group(1)
-        if name == "cache" or name.endswith("_cache"):
-            continue
-        for call in re.finditer(rf"(?<![\w.]){re.escape(name)}\.(\w+)\(", text):
-            yield call.start(), call.group(1), call.end()
+    """Calls on the name a module imports Django's cache as (``shared.add(``); not a name
+    the module binds again (``c = set()``), nor one that ends in ``_cache`` (found by
+    ``_cache_calls`` already)."""
+    for imported in CACHE_IMPORT.finditer(text):
+        for alias in CACHE_AS.finditer(imported.group(1)):
+            name = alias.group(1)
+            if name == "cache" or name.endswith("_cache"):
+                continue
+            if re.search(rf"(?<![\w.]){re.escape(name)}[ \t]*(?::[^=\n]*)?=(?!=)", text):
+                continue  # bound again somewhere: which one a call means is not told here
+            for call in re.finditer(rf"(?<![\w.]){re.escape(name)}\.(\w+)\(", text):
+                yield call.start(), call.group(1), call.end()
 
 
 # ``c = caches["default"]`` (then ``c.incr(key)``): the cache under a local name.

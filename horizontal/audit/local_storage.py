@@ -220,7 +220,9 @@ def _imports_media_root(module: PythonModule) -> bool:
         return False
     return any(
         isinstance(node, ast.ImportFrom)
-        and "settings" in (node.module or "")
+        # ``mysite.settings``, ``config.settings.production``; not ``reports.app_settings``,
+        # an app's own constants.
+        and "settings" in (node.module or "").split(".")
         and any(alias.name == "MEDIA_ROOT" and alias.asname is None for alias in node.names)
         for node in module.tree.body
     )

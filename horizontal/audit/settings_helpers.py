@@ -22,7 +22,7 @@ from horizontal.audit.prefilter import SQLITE_TABLE_NEEDLES
 from horizontal.audit.settings_rules import FIXES
 from horizontal.audit.settings_services import SERVICE_SETTING
 from horizontal.audit.source import PythonModule, class_paths, dotted, string_value
-from horizontal.audit.this_host import this_host_addresses
+from horizontal.audit.this_host import this_host_addresses, without_password
 
 __all__ = ["HelperUses", "HostDefault", "helper_findings", "host_defaults", "uses_of_helpers"]
 
@@ -203,8 +203,8 @@ def helper_findings(defaults: list[HostDefault], uses: list[HelperUses]) -> Iter
             fix = FIXES["DATABASES"]
         else:
             message = (
-                f"{what}: {default.address} is this host, the default the settings get from "
-                "here: each instance talks to its own server"
+                f"{what}: {without_password(default.address)} is this host, the default the "
+                "settings get from here: each instance talks to its own server"
             )
             fix = FIXES["this host"]
         yield Finding(

@@ -12,10 +12,10 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from horizontal.audit.findings import Finding, Rebase
+from horizontal.audit.findings import CATEGORIES, Finding, Rebase
 from horizontal.audit.patterns import lazy_compile
 
-IGNORE = lazy_compile(r"#\s*horizontal:\s*ignore(?:\[(?P<categories>[\w\-, ]+)\])?")
+IGNORE = lazy_compile(r"#\s*horizontal:\s*ignore(?:\[(?P<categories>[^\]]*)\])?")
 BASELINE_VERSION = 1
 # How a baseline names files: from the repository's root (``repository_paths``). One
 # without it was written from the folder the audit ran in.
@@ -30,15 +30,33 @@ class Baseline(Counter[str]):
 
 
 def ignored_categories(line: str) -> set[str] | None:
-    """Categories an inline comment ignores; ``{"*"}`` for a bare ignore; None if none."""
+    """Categories an inline comment ignores; ``{"*"}`` for a bare ignore; None if none.
+    A name may be spelled with underscores (``file_write``) or be the category's check id
+    (``W104``, ``horizontal.W104``), as the deploy check reports it."""
+    names = _written_names(line)
+    if names is None:
+        return None
+    return {_category_of(name) for name in names} if names else {"*"}
+
+
+def _written_names(line: str) -> list[str] | None:
+    """The names an ignore comment lists as written; ``[]`` for a bare ignore; None if the
+    line has no ignore comment."""
     match = IGNORE.search(line)
     if match is None:
         return None
     listed = match.group("categories")
-    if not listed:
-        return {"*"}
-    # ``file_write`` for ``file-write``: the Python spelling of the same name.
-    return {part.strip().replace("_", "-") for part in listed.split(",") if part.strip()}
+    if listed is None:
+        return []
+    return [part.strip() for part in listed.split(",") if part.strip()] or [listed]
+
+
+def _category_of(name: str) -> str:
+    by_check_id = {
+        category.check_id.removeprefix("horizontal."): key for key, category in CATEGORIES.items()
+    }
+    bare = name.removeprefix("horizontal.")
+    return by_check_id.get(bare.upper(), bare.replace("_", "-"))
 
 
 def _comment_lines(finding: Finding, lines: list[str]) -> list[str]:
@@ -65,13 +83,13 @@ def is_suppressed(finding: Finding, lines: list[str]) -> bool:
 def unknown_ignored(finding: Finding, lines: list[str], known: Iterable[str]) -> list[str]:
     """Names in the ignore comments at ``finding`` that are no category (``files``,
     ``filewrite``): a comment meant to silence it that silences nothing."""
-    names = set(known) | {"*"}
+    names = set(known)
     return sorted(
         {
-            name
+            written
             for line in _comment_lines(finding, lines)
-            for name in ignored_categories(line) or ()
-            if name not in names
+            for written in _written_names(line) or ()
+            if _category_of(written) not in names
         }
     )
 

@@ -126,12 +126,14 @@ def _address_host(text: str) -> str | None:
 
 def is_kept_here(address: str) -> bool:
     """A store in a file or in this process (``db+sqlite:///…``, ``filesystem://``,
-    ``memory://``, a SQLite queue's path): there is no server to point at or to proxy."""
+    ``memory://``, a SQLite queue's file, ``/srv/huey.db``): there is no server to point
+    at or to proxy."""
     text = address.strip()
     scheme, separator, _ = text.partition("://")
     if separator:
         return _file_scheme(scheme.lower()) or scheme.lower() in IN_PROCESS_SCHEMES
-    return text.startswith("/") and not text.endswith((".sock", ".socket"))
+    # A bare path is a socket (``/var/run/redis/redis``) unless named as a database file.
+    return text.startswith("/") and text.endswith((".db", ".sqlite", ".sqlite3"))
 
 
 def _file_scheme(scheme: str) -> bool:
@@ -154,17 +156,20 @@ def _password_parameter() -> re.Pattern[str]:
 def without_password(address: str) -> str:
     """``address`` with the password of its user part masked (``redis://:***@localhost``,
     ``amqp://shop:***@localhost//``, ``?password=***``): what a check or the audit prints
-    ends in CI logs.
-    A lone user part is masked too: Redis URLs put the password there
-    (``redis://s3cr3t@localhost``)."""
+    ends in CI logs. A lone user part is masked too: Redis URLs put the password there
+    (``redis://s3cr3t@localhost``). The user part ends at the last ``@`` before the
+    query, as URL parsers read it, so a password holding ``@`` or ``/`` is masked whole."""
     address = _password_parameter().sub(r"\1***", address)
     scheme, separator, rest = address.partition("://")
-    if not separator or "@" not in rest.split("/", 1)[0]:
+    if not separator:
         return address
-    user_part, _, host_part = rest.partition("@")
+    authority_and_path, query_mark, query = rest.partition("?")
+    user_part, at, host_part = authority_and_path.rpartition("@")
+    if not at:
+        return address
     user, has_password, _ = user_part.partition(":")
     masked = f"{user}:***" if has_password else "***"
-    return f"{scheme}://{masked}@{host_part}"
+    return f"{scheme}://{masked}@{host_part}{query_mark}{query}"
 
 
 def this_host_addresses(value: object, *, live: bool = False) -> Iterator[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 
@@ -157,11 +158,18 @@ def uses_tasks(paths: Iterable[str | Path], exclude: Collection[str] = ()) -> bo
     return False
 
 
+# ``from django import tasks`` (also among other names, or in parentheses): the package.
+TASKS_FROM_DJANGO = lazy_compile(
+    r"^[ \t]*from[ \t]+django[ \t]+import[ \t]+(\([^)]*|[^\n]*)\btasks\b", re.M
+)
+
+
 def _may_import_tasks(text: str) -> bool:
     """The framework named in the text: ``django.tasks``, ``django_tasks``, or the
-    package imported from Django (``from django import tasks``)."""
+    package imported from Django (``from django import tasks``; not ``from django import
+    forms`` in a module that also imports ``.tasks``, which is most of a Celery project)."""
     return any(name in text for name in TASK_FRAMEWORKS) or (
-        "from django import" in text and "tasks" in text
+        "from django import" in text and TASKS_FROM_DJANGO.search(text) is not None
     )
 
 
@@ -229,13 +237,13 @@ def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
 
 def _excluded(exclude: Collection[str]) -> tuple[set[str], list[str]]:
     """``--exclude`` values: folder names (``legacy``), and paths (``app/legacy``,
-    ``./app/legacy/``), which name one folder, not every folder called ``legacy``."""
+    ``./legacy``), which name one folder, not every folder called ``legacy``."""
     names: set[str] = set()
     paths: list[str] = []
     for value in exclude:
-        cleaned = value.strip().rstrip("/").removeprefix("./")
+        cleaned = value.strip().rstrip("/")
         if "/" in cleaned:
-            paths.append(cleaned)
+            paths.append(cleaned.removeprefix("./"))
         else:
             names.add(cleaned)
     return names, paths
@@ -243,13 +251,10 @@ def _excluded(exclude: Collection[str]) -> tuple[set[str], list[str]]:
 
 def _excluded_path(root: Path, folder: Path, paths: list[str]) -> bool:
     """``folder`` is one of ``paths``: from the current directory (as the shell completes
-    it), or from the audited root or any folder in it (``hyperkitty/models``)."""
+    it), or from the audited folder (``horizontal-audit project --exclude app/legacy``)."""
     absolute = os.path.abspath(folder)
     inside = folder.relative_to(root).as_posix()
-    return any(
-        absolute == os.path.abspath(path) or inside == path or inside.endswith(f"/{path}")
-        for path in paths
-    )
+    return any(absolute == os.path.abspath(path) or inside == path for path in paths)
 
 
 def projects_of(paths: Iterable[str | Path]) -> list[list[str | Path]]:

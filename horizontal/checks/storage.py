@@ -122,8 +122,10 @@ def W061(alias: str) -> checks.Warning:
 
 
 def W062(alias: str, endpoint: str) -> checks.Warning:
+    from horizontal.audit.this_host import without_password  # not at start-up
+
     return checks.Warning(
-        f"STORAGES[{alias!r}] sets endpoint_url ({endpoint}) but no region_name.",
+        f"STORAGES[{alias!r}] sets endpoint_url ({without_password(endpoint)}) but no region_name.",
         hint=(
             "Set OPTIONS region_name (or AWS_S3_REGION_NAME / AWS_REGION): without it signed "
             "URLs and SigV4 requests can fail with AuthorizationQueryParametersError."
@@ -175,9 +177,11 @@ def W065(alias: str, seconds: float) -> checks.Warning:
 
 
 def W066(alias: str, endpoint: str) -> checks.Warning:
+    from horizontal.audit.this_host import without_password  # not at start-up
+
     return checks.Warning(
-        f"STORAGES[{alias!r}] is an object store on this host ({endpoint}): each instance "
-        "keeps its own uploads.",
+        f"STORAGES[{alias!r}] is an object store on this host ({without_password(endpoint)}): "
+        "each instance keeps its own uploads.",
         hint=(
             "Point endpoint_url at the object store every instance shares. Behind a sidecar "
             "proxy to it, silence horizontal.W066."

@@ -111,20 +111,31 @@ def test_a_baseline_that_cannot_be_written_is_bad_input(tmp_path: Path) -> None:
     assert "Cannot write baseline:" in done.stderr and "Traceback" not in done.stderr
 
 
-@pytest.mark.parametrize("given", ["legacy", "app/legacy", "./app/legacy/", "project/app/legacy"])
-def test_exclude_takes_a_folder_name_or_a_path(tmp_path: Path, given: str) -> None:
-    legacy = tmp_path / "project" / "app" / "legacy"
-    kept = tmp_path / "project" / "tools" / "legacy"
-    for folder in (legacy, kept):
-        folder.mkdir(parents=True)
-        (folder / "entrypoint.sh").write_text("#!/bin/sh\npython manage.py migrate\n")
+@pytest.mark.parametrize(
+    ("given", "kept"),
+    [
+        # A name: every folder so named.
+        ("legacy", []),
+        # A path, from the audited folder or the current one: that folder alone, not
+        # another whose path ends the same way.
+        ("app/legacy", ["project/other/app/legacy/entrypoint.sh"]),
+        ("./project/app/legacy/", ["project/other/app/legacy/entrypoint.sh"]),
+        ("project/app/legacy", ["project/other/app/legacy/entrypoint.sh"]),
+        # ``./legacy`` is a path: the folder legacy/ of the current directory, none here.
+        (
+            "./legacy",
+            ["project/app/legacy/entrypoint.sh", "project/other/app/legacy/entrypoint.sh"],
+        ),
+    ],
+)
+def test_exclude_takes_a_folder_name_or_a_path(tmp_path: Path, given: str, kept: list[str]) -> None:
+    for folder in ("project/app/legacy", "project/other/app/legacy"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "entrypoint.sh").write_text("#!/bin/sh\npython manage.py migrate\n")
     (tmp_path / "project" / "app" / "views.py").write_text("def home(request):\n    pass\n")
     done = horizontal_audit("project", "--exclude", given, "--format", "json", cwd=tmp_path)
     found = sorted(finding["path"] for finding in json.loads(done.stdout))
-    if given == "legacy":  # a name: every folder so named
-        assert found == [], done.stderr
-    else:  # a path, from the audited folder or the current one: that folder alone
-        assert found == ["project/tools/legacy/entrypoint.sh"], done.stderr
+    assert found == kept, done.stderr
 
 
 def test_the_pre_commit_hook_runs_the_console_script() -> None:

@@ -63,7 +63,13 @@ def test_stores_files(name: str, text: str, settings: bool, expected: bool) -> N
         ("cached = {}\n", False),
         # Django's cache imported under the module's own name.
         ("from django.core.cache import cache as shared\nshared.add('lock', 1, 300)\n", True),
-        ("from django.core.cache import caches, cache as c\nc.get('x')\n", False),
+        ("from django.core.cache import caches, cache as c\nc.incr('x')\n", True),
+        ("from django.core.cache import (\n    caches,\n    cache as c,\n)\nc.incr('x')\n", True),
+        # The same name bound again (a set): which one a call means is not told.
+        (
+            "from django.core.cache import cache as c\n\ndef f():\n    c = set()\n    c.add(1)\n",
+            False,
+        ),
         ("import shared\nshared.add('lock', 1, 300)\n", False),
     ],
 )

@@ -56,7 +56,8 @@ def test_media_root_imported_from_the_settings_module_is_the_setting(tmp_path: P
     assert ("reports/views.py", 7) in where(scan(tmp_path, {"reports/views.py": source}))
 
 
-def test_a_media_root_of_another_module_is_not_the_setting(tmp_path: Path) -> None:
+@pytest.mark.parametrize("module", ["reports.constants", "reports.app_settings"])
+def test_a_media_root_of_another_module_is_not_the_setting(tmp_path: Path, module: str) -> None:
     # Its twin: a constant of the app's own (a path inside the package, shipped with it).
-    source = IMPORTED.format(module="reports.constants")
+    source = IMPORTED.format(module=module)
     assert ("reports/views.py", 7) not in where(scan(tmp_path, {"reports/views.py": source}))

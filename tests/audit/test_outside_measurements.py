@@ -331,11 +331,26 @@ def test_a_broker_on_this_host_is_named_as_the_settings_module_writes_it(
     assert finding.message.startswith(f"{name}: redis://localhost:6379/0 is this host")
 
 
-def test_a_service_on_this_host_is_named_without_its_password(tmp_path: Path) -> None:
-    source = "INSTALLED_APPS = []\nCELERY_BROKER_URL = 'amqp://shop:s3cr3t@localhost:5672//'\n"
+@pytest.mark.parametrize("password", ["s3cr3t", "s3c@r3t"])
+def test_a_service_on_this_host_is_named_without_its_password(
+    tmp_path: Path, password: str
+) -> None:
+    url = f"amqp://shop:{password}@localhost:5672//"
+    source = f"INSTALLED_APPS = []\nCELERY_BROKER_URL = '{url}'\n"
     [finding] = scan(tmp_path, {"app/settings.py": source}, "settings")
     assert "amqp://shop:***@localhost:5672//" in finding.message
-    assert "s3cr3t" not in render([finding], "json")
+    assert "r3t" not in render([finding], "json")
+
+
+def test_a_helpers_default_on_this_host_is_named_without_its_password(tmp_path: Path) -> None:
+    files = {
+        "shop/config.py": 'DEFAULTS = {"REDIS_URL": "redis://:s3cr3t@localhost:6379/0"}\n',
+        "shop/settings.py": "from shop import config\nINSTALLED_APPS = []\n"
+        'REDIS_URL = config.DEFAULTS["REDIS_URL"]\n',
+    }
+    findings = scan(tmp_path, files, "settings")
+    assert findings, "the helper's default is a finding"
+    assert all("s3cr3t" not in f.message for f in findings)
 
 
 @pytest.mark.parametrize(

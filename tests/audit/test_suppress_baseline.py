@@ -47,16 +47,25 @@ def test_an_underscore_spelling_of_a_category_silences_it():
     }
 
 
+def test_a_check_id_names_its_category_and_no_longer_silences_everything():
+    # ``ignore[horizontal.W104]`` used to read as a bare ignore: every category silenced.
+    assert ignored_categories("lock = Lock()  # horizontal: ignore[horizontal.W104]") == {
+        "in-process-lock"
+    }
+    assert ignored_categories("x  # horizontal: ignore[W103, cache]") == {"file-write", "cache"}
+    assert ignored_categories("x  # horizontal: ignore[a/b]") == {"a/b"}
+
+
 def test_an_ignore_naming_no_category_keeps_the_finding_and_says_why(tmp_path: Path) -> None:
     (tmp_path / "views.py").write_text(
         "def export(request):\n"
+        "    # horizontal: ignore[file_wirte, cache]\n"
         "    open('/srv/data/out.csv', 'w').write('x')  # horizontal: ignore[files]\n"
-        "    # horizontal: ignore[filewrite, cache]\n"
-        "    open('/srv/data/two.csv', 'w').write('x')\n"
     )
     result = scan_paths([tmp_path], base=tmp_path)
-    assert [f.line for f in result.findings] == [2]  # one finding for the module's writes
-    assert result.unknown_ignores == [("views.py", 2, ["files"])]
+    assert [f.line for f in result.findings] == [3]
+    # Both comments at the finding (its line, the comment alone above), names as written.
+    assert result.unknown_ignores == [("views.py", 3, ["file_wirte", "files"])]
     err = io.StringIO()
     out = io.StringIO()
     with (
@@ -65,7 +74,7 @@ def test_an_ignore_naming_no_category_keeps_the_finding_and_says_why(tmp_path: P
         contextlib.redirect_stdout(out),
     ):
         main(["."])
-    said = "views.py:2: the ignore comment names no category of the audit (files)"
+    said = "views.py:3: the ignore comment names no category of the audit (file_wirte, files)"
     assert said in err.getvalue()
 
 

@@ -304,6 +304,8 @@ def test_a_background_service_on_this_host_is_w048(setting: str, value: object) 
         ("CELERY_BROKER_URL", "filesystem://", True),
         ("CELERY_RESULT_BACKEND", "db+sqlite:///results.sqlite3", True),
         ("HUEY", {"name": "shop", "huey_class": "huey.SqliteHuey", "filename": "/srv/q.db"}, True),
+        # A socket's path with no suffix is still a server's.
+        ("RQ_QUEUES", {"default": {"UNIX_SOCKET_PATH": "/var/run/redis/redis"}}, False),
     ],
 )
 def test_w048_speaks_of_a_proxy_only_where_there_is_a_server(

@@ -159,6 +159,9 @@ def test_a_shared_cache_addressed_as_this_host_is_w004(location: object) -> None
         ("redis://shop:s3cr3t@localhost:6379/0", "redis://shop:***@localhost:6379/0"),
         ("redis://s3cr3t@localhost:6379/0", "redis://***@localhost:6379/0"),
         ("redis://localhost:6379/0?password=s3cr3t", "redis://localhost:6379/0?password=***"),
+        # A password holding "@" or "/": the user part ends at the last "@".
+        ("redis://:s3cr3t@x@localhost:6379/0", "redis://:***@localhost:6379/0"),
+        ("redis://:s3cr3t/x@localhost:6379/0", "redis://:***@localhost:6379/0"),
     ],
 )
 def test_w004_masks_the_password_of_the_address_it_names(location: str, shown: str) -> None:
