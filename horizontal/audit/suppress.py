@@ -7,6 +7,7 @@ its line (not the line number), so unrelated edits above it do not resurrect it.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from collections.abc import Iterable
@@ -52,11 +53,14 @@ def _written_names(line: str) -> list[str] | None:
 
 
 def _category_of(name: str) -> str:
-    by_check_id = {
-        category.check_id.removeprefix("horizontal."): key for key, category in CATEGORIES.items()
-    }
     bare = name.removeprefix("horizontal.")
-    return by_check_id.get(bare.upper(), bare.replace("_", "-"))
+    return _categories_by_check_id().get(bare.upper(), bare.replace("_", "-"))
+
+
+@functools.cache
+def _categories_by_check_id() -> dict[str, str]:
+    """``W104`` -> ``in-process-lock``: the names a deploy check's user writes."""
+    return {c.check_id.removeprefix("horizontal."): key for key, c in CATEGORIES.items()}
 
 
 def _comment_lines(finding: Finding, lines: list[str]) -> list[str]:
