@@ -33,8 +33,21 @@ EAGER_OPTIONS = frozenset({"task_always_eager", "CELERY_ALWAYS_EAGER", "CELERY_T
 # What a file must contain to be parsed at all.
 # What a module that configures a Celery app holds: an eager option, a configuration
 # object loaded, an app built (``Celery("shop", broker=…)``) or configured
-# (``app.conf.broker_url = …``); or an RQ queue told whether to run jobs inline.
-MARKERS = ("_eager", "_EAGER", "config_from_object", "Celery(", ".conf.", ".conf[", "is_async")
+# (``app.conf.broker_url = …``), a configuration object's broker or result store; or an RQ
+# queue told whether to run jobs inline.
+MARKERS = (
+    "_eager",
+    "_EAGER",
+    "config_from_object",
+    "Celery(",
+    ".conf.",
+    ".conf[",
+    "is_async",
+    "broker_",
+    "BROKER_",
+    "result_backend",
+    "RESULT_BACKEND",
+)
 
 
 class CeleryAddress(NamedTuple):
@@ -46,6 +59,9 @@ class CeleryAddress(NamedTuple):
     option: str
     value: str
     guards: Guards
+    # Set by a configuration object (``config_from_object("shop.celeryconfig")``): the
+    # loading call's place in ``CeleryConf.loads``, as a later load replaces it.
+    loaded_by: int | None = None
 
 
 class CeleryConf(NamedTuple):
@@ -55,8 +71,11 @@ class CeleryConf(NamedTuple):
     eager: list[EagerOption]
     namespaces: set[str]
     # Each broker or result store written in code: ``Celery("shop",
-    # broker="redis://localhost")``, ``app.conf.broker_url = …``.
+    # broker="redis://localhost")``, ``app.conf.broker_url = …``, and in a configuration
+    # object of the project's (``broker_url = …`` in ``shop/celeryconfig.py``).
     addresses: list[CeleryAddress]
+    # Each ``config_from_object`` call: the calling file and the ``if`` tests around it.
+    loads: tuple[tuple[str, Guards], ...] = ()
 
 
 class _ConfigSource(NamedTuple):
@@ -117,7 +136,10 @@ def celery_conf(paths: Iterable[str | Path]) -> CeleryConf:
                     names[target.id] = statement.value
     for position, source in reversed(sources):  # from the end: positions stay true
         eager[position:position] = _options_of_source(source, modules)
-    return CeleryConf(eager, namespaces, addresses)
+    for number, (_, source) in enumerate(sources):
+        addresses += _addresses_of_source(source, modules, number)
+    loads = tuple((source.loader, source.guards) for _, source in sources)
+    return CeleryConf(eager, namespaces, addresses, loads)
 
 
 def _dotted_name(path: Path) -> str:
@@ -186,19 +208,10 @@ def _options_of_source(
             from_source=True,
         )
     ]
-    if source.module is None:
-        path, tree = source.loader, source.tree
-    elif source.module in modules:
-        path, tree = modules[source.module]
-    else:
+    read = _source_body(source, modules)
+    if read is None:
         return options  # Django's settings, another package's module, or not ours to read
-    body: list[ast.stmt] = tree.body
-    if source.attribute is not None:
-        classes = [s for s in tree.body if isinstance(s, ast.ClassDef)]
-        found = next((c for c in classes if c.name == source.attribute), None)
-        if found is None:
-            return options
-        body = _with_inherited(found, classes)
+    path, body = read
     wanted = (
         {f"{source.namespace}_TASK_ALWAYS_EAGER"}
         if source.namespace
@@ -224,6 +237,71 @@ def _options_of_source(
                         )
                     )
     return options
+
+
+def _source_body(
+    source: _ConfigSource, modules: dict[str, tuple[str, ast.Module]]
+) -> tuple[str, list[ast.stmt]] | None:
+    """The file and the statements of a configuration object of the project's: a
+    module's top level, or a class's body with what its bases in the module set."""
+    if source.module is None:
+        path, tree = source.loader, source.tree
+    elif source.module in modules:
+        path, tree = modules[source.module]
+    else:
+        return None
+    if source.attribute is None:
+        return path, tree.body
+    classes = [s for s in tree.body if isinstance(s, ast.ClassDef)]
+    found = next((c for c in classes if c.name == source.attribute), None)
+    return None if found is None else (path, _with_inherited(found, classes))
+
+
+# A configuration object's brokers and result stores, by Celery's names and the pre-4.0
+# ones (read from an object without a namespace); with a namespace, only its spelling.
+CONF_ADDRESSES = ("broker_url", "result_backend", "broker_read_url", "broker_write_url")
+OBJECT_ADDRESSES = {
+    "broker_url": "broker_url",
+    "result_backend": "result_backend",
+    "broker_read_url": "broker_read_url",
+    "broker_write_url": "broker_write_url",
+    "BROKER_URL": "broker_url",
+    "CELERY_RESULT_BACKEND": "result_backend",
+    "BROKER_READ_URL": "broker_read_url",
+    "BROKER_WRITE_URL": "broker_write_url",
+}
+
+
+def _addresses_of_source(
+    source: _ConfigSource, modules: dict[str, tuple[str, ast.Module]], number: int
+) -> list[CeleryAddress]:
+    """The brokers and result stores a configuration object of the project's sets at
+    its top level, as a string or an environment lookup's default."""
+    read = _source_body(source, modules)
+    if read is None:
+        return []
+    path, body = read
+    if source.namespace:
+        wanted = {f"{source.namespace}_{name.upper()}": name for name in CONF_ADDRESSES}
+    else:
+        wanted = OBJECT_ADDRESSES
+    names: dict[str, ast.expr] = {}
+    found = []
+    for statement in body:
+        if not isinstance(statement, ast.Assign | ast.AnnAssign) or statement.value is None:
+            continue
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        for target in targets:
+            if not isinstance(target, ast.Name):
+                continue
+            names[target.id] = statement.value
+            resolved = _resolved(statement.value, names)
+            value = _string(resolved) or _string(env_default(resolved))
+            if target.id in wanted and value is not None:
+                found.append(
+                    CeleryAddress(path, statement.lineno, target.id, value, source.guards, number)
+                )
+    return found
 
 
 def _imports_django_settings(tree: ast.Module) -> bool:
@@ -312,9 +390,7 @@ def _eager_options(
 
 # The options that name a broker or a result store, and the constructor's names for them.
 CONSTRUCTOR_ADDRESSES = frozenset({"broker", "backend"})
-ADDRESS_OPTIONS = CONSTRUCTOR_ADDRESSES | frozenset(
-    {"broker_url", "result_backend", "broker_read_url", "broker_write_url"}
-)
+ADDRESS_OPTIONS = CONSTRUCTOR_ADDRESSES | frozenset(CONF_ADDRESSES)
 
 
 def _addresses(

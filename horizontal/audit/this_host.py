@@ -108,10 +108,12 @@ def _address_host(text: str) -> str | None:
             return ""
         if host is None:
             # redis:///0 or amqp:// with no host: the client's default, localhost;
-            # postgres:///app or mysql:///app: the server's socket on this host.
+            # postgres:///app or mysql:///app: the server's socket on this host (also
+            # behind Celery's SQLAlchemy result store, ``db+postgresql:///celery``).
             if scheme.startswith(("redis", "amqp", "pyamqp", "librabbitmq")):
                 return "localhost"
-            return "" if scheme.startswith(DATABASE_SCHEMES) and text.count("/") >= 3 else None
+            database = scheme.removeprefix("db+").startswith(DATABASE_SCHEMES)
+            return "" if database and text.count("/") >= 3 else None
         return host
     # host:port, [v6]:port, bare v6, or a host name (Memcached's LOCATION).
     if text.startswith("["):

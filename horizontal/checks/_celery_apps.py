@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from horizontal.audit.celery_conf import CeleryAddress, CeleryConf
+    from horizontal.audit.eager_options import Guards
 
 __all__ = [
     "celery_settings",
@@ -53,4 +54,16 @@ def production_addresses(conf: CeleryConf) -> list[CeleryAddress]:
     runs it: not under ``if settings.DEBUG:`` (the ``if`` tests read live)."""
     from horizontal.checks._eager_tasks import guard_holds
 
-    return [a for a in conf.addresses if all(guard_holds(n, negated) for n, negated in a.guards)]
+    def taken(guards: Guards) -> bool:
+        return all(guard_holds(name, negated) for name, negated in guards)
+
+    def replaced(load: int) -> bool:
+        # A later ``config_from_object`` in the same file replaces the object, where taken.
+        loader = conf.loads[load][0]
+        return any(path == loader and taken(g) for path, g in conf.loads[load + 1 :])
+
+    return [
+        a
+        for a in conf.addresses
+        if taken(a.guards) and (a.loaded_by is None or not replaced(a.loaded_by))
+    ]

@@ -744,6 +744,9 @@ def test_new_messages_follow_the_contract(message: checks.CheckMessage) -> None:
         ("Q_CLUSTER", {"name": "shop", "workers": 4}),
         ("RQ_QUEUES", {"default": {"SENTINELS": [("localhost", 26379)], "MASTER_NAME": "m"}}),
         ("CELERY_RESULT_BACKEND", "db+sqlite:///celery-results.sqlite3"),
+        # SQLAlchemy's result store with no host: the server's unix socket on this host.
+        ("CELERY_RESULT_BACKEND", "db+postgresql:///celery"),
+        ("CELERY_RESULT_BACKEND", "db+mysql+pymysql:///celery"),
         # In this process: kombu's memory transport, Celery's memory cache, MemoryHuey.
         ("CELERY_BROKER_URL", "memory://"),
         ("CELERY_RESULT_BACKEND", "cache+memory://"),
@@ -946,3 +949,73 @@ def test_a_broker_written_for_development_only_is_silent(tmp_path: Path) -> None
     with shared_settings(DEBUG=True):
         [message] = background.check_background_services_on_this_host(app_configs=[project])
     assert str(message.obj).endswith("celery.py:6")
+
+
+@pytest.mark.parametrize(
+    ("app", "config", "where"),
+    [
+        ("app.config_from_object('shop.celeryconfig')\n", "broker_url = 'redis://localhost'\n", 1),
+        # The pre-4.0 names, read from an object without a namespace.
+        (
+            "app.config_from_object('shop.celeryconfig')\n",
+            "BROKER_URL = 'amqp://guest@127.0.0.1//'\n"
+            "CELERY_RESULT_BACKEND = 'redis://queue.internal/1'\n",
+            1,
+        ),
+        (
+            "app.config_from_object('shop.celeryconfig', namespace='CELERY')\n",
+            "import os\nCELERY_RESULT_BACKEND = os.environ.get('RESULTS', 'redis://::1/2')\n",
+            2,
+        ),
+        (
+            "app.config_from_object('shop.celeryconfig:Production')\n",
+            "class Base:\n    broker_url = 'redis://localhost'\n\n"
+            "class Production(Base):\n    pass\n",
+            2,
+        ),
+        # Its twins: a shared server; a namespace the name does not carry; an object
+        # replaced by a later load production takes; another package's object.
+        (
+            "app.config_from_object('shop.celeryconfig')\n",
+            "broker_url = 'redis://q.internal'\n",
+            None,
+        ),
+        (
+            "app.config_from_object('shop.celeryconfig', namespace='CELERY')\n",
+            "broker_url = 'redis://localhost'\n",
+            None,
+        ),
+        (
+            "app.config_from_object('shop.celeryconfig:Dev')\n"
+            "if not settings.DEBUG:\n    app.config_from_object('shop.celeryconfig:Prod')\n",
+            "class Dev:\n    broker_url = 'redis://localhost'\n\n"
+            "class Prod:\n    broker_url = 'redis://q.internal'\n",
+            None,
+        ),
+        (
+            "app.config_from_object('vendor.celeryconfig')\n",
+            "broker_url = 'redis://localhost'\n",
+            None,
+        ),
+    ],
+    ids=[
+        "module",
+        "old-names",
+        "namespace-env-default",
+        "inherited",
+        "shared",
+        "unprefixed-under-namespace",
+        "replaced",
+        "not-ours",
+    ],
+)
+def test_a_broker_in_a_configuration_object_on_this_host_is_w048(
+    tmp_path: Path, app: str, config: str, where: int | None
+) -> None:
+    _app_with_config(tmp_path, app, config)
+    project = types.SimpleNamespace(name="shop", path=str(tmp_path / "shop"))
+    with shared_settings(DEBUG=False):
+        messages = background.check_background_services_on_this_host(app_configs=[project])
+    assert [str(m.obj).rsplit("/", 1)[-1] for m in messages] == (
+        [] if where is None else [f"celeryconfig.py:{where}"]
+    )
