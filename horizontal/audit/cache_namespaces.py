@@ -219,9 +219,28 @@ class _CacheFlow:
         self.owner: dict[int, str] = {}  # a dict bound to a name, or a helper's return
         self.alias: dict[int, str] = {}  # a dict written as an alias
         self.name_alias: dict[str, str] = {}  # a name CACHES takes under one alias
+        # Options the module writes as a dict's key or a subscript (which a later
+        # ``setdefault`` then leaves alone).
+        self.written_options = {
+            key
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Dict)
+            for key in map(string_value, node.keys)
+            if key in CACHE_NAMESPACE_OPTIONS
+        } | {
+            keys[-1]
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Assign)
+            for target in node.targets
+            if (keys := _subscript_keys(target)) and keys[-1] in CACHE_NAMESPACE_OPTIONS
+        }
         for node in ast.walk(tree):
             if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
                 self._assignment(node)
+            elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.BitOr):
+                self._assignment(node)  # ``CACHES["pages"] |= {"KEY_PREFIX": …}``
+            elif isinstance(node, ast.For):
+                self._loop_over_aliases(node)
             elif isinstance(node, ast.Call) and _update_of(node) is not None:
                 receiver = _update_of(node)
                 if receiver is not None and _root_name(receiver) == "CACHES":
@@ -233,9 +252,27 @@ class _CacheFlow:
             elif isinstance(node, ast.Dict):
                 for key, value in zip(node.keys, node.values, strict=True):
                     alias = string_value(key)
-                    if isinstance(value, ast.Dict) and alias is not None:
+                    if (isinstance(value, ast.Dict) or _dict_call(value)) and alias is not None:
                         self.alias[id(value)] = alias
         self._through_names(tree)
+
+    def _loop_over_aliases(self, loop: ast.For) -> None:
+        """``for config in CACHES.values():`` (or ``for alias, config in
+        CACHES.items():``): what the body sets on ``config`` it sets on every alias."""
+        over = loop.iter
+        if not (
+            isinstance(over, ast.Call)
+            and isinstance(over.func, ast.Attribute)
+            and over.func.attr in {"values", "items"}
+            and _root_name(over.func.value) == "CACHES"
+        ):
+            return
+        target = loop.target
+        if over.func.attr == "items" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            target = target.elts[1]
+        if isinstance(target, ast.Name):
+            self.into_caches.add(target.id)
+            self.name_alias[target.id] = "*"
 
     def _through_names(self, tree: ast.AST) -> None:
         """A name or helper that reaches CACHES brings what its own value uses: ``PAGES =
@@ -268,10 +305,11 @@ class _CacheFlow:
                         if used in bound:
                             pending.append(used)
 
-    def _assignment(self, node: ast.Assign | ast.AnnAssign) -> None:
+    def _assignment(self, node: ast.Assign | ast.AnnAssign | ast.AugAssign) -> None:
         if node.value is None:
             return
-        for target in _targets(node):
+        targets = [node.target] if isinstance(node, ast.AugAssign) else _targets(node)
+        for target in targets:
             keys = _subscript_keys(target)
             if _root_name(target) == "CACHES":
                 self._reaches_caches([node.value])
@@ -315,6 +353,26 @@ class _CacheFlow:
                 option = string_value(key)
                 if option in CACHE_NAMESPACE_OPTIONS:
                     yield (alias, option), value
+        elif isinstance(node, ast.Call) and _dict_call(node):  # ``dict(BASE, KEY_PREFIX=…)``
+            if self._reaches(node):
+                alias = self.alias.get(id(node), "*")
+                for item in node.keywords:
+                    if item.arg in CACHE_NAMESPACE_OPTIONS:
+                        yield (alias, item.arg), item.value
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "setdefault"
+            and len(node.args) == 2
+            and string_value(node.args[0]) in CACHE_NAMESPACE_OPTIONS
+        ):
+            # ``CACHES["default"].setdefault("KEY_PREFIX", …)``: unless the option is
+            # written in the module, where setdefault leaves it as it is.
+            owner = node.func.value
+            named = self._alias_of(_root_name(owner), _subscript_keys(owner))
+            option = string_value(node.args[0]) or ""
+            if named is not None and option not in self.written_options:
+                yield (named, option), node.args[1]
         elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
@@ -331,12 +389,18 @@ class _CacheFlow:
                         yield (updated, item.arg), item.value
 
     def _alias_of(self, root: str | None, keys: list[str]) -> str | None:
-        """The alias an option set on ``root[keys…]`` belongs to, when it reaches CACHES."""
+        """The alias an option set on ``root[keys…]`` belongs to, when it reaches CACHES;
+        every alias (``"*"``) for one not written (``CACHES[alias]`` in a loop)."""
         if root == "CACHES":
-            return keys[-1] if keys else None
+            return ("*" if keys[-1] == "?" else keys[-1]) if keys else None
         if root is not None and root in self.into_caches:
-            return keys[-1] if keys else "*"
+            return keys[-1] if keys and keys[-1] != "?" else "*"
         return None
+
+
+def _dict_call(node: ast.AST) -> bool:
+    """``dict(…)``: a mapping built from keywords (``dict(BASE, KEY_PREFIX=…)``)."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict"
 
 
 def _update_of(call: ast.Call) -> ast.expr | None:

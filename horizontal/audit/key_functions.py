@@ -175,12 +175,33 @@ def first_call(tree: ast.AST, calls: frozenset[str]) -> str | None:
         and _call_name(node.value) == "uname"
         and node.attr not in UNAME_HOST_FIELDS
     }
+    clock = "time" in calls  # the clock's calls are asked for: its formatters read it too
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and id(node) not in other_fields:
             name = _call_name(node)
-            if name in calls:
+            if name in calls or (clock and _formats_the_time_now(node)):
                 return name
     return None
+
+
+# The time module's formatters, and how many arguments they take before the time they
+# format: given no time, they format the clock's (``time.strftime("%Y%m%d%H%M")``).
+TIME_FORMATTERS = {"strftime": 1, "localtime": 0, "gmtime": 0, "ctime": 0, "asctime": 0}
+
+
+def _formats_the_time_now(call: ast.Call) -> bool:
+    """``time.strftime(fmt)``, ``time.ctime()``, ``strftime(fmt)``: the clock now; not a
+    date's own ``d.strftime(fmt)``, nor a formatter given a time."""
+    target = call.func
+    if isinstance(target, ast.Attribute):
+        if not (isinstance(target.value, ast.Name) and target.value.id == "time"):
+            return False
+        name = target.attr
+    elif isinstance(target, ast.Name):
+        name = target.id
+    else:
+        return False
+    return TIME_FORMATTERS.get(name) == len(call.args) and not call.keywords
 
 
 def _call_name(call: ast.Call) -> str:

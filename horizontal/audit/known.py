@@ -382,7 +382,8 @@ PER_INSTANCE_FILES = frozenset(
 PER_INSTANCE_CALLS = (
     RANDOM_VALUE_CALLS
     | CLOCK_CALLS
-    | frozenset({"gethostname", "getfqdn", "getpid", "node", "uname", "gethostbyname"})
+    # ``getppid()``: the parent's pid, a gunicorn master's, differs per instance too.
+    | frozenset({"gethostname", "getfqdn", "getpid", "getppid", "node", "uname", "gethostbyname"})
 )
 
 # django.tasks' rivals run in the caller when these settings say so (setting, key, value):

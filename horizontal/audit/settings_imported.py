@@ -156,13 +156,16 @@ def _parsed(filename: str, mtime: float) -> PythonModule | None:
 
 def last_unconditional_assignment(module: PythonModule, name: str) -> int:
     """The line of the last top-level statement that assigns ``name`` whatever the
-    branch (``SECRET_KEY = os.environ["KEY"]``), or 0: what comes before it is replaced."""
+    branch (``SECRET_KEY = os.environ["KEY"]``), or 0: what comes before it is replaced.
+    One that reads the name (``CACHES = {**CACHES, "pages": …}``) extends it instead."""
     last = 0
     for node in module.tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else []
-        if isinstance(node, ast.AnnAssign) and node.value is not None:
-            targets = [node.target]
-        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+        if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets) and not any(
+            isinstance(read, ast.Name) and read.id == name for read in ast.walk(node.value)
+        ):
             last = node.lineno
     return last
 

@@ -825,8 +825,35 @@ def _with_pages(prefix: str) -> dict[str, object]:
         "CACHES['pages'] = " + PAGES % "_tag()",
         # django-environ's reader under any name.
         "CACHES['pages'] = " + PAGES % "ENV.str('POD_NAME', default='')",
+        # setdefault, |=, dict(BASE, …), and a loop over the aliases.
+        "CACHES['pages'] = {'BACKEND': 'django_redis.cache.RedisCache'}\n"
+        "CACHES['pages'].setdefault('KEY_PREFIX', uuid.uuid4().hex)",
+        "CACHES['pages'] = " + PAGES % "'shop'" + "\nCACHES['pages'] |= {'KEY_PREFIX': "
+        "socket.gethostname()}",
+        "_PAGES = {'BACKEND': 'django_redis.cache.RedisCache'}\n"
+        "CACHES['pages'] = dict(_PAGES, KEY_PREFIX=str(os.getppid()))",
+        "CACHES['pages'] = " + PAGES % "'shop'" + "\nfor config in CACHES.values():\n"
+        "    config['KEY_PREFIX'] = uuid.uuid4().hex",
+        "CACHES['pages'] = " + PAGES % "'shop'" + "\nfor alias in CACHES:\n"
+        "    CACHES[alias].update(KEY_PREFIX=socket.gethostname())",
+        "import time\nCACHES['pages'] = " + PAGES % "time.strftime('%Y%m%d%H%M%S')",
     ],
-    ids=["subscript", "update", "built-apart", "two-names", "annotated", "class", "helper", "ENV"],
+    ids=[
+        "subscript",
+        "update",
+        "built-apart",
+        "two-names",
+        "annotated",
+        "class",
+        "helper",
+        "ENV",
+        "setdefault",
+        "or-assign",
+        "dict-call-ppid",
+        "loop-values",
+        "loop-aliases",
+        "strftime",
+    ],
 )
 def test_a_per_instance_prefix_however_spelt_is_w005(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail: str
@@ -860,8 +887,28 @@ def test_a_per_instance_prefix_however_spelt_is_w005(
         + "    finally:\n        time.time()\n"
         + "CACHES['pages'] = "
         + PAGES % "release()",
+        # setdefault leaves an option the module writes; a date's own strftime is no clock.
+        "CACHES['pages'] = " + PAGES % "'shop'" + "\n"
+        "CACHES['pages'].setdefault('KEY_PREFIX', uuid.uuid4().hex)",
+        "import datetime\nRELEASED = datetime.date(2026, 12, 1)\n"
+        "CACHES['pages'] = " + PAGES % "RELEASED.strftime('%Y%m%d')",
+        "import time\nCACHES['pages'] = " + PAGES % "time.strftime('%Y', (2026,) * 9)",
+        # A loop over another setting's aliases.
+        "CACHES['pages'] = " + PAGES % "'shop'" + "\nSILKY = {'a': {}}\n"
+        "for config in SILKY.values():\n    config['KEY_PREFIX'] = uuid.uuid4().hex",
     ],
-    ids=["test-only", "another-setting", "unused-helper", "nested-other", "other-update", "clock"],
+    ids=[
+        "test-only",
+        "another-setting",
+        "unused-helper",
+        "nested-other",
+        "other-update",
+        "clock",
+        "setdefault-written",
+        "date-strftime",
+        "strftime-given-time",
+        "loop-other",
+    ],
 )
 def test_a_random_prefix_production_never_takes_is_silent(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail: str
@@ -951,3 +998,33 @@ def test_a_prefix_a_project_module_makes_per_instance_is_w005(
         "BOOT_ID = 'shop'\n\n\ndef cache_prefix():\n    return 'shop'\n"
     )
     assert deploy_ids(CACHES=caches, SETTINGS_MODULE="shopsite.settings") == []
+
+
+@pytest.mark.parametrize(
+    "production",
+    [
+        # A production module that extends the base's CACHES keeps the base's prefix.
+        "from base_ns_settings import *\nCACHES = {**CACHES, 'pages': " + PAGES % "'shop'" + "}\n",
+        "from base_ns_settings import *\nCACHES = dict(CACHES, pages=" + PAGES % "'shop'" + ")\n",
+        # Its twin: one that replaces it.
+        "from base_ns_settings import *\nCACHES = {'default': "
+        + PAGES % "'shop'"
+        + ", 'pages': "
+        + PAGES % "'shop'"
+        + "}\n",
+    ],
+    ids=["extended", "extended-dict", "replaced"],
+)
+def test_a_prefix_an_extending_module_keeps_is_w005(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, production: str
+) -> None:
+    base = (
+        "import uuid\nCACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache', "
+        "'LOCATION': 'redis://cache.internal:6379/0', 'KEY_PREFIX': uuid.uuid4().hex}}\n"
+    )
+    _settings_module(tmp_path, monkeypatch, "base_ns_settings", base)
+    module = _settings_module(tmp_path, monkeypatch, "production_ns_settings", production)
+    caches = _redis_at("redis://cache.internal:6379/0", KEY_PREFIX="3f2a9c0e")
+    warned = "**CACHES" in production or "dict(CACHES" in production
+    expected = ["horizontal.W005"] if warned else []
+    assert deploy_ids(CACHES=caches, SETTINGS_MODULE=module) == expected
