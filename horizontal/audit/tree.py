@@ -15,6 +15,7 @@ from pathlib import Path
 from horizontal.audit.patterns import lazy_compile
 
 __all__ = [
+    "is_project_root",
     "iter_files",
     "module_file",
     "projects_of",
@@ -258,9 +259,11 @@ def _excluded_path(root: Path, folder: Path, paths: list[str]) -> bool:
 
 
 def projects_of(paths: Iterable[str | Path]) -> list[list[str | Path]]:
-    """``paths`` as the projects to judge apart: releases unpacked side by side
-    (``pretix-2026.8.0/``, ``weblate-5.9/``) one by one, so that one's code never decides
-    another's settings; every other path together, as one project."""
+    """``paths`` as the projects to judge apart, so that one's code never decides
+    another's settings: releases unpacked side by side (``pretix-2026.8.0/``,
+    ``weblate-5.9/``) one by one; so are several paths given that are each a project's
+    root (``horizontal-audit shop/ billing/``, each with its ``manage.py`` or packaging);
+    every other path together, as one project (``backend/ deploy/``)."""
     together: list[str | Path] = []
     alone: list[list[str | Path]] = []
     for root in paths:
@@ -269,7 +272,20 @@ def projects_of(paths: Iterable[str | Path]) -> list[list[str | Path]]:
             together.append(root)
         else:
             alone += [[release] for release in releases]
+    roots = [path for path in together if is_project_root(Path(path))]
+    if len(roots) >= 2:
+        alone = [[root] for root in roots] + alone
+        together = [path for path in together if path not in roots]
     return [together, *alone] if together or not alone else alone
+
+
+# What a project's root holds: its Django entry point, or its packaging.
+PROJECT_ROOT_FILES = ("manage.py", "pyproject.toml", "setup.py", "setup.cfg")
+
+
+def is_project_root(folder: Path) -> bool:
+    """A folder that holds a project of its own at its top (``manage.py``, packaging)."""
+    return folder.is_dir() and any((folder / name).is_file() for name in PROJECT_ROOT_FILES)
 
 
 def release_folders(root: Path) -> list[Path] | None:

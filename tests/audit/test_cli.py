@@ -262,6 +262,35 @@ def test_releases_side_by_side_are_judged_one_by_one(tmp_path: Path) -> None:
     assert done.stderr.startswith("0 findings in 3 files"), done.stderr
 
 
+def test_projects_given_side_by_side_are_judged_one_by_one(tmp_path: Path) -> None:
+    # Two projects named on one command line, each with its own manage.py: billing's
+    # cache counter must not decide shop's unset CACHES.
+    for name, settings, code in (
+        ("shop", "INSTALLED_APPS = ['shop']\n", "from django.db import models\n"),
+        (
+            "billing",
+            "INSTALLED_APPS = ['billing']\nCACHES = {'default': {'BACKEND': 'x.Redis'}}\n",
+            "from django.core.cache import cache\n\n\ndef pay(request):\n"
+            "    cache.incr('payments')\n",
+        ),
+    ):
+        package = tmp_path / name / name
+        package.mkdir(parents=True)
+        (tmp_path / name / "manage.py").write_text("import django\n")
+        (package / "settings.py").write_text(settings)
+        (package / "views.py").write_text(code)
+    done = horizontal_audit("shop", "billing", "--fail-on", "never", cwd=tmp_path)
+    assert "CACHES is not set" not in done.stdout, done.stdout
+    # Its twin: one project's code and its deploy folder, given apart, are one project.
+    (tmp_path / "billing" / "manage.py").unlink()
+    (tmp_path / "shop" / "shop" / "views.py").write_text(
+        "from django.core.cache import cache\n\n\ndef pay(request):\n    cache.incr('n')\n"
+    )
+    (tmp_path / "shop" / "shop" / "views.py").rename(tmp_path / "billing" / "billing" / "pay.py")
+    done = horizontal_audit("shop", "billing", "--fail-on", "never", cwd=tmp_path)
+    assert "CACHES is not set" in done.stdout, done.stdout
+
+
 def test_a_folder_with_nothing_to_audit_is_bad_input(tmp_path: Path) -> None:
     # A folder of links to folders (not followed), or of tests only: nothing read, no pass.
     (tmp_path / "app").mkdir()
