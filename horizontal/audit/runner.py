@@ -3,6 +3,8 @@
 Python files are parsed once and handed to every Python detector. Files whose text
 cannot contain any finding (no trigger word at all) are not parsed: parsing is most of
 the cost, and most modules in a large tree are models, forms and tests of pure logic.
+What needs every file read (commands' writes spared, memos judged, one finding per cause,
+the settings) is judged after the walk, in ``project_pass``.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from typing import TYPE_CHECKING
 from horizontal.audit import (
     boot_threads,
     caches,
-    command_callers,
     concurrency,
     cron_jobs,
     datadirs,
@@ -27,10 +28,8 @@ from horizontal.audit import (
     importers,
     in_process_locks,
     migrate_commands,
-    private_media,
     repeating_commands,
     services,
-    starts,
     state,
     task_results,
 )
@@ -41,18 +40,12 @@ from horizontal.audit.code_uses import note_uses
 from horizontal.audit.compressor import is_template
 from horizontal.audit.file_kinds import is_compose_file, is_provisioning, text_detector
 from horizontal.audit.findings import (
-    CATEGORIES,
     DEFAULT_CATEGORIES,
     SETTINGS_CATEGORIES,
     AuditResult,
     Finding,
     Location,
     merged_results,
-    with_distinct_related,
-)
-from horizontal.audit.local_storage import (
-    storage_with_its_consequences,
-    storage_with_its_setting,
 )
 from horizontal.audit.prefilter import hot_lines
 from horizontal.audit.project_context import ProjectContext
@@ -61,12 +54,7 @@ from horizontal.audit.python_starts import (
     find_in_python_start,
     is_python_start,
 )
-from horizontal.audit.repeated_starts import one_per_start_line
 from horizontal.audit.row_resets import find_startup_row_resets
-from horizontal.audit.served_folders import (
-    PRIVATE_STORAGE_SERVED,
-    one_served_folder_per_module,
-)
 from horizontal.audit.settings_classes import CONFIGURATION_BASES, production_configuration
 from horizontal.audit.settings_files import (
     DEV_FILE,
@@ -80,20 +68,14 @@ from horizontal.audit.settings_files import (
     tested_settings,
 )
 from horizontal.audit.settings_secrets import find_config_secret_keys
-from horizontal.audit.settings_values import top_level_settings
 from horizontal.audit.source import PythonModule, run_by_hand
-from horizontal.audit.started_programs import migrations_through_commands, with_command_run
 from horizontal.audit.storage_classes import (
     STORAGE_BUILT,
-    storage_builds,
     storage_class_findings,
     storage_subclasses,
-    writes_in_their_class,
 )
-from horizontal.audit.suppress import is_suppressed, unknown_ignored
+from horizontal.audit.suppress import is_suppressed
 from horizontal.audit.tree import iter_files, module_file, projects_of, read_text, relative
-from horizontal.audit.uncalled import without_uncalled_writers
-from horizontal.audit.web_servers import one_media_server
 
 if TYPE_CHECKING:
     from horizontal.audit import settings_helpers
@@ -119,9 +101,6 @@ PYTHON_DETECTORS: tuple[PythonDetector, ...] = (
 
 # The upload fields shown beside the media setting's finding, the first few.
 UPLOAD_FIELDS_SHOWN = 10
-# What a command's process keeps ends with its run: not reported in commands and scripts,
-# nor in the modules only they import (their locks are).
-RUN_BY_HAND_SPARES = frozenset({"file-write", "cache", "module-state", "timer-thread", "scheduler"})
 
 
 def scan_paths(
@@ -236,117 +215,10 @@ class Scan:
             self.keep(finding)
 
     def finish(self) -> AuditResult:
-        for finding in command_callers.writes_of_commands_views_run(
-            self.python_texts, self.by_hand, self._detect
-        ):
-            self.keep(finding)
-        # Settings are judged per package, after every module of it has been read.
-        through_commands = migrations_through_commands(self)
-        for finding in starts.scripts_run_by_start_scripts(self.texts):
-            if finding.category in self.wanted:
-                self.keep(finding)
-        self.result.findings = self._without_command_only_code(self.result.findings)
-        if any(f.category == "cache" for f in self.result.findings):
-            # Imported here: a project with no memo (check --deploy's usual case) skips it.
-            from horizontal.audit.memo_clears import judge_memos
+        """Judge what needs every file read (``project_pass``), and return the result."""
+        from horizontal.audit.project_pass import judge_project
 
-            spared = self.by_hand | self.command_only
-            found = judge_memos(self.result.findings, self.python_texts, spared, self.wanted)
-            self.result.findings = []  # memos are kept (suppressed) as what they end as
-            for finding in found:
-                self.keep(finding, judged=True)
-        # One cause, one finding; and what does not run in every replica is dropped.
-        findings = cron_jobs.without_host_housekeeping(self.result.findings, self.texts)
-        findings = one_media_server(
-            findings, stores_files=self.result.stores_files or not self.result.read_models
-        )
-        findings = self.context.without_what_no_replica_runs(
-            findings, self.texts, self.paths, self.base
-        )
-        self.result.findings = starts.judged_as_started(findings, self.texts)
-        if "file-write" in self.wanted:
-            # A module only commands import reads a folder for an operator's run, not a request.
-            reads = [use for use in self.data_reads if use.path not in self.command_only]
-            for folder in datadirs.unread_folders(self.data_writes, reads, self.media_folders):
-                self.keep(datadirs.folder_finding(folder, self._setting_lines(folder.setting)))
-            for finding in field_paths.local_path_reads(
-                self.field_path_uses, self.field_names.uploads()
-            ):
-                self.keep(finding)
-            served = (
-                [(n, t) for n, t in self.python_texts if n not in self.by_hand]
-                if self.storage_classes
-                else []
-            )
-            for storage, finding in self.storage_classes.items():
-                if storage in self.storages_built:
-                    self.keep(finding)
-                elif builds := storage_builds(storage, served):
-                    self.keep(finding._replace(related=(*finding.related, *builds)))
-        if self._private_storage_is_remote():
-            self.result.findings = [
-                f for f in self.result.findings if f.message != PRIVATE_STORAGE_SERVED
-            ]
-        if "scheduler" in self.wanted:
-            for finding in repeating_commands.repeating_programs(
-                self.texts, self.sleeping_commands
-            ):
-                self.keep(finding)
-        if "timer-thread" in self.wanted:
-            for finding in boot_threads.boot_thread_findings(
-                self.boot_starts, self.looping_threads, self.texts
-            ):
-                self.keep(finding)
-            for finding in boot_threads.started_through_boot_calls(
-                self.looping_starters, self.boot_texts, self.texts
-            ):
-                self.keep(finding)
-        if "settings" in self.wanted:
-            from horizontal.audit.settings_helpers import helper_findings
-
-            found_at = {(f.path, f.line) for f in self.result.findings if f.category == "settings"}
-            for finding in helper_findings(self.host_defaults, self.helper_uses):
-                if (finding.path, finding.line) not in found_at:  # a client's own finding
-                    self.keep(finding)
-        if self.wanted & SETTINGS_CATEGORIES:
-            # Imported here: check --deploy scans code only and leaves settings to the W0xx
-            # checks, so it never loads the settings scan.
-            from horizontal.audit.settings_pass import judge_settings
-
-            judge_settings(self)
-        self.result.findings = [with_command_run(f, through_commands) for f in self.result.findings]
-        self.result.findings = storage_with_its_consequences(
-            storage_with_its_setting(
-                writes_in_their_class(self.result.findings, self.python_texts)
-            ),
-            self.upload_fields,
-        )
-        self.result.findings = private_media.with_private_media_uses(
-            self.result.findings, self.private_media_uses
-        )
-        self.result.findings = import_admins.with_import_admins(
-            self.result.findings,
-            self.import_admins,
-            self.result.read_models,
-            self.import_confirm_skipped,
-        )
-        self.result.findings = files.secret_with_its_file(self.result.findings)
-        self.result.findings = services.one_huey_schedule(self.result.findings, self.texts)
-        self.result.findings = one_per_start_line(self.result.findings)
-        self.result.findings = one_served_folder_per_module(self.result.findings)
-        self.result.findings = without_uncalled_writers(
-            self.result.findings,
-            self.python_texts,
-            ("\n".join(t) for name, t in self.texts.items() if not name.endswith(".py")),
-        )
-        self.result.findings = [with_distinct_related(f) for f in self.result.findings]
-        self.result.findings.sort()
-        self.result.unknown_ignores = [
-            (f.path, f.line, names)
-            for f in self.result.findings
-            if (names := unknown_ignored(f, self.texts.get(f.path, []), CATEGORIES))
-        ]
-        return self.result
+        return judge_project(self)
 
     def module_named(self, dotted: str) -> PythonModule | None:
         """The scanned module a dotted import name means (``horizon.utils.secret_key``:
@@ -357,35 +229,6 @@ class Scan:
             text = read_text(Path(self.base, name)) if name else None
             self.modules_named[dotted] = PythonModule.parse(name, text) if name and text else None
         return self.modules_named[dotted]
-
-    def _private_storage_is_remote(self) -> bool:
-        """A settings module chose django-private-storage's class, and not its default
-        ``PrivateFileSystemStorage``: its URLs serve the shared storage."""
-        return any(
-            "PRIVATE_STORAGE_CLASS" in line and "FileSystem" not in line
-            for modules in self.settings_groups.values()
-            for module in modules
-            for line in module.lines
-            if not line.lstrip().startswith("#")
-        )
-
-    def _without_command_only_code(self, findings: list[Finding]) -> list[Finding]:
-        """What commands and scripts are spared (their writes, memos, state, threads and
-        schedulers), spared in the modules only they import too."""
-        only = self.command_only = importers.command_only_modules(self.imports, self.by_hand)
-        kept = [f for f in findings if f.category not in RUN_BY_HAND_SPARES or f.path not in only]
-        return command_callers.without_what_only_commands_call(
-            kept, RUN_BY_HAND_SPARES, self.python_texts, self.by_hand
-        )
-
-    def _setting_lines(self, setting: str) -> list[Location]:
-        """Where the settings modules assign ``setting`` (the last assignment of each)."""
-        return [
-            Location(module.path, statements[-1].lineno)
-            for group in self.settings_groups.values()
-            for module in group
-            if (statements := top_level_settings(module).get(setting))
-        ]
 
     def keep(self, finding: Finding, judged: bool = False) -> None:
         if is_suppressed(finding, self.texts.get(finding.path, [])) and (
@@ -497,7 +340,7 @@ class Scan:
         writes, reads = datadirs.data_folder_uses(module)
         self.data_writes += writes
         self.data_reads += reads
-        yield from self._detect(module)
+        yield from self.detect(module)
 
     def _note_helpers(self, module: PythonModule, name: str, text: str, settings: bool) -> None:
         """What settings read through the project's helpers, and the service addresses
@@ -509,7 +352,7 @@ class Scan:
         if settings_helpers.may_hold_host_defaults(text):
             self.host_defaults += settings_helpers.host_defaults(module)
 
-    def _detect(self, module: PythonModule) -> Iterator[Finding]:
+    def detect(self, module: PythonModule) -> Iterator[Finding]:
         seen: set[tuple[int, str]] = set()  # two detectors may agree on a line
         for detector in PYTHON_DETECTORS:
             for finding in detector(module):
