@@ -41,7 +41,14 @@ def unset_names(tree: ast.AST) -> set[str]:
     ``X = env("X", default="")`` (the last top-level assignment decides)."""
     unset: set[str] = set()
     defaults = default_strings(tree)
-    for statement in getattr(tree, "body", ()):
+    pending = list(getattr(tree, "body", ()))
+    while pending:
+        statement = pending.pop(0)
+        if isinstance(statement, ast.If) and _off_when_unset(statement.test, unset):
+            # ``if "redis" in VCAP_SERVICES: … else: REDIS_URL = env("REDIS_URL",
+            # default=None)``: the ``else`` is what runs when nothing is set.
+            pending[:0] = statement.orelse
+            continue
         if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
             continue
         target = statement.targets[0]
@@ -55,6 +62,16 @@ def unset_names(tree: ast.AST) -> set[str]:
             else:
                 unset.discard(target.id)
     return unset
+
+
+def _off_when_unset(test: ast.AST, unset: AbstractSet[str]) -> bool:
+    """A test that is false when nothing is set: a name bound to nothing, membership in
+    one (``"redis" in VCAP_SERVICES`` with ``VCAP_SERVICES = env.json(…, default={})``),
+    or an environment lookup with an empty default."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In):
+        container = test.comparators[0]
+        return isinstance(container, ast.Name) and container.id in unset
+    return falsy_when_unset(test, unset)
 
 
 def on_names(tree: ast.AST) -> set[str]:
@@ -135,6 +152,11 @@ def falsy_when_unset(value: ast.AST, unset: AbstractSet[str] = frozenset()) -> b
         if isinstance(default, ast.Constant) and parsed_as_bool(value):
             # ``config("TOOL_ENV", default="false", parser=bool)``: the text, parsed.
             return reads_as_false(default)
+        # An empty default, also an empty mapping or list (``env.json("X", default={})``).
+        if isinstance(default, ast.Dict):
+            return not default.keys
+        if isinstance(default, ast.List | ast.Tuple):
+            return not default.elts
         return isinstance(default, ast.Constant) and not default.value
     # os.environ.get("X") and os.getenv("X") give None; env("X") with no default raises.
     function = dotted(value.func) or ""

@@ -259,3 +259,32 @@ def test_a_value_set_only_under_a_test_run_is_not_productions(tmp_path: Path) ->
     assert where(scan(tmp_path / "c", {"site/settings.py": other}, "settings")) == [
         ("site/settings.py", 8)
     ]
+
+
+PLATFORM_OR_ENV_REDIS = APPS + (
+    "import environ\n"
+    "env = environ.Env()\n"
+    "VCAP_SERVICES = env.json('VCAP_SERVICES', default={})\n"
+    "if 'redis' in VCAP_SERVICES:\n"
+    "    REDIS_BASE_URL = VCAP_SERVICES['redis'][0]['credentials']['uri']\n"
+    "else:\n"
+    "    REDIS_BASE_URL = env('REDIS_BASE_URL', default=None)\n"
+    "if REDIS_BASE_URL:\n"
+    "    CACHES = {'default': {'BACKEND': 'django_redis.cache.RedisCache',\n"
+    "                          'LOCATION': REDIS_BASE_URL}}\n"
+)
+
+
+def test_caches_set_only_when_a_platform_or_the_environment_names_redis_is_found(
+    tmp_path: Path,
+) -> None:
+    # With nothing set, the platform's services are {} and the else branch leaves the URL
+    # None: CACHES is never assigned, and Django falls back to LocMemCache.
+    files = {"app/settings.py": PLATFORM_OR_ENV_REDIS, "app/views.py": USES_CACHE}
+    found = scan(tmp_path, files, "settings")
+    assert where(found) == [("app/settings.py", 11)]
+    assert "set only when an option is given" in found[0].message
+    # Its twin: the else branch falls back to a shared server's address.
+    shared = PLATFORM_OR_ENV_REDIS.replace("default=None", "default='redis://cache.internal'")
+    files = {"app/settings.py": shared, "app/views.py": USES_CACHE}
+    assert scan(tmp_path / "b", files, "settings") == []
