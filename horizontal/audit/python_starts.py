@@ -14,12 +14,18 @@ import re
 from collections.abc import Iterator
 
 from horizontal.audit import deploy
-from horizontal.audit.findings import Finding
+from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import dotted, string_value
 from horizontal.audit.start_messages import BOOT_MIGRATE
 
-__all__ = ["execs_a_server", "find_in_python_start", "is_python_start"]
+__all__ = [
+    "execs_a_server",
+    "find_in_python_start",
+    "find_migrate_then_serve",
+    "is_python_start",
+    "may_migrate_then_serve",
+]
 
 # docker-entrypoint.py, entrypoint.py, docker_start.py: named for the container's start.
 START_PROGRAM = lazy_compile(r"^(docker[-_])?(entrypoint|start|boot)([-_][\w-]*)?\.py$", re.I)
@@ -87,3 +93,112 @@ def _argv_runs_migrate(node: ast.Assign) -> bool:
         return False
     words = [string_value(item) for item in node.value.elts]
     return "migrate" in words
+
+
+# A program that migrates in its own process and then serves there: a product's console
+# script (``openslides start``, ``label-studio``) that every replica runs as its start.
+# Management commands that are a server, and the in-process servers' entry calls.
+SERVING_COMMANDS = frozenset({"runserver", "runserver_plus", "runmodwsgi", "runsslserver"})
+SERVING_CALLS = frozenset(
+    {
+        "uvicorn.run",
+        "hypercorn.run",
+        "waitress.serve",
+        "serve_forever",
+        "run_simple",
+        "make_server",
+        "quickstart",
+    }
+)
+SERVING_NEEDLES = (
+    "runserver",
+    "runmodwsgi",
+    "uvicorn",
+    "waitress",
+    "serve_forever",
+    "run_simple",
+    "make_server",
+    "quickstart",
+)
+
+
+def may_migrate_then_serve(text: str) -> bool:
+    """A line-level test before parsing: the module names migrate and a server."""
+    names_migrate = '"migrate"' in text or "'migrate'" in text
+    return names_migrate and any(needle in text for needle in SERVING_NEEDLES)
+
+
+def find_migrate_then_serve(path: str, text: str) -> Iterator[Finding]:
+    """``call_command("migrate")`` in a function that then starts a server in the same
+    process (``call_command("runserver", …)``, ``uvicorn.run(…)``), itself or through the
+    module's functions it calls: the program every replica runs migrates at each start."""
+    if not may_migrate_then_serve(text):
+        return
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return
+    functions = {
+        node.name: node
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+    # ``from waitress import serve``: the call ``serve(…)`` is ``waitress.serve``.
+    imported = {
+        alias.asname or alias.name: f"{node.module}.{alias.name}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module
+        for alias in node.names
+    }
+    lines = text.splitlines()
+    reported: set[int] = set()
+    for function in functions.values():
+        migrates, serves = _reached_calls(function, functions, imported)
+        for call in migrates:
+            if serves and call.lineno not in reported:
+                reported.add(call.lineno)
+                source = lines[call.lineno - 1].strip() if call.lineno <= len(lines) else ""
+                related = tuple(Location(path, s.lineno) for s in serves[:1])
+                yield Finding(path, call.lineno, "boot-migrate", BOOT_MIGRATE, source, related)
+
+
+def _reached_calls(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef],
+    imported: dict[str, str],
+) -> tuple[list[ast.Call], list[ast.Call]]:
+    """The migrate calls and the serving calls ``function`` makes, itself or through the
+    module-level functions it calls (each followed once)."""
+    migrates: list[ast.Call] = []
+    serves: list[ast.Call] = []
+    pending, seen = [function], {function.name}
+    while pending:
+        for node in ast.walk(pending.pop()):
+            if not isinstance(node, ast.Call):
+                continue
+            name = dotted(node.func) or ""
+            head, dot, tail = name.partition(".")
+            name = imported.get(head, head) + dot + tail if head not in functions else name
+            command = _management_command(node, name)
+            if command == "migrate":
+                migrates.append(node)
+            elif command in SERVING_COMMANDS or any(
+                name == call or name.endswith("." + call) for call in SERVING_CALLS
+            ):
+                serves.append(node)
+            elif name in functions and name not in seen:
+                seen.add(name)
+                pending.append(functions[name])
+    return migrates, serves
+
+
+def _management_command(call: ast.Call, name: str) -> str | None:
+    """The command ``call_command("migrate")`` or ``execute_from_command_line([…,
+    "migrate"])`` runs."""
+    if name.rpartition(".")[2] == "call_command" and call.args:
+        return string_value(call.args[0])
+    if name.rpartition(".")[2] == "execute_from_command_line" and call.args:
+        argv = call.args[0]
+        if isinstance(argv, ast.List | ast.Tuple) and len(argv.elts) >= 2:
+            return string_value(argv.elts[1])
+    return None

@@ -52,6 +52,7 @@ from horizontal.audit.project_context import ProjectContext
 from horizontal.audit.python_starts import (
     execs_a_server,
     find_in_python_start,
+    find_migrate_then_serve,
     is_python_start,
 )
 from horizontal.audit.row_resets import find_startup_row_resets
@@ -298,6 +299,10 @@ class Scan:
             # A console script's entry function that ends as the server (``squad``); a
             # ``__main__`` program is one by its name only (``docker-entrypoint.py``).
             yield from find_in_python_start(name, text)
+        if "boot-migrate" in self.wanted:
+            # A program that migrates and then serves in its own process (``openslides
+            # start``), whether or not it is run by hand: it is how replicas start.
+            yield from find_migrate_then_serve(name, text)
         self.field_names.note(name, text)
         room = UPLOAD_FIELDS_SHOWN - len(self.upload_fields)
         if room > 0 and not by_hand:
