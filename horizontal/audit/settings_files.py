@@ -133,6 +133,8 @@ COPY_SUFFIX = lazy_compile(r"(?<=\.py)[.-](dist|sample|example)$")
 SAMPLE_SUFFIX = lazy_compile(r"(?<=\.py)[.-](sample|example)$")
 TEMPLATE_TAG = lazy_compile(r"\{%.*?%\}")
 TEMPLATE_PLACEHOLDER = lazy_compile(r"\{\{.*?\}\}")
+# A template filled with Python's ``%`` operator: ``DEBUG = %(debug)s``.
+PERCENT_PLACEHOLDER = lazy_compile(r"%\(\w+\)[sdr]")
 
 
 def settings_template_module(path: Path, name: str) -> PythonModule | None:
@@ -152,9 +154,10 @@ def settings_template_module(path: Path, name: str) -> PythonModule | None:
 
 
 def untemplated(text: str) -> str:
-    """A settings template read as Python: its tags out, its placeholders a word; the
-    line numbers are kept."""
-    return TEMPLATE_PLACEHOLDER.sub("x", TEMPLATE_TAG.sub("", text))
+    """A settings template read as Python: its tags out, its placeholders a word (Jinja's
+    ``{{ name }}``, ``%``-formatting's ``%(name)s``); the line numbers are kept."""
+    text = TEMPLATE_PLACEHOLDER.sub("x", TEMPLATE_TAG.sub("", text))
+    return PERCENT_PLACEHOLDER.sub("x", text) if "%(" in text else text
 
 
 # os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evap.settings") in wsgi.py / asgi.py.

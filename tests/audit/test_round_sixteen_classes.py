@@ -35,6 +35,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.audit.test_outside_measurements import scan, where
 
 # -- a local file rebuilt wherever it is missing -----------------------------------------
@@ -188,6 +190,30 @@ def test_a_settings_template_an_installer_renders_is_judged(tmp_path: Path) -> N
     }
     found = scan(tmp_path, files, "settings")
     assert where(found) == [("shop/commands/templates/settings.py.tpl", 10)]
+
+
+PERCENT_TPL = """\
+%(import_function)s
+
+SECRET_KEY = %(secret_key)r
+DEBUG = %(debug)s
+INSTALLED_APPS = ["django.contrib.auth"]
+DATABASES = {"default": {"ENGINE": "django.db.backends.postgresql", "HOST": "db.internal"}}
+CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache",
+                      "LOCATION": "redis://{redis}:6379/0"}}
+LOGGING = {"formatters": {"plain": {"format": "%(asctime)s %(message)s"}}}
+"""
+
+
+@pytest.mark.parametrize(("redis", "found_at"), [("127.0.0.1", [8]), ("redis.internal", [])])
+def test_a_settings_template_filled_by_percent_formatting_is_judged(
+    tmp_path: Path, redis: str, found_at: list[int]
+) -> None:
+    # ``settings.py.tpl`` that an installer fills with ``template % context`` (OpenSlides):
+    # its ``%(name)s`` placeholders in code made it no Python, and it was skipped unread.
+    files = {"shop/utils/settings.py.tpl": PERCENT_TPL.replace("{redis}", redis)}
+    found = scan(tmp_path, files, "settings")
+    assert where(found) == [("shop/utils/settings.py.tpl", line) for line in found_at]
 
 
 def test_a_development_template_or_a_shared_host_is_silent(tmp_path: Path) -> None:
