@@ -5,7 +5,7 @@ return open(path) except IOError: pass`` before a download: an instance that lac
 file makes its own copy from what every instance can reach (the database, a template, a
 URL). Each host keeps a copy and nothing is lost
 when one is replaced, so the write is not a file-write finding. A write that only
-*creates* the folder or is guarded by some other path's existence is still judged.
+*creates* the folder or is guarded by some other path's existence alone is still judged.
 """
 
 from __future__ import annotations
@@ -44,8 +44,9 @@ def rebuilt_when_missing(function: FunctionNode, call: ast.Call, target: ast.AST
             and test.operand.id in bound
         ):
             test = ast.UnaryOp(op=ast.Not(), operand=bound[test.operand.id])
-        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
-            # ``if not p.exists() or p.stat().st_size == 0:``: missing (or empty) rebuilds.
+        if isinstance(test, ast.BoolOp):
+            # ``if not p.exists() or p.stat().st_size == 0:``: missing (or empty) rebuilds;
+            # ``if os.path.exists(folder) and not os.path.exists(tag):``: only when missing.
             missing = any(_existence_test(value) == (True, key) for value in test.values)
             if missing and _contains(node.body, call):
                 return True

@@ -95,6 +95,19 @@ def test_a_download_rebuilt_when_missing_or_empty_is_silent(tmp_path: Path) -> N
     assert scan(tmp_path, {"app/download.py": module}, "file-write") == []
 
 
+def test_a_file_written_only_where_it_is_missing_under_a_compound_guard_is_silent(
+    tmp_path: Path,
+) -> None:
+    # weblate's CACHEDIR.TAG: ``if exists(folder) and not exists(tag):`` writes the tag once
+    # per host, where it is missing (found on an outside trial).
+    guard = "if ROOT_DIR.exists() and not path.exists():"
+    assert scan(tmp_path, {"app/download.py": DOWNLOAD.format(guard=guard)}, "file-write") == []
+    # Its twin: the folder's existence alone guards nothing about the file.
+    guard = "if ROOT_DIR.exists() and relpath:"
+    found = scan(tmp_path / "b", {"app/download.py": DOWNLOAD.format(guard=guard)}, "file-write")
+    assert where(found) == [("app/download.py", 9)]
+
+
 def test_a_download_written_whenever_it_is_empty_is_found(tmp_path: Path) -> None:
     module = DOWNLOAD.format(guard="if path.stat().st_size == 0 or relpath.endswith('.pdf'):")
     assert where(scan(tmp_path, {"app/download.py": module}, "file-write")) == [
