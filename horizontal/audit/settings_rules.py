@@ -456,6 +456,8 @@ FIXES: dict[str, str] = {
     "instance, and fail at start-up when it is missing (horizontal.W050).",
     "this host": "Point it at the server every instance shares; a sidecar proxy on "
     "localhost that forwards to it is the exception (say so with an inline ignore).",
+    "kept here": "Use a server every instance shares (Redis, RabbitMQ, PostgreSQL) "
+    "instead: no proxy reaches a store in one process or one host's file.",
     "HUEY": "Use RedisHuey (or PriorityRedisHuey) on the Redis every instance shares "
     "(horizontal.W048 checks its address).",
     "thumbnails": "Store thumbnails in the shared storage: set the generator's storage "

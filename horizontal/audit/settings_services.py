@@ -24,7 +24,7 @@ from horizontal.audit.settings_values import (
     top_level_settings,
 )
 from horizontal.audit.source import PythonModule, string_value
-from horizontal.audit.this_host import this_host_addresses
+from horizontal.audit.this_host import is_kept_here, this_host_addresses
 
 __all__ = ["databases_without_host", "services_on_this_host", "this_host_finding"]
 
@@ -348,7 +348,17 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
 
 
 def this_host_finding(module: PythonModule, line: int, setting: str, address: str) -> Finding:
-    """``REDIS_URL: localhost:6379 is this host``, with the fix for a shared service."""
+    """``REDIS_URL: localhost:6379 is this host``, with the fix for a shared service; a
+    store in this process or a file (``memory://``, ``db+sqlite:///…``) has no server to
+    talk to, nor one a proxy could reach."""
+    if is_kept_here(address):
+        return _finding(
+            module,
+            line,
+            f"{setting}: {address} keeps its data in this process or a file on this host: "
+            "each instance has its own",
+            FIXES["kept here"],
+        )
     return _finding(
         module,
         line,

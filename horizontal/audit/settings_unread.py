@@ -25,7 +25,7 @@ __all__ = ["names_read", "without_unread_settings"]
 READ_ATTRIBUTE = lazy_compile(r"\.([A-Z][A-Z0-9_]{2,})\b")
 READ_BY_GETATTR = lazy_compile(r"getattr\(\s*\w+\s*,\s*[\"']([A-Z][A-Z0-9_]{2,})[\"']")
 READ_BY_IMPORT = lazy_compile(r"import\s+\(?([A-Z][A-Z0-9_, \n]+)")
-THIS_HOST = lazy_compile(r"^([A-Z][A-Z0-9_]+): .* is this host")
+THIS_HOST = lazy_compile(r"^([A-Z][A-Z0-9_]+): .* (is this host|keeps its data in this process)")
 # A custom name for a service's host (``REDIS_HOST``, ``SEARCH_SERVER``) that no library
 # reads by that name.
 CUSTOM_SERVICE = lazy_compile(r"_?(HOST|HOSTNAME|ADDRESS|SERVER|ADDR)S?$")

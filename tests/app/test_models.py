@@ -10,6 +10,7 @@ one; ``ExactCharField`` gives those columns a binary NO PAD collation there, and
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from django.db import connections, transaction
@@ -158,3 +159,27 @@ def test_hardening_01_the_migration_makes_an_existing_install_exact(vendor: str)
             assert "horizontal.W036" not in check.stderr, check.stderr
     finally:
         database.drop()
+
+
+def test_the_json_check_skips_a_database_it_cannot_reach(django_db_blocker: Any) -> None:
+    # Django 6.1 runs model checks against every alias; SQLite's JSON support is asked of
+    # the file, and a folder that does not exist at check time (CI) made `check` crash.
+    from horizontal.models import Instance
+
+    field = Instance._meta.get_field("settings")
+    alias = "unreachable_sqlite"
+    connections.settings[alias] = {
+        **connections.settings["default"],
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": "/nonexistent-folder/analytics.sqlite3",
+    }
+    try:
+        with django_db_blocker.unblock():
+            assert field.check(databases=[alias]) == []
+            # A database that answers is still checked, and supports JSON.
+            assert field.check(databases=["default"]) == []
+        # Migrations see Django's own field: no migration for the subclass.
+        assert field.deconstruct()[1] == "django.db.models.JSONField"
+    finally:
+        connections[alias].close()
+        del connections.settings[alias]
