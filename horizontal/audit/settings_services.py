@@ -326,7 +326,7 @@ def services_on_this_host(module: PythonModule) -> Iterator[Finding]:
                     line,
                     f"{named}: {text.split(':', 1)[0]} keeps the queue in a file on this "
                     "host: workers elsewhere never see it",
-                    FIXES["this host"],
+                    FIXES["kept here"],
                 )
             continue
         if _url_path(setting, text) or text.isdigit():

@@ -60,3 +60,22 @@ def test_a_whole_engine_bound_to_a_name_is_one_finding(tmp_path: Path) -> None:
     )
     found = scan(tmp_path, {"shop/settings.py": source}, "settings")
     assert len(found) == 1, [f.message for f in found]
+
+
+@pytest.mark.parametrize(
+    ("broker", "kept_here"),
+    [
+        ("memory://", True),
+        ("sqla+sqlite:///celery.sqlite", True),
+        ("redis://localhost:6379", False),
+    ],
+)
+def test_a_store_in_the_process_or_a_file_is_named_as_such(
+    tmp_path: Path, broker: str, kept_here: bool
+) -> None:
+    # GeoNode's memory:// broker read "is this host: each instance talks to its own
+    # server", and its fix spoke of a sidecar proxy, which nothing in the process has.
+    source = f"INSTALLED_APPS = ['shop']\nCELERY_BROKER_URL = {broker!r}\n"
+    [found] = scan(tmp_path, {"shop/settings.py": source}, "settings")
+    assert ("this host: each instance talks to its own server" in found.message) is not kept_here
+    assert ("sidecar" in found.fix) is not kept_here
