@@ -52,7 +52,27 @@ def installed_roots() -> list[Path]:
     prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
     anchor = _project_anchor()
     roots = [Path(p).resolve() for p in prefixes]
+    roots += _install_targets(roots)
     return [root for root in roots if not anchor.is_relative_to(root)]
+
+
+def _install_targets(prefixes: list[Path]) -> list[Path]:
+    """Folders on ``sys.path`` that pip installed into outside any prefix (``pip install
+    --target /deps``, an image's usual way): they hold distributions' ``*.dist-info``."""
+    targets = []
+    for entry in sys.path:
+        if not entry or any(marker in entry for marker in INSTALLED_MARKERS):
+            continue
+        folder = Path(entry).resolve()
+        if any(folder.is_relative_to(prefix) for prefix in prefixes):
+            continue
+        try:
+            with os.scandir(folder) as entries:
+                if any(e.name.endswith(".dist-info") and e.is_dir() for e in entries):
+                    targets.append(folder)
+        except OSError:
+            continue
+    return targets
 
 
 def _project_anchor() -> Path:

@@ -172,3 +172,19 @@ def test_a_project_package_named_for_django_is_the_projects(tmp_path, monkeypatc
     monkeypatch.syspath_prepend(str(tmp_path / "site_root"))
     with override_settings(ROOT_URLCONF="django_project.urls"):
         assert package.resolve() in project_package_paths(installed_roots())
+
+
+def test_a_pip_install_target_on_the_path_is_installed_code(tmp_path, monkeypatch):
+    # ``pip install --target /deps`` then PYTHONPATH=/deps, an image's usual way: djhuey's
+    # tasks there counted as the project's own, and W041 warned of tasks nobody wrote.
+    deps = tmp_path / "deps"
+    (deps / "huey").mkdir(parents=True)
+    (deps / "huey-2.5.0.dist-info").mkdir()
+    monkeypatch.syspath_prepend(str(deps))
+    roots = installed_roots()
+    assert not is_project_path((deps / "huey").resolve(), roots)
+    # Its twin: a folder of the project's own on the path, with no distribution in it.
+    source = tmp_path / "src"
+    (source / "shop").mkdir(parents=True)
+    monkeypatch.syspath_prepend(str(source))
+    assert is_project_path((source / "shop").resolve(), installed_roots())
