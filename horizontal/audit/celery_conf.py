@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from horizontal.audit.eager_options import EagerOption, Guards
-from horizontal.audit.env_lookups import env_default
+from horizontal.audit.env_lookups import env_default, environment_variable
 from horizontal.audit.rq_queues import inline_rq_queues
 from horizontal.audit.source import dotted, last_part, run_by_hand
 from horizontal.audit.tree import iter_files, read_text
@@ -62,6 +62,12 @@ class CeleryAddress(NamedTuple):
     # Set by a configuration object (``config_from_object("shop.celeryconfig")``): the
     # loading call's place in ``CeleryConf.loads``, as a later load replaces it.
     loaded_by: int | None = None
+    # The environment variables the value reads (``os.environ.get("BROKER", "redis://
+    # localhost")``): where one is set, its default is not what runs.
+    variables: tuple[str, ...] = ()
+    # A Django setting the value is (``app.conf.broker_url = settings.REDIS_URL``): the
+    # check reads it live; ``value`` is then empty.
+    setting: str | None = None
 
 
 class CeleryConf(NamedTuple):
@@ -76,6 +82,9 @@ class CeleryConf(NamedTuple):
     addresses: list[CeleryAddress]
     # Each ``config_from_object`` call: the calling file and the ``if`` tests around it.
     loads: tuple[tuple[str, Guards], ...] = ()
+    # ``app.conf.update(settings.CELERY)``: Django settings whose live mapping configures
+    # an app, with the call's place and guards.
+    from_settings: tuple[CeleryAddress, ...] = ()
 
 
 class _ConfigSource(NamedTuple):
@@ -97,6 +106,7 @@ def celery_conf(paths: Iterable[str | Path]) -> CeleryConf:
     eager: list[EagerOption] = []
     namespaces: set[str] = set()
     addresses: list[CeleryAddress] = []
+    from_settings: list[CeleryAddress] = []
     modules: dict[str, tuple[str, ast.Module]] = {}  # dotted name to file and tree
     sources: list[tuple[int, _ConfigSource]] = []  # where in ``eager`` each is loaded
     for root in paths:
@@ -125,6 +135,7 @@ def celery_conf(paths: Iterable[str | Path]) -> CeleryConf:
                 eager += _eager_options(str(path), statement, guards, django_settings, names)
                 eager += inline_rq_queues(str(path), statement, guards)
                 addresses += _addresses(str(path), statement, guards, names)
+                from_settings += _settings_mappings(str(path), statement, guards)
                 namespaces.update(_namespaces(statement))
                 for source in _config_sources(str(path), tree, statement, guards):
                     sources.append((len(eager), source))
@@ -139,7 +150,7 @@ def celery_conf(paths: Iterable[str | Path]) -> CeleryConf:
     for number, (_, source) in enumerate(sources):
         addresses += _addresses_of_source(source, modules, number)
     loads = tuple((source.loader, source.guards) for _, source in sources)
-    return CeleryConf(eager, namespaces, addresses, loads)
+    return CeleryConf(eager, namespaces, addresses, loads, tuple(from_settings))
 
 
 def _dotted_name(path: Path) -> str:
@@ -295,12 +306,10 @@ def _addresses_of_source(
             if not isinstance(target, ast.Name):
                 continue
             names[target.id] = statement.value
-            resolved = _resolved(statement.value, names)
-            value = _string(resolved) or _string(env_default(resolved))
-            if target.id in wanted and value is not None:
-                found.append(
-                    CeleryAddress(path, statement.lineno, target.id, value, source.guards, number)
-                )
+            if target.id in wanted:
+                resolved = _resolved(statement.value, names)
+                line = statement.lineno
+                found += _address(path, line, target.id, resolved, source.guards, number)
     return found
 
 
@@ -401,16 +410,63 @@ def _addresses(
     keywords: no configuration key of Celery)."""
     found = []
     for node, name, written in _conf_items(statement, names):
-        resolved = _resolved(written, names)
-        # ``os.environ.get("CELERY_BROKER", "redis://localhost")``: the fallback, where the
-        # variable is not set, as a setting's environment default is judged.
-        value = _string(resolved) or _string(env_default(resolved))
         constructed = isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
         if name in CONSTRUCTOR_ADDRESSES and not constructed:
             continue
-        if name in ADDRESS_OPTIONS and value is not None:
-            found.append(CeleryAddress(path, node.lineno, name, value, guards))
+        if name in ADDRESS_OPTIONS:
+            found += _address(path, node.lineno, name, _resolved(written, names), guards)
     return found
+
+
+def _address(
+    path: str, line: int, option: str, node: ast.expr, guards: Guards, loaded_by: int | None = None
+) -> list[CeleryAddress]:
+    """The address a value gives: a string, an environment lookup's fallback (with the
+    variable, which wins where it is set), an f-string or ``+`` of those, or a Django
+    setting read live (``settings.REDIS_URL``)."""
+    from horizontal.audit.settings_values import address_text  # loaded with the check
+
+    variables = tuple(
+        variable for child in ast.walk(node) if (variable := environment_variable(child))
+    )
+    setting = _django_setting(node)
+    if setting is not None:
+        return [CeleryAddress(path, line, option, "", guards, loaded_by, (), setting)]
+    value = _string(node) or _string(env_default(node))
+    if value is None and isinstance(node, ast.JoinedStr | ast.BinOp):
+        value = address_text(node, {})[0]
+    if value is None:
+        return []
+    return [CeleryAddress(path, line, option, value, guards, loaded_by, variables)]
+
+
+def _django_setting(node: ast.AST) -> str | None:
+    """``settings.REDIS_URL``: the name of the Django setting a value reads."""
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "settings"
+        and node.attr.isupper()
+    ):
+        return node.attr
+    return None
+
+
+def _settings_mappings(path: str, statement: ast.stmt, guards: Guards) -> Iterator[CeleryAddress]:
+    """``app.conf.update(settings.CELERY)`` or ``(**settings.CELERY)``: a Django setting
+    whose live mapping configures the app."""
+    if not (
+        isinstance(statement, ast.Expr)
+        and isinstance(call := statement.value, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "update"
+        and _conf_receiver(call.func.value)
+    ):
+        return
+    given = [*call.args, *(k.value for k in call.keywords if k.arg is None)]
+    for argument in given:
+        if (setting := _django_setting(argument)) is not None:
+            yield CeleryAddress(path, call.lineno, "update", "", guards, None, (), setting)
 
 
 def _resolved(node: ast.expr, names: dict[str, ast.expr]) -> ast.expr:

@@ -6,7 +6,8 @@ For W048 and W049; imported when they run, not at start-up.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "celery_settings",
+    "live_values",
     "production_addresses",
     "project_celery_conf",
     "reads_celery_prefix",
@@ -64,6 +66,39 @@ def production_addresses(conf: CeleryConf) -> list[CeleryAddress]:
 
     return [
         a
-        for a in conf.addresses
+        for a in (*conf.addresses, *conf.from_settings)
         if taken(a.guards) and (a.loaded_by is None or not replaced(a.loaded_by))
     ]
+
+
+# What a live mapping given to ``app.conf.update(settings.CELERY)`` names a broker or a
+# result store by: Celery's names and the pre-4.0 ones.
+MAPPING_ADDRESS_KEYS = (
+    "broker_url",
+    "result_backend",
+    "broker_read_url",
+    "broker_write_url",
+    "BROKER_URL",
+    "CELERY_RESULT_BACKEND",
+)
+
+
+def live_values(given: CeleryAddress) -> list[tuple[str, object]]:
+    """``(option, value)`` the code's write gives where the check runs: a Django setting
+    read live (a mapping's addresses for ``app.conf.update(settings.CELERY)``); the
+    environment's value where the variable the write reads is set (its fallback is then
+    not what runs); else the value as written, its fallback."""
+    from django.conf import settings
+
+    if given.setting is not None:
+        value = getattr(settings, given.setting, None)
+        if given.option != "update":
+            return [(given.option, value)] if value is not None else []
+        if not isinstance(value, Mapping):
+            return []
+        return [(key, value[key]) for key in MAPPING_ADDRESS_KEYS if key in value]
+    set_here = [name for name in given.variables if name in os.environ]
+    if set_here:
+        # One variable: it is the address (or its host); several: the environment decides.
+        return [(given.option, os.environ[set_here[0]])] if len(given.variables) == 1 else []
+    return [(given.option, given.value)]

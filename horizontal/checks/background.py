@@ -358,11 +358,12 @@ def check_background_services_on_this_host(
         if address is not None:
             found.append(W048(setting, address, kept_here=is_kept_here(address)))
     for given in celery_apps.production_addresses(conf):  # ``Celery("shop", broker=…)`` in its code
-        address = next(this_host_addresses(given.value, live=True), None)
-        if address is not None:
-            place = relative_place(given.path, given.line)
-            option = f"{given.option} set in code"
-            found.append(W048(option, address, place, kept_here=is_kept_here(address)))
+        for option, value in celery_apps.live_values(given):
+            address = next(this_host_addresses(value, live=True), None)
+            if address is not None:
+                place = relative_place(given.path, given.line)
+                named = f"{option} set in code"
+                found.append(W048(named, address, place, kept_here=is_kept_here(address)))
     results = _celery_results_cache()
     # A cache on this host's server is W004's; a cache in the process or its files is this.
     if results is not None and cache_is(results[1], NOT_SHARED_CACHES):

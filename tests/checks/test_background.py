@@ -1019,3 +1019,114 @@ def test_a_broker_in_a_configuration_object_on_this_host_is_w048(
     assert [str(m.obj).rsplit("/", 1)[-1] for m in messages] == (
         [] if where is None else [f"celeryconfig.py:{where}"]
     )
+
+
+CELERY_APP_LINE = (
+    "import os\n\nfrom celery import Celery\nfrom django.conf import settings\n\n"
+    "app = Celery('shop')\n{line}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "environment", "live", "warned"),
+    [
+        # The environment's value wins over the fallback written in code.
+        ("app.conf.broker_url = os.environ.get('SHOP_BROKER', 'redis://localhost')", {}, {}, True),
+        (
+            "app.conf.broker_url = os.environ.get('SHOP_BROKER', 'redis://localhost')",
+            {"SHOP_BROKER": "redis://queue.internal:6379/1"},
+            {},
+            False,
+        ),
+        (
+            "app.conf.broker_url = os.environ.get('SHOP_BROKER', 'redis://queue.internal')",
+            {"SHOP_BROKER": "redis://127.0.0.1:6379/1"},
+            {},
+            True,
+        ),
+        # An f-string around a lookup: judged by its fallback, or by the variable set.
+        (
+            "app.conf.broker_url = f\"redis://{os.environ.get('SHOP_REDIS', 'localhost')}:6379/0\"",
+            {},
+            {},
+            True,
+        ),
+        (
+            "app.conf.broker_url = f\"redis://{os.environ.get('SHOP_REDIS', 'localhost')}:6379/0\"",
+            {"SHOP_REDIS": "redis.internal"},
+            {},
+            False,
+        ),
+        # A Django setting, read live.
+        (
+            "app.conf.broker_url = settings.SHOP_REDIS_URL",
+            {},
+            {"SHOP_REDIS_URL": "redis://localhost"},
+            True,
+        ),
+        (
+            "app.conf.broker_url = settings.SHOP_REDIS_URL",
+            {},
+            {"SHOP_REDIS_URL": "redis://r.internal"},
+            False,
+        ),
+        # A settings mapping given to the app.
+        (
+            "app.conf.update(settings.SHOP_CELERY)",
+            {},
+            {"SHOP_CELERY": {"broker_url": "redis://localhost:6379/0"}},
+            True,
+        ),
+        (
+            "app.conf.update(**settings.SHOP_CELERY)",
+            {},
+            {"SHOP_CELERY": {"broker_url": "redis://queue.internal:6379/0"}},
+            False,
+        ),
+    ],
+    ids=[
+        "fallback",
+        "fallback-overridden",
+        "variable-local",
+        "fstring",
+        "fstring-set",
+        "setting-local",
+        "setting-shared",
+        "mapping-local",
+        "mapping-shared",
+    ],
+)
+def test_a_broker_written_in_code_is_judged_by_what_runs(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    line: str,
+    environment: dict[str, str],
+    live: dict[str, object],
+    warned: bool,
+) -> None:
+    package = tmp_path / "shop"
+    package.mkdir()
+    (package / "celery.py").write_text(CELERY_APP_LINE.format(line=line))
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    project = types.SimpleNamespace(name="shop", path=str(package))
+    with shared_settings(**live):
+        messages = background.check_background_services_on_this_host(app_configs=[project])
+    assert [m.id for m in messages] == (["horizontal.W048"] if warned else [])
+
+
+def test_a_config_object_fallback_the_environment_overrides_is_silent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The outside trial's one false warning: the object's fallback named, not the live URL.
+    app = "app.config_from_object('shop.celeryconfig')\n"
+    config = "import os\nbroker_url = os.environ.get('BROKER_URL', 'redis://localhost:6379/0')\n"
+    _app_with_config(tmp_path, app, config)
+    project = types.SimpleNamespace(name="shop", path=str(tmp_path / "shop"))
+    monkeypatch.setenv("BROKER_URL", "redis://redis.internal:6379/1")
+    with shared_settings():
+        assert background.check_background_services_on_this_host(app_configs=[project]) == []
+    monkeypatch.delenv("BROKER_URL")
+    with shared_settings():
+        [message] = background.check_background_services_on_this_host(app_configs=[project])
+    assert "localhost:6379/0" in message.hint
