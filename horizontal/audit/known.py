@@ -353,6 +353,7 @@ CLOCK_CALLS = frozenset(
         "time",
         "time_ns",
         "now",
+        "today",
         "utcnow",
         "monotonic",
         "monotonic_ns",
@@ -383,7 +384,9 @@ PER_INSTANCE_CALLS = (
     RANDOM_VALUE_CALLS
     | CLOCK_CALLS
     # ``getppid()``: the parent's pid, a gunicorn master's, differs per instance too.
-    | frozenset({"gethostname", "getfqdn", "getpid", "getppid", "node", "uname", "gethostbyname"})
+    | frozenset(
+        {"gethostname", "getfqdn", "getpid", "getppid", "getnode", "node", "uname", "gethostbyname"}
+    )
 )
 
 # django.tasks' rivals run in the caller when these settings say so (setting, key, value):

@@ -130,9 +130,13 @@ def huey_immediate(huey: Mapping[str, Any]) -> bool:
 
 
 def _django_q_addresses(cluster: object) -> Iterable[tuple[str, object]]:
-    """django-q's Redis broker: ``Q_CLUSTER["redis"]``, redis-py's localhost if unset."""
+    """django-q's broker: ``Q_CLUSTER["redis"]`` (redis-py's localhost if unset), or its
+    MongoDB broker's ``Q_CLUSTER["mongo"]`` (pymongo's options: ``host``, a URI)."""
     if not isinstance(cluster, Mapping) or cluster.get("sync"):
         return
+    mongo = cluster.get("mongo")
+    if isinstance(mongo, Mapping):
+        yield "Q_CLUSTER['mongo']", mongo.get("host", "localhost")
     if any(broker in cluster for broker in DJANGO_Q_BROKERS):
         return
     yield "Q_CLUSTER['redis']", cluster.get("redis") or REDIS_DEFAULT

@@ -741,6 +741,9 @@ def test_new_messages_follow_the_contract(message: checks.CheckMessage) -> None:
         ("HUEY", {"huey_class": "huey.SqliteHuey", "filename": "huey.db", "immediate": False}),
         ("Q_CLUSTER", {"name": "shop", "redis": {"host": "127.0.0.1", "port": 6379}}),
         ("Q_CLUSTER", {"name": "shop", "redis": "redis://localhost:6379/0"}),
+        # django-q's MongoDB broker, pymongo's localhost when no host is named.
+        ("Q_CLUSTER", {"name": "shop", "mongo": {"host": "localhost", "port": 27017}}),
+        ("Q_CLUSTER", {"name": "shop", "mongo": {"port": 27017}}),
         ("Q_CLUSTER", {"name": "shop", "workers": 4}),
         ("RQ_QUEUES", {"default": {"SENTINELS": [("localhost", 26379)], "MASTER_NAME": "m"}}),
         ("CELERY_RESULT_BACKEND", "db+sqlite:///celery-results.sqlite3"),
@@ -771,6 +774,7 @@ def test_a_queue_on_this_host_is_w048(setting: str, value: object) -> None:
     [
         ("HUEY", {"name": "shop", "immediate": False, "url": "redis://redis.internal:6379/3"}),
         ("Q_CLUSTER", {"name": "shop", "orm": "default"}),
+        ("Q_CLUSTER", {"name": "shop", "mongo": {"host": "mongodb://mongo.internal:27017"}}),
         ("RQ_QUEUES", {"default": {"SENTINELS": [("sentinel.internal", 26379)]}}),
         ("CELERY_RESULT_BACKEND", "db+postgresql://db.internal/results"),
     ],

@@ -837,6 +837,8 @@ def _with_pages(prefix: str) -> dict[str, object]:
         "CACHES['pages'] = " + PAGES % "'shop'" + "\nfor alias in CACHES:\n"
         "    CACHES[alias].update(KEY_PREFIX=socket.gethostname())",
         "import time\nCACHES['pages'] = " + PAGES % "time.strftime('%Y%m%d%H%M%S')",
+        "import datetime\nCACHES['pages'] = " + PAGES % "f'shop-{datetime.date.today()}'",
+        "CACHES['pages'] = " + PAGES % "str(uuid.getnode())",
     ],
     ids=[
         "subscript",
@@ -853,6 +855,8 @@ def _with_pages(prefix: str) -> dict[str, object]:
         "loop-values",
         "loop-aliases",
         "strftime",
+        "today",
+        "mac-address",
     ],
 )
 def test_a_per_instance_prefix_however_spelt_is_w005(
