@@ -87,11 +87,13 @@ def W040(alias: str) -> checks.Warning:
 def W041(alias: str, implicit: bool) -> checks.Warning:
     return checks.Warning(
         f"Task backend {alias!r} runs tasks inline; they die with their instance.",
+        # The project's code defines or enqueues tasks (else I041): TASKS = {} would
+        # break those calls, so it is not offered.
         hint=(
-            "TASKS is not set, so Django runs tasks inline: configure a worker-backed "
-            "backend, or TASKS = {} if you enqueue none."
+            "TASKS is not set, so Django runs the project's tasks inline: configure a "
+            "worker-backed backend (e.g. django-tasks-db)."
             if implicit
-            else "Use a worker-backed backend (e.g. django-tasks-db), or TASKS = {}."
+            else "Use a worker-backed backend (e.g. django-tasks-db)."
         ),
         obj=f"TASKS[{alias!r}]",
         id="horizontal.W041",

@@ -116,11 +116,11 @@ def W003(alias: str) -> checks.Warning:
     )
 
 
-def W004(alias: str, address: str) -> checks.Warning:
+def W004(alias: str, address: str, where: str = "LOCATION") -> checks.Warning:
     return checks.Warning(
         f"Cache {alias!r} is on this host: each instance talks to its own server.",
         hint=(
-            f"LOCATION {address} is this host: point it at the shared server. For a sidecar "
+            f"{where} {address} is this host: point it at the shared server. For a sidecar "
             "proxy to it, silence horizontal.W004 or list the alias in HORIZONTAL_LOCAL_CACHES."
         ),
         obj=f"CACHES[{alias!r}]",
@@ -276,8 +276,18 @@ def check_caches_on_this_host(
             continue
         address = cache_address_on_this_host(config)
         if address is not None:
-            found.append(W004(alias, address))
+            found.append(W004(alias, address, cache_address_place(config, address)))
     return found
+
+
+def cache_address_place(config: Mapping[str, Any], address: str) -> str:
+    """Where a cache's address on this host is written: its ``LOCATION``, or django-redis's
+    ``OPTIONS["SENTINELS"]``."""
+    from horizontal.audit.this_host import this_host_addresses  # not at start-up
+
+    if address in this_host_addresses(config.get("LOCATION"), live=True):
+        return "LOCATION"
+    return "OPTIONS['SENTINELS']"
 
 
 def _contains_token(text: str, token: str) -> bool:

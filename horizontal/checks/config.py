@@ -22,7 +22,7 @@ from django.core import checks
 from django.db import router
 from django.utils.module_loading import import_string
 
-from horizontal.checks._base import TAG, register
+from horizontal.checks._base import TAG, register, relative_place
 from horizontal.conf import Settings
 from horizontal.jobs.slots import MAX_SLOT_LENGTH
 from horizontal.leases import name_problem
@@ -347,6 +347,12 @@ def check_misspelt_settings(
     return errors
 
 
+def _relative_site(where: str) -> str:
+    """``/srv/app/shop/settings.py:12`` as the other checks give places: from this folder."""
+    path, _, line = where.rpartition(":")
+    return relative_place(path, line) if path and line.isdigit() else where
+
+
 @register(TAG, deploy=True)
 def check_instance_id_is_per_instance(
     app_configs: Iterable[Any] | None = None, **kwargs: Any
@@ -363,11 +369,12 @@ def check_instance_id_is_per_instance(
 
         for where, literal in constant_instance_id_sites(module_name):
             if literal == value:  # the literal itself, or the fallback that was used
-                return [E007(value, where)]
+                return [E007(value, _relative_site(where))]
         releases = release_instance_id_sites(module_name)
         if releases:
             where, variable = releases[0]
-            return [E007(value, f"{where}, from {variable}: the same on every instance")]
+            site = _relative_site(where)
+            return [E007(value, f"{site}, from {variable}: the same on every instance")]
     if value.strip().lower() in GENERIC_INSTANCE_IDS:
         return [E007(value, "a role name, not an instance's")]
     return []

@@ -30,6 +30,7 @@ from horizontal.checks.caches import (
     DUMMY_CACHE,
     NOT_SHARED_CACHES,
     cache_address_on_this_host,
+    cache_address_place,
     cache_is,
     session_cache_alias,
     shared_cache_configs,
@@ -104,12 +105,12 @@ def W011(alias: str) -> checks.Warning:
     )
 
 
-def W026(alias: str | None, address: str) -> checks.Warning:
+def W026(alias: str | None, address: str, where: str = "LOCATION") -> checks.Warning:
     store = f"cache {alias!r}" if alias is not None else "SESSION_REDIS"
     return checks.Warning(
         f"Sessions use {store} on this host: each instance has its own.",
         hint=(
-            f"{'LOCATION ' if alias is not None else ''}{address} is this host: point it at "
+            f"{where + ' ' if alias is not None else ''}{address} is this host: point it at "
             "the shared Redis. Behind a sidecar proxy to it, silence horizontal.W026."
         ),
         obj="SESSION_CACHE_ALIAS" if alias is not None else "SESSION_REDIS",
@@ -326,7 +327,9 @@ def check_session_cache_is_not_on_this_host(
     for shared_alias, config in shared_cache_configs():
         if shared_alias == alias:
             address = cache_address_on_this_host(config)
-            return [] if address is None else [W026(alias, address)]
+            if address is None:
+                return []
+            return [W026(alias, address, cache_address_place(config, address))]
     return []
 
 

@@ -175,6 +175,9 @@ def test_django_redis_sentinels_on_this_host_are_w004() -> None:
     sentinels = {"SENTINELS": [("localhost", 26379)]}
     caches = _redis_at("redis://mymaster/0", OPTIONS=sentinels)
     assert deploy_ids(CACHES=caches) == ["horizontal.W004"]
+    # The hint names where the address is written, not LOCATION (a master's name).
+    [message] = [m for m in deploy_messages(CACHES=caches) if m.id == "horizontal.W004"]
+    assert message.hint.startswith("OPTIONS['SENTINELS'] localhost:26379 is this host")
     remote = _redis_at("redis://mymaster/0", OPTIONS={"SENTINELS": [("sentinel.internal", 26379)]})
     assert deploy_ids(CACHES=remote) == []
 

@@ -344,3 +344,20 @@ def test_a_huge_number_formatted_into_the_instance_id_is_read_without_error(
     # ``%c`` of a number past Unicode, or a width from the values: no constant to tell.
     for source in ('HORIZONTAL_INSTANCE_ID = "web-%c" % 1114112\n', 'X = "%*d" % (10, 1)\n'):
         assert instance_id_errors(tmp_path, monkeypatch, source, "web-1") == []
+
+
+def test_e007_names_the_settings_line_from_this_folder(tmp_path: Any, monkeypatch: Any) -> None:
+    # As W048 and W050 give places: ``settings.py:1`` from the current folder, not the
+    # absolute path (the outside trial found E007 alone printing it).
+    import sys
+    import types
+
+    path = tmp_path / "relative_instance_settings.py"
+    path.write_text('HORIZONTAL_INSTANCE_ID = "shop-web"\n')
+    module = types.ModuleType("relative_instance_settings")
+    module.__file__ = str(path)
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.chdir(tmp_path)
+    with override_settings(SETTINGS_MODULE=module.__name__, HORIZONTAL_INSTANCE_ID="shop-web"):
+        [message] = config_checks.check_instance_id_is_per_instance()
+    assert "(relative_instance_settings.py:1)" in message.msg
