@@ -72,7 +72,9 @@ def random_secret_key_sites(module_name: str) -> list[str]:
         for statement in sorted(statements, key=lambda node: node.lineno):
             if id(statement) in off or statement.lineno < last:
                 continue
-            line = random_value_line(module, statement, helpers=imported_module)
+            line = random_value_line(
+                module, statement, helpers=imported_module, follow_classes=True
+            )
             if line is not None:
                 sites.append(f"{module.path}:{line}")
     return sites

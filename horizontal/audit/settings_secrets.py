@@ -47,6 +47,8 @@ def random_value_line(
     depth: int = 0,
     helpers: HelperModules | None = None,
     through: list[Location] | None = None,
+    *,
+    follow_classes: bool = False,
 ) -> int | None:
     """The line of the first call in ``statement`` that makes a fresh random value,
     following calls to the module's own functions (``SECRET_KEY = _load_or_create()``)
@@ -54,7 +56,11 @@ def random_value_line(
 
     ``helpers`` gives the parsed source of a module by its dotted name: then a call to a
     function the module imports (``secret_key.generate_or_read_from_file(path)``) is
-    followed too, and ``through`` gets that function's location."""
+    followed too, and ``through`` gets that function's location. ``follow_classes``:
+    a class attribute read (``SECRET_KEY = Secrets.SECRET_KEY``) is followed into the
+    class (for W050; the audit reports the class's field itself, ``find_config_secret_keys``).
+    """
+    factories = _factory_parameters(statement, calls)
     for node in ast.walk(statement):
         if not isinstance(node, ast.Call):
             continue
@@ -63,6 +69,8 @@ def random_value_line(
             name = node.func.attr  # random.SystemRandom().choice: the receiver is a call
         if last_part(name) in calls or _reads_random_device(node):
             return node.lineno
+        if isinstance(node.func, ast.Name) and node.func.id in factories:
+            return node.lineno  # ``default_factory()`` whose default is a generator
         if depth >= 2:
             continue
         if isinstance(node.func, ast.Name):
@@ -76,11 +84,92 @@ def random_value_line(
             if through is not None:
                 through.append(Location(helper[0].path, helper[1].lineno))
             return node.lineno
+    if depth == 0:
+        line = _env_setdefault_line(module, statement, calls)
+        if line is None and follow_classes:
+            line = _class_attribute_line(module, statement, calls, helpers, through)
+        if line is not None:
+            return line
     if depth == 0 and helpers is not None:
         line = _imported_value_line(module, statement, calls, helpers, through)
         if line is not None:
             return line
     return _key_file_written_here(module, statement) if depth == 0 else None
+
+
+def _factory_parameters(statement: ast.AST, calls: frozenset[str]) -> set[str]:
+    """A function's parameters whose default is a generator itself, called in its body:
+    ``def secret(name, default_factory=get_random_secret_key): … default_factory()``."""
+    if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+        return set()
+    arguments = statement.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    pairs = [
+        *zip(
+            positional[len(positional) - len(arguments.defaults) :],
+            arguments.defaults,
+            strict=True,
+        ),
+        *(
+            (a, d)
+            for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+            if d is not None
+        ),
+    ]
+    return {arg.arg for arg, default in pairs if last_part(dotted(default) or "") in calls}
+
+
+def _class_attribute_line(
+    module: PythonModule,
+    statement: ast.AST,
+    calls: frozenset[str],
+    helpers: HelperModules | None,
+    through: list[Location] | None,
+) -> int | None:
+    """``SECRET_KEY = Secrets.SECRET_KEY`` where the module's class ``Secrets`` makes it
+    (``SECRET_KEY = os.environ.get(…) or get_random_secret_key()`` in its body)."""
+    value = getattr(statement, "value", None)
+    if not (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)):
+        return None
+    for cls in module.tree.body:
+        if not (isinstance(cls, ast.ClassDef) and cls.name == value.value.id):
+            continue
+        for node in cls.body:
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            if any(isinstance(t, ast.Name) and t.id == value.attr for t in targets):
+                line = random_value_line(module, node, calls, 1, helpers, through)
+                if line is not None:
+                    if through is not None:
+                        through.append(Location(module.path, line))
+                    return getattr(statement, "lineno", None)
+    return None
+
+
+def _env_setdefault_line(
+    module: PythonModule, statement: ast.AST, calls: frozenset[str]
+) -> int | None:
+    """``SECRET_KEY = os.environ["DJANGO_SECRET_KEY"]`` after a module-level
+    ``os.environ.setdefault("DJANGO_SECRET_KEY", get_random_secret_key())``: the
+    generated default is what every instance that does not set it reads."""
+    from horizontal.audit.env_lookups import environment_variable
+
+    value = getattr(statement, "value", None)
+    variable = environment_variable(value) if value is not None else None
+    if variable is None:
+        return None
+    for node in module.tree.body:
+        call = node.value if isinstance(node, ast.Expr) else None
+        if (
+            isinstance(call, ast.Call)
+            and (dotted(call.func) or "").endswith("environ.setdefault")
+            and len(call.args) == 2
+            and string_value(call.args[0]) == variable
+            and node.lineno < getattr(statement, "lineno", 0)
+        ):
+            line = random_value_line(module, call.args[1], calls, 1)
+            if line is not None:
+                return line
+    return None
 
 
 def _imported_value_line(

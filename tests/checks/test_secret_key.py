@@ -148,3 +148,32 @@ def test_every_check_is_registered_deploy_only() -> None:
 
 def test_message_follows_the_contract() -> None:
     assert_follows_the_contract(secret_key.W050("settings.py:12"))
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "audit_line"),
+    [
+        # The environment given a generated default, then read: the default's line.
+        ("setdefault_key", 9, 9),
+        # A class of the module makes it; the audit reports the class's field itself.
+        ("class_key", 14, 11),
+        # A helper whose default factory is a generator.
+        ("factory_key", 14, 14),
+    ],
+)
+def test_a_key_generated_through_the_settings_own_code_is_w050_and_an_audit_finding(
+    module: str, line: int, audit_line: int
+) -> None:
+    [site] = secret_key_sites(f"tests.checks.settings_modules.{module}")
+    assert site.endswith(f"settings_modules/{module}.py:{line}"), site
+    path = SETTINGS_MODULES / f"{module}.py"
+    parsed = PythonModule.parse(str(path), path.read_text())
+    assert parsed is not None
+    from horizontal.audit.settings_secrets import find_config_secret_keys
+
+    found = [*find_settings_problems([parsed]), *find_config_secret_keys(parsed)]
+    assert [f.line for f in found] == [audit_line]
+
+
+def test_a_constant_default_put_in_the_environment_is_fine() -> None:
+    assert secret_key_sites("tests.checks.settings_modules.setdefault_constant_key") == []
