@@ -393,7 +393,19 @@ def _eager_options(
         value = _resolved(written, names)
         literal = value.value if isinstance(value, ast.Constant) else None
         setting = _setting_name(value) if django_settings else None
-        found.append(EagerOption(path, node.lineno, name, literal, setting, guards, path))
+        # A raw lookup only (``os.environ.get``, ``os.getenv``): Celery tests the text's
+        # truth, where a typed reader (``env.bool``) would parse it.
+        raw = isinstance(value, ast.Call) and (dotted(value.func) or "").endswith(
+            ("getenv", "environ.get")
+        )
+        variable = environment_variable(value) if raw else None
+        fallback = env_default(value) if variable is not None else None
+        option = EagerOption(path, node.lineno, name, literal, setting, guards, path)
+        if variable is not None and isinstance(fallback, ast.Constant | type(None)):
+            option = option._replace(
+                variable=variable, fallback=fallback.value if fallback is not None else None
+            )
+        found.append(option)
     return found
 
 

@@ -30,3 +30,7 @@ class EagerOption(NamedTuple):
     # overrides wherever it stands.
     scope: str = ""
     from_source: bool = False
+    # An environment lookup (``os.environ.get("EAGER", "yes")``): the variable and its
+    # fallback, read where the check runs (Celery tests the value's truth).
+    variable: str | None = None
+    fallback: object = None

@@ -6,6 +6,7 @@ check when it runs, not at start-up.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -67,6 +68,8 @@ def eager_in_code(conf: CeleryConf, reported: set[str]) -> list[tuple[str, str |
         if option.setting is not None and option.setting in reported:
             continue  # ``= settings.CELERY_TASK_ALWAYS_EAGER``: that setting's warning
         value = getattr(settings, option.setting, None) if option.setting else option.value
+        if option.variable is not None:  # ``os.environ.get("EAGER", "yes")``, as it runs
+            value = os.environ.get(option.variable, option.fallback)
         if value:
             found.append((f"{option.option} set in code", relative_place(option.path, option.line)))
     return found

@@ -1134,3 +1134,38 @@ def test_a_config_object_fallback_the_environment_overrides_is_silent(
     with shared_settings():
         [message] = background.check_background_services_on_this_host(app_configs=[project])
     assert "localhost:6379/0" in message.hint
+
+
+@pytest.mark.parametrize(
+    ("line", "environment", "warned"),
+    [
+        # Celery tests the text's truth: any non-empty fallback or value is eager.
+        ("app.conf.update(task_always_eager=os.environ.get('SHOP_EAGER', 'yes'))", {}, True),
+        ("app.conf.task_always_eager = os.getenv('SHOP_EAGER', 'no')", {}, True),
+        (
+            "app.conf.task_always_eager = os.environ.get('SHOP_EAGER', '')",
+            {"SHOP_EAGER": "1"},
+            True,
+        ),
+        # Its twins: an empty fallback, a variable unset with no fallback, set empty.
+        ("app.conf.task_always_eager = os.environ.get('SHOP_EAGER', '')", {}, False),
+        ("app.conf.task_always_eager = os.environ.get('SHOP_EAGER')", {}, False),
+        (
+            "app.conf.task_always_eager = os.environ.get('SHOP_EAGER', 'yes')",
+            {"SHOP_EAGER": ""},
+            False,
+        ),
+    ],
+)
+def test_celery_made_eager_from_the_environment_in_code_is_judged_as_it_runs(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    line: str,
+    environment: dict[str, str],
+    warned: bool,
+) -> None:
+    monkeypatch.delenv("SHOP_EAGER", raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    messages = _eager_in_code(tmp_path, line, DEBUG=False)
+    assert [m.id for m in messages] == (["horizontal.W049"] if warned else [])
