@@ -43,6 +43,7 @@ MARKERS = (
     ".conf.",
     ".conf[",
     "is_async",
+    "immediate",
     "broker_",
     "BROKER_",
     "result_backend",

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
+from horizontal.audit.rq_queues import RQ_INLINE
 from horizontal.checks._base import relative_place
 
 if TYPE_CHECKING:
@@ -68,6 +69,8 @@ def eager_in_code(conf: CeleryConf, reported: set[str]) -> list[tuple[str, str |
         if option.setting is not None and option.setting in reported:
             continue  # ``= settings.CELERY_TASK_ALWAYS_EAGER``: that setting's warning
         value = getattr(settings, option.setting, None) if option.setting else option.value
+        if option.setting and option.option == RQ_INLINE:  # ``is_async=settings.X``
+            value = not getattr(settings, option.setting, True)
         if option.variable is not None:  # ``os.environ.get("EAGER", "yes")``, as it runs
             value = os.environ.get(option.variable, option.fallback)
         if value:

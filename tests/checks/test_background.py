@@ -1169,3 +1169,55 @@ def test_celery_made_eager_from_the_environment_in_code_is_judged_as_it_runs(
         monkeypatch.setenv(name, value)
     messages = _eager_in_code(tmp_path, line, DEBUG=False)
     assert [m.id for m in messages] == (["horizontal.W049"] if warned else [])
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "live", "warned"),
+    [
+        # An RQ queue told by a setting, read live: inline when it is false.
+        (
+            RQ_MODULE,
+            "low = django_rq.get_queue('low', is_async=settings.SHOP_RQ_ASYNC)",
+            False,
+            True,
+        ),
+        (
+            RQ_MODULE,
+            "low = django_rq.get_queue('low', is_async=settings.SHOP_RQ_ASYNC)",
+            True,
+            False,
+        ),
+        # Huey built in the project's code, without djhuey.
+        (
+            "from huey import RedisHuey\nfrom django.conf import settings\n\n\n\n{line}\n",
+            "huey = RedisHuey('shop', host='redis.internal', immediate=True)",
+            True,
+            True,
+        ),
+        (
+            "from huey import RedisHuey\nfrom django.conf import settings\n\n\n\n{line}\n",
+            "huey = RedisHuey('shop', host='redis.internal', immediate=settings.SHOP_RQ_ASYNC)",
+            False,
+            False,
+        ),
+        (
+            "from huey import RedisHuey\nfrom django.conf import settings\n\n\n\n{line}\n",
+            "huey = RedisHuey('shop', host='redis.internal', immediate=False)",
+            True,
+            False,
+        ),
+    ],
+    ids=["rq-setting-false", "rq-setting-true", "huey-immediate", "huey-setting", "huey-workers"],
+)
+def test_a_queue_built_in_code_told_by_a_setting_is_judged_live(
+    tmp_path: Path, module: str, line: str, live: bool, warned: bool
+) -> None:
+    package = tmp_path / "shop"
+    package.mkdir()
+    (package / "queues.py").write_text(module.format(line=line))
+    project = types.SimpleNamespace(name="shop", path=str(package))
+    with shared_settings(SHOP_RQ_ASYNC=live, DEBUG=False):
+        messages = background.check_eager_task_queues(app_configs=[project])
+    assert [m.id for m in messages] == (["horizontal.W049"] if warned else [])
+    if warned:
+        assert messages[0].obj == f"{os.path.relpath(package / 'queues.py')}:6"
