@@ -15,6 +15,7 @@ check, so that a web worker never loads it.
 from __future__ import annotations
 
 import ast
+import glob
 import os
 import sys
 from collections.abc import Iterator
@@ -24,7 +25,7 @@ from pathlib import Path
 from horizontal.audit.settings_branches import off_by_default_statements
 from horizontal.audit.settings_secrets import random_value_line
 from horizontal.audit.settings_values import apply_env_schema, top_level_settings
-from horizontal.audit.source import PythonModule
+from horizontal.audit.source import PythonModule, dotted
 
 __all__ = [
     "imported_module",
@@ -103,8 +104,61 @@ def _imported_settings(
         module, package = source
         yield module, name
         after = last_unconditional_assignment(module, deciding) if deciding else 0
+        # django-split-settings runs its components in the module's namespace: read them
+        # where ``include()`` names them (they are files, never imported modules).
+        for component in _split_settings_components(module, after):
+            yield component, f"{name}:{os.path.basename(component.path)}"
         imported = list(_settings_imports(module, package, names, after))
         pending.extend(reversed(imported) if depth_first else imported)
+
+
+def _split_settings_components(module: PythonModule, after: int = 0) -> list[PythonModule]:
+    """The files django-split-settings' ``include("components/base.py", "*.py")`` runs,
+    in order, parsed; a name whose list is given (``include(*base_settings)``) is read
+    from its module-level binding. Not those included before line ``after``."""
+    if "split_settings" not in module.text or "include" not in module.text:
+        return []
+    lists = {
+        target.id: node.value
+        for node in module.tree.body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.List | ast.Tuple)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    folder = os.path.dirname(module.path)
+    found: list[PythonModule] = []
+    for node in _module_level_statements(module.tree.body):
+        if node.lineno < after:
+            continue
+        for call in ast.walk(node):
+            if not (
+                isinstance(call, ast.Call)
+                and (dotted(call.func) or "").rpartition(".")[2] == "include"
+            ):
+                continue
+            for argument in call.args:
+                if isinstance(argument, ast.Starred) and isinstance(argument.value, ast.Name):
+                    argument = lists.get(argument.value.id, argument)
+                for text in _strings(argument):
+                    for path in sorted(glob.glob(os.path.join(folder, text))):
+                        parsed = _parsed_file(path)
+                        if parsed is not None and parsed not in found:
+                            found.append(parsed)
+    return found
+
+
+def _strings(node: ast.AST) -> list[str]:
+    """The string literals in ``node`` (``optional("local.py")`` gives its path too)."""
+    return [
+        n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    ]
+
+
+def _parsed_file(path: str) -> PythonModule | None:
+    try:
+        return _parsed(path, os.stat(path).st_mtime) if path.endswith(".py") else None
+    except OSError:
+        return None
 
 
 def _imported_source(module_name: str) -> tuple[PythonModule, str] | None:

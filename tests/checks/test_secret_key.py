@@ -177,3 +177,10 @@ def test_a_key_generated_through_the_settings_own_code_is_w050_and_an_audit_find
 
 def test_a_constant_default_put_in_the_environment_is_fine() -> None:
     assert secret_key_sites("tests.checks.settings_modules.setdefault_constant_key") == []
+
+
+def test_a_random_key_in_a_split_settings_component_is_w050() -> None:
+    # django-split-settings' include() runs its components in the settings' namespace.
+    [site] = secret_key_sites("tests.checks.settings_modules.split_key")
+    assert site.endswith("settings_modules/split_key/components/secret.py:7"), site
+    assert secret_key_sites("tests.checks.settings_modules.split_stable") == []
