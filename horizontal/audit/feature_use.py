@@ -129,7 +129,7 @@ def cache_uses(text: str, by_hand: bool = False) -> tuple[bool, bool]:
 def _cache_calls(text: str) -> Iterator[tuple[int, str, int]]:
     """(position, method, end) of each call on the cache: ``cache.delete(``,
     ``caches["default"].incr(``, ``django_cache.set(`` (a name that ends in ``_cache``),
-    not ``self._cache.clear(`` or ``mycache.add(``."""
+    not ``self._cache.clear(``, ``self.cache.pop(`` or ``mycache.add(``."""
     if "cache" not in text:
         return
     # ``django_cache`` is Django's cache under another name only where the module imports
@@ -147,6 +147,10 @@ def _cache_calls(text: str) -> Iterator[tuple[int, str, int]]:
             ):
                 continue
         elif before.isalnum():
+            continue
+        elif before == "." and text[max(0, start - 6) : start] != "cache.":
+            # ``self.cache.clear()``: an object's own attribute, not Django's cache (which
+            # an attribute reaches only as ``django.core.cache.cache``).
             continue
         yield start, match.group(1), match.end()
     if "caches[" in text:

@@ -71,6 +71,10 @@ def test_stores_files(name: str, text: str, settings: bool, expected: bool) -> N
             False,
         ),
         ("import shared\nshared.add('lock', 1, 300)\n", False),
+        # An object's own dict named cache (label-studio's storage), not Django's.
+        ("self.cache.clear()\nself.cache.pop(key, None)\n", False),
+        # Django's cache reached as an attribute of its module.
+        ("from django.core import cache\ncache.cache.delete('menu')\n", True),
     ],
 )
 def test_keeps_state_in_cache(text: str, expected: bool) -> None:
