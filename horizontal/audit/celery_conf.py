@@ -16,7 +16,7 @@ left out.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -184,19 +184,60 @@ def _config_sources(
             yield _ConfigSource(path, line, tree, guards, "", None, namespace)
 
 
+# A base class a module imports, by its name there: the class and its module's classes.
+ImportedClass = Callable[[str], tuple[ast.ClassDef, list[ast.ClassDef]] | None]
+
+
 def _with_inherited(
-    found: ast.ClassDef, classes: list[ast.ClassDef], seen: frozenset[str] = frozenset()
+    found: ast.ClassDef,
+    classes: list[ast.ClassDef],
+    seen: frozenset[str] = frozenset(),
+    imported: ImportedClass | None = None,
 ) -> list[ast.stmt]:
     """A configuration class's statements after those of its bases defined in the same
-    module (``class Production(Base)``), in the order that lets the class and its leftmost
-    base write last, as attribute lookup finds them."""
+    module (``class Production(Base)``) or imported from another of the project's
+    (``from proj.celery_base import Base``), in the order that lets the class and its
+    leftmost base write last, as attribute lookup finds them."""
     body: list[ast.stmt] = []
     for base in reversed(found.bases):
         name = base.id if isinstance(base, ast.Name) else None
         parent = next((c for c in classes if c.name == name), None)
         if parent is not None and parent.name not in seen | {found.name}:
-            body += _with_inherited(parent, classes, seen | {found.name})
+            body += _with_inherited(parent, classes, seen | {found.name}, imported)
+        elif parent is None and name is not None and imported is not None:
+            outside = imported(name)
+            if outside is not None and outside[0].name not in seen | {found.name}:
+                body += _with_inherited(*outside, seen | {found.name})
     return body + found.body
+
+
+def _class_importer(
+    tree: ast.Module, module: str, modules: dict[str, tuple[str, ast.Module]]
+) -> ImportedClass:
+    """Resolves a name ``tree`` imports (``from proj.celery_base import Base``, also
+    relative) to the class in the project's module that defines it."""
+    package = module.rpartition(".")[0]
+    origins: dict[str, tuple[str, str]] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+            owner = f"{base}.{node.module}" if node.module else base
+        else:
+            owner = node.module or ""
+        for alias in node.names:
+            origins[alias.asname or alias.name] = (owner, alias.name)
+
+    def resolve(name: str) -> tuple[ast.ClassDef, list[ast.ClassDef]] | None:
+        owner, original = origins.get(name, ("", ""))
+        if owner not in modules:
+            return None
+        classes = [s for s in modules[owner][1].body if isinstance(s, ast.ClassDef)]
+        found = next((c for c in classes if c.name == original), None)
+        return None if found is None else (found, classes)
+
+    return resolve
 
 
 def _options_of_source(
@@ -266,7 +307,10 @@ def _source_body(
         return path, tree.body
     classes = [s for s in tree.body if isinstance(s, ast.ClassDef)]
     found = next((c for c in classes if c.name == source.attribute), None)
-    return None if found is None else (path, _with_inherited(found, classes))
+    if found is None:
+        return None
+    imported = _class_importer(tree, source.module or "", modules)
+    return path, _with_inherited(found, classes, imported=imported)
 
 
 # A configuration object's brokers and result stores, by Celery's names and the pre-4.0

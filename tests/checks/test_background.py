@@ -1221,3 +1221,29 @@ def test_a_queue_built_in_code_told_by_a_setting_is_judged_live(
     assert [m.id for m in messages] == (["horizontal.W049"] if warned else [])
     if warned:
         assert messages[0].obj == f"{os.path.relpath(package / 'queues.py')}:6"
+
+
+@pytest.mark.parametrize(
+    ("base_import", "eager", "warned"),
+    [
+        ("from shop.celery_base import Base", "True", True),
+        ("from .celery_base import Base", "True", True),
+        # Its twin: the imported base keeps workers.
+        ("from shop.celery_base import Base", "False", False),
+    ],
+    ids=["absolute", "relative", "workers"],
+)
+def test_a_configuration_class_inherits_from_a_base_in_another_module(
+    tmp_path: Path, base_import: str, eager: str, warned: bool
+) -> None:
+    # ``class Production(Base)`` with ``Base`` in ``shop/celery_base.py``: what the base
+    # sets is the class's, as attribute lookup finds it (from the check --deploy trial).
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "__init__.py").write_text("")
+    (tmp_path / "shop" / "celery_base.py").write_text(
+        f"class Base:\n    task_always_eager = {eager}\n"
+    )
+    app = "app.config_from_object('shop.celeryconfig:Production')\n"
+    config = f"{base_import}\n\n\nclass Production(Base):\n    broker_url = 'redis://q.internal'\n"
+    messages = _app_with_config(tmp_path, app, config)
+    assert [m.id for m in messages] == (["horizontal.W049"] if warned else [])
