@@ -339,7 +339,33 @@ def _key_function_source(key_function: object) -> str | None:
     from horizontal.audit.key_functions import per_instance_calls_in
 
     call = per_instance_calls_in(key_function)
-    return f"{call}()" if call else None
+    if call:
+        return f"{call}()"
+    return _settings_read_per_instance(key_function)
+
+
+def _settings_read_per_instance(function: object) -> str | None:
+    """A key function that builds keys from a setting whose live value is this instance's
+    own (``settings.SERVER_ID``, bound to ``socket.gethostname()``): that setting."""
+    import ast
+    import inspect
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))  # type: ignore[arg-type]
+    except (OSError, TypeError, SyntaxError):
+        return None
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "settings"
+            and node.attr.isupper()
+        ):
+            value = getattr(settings, node.attr, None)
+            if isinstance(value, str | int) and (why := _per_instance_value(value)):
+                return f"settings.{node.attr} ({why})"
+    return None
 
 
 @register(Tags.caches, TAG, deploy=True)

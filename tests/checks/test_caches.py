@@ -1035,3 +1035,27 @@ def test_a_prefix_an_extending_module_keeps_is_w005(
     warned = "**CACHES" in production or "dict(CACHES" in production
     expected = ["horizontal.W005"] if warned else []
     assert deploy_ids(CACHES=caches, SETTINGS_MODULE=module) == expected
+
+
+def key_from_server_id(key: str, key_prefix: str, version: int) -> str:
+    from django.conf import settings
+
+    return f"{settings.SERVER_ID}:{key_prefix}:{version}:{key}"
+
+
+@pytest.mark.parametrize(
+    ("server_id", "warned"),
+    [
+        # ``SERVER_ID = socket.gethostname()`` in settings, read by the key function.
+        ("web-7f9c6d-x2k4p", True),
+        # Its twin: a setting every instance shares.
+        ("shop", False),
+    ],
+)
+def test_a_key_function_that_reads_a_per_instance_setting_is_w005(
+    monkeypatch: pytest.MonkeyPatch, server_id: str, warned: bool
+) -> None:
+    monkeypatch.setattr(cache_checks.socket, "gethostname", lambda: "web-7f9c6d-x2k4p")
+    caches = _redis_at("redis://cache.internal:6379/0", KEY_FUNCTION=key_from_server_id)
+    ids = deploy_ids(CACHES=caches, SERVER_ID=server_id)
+    assert ids == (["horizontal.W005"] if warned else [])
