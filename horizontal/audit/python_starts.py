@@ -122,10 +122,18 @@ SERVING_NEEDLES = (
 )
 
 
+# ``call_command("migrate"`` or an argument list ``[…, "migrate"]`` for
+# ``execute_from_command_line``: migrate run in this process.
+MIGRATE_IN_PROCESS = lazy_compile(r"""call_command\(\s*["']migrate["']|["']migrate["']\s*[\],]""")
+
+
 def may_migrate_then_serve(text: str) -> bool:
-    """A line-level test before parsing: the module names migrate and a server."""
-    names_migrate = '"migrate"' in text or "'migrate'" in text
-    return names_migrate and any(needle in text for needle in SERVING_NEEDLES)
+    """A test before parsing: the module runs migrate in process and names a server."""
+    if '"migrate"' not in text and "'migrate'" not in text:
+        return False
+    if not any(needle in text for needle in SERVING_NEEDLES):
+        return False
+    return MIGRATE_IN_PROCESS.search(text) is not None
 
 
 def find_migrate_then_serve(path: str, text: str) -> Iterator[Finding]:
