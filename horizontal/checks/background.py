@@ -355,11 +355,15 @@ def check_background_services_on_this_host(
     # ``namespace="TASKQ"``), not a leftover ``CELERY_BROKER_URL`` they ignore.
     celery = celery_apps.celery_settings(conf, CELERY_ADDRESS_SETTINGS)
     found: list[CheckMessage] = []
+    reported: set[str] = set()
     for setting, value in service_addresses(celery):
         address = next(this_host_addresses(value, live=True), None)
         if address is not None:
+            reported.add(setting)
             found.append(W048(setting, address, kept_here=is_kept_here(address)))
     for given in celery_apps.production_addresses(conf):  # ``Celery("shop", broker=…)`` in its code
+        if given.setting in reported:
+            continue  # ``broker_url = settings.CELERY_BROKER_URL``: that setting's warning
         for option, value in celery_apps.live_values(given):
             address = next(this_host_addresses(value, live=True), None)
             if address is not None:

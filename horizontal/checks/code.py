@@ -60,7 +60,13 @@ def _install_targets(prefixes: list[Path]) -> list[Path]:
     """Folders on ``sys.path`` that pip installed into outside any prefix (``pip install
     --target /deps``, an image's usual way): they hold distributions' ``*.dist-info``."""
     targets = []
-    for entry in sys.path:
+    items: list[object] = list(sys.path)  # typed str, but settings put what they like
+    for item in items:
+        # A Path (``sys.path.insert(0, BASE_DIR / "apps")``) is read as its folder; imports
+        # skip anything else that is not a string.
+        if not isinstance(item, str | os.PathLike):
+            continue
+        entry = os.fspath(item)
         if not entry or any(marker in entry for marker in INSTALLED_MARKERS):
             continue
         folder = Path(entry).resolve()

@@ -1247,3 +1247,15 @@ def test_a_configuration_class_inherits_from_a_base_in_another_module(
     config = f"{base_import}\n\n\nclass Production(Base):\n    broker_url = 'redis://q.internal'\n"
     messages = _app_with_config(tmp_path, app, config)
     assert [m.id for m in messages] == (["horizontal.W049"] if warned else [])
+
+
+def test_a_broker_setting_read_in_code_is_one_warning(tmp_path: Path) -> None:
+    # ``app.conf.broker_url = settings.CELERY_BROKER_URL``: the setting's own W048 says it.
+    package = tmp_path / "shop"
+    package.mkdir()
+    line = "app.conf.broker_url = settings.CELERY_BROKER_URL"
+    (package / "celery.py").write_text(CELERY_APP_LINE.format(line=line))
+    project = types.SimpleNamespace(name="shop", path=str(package))
+    with shared_settings(CELERY_BROKER_URL="redis://localhost:6379/0"):
+        messages = background.check_background_services_on_this_host(app_configs=[project])
+    assert [m.obj for m in messages] == ["CELERY_BROKER_URL"]

@@ -188,3 +188,12 @@ def test_a_pip_install_target_on_the_path_is_installed_code(tmp_path, monkeypatc
     (source / "shop").mkdir(parents=True)
     monkeypatch.syspath_prepend(str(source))
     assert is_project_path((source / "shop").resolve(), installed_roots())
+
+
+def test_a_path_object_on_sys_path_is_read_as_its_folder(tmp_path, monkeypatch):
+    # Settings that do ``sys.path.insert(0, BASE_DIR / "apps")`` put a Path there: the
+    # check crashed with a TypeError (found by a review).
+    deps = tmp_path / "deps"
+    (deps / "huey-2.5.0.dist-info").mkdir(parents=True)
+    monkeypatch.setattr(sys, "path", [deps, 42, *sys.path])
+    assert deps.resolve() in installed_roots()
