@@ -104,6 +104,7 @@ class _ConfigSource(NamedTuple):
 
 def celery_conf(paths: Iterable[str | Path]) -> CeleryConf:
     """The eager options and settings namespaces in the Python files under ``paths``."""
+    paths = list(paths)  # walked, then looked in again for configuration modules
     eager: list[EagerOption] = []
     namespaces: set[str] = set()
     addresses: list[CeleryAddress] = []
@@ -146,12 +147,36 @@ def celery_conf(paths: Iterable[str | Path]) -> CeleryConf:
                     and isinstance(target := statement.targets[0], ast.Name)
                 ):
                     names[target.id] = statement.value
+    for _, source in sources:
+        if source.module and source.module not in modules:
+            # A configuration module with no marker of its own (``class Production(Base):
+            # pass``): read because an app loads it.
+            _read_named_module(source.module, paths, modules)
     for position, source in reversed(sources):  # from the end: positions stay true
         eager[position:position] = _options_of_source(source, modules)
     for number, (_, source) in enumerate(sources):
         addresses += _addresses_of_source(source, modules, number)
     loads = tuple((source.loader, source.guards) for _, source in sources)
     return CeleryConf(eager, namespaces, addresses, loads, tuple(from_settings))
+
+
+def _read_named_module(
+    dotted_name: str, roots: Iterable[str | Path], modules: dict[str, tuple[str, ast.Module]]
+) -> None:
+    """Parse the project's module ``dotted_name`` into ``modules``, found under the
+    folders the roots sit in (``shop.celeryconfig``: ``shop/celeryconfig.py``)."""
+    relative = Path(*dotted_name.split("."))
+    for root in roots:
+        for candidate in (relative.with_suffix(".py"), relative / "__init__.py"):
+            path = Path(root).parent / candidate
+            text = read_text(path) if path.is_file() else None
+            if text is None:
+                continue
+            try:
+                modules[dotted_name] = (str(path), ast.parse(text))
+            except (SyntaxError, ValueError, RecursionError):
+                continue
+            return
 
 
 def _dotted_name(path: Path) -> str:
@@ -185,30 +210,33 @@ def _config_sources(
 
 
 # A base class a module imports, by its name there: the class and its module's classes.
-ImportedClass = Callable[[str], tuple[ast.ClassDef, list[ast.ClassDef]] | None]
+ImportedClass = Callable[[str], tuple[ast.ClassDef, list[ast.ClassDef], str] | None]
+# A statement of a configuration object, with the file it is written in.
+Placed = tuple[str, ast.stmt]
 
 
 def _with_inherited(
     found: ast.ClassDef,
     classes: list[ast.ClassDef],
+    path: str,
     seen: frozenset[str] = frozenset(),
     imported: ImportedClass | None = None,
-) -> list[ast.stmt]:
+) -> list[Placed]:
     """A configuration class's statements after those of its bases defined in the same
     module (``class Production(Base)``) or imported from another of the project's
     (``from proj.celery_base import Base``), in the order that lets the class and its
     leftmost base write last, as attribute lookup finds them."""
-    body: list[ast.stmt] = []
+    body: list[Placed] = []
     for base in reversed(found.bases):
         name = base.id if isinstance(base, ast.Name) else None
         parent = next((c for c in classes if c.name == name), None)
         if parent is not None and parent.name not in seen | {found.name}:
-            body += _with_inherited(parent, classes, seen | {found.name}, imported)
+            body += _with_inherited(parent, classes, path, seen | {found.name}, imported)
         elif parent is None and name is not None and imported is not None:
             outside = imported(name)
             if outside is not None and outside[0].name not in seen | {found.name}:
                 body += _with_inherited(*outside, seen | {found.name})
-    return body + found.body
+    return body + [(path, statement) for statement in found.body]
 
 
 def _class_importer(
@@ -229,13 +257,14 @@ def _class_importer(
         for alias in node.names:
             origins[alias.asname or alias.name] = (owner, alias.name)
 
-    def resolve(name: str) -> tuple[ast.ClassDef, list[ast.ClassDef]] | None:
+    def resolve(name: str) -> tuple[ast.ClassDef, list[ast.ClassDef], str] | None:
         owner, original = origins.get(name, ("", ""))
         if owner not in modules:
             return None
-        classes = [s for s in modules[owner][1].body if isinstance(s, ast.ClassDef)]
+        path, tree = modules[owner]
+        classes = [s for s in tree.body if isinstance(s, ast.ClassDef)]
         found = next((c for c in classes if c.name == original), None)
-        return None if found is None else (found, classes)
+        return None if found is None else (found, classes, path)
 
     return resolve
 
@@ -261,16 +290,15 @@ def _options_of_source(
             from_source=True,
         )
     ]
-    read = _source_body(source, modules)
-    if read is None:
+    body = _source_body(source, modules)
+    if body is None:
         return options  # Django's settings, another package's module, or not ours to read
-    path, body = read
     wanted = (
         {f"{source.namespace}_TASK_ALWAYS_EAGER"}
         if source.namespace
         else {"task_always_eager", "CELERY_ALWAYS_EAGER"}
     )
-    for statement in body:
+    for path, statement in body:
         if isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             for target in targets:
@@ -294,7 +322,7 @@ def _options_of_source(
 
 def _source_body(
     source: _ConfigSource, modules: dict[str, tuple[str, ast.Module]]
-) -> tuple[str, list[ast.stmt]] | None:
+) -> list[Placed] | None:
     """The file and the statements of a configuration object of the project's: a
     module's top level, or a class's body with what its bases in the module set."""
     if source.module is None:
@@ -304,13 +332,13 @@ def _source_body(
     else:
         return None
     if source.attribute is None:
-        return path, tree.body
+        return [(path, statement) for statement in tree.body]
     classes = [s for s in tree.body if isinstance(s, ast.ClassDef)]
     found = next((c for c in classes if c.name == source.attribute), None)
     if found is None:
         return None
     imported = _class_importer(tree, source.module or "", modules)
-    return path, _with_inherited(found, classes, imported=imported)
+    return _with_inherited(found, classes, path, imported=imported)
 
 
 # A configuration object's brokers and result stores, by Celery's names and the pre-4.0
@@ -333,17 +361,25 @@ def _addresses_of_source(
 ) -> list[CeleryAddress]:
     """The brokers and result stores a configuration object of the project's sets at
     its top level, as a string or an environment lookup's default."""
-    read = _source_body(source, modules)
-    if read is None:
+    body = _source_body(source, modules)
+    if body is None:
         return []
-    path, body = read
     if source.namespace:
         wanted = {f"{source.namespace}_{name.upper()}": name for name in CONF_ADDRESSES}
     else:
         wanted = OBJECT_ADDRESSES
+    # An option also bound inside an ``if``/``try`` (``if os.environ.get("BROKER_URL"):
+    # broker_url = …``) is decided where the object loads: not judged from its source.
+    branched = {
+        node.id
+        for _, statement in body
+        if not isinstance(statement, ast.Assign | ast.AnnAssign | ast.FunctionDef | ast.ClassDef)
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+    }
     names: dict[str, ast.expr] = {}
-    found = []
-    for statement in body:
+    last: dict[str, list[CeleryAddress]] = {}  # the last binding of each option wins
+    for path, statement in body:
         if not isinstance(statement, ast.Assign | ast.AnnAssign) or statement.value is None:
             continue
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
@@ -351,11 +387,13 @@ def _addresses_of_source(
             if not isinstance(target, ast.Name):
                 continue
             names[target.id] = statement.value
-            if target.id in wanted:
+            if target.id in wanted and target.id not in branched:
                 resolved = _resolved(statement.value, names)
                 line = statement.lineno
-                found += _address(path, line, target.id, resolved, source.guards, number)
-    return found
+                last[wanted[target.id]] = _address(
+                    path, line, target.id, resolved, source.guards, number
+                )
+    return [address for addresses in last.values() for address in addresses]
 
 
 def _imports_django_settings(tree: ast.Module) -> bool:

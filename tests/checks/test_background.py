@@ -1259,3 +1259,49 @@ def test_a_broker_setting_read_in_code_is_one_warning(tmp_path: Path) -> None:
     with shared_settings(CELERY_BROKER_URL="redis://localhost:6379/0"):
         messages = background.check_background_services_on_this_host(app_configs=[project])
     assert [m.obj for m in messages] == ["CELERY_BROKER_URL"]
+
+
+@pytest.mark.parametrize(
+    ("config", "base", "expected"),
+    [
+        # A subclass's own value replaces its base's, as attribute lookup finds it.
+        (
+            "import os\nfrom shop.celery_base import Base\n\n\nclass Production(Base):\n"
+            "    broker_url = os.environ['BROKER_URL']\n",
+            "class Base:\n    broker_url = 'redis://localhost:6379/0'\n",
+            [],
+        ),
+        # The base's value, reported in the base's own file.
+        (
+            "from shop.celery_base import Base\n\n\nclass Production(Base):\n    pass\n",
+            "class Base:\n    broker_url = 'redis://localhost:6379/0'\n",
+            ["celery_base.py:2"],
+        ),
+    ],
+    ids=["overridden", "inherited-place"],
+)
+def test_a_config_class_is_judged_by_the_value_attribute_lookup_finds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str, base: str, expected: list[str]
+) -> None:
+    monkeypatch.setenv("BROKER_URL", "redis://redis.internal:6379/0")
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "__init__.py").write_text("")
+    (tmp_path / "shop" / "celery_base.py").write_text(base)
+    _app_with_config(tmp_path, "app.config_from_object('shop.celeryconfig:Production')\n", config)
+    project = types.SimpleNamespace(name="shop", path=str(tmp_path / "shop"))
+    with shared_settings():
+        messages = background.check_background_services_on_this_host(app_configs=[project])
+    assert [str(m.obj).rsplit("/", 1)[-1] for m in messages] == expected
+
+
+def test_a_config_module_option_rebound_under_a_branch_is_not_judged(tmp_path: Path) -> None:
+    # ``broker_url = "redis://localhost…"`` then ``if os.environ.get("BROKER_URL"):
+    # broker_url = …``: what loads depends on the environment, not the first line.
+    config = (
+        "import os\nbroker_url = 'redis://localhost:6379/0'\n"
+        "if os.environ.get('BROKER_URL'):\n    broker_url = os.environ['BROKER_URL']\n"
+    )
+    _app_with_config(tmp_path, "app.config_from_object('shop.celeryconfig')\n", config)
+    project = types.SimpleNamespace(name="shop", path=str(tmp_path / "shop"))
+    with shared_settings():
+        assert background.check_background_services_on_this_host(app_configs=[project]) == []
