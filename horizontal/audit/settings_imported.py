@@ -106,7 +106,13 @@ def _imported_settings(
         after = last_unconditional_assignment(module, deciding) if deciding else 0
         # django-split-settings runs its components in the module's namespace: read them
         # where ``include()`` names them (they are files, never imported modules).
-        for component in _split_settings_components(module, after):
+        components = _split_settings_components(module, after)
+        for index, component in enumerate(components):
+            # A later component that assigns the setting outright replaces this one's.
+            if deciding and any(
+                last_unconditional_assignment(later, deciding) for later in components[index + 1 :]
+            ):
+                continue
             yield component, f"{name}:{os.path.basename(component.path)}"
         imported = list(_settings_imports(module, package, names, after))
         pending.extend(reversed(imported) if depth_first else imported)

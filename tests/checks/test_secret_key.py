@@ -184,3 +184,5 @@ def test_a_random_key_in_a_split_settings_component_is_w050() -> None:
     [site] = secret_key_sites("tests.checks.settings_modules.split_key")
     assert site.endswith("settings_modules/split_key/components/secret.py:7"), site
     assert secret_key_sites("tests.checks.settings_modules.split_stable") == []
+    # A random key in a component that a later component replaces outright.
+    assert secret_key_sites("tests.checks.settings_modules.split_replaced") == []
