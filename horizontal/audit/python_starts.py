@@ -170,34 +170,71 @@ def find_migrate_then_serve(path: str, text: str) -> Iterator[Finding]:
                 yield Finding(path, call.lineno, "boot-migrate", BOOT_MIGRATE, source, related)
 
 
+# Where a call sits: the arms of the ``if``/``match`` statements it is under, from the
+# function the search starts in (``(id(if_node), 0)`` for its body, ``1`` for ``else``).
+Arms = tuple[tuple[int, int], ...]
+
+
 def _reached_calls(
     function: ast.FunctionDef | ast.AsyncFunctionDef,
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef],
     imported: dict[str, str],
 ) -> tuple[list[ast.Call], list[ast.Call]]:
-    """The migrate calls and the serving calls ``function`` makes, itself or through the
-    module-level functions it calls (each followed once)."""
-    migrates: list[ast.Call] = []
-    serves: list[ast.Call] = []
-    pending, seen = [function], {function.name}
-    while pending:
-        for node in ast.walk(pending.pop()):
-            if not isinstance(node, ast.Call):
-                continue
+    """The migrate calls and the serving calls ``function`` makes on one path, itself or
+    through the module-level functions it calls (each followed once): a migrate in one
+    arm of an ``if`` and a server in another (``if cmd == "migrate": … elif cmd ==
+    "start": …``) are two subcommands, not one start."""
+    migrates: list[tuple[ast.Call, Arms]] = []
+    serves: list[tuple[ast.Call, Arms]] = []
+    seen = {function.name}
+
+    def visit(node: ast.AST, arms: Arms) -> None:
+        if isinstance(node, ast.If):
+            visit(node.test, arms)
+            for arm, block in enumerate((node.body, node.orelse)):
+                for inner in block:
+                    visit(inner, (*arms, (id(node), arm)))
+            return
+        if isinstance(node, ast.Match):
+            for arm, case in enumerate(node.cases):
+                for inner in case.body:
+                    visit(inner, (*arms, (id(node), arm)))
+            return
+        if isinstance(node, ast.Call):
             name = dotted(node.func) or ""
             head, dot, tail = name.partition(".")
-            name = imported.get(head, head) + dot + tail if head not in functions else name
+            if head not in functions:
+                name = imported.get(head, head) + dot + tail
             command = _management_command(node, name)
             if command == "migrate":
-                migrates.append(node)
+                migrates.append((node, arms))
             elif command in SERVING_COMMANDS or any(
                 name == call or name.endswith("." + call) for call in SERVING_CALLS
             ):
-                serves.append(node)
+                serves.append((node, arms))
             elif name in functions and name not in seen:
                 seen.add(name)
-                pending.append(functions[name])
-    return migrates, serves
+                for statement in functions[name].body:
+                    visit(statement, arms)  # a callee's calls sit where it is called
+        for child in ast.iter_child_nodes(node):
+            visit(child, arms)
+
+    for statement in function.body:
+        visit(statement, ())
+    together = [
+        (migrate, [serve for serve, there in serves if _one_path(here, there)])
+        for migrate, here in migrates
+    ]
+    return (
+        [migrate for migrate, with_server in together if with_server],
+        [serve for _, with_server in together for serve in with_server],
+    )
+
+
+def _one_path(first: Arms, second: Arms) -> bool:
+    """Two calls can run in one pass: no ``if`` puts them in different arms."""
+    chosen = dict(first)
+    return all(chosen.get(node, arm) == arm for node, arm in second)
 
 
 def _management_command(call: ast.Call, name: str) -> str | None:

@@ -68,3 +68,23 @@ def test_migrate_and_a_server_in_unrelated_functions_are_silent(tmp_path: Path) 
         "def serve():\n    call_command('runserver', '0.0.0.0:8000')\n"
     )
     assert scan(tmp_path, {"shop/cli.py": source}, "boot-migrate") == []
+
+
+def test_subcommands_in_the_arms_of_one_if_are_silent(tmp_path: Path) -> None:
+    # ``shop migrate`` and ``shop start`` are two commands of one CLI, not one start
+    # (found by a review); the same calls on one path are a start that migrates.
+    source = (
+        "import sys\n\nfrom django.core.management import call_command\n\n\n"
+        "def main():\n    command = sys.argv[1]\n"
+        "    if command == 'migrate':\n        call_command('migrate')\n"
+        "    elif command == 'start':\n        call_command('runserver', '0.0.0.0:8000')\n"
+    )
+    assert scan(tmp_path, {"shop/cli.py": source}, "boot-migrate") == []
+    # Its twin: migrate on every run, then the server under a branch: one start.
+    one_path = source.replace(
+        "    if command == 'migrate':\n        call_command('migrate')\n"
+        "    elif command == 'start':\n",
+        "    call_command('migrate')\n    if command == 'start':\n",
+    )
+    found = scan(tmp_path / "b", {"shop/cli.py": one_path}, "boot-migrate")
+    assert where(found) == [("shop/cli.py", 8)]
