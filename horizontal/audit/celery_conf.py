@@ -69,6 +69,9 @@ class CeleryAddress(NamedTuple):
     # A Django setting the value is (``app.conf.broker_url = settings.REDIS_URL``): the
     # check reads it live; ``value`` is then empty.
     setting: str | None = None
+    # The value as written, when it reads the environment: the check renders it with the
+    # variables that are set (``f"redis://:{os.environ['PASSWORD']}@localhost"``).
+    node: ast.expr | None = None
 
 
 class CeleryConf(NamedTuple):
@@ -532,7 +535,8 @@ def _address(
         value = address_text(node, {})[0]
     if value is None:
         return []
-    return [CeleryAddress(path, line, option, value, guards, loaded_by, variables)]
+    written = node if variables else None
+    return [CeleryAddress(path, line, option, value, guards, loaded_by, variables, None, written)]
 
 
 def _django_setting(node: ast.AST) -> str | None:

@@ -6,6 +6,7 @@ For W048 and W049; imported when they run, not at start-up.
 
 from __future__ import annotations
 
+import ast
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -97,8 +98,37 @@ def live_values(given: CeleryAddress) -> list[tuple[str, object]]:
         if not isinstance(value, Mapping):
             return []
         return [(key, value[key]) for key in MAPPING_ADDRESS_KEYS if key in value]
-    set_here = [name for name in given.variables if name in os.environ]
-    if set_here:
-        # One variable: it is the address (or its host); several: the environment decides.
-        return [(given.option, os.environ[set_here[0]])] if len(given.variables) == 1 else []
+    if given.node is not None and any(name in os.environ for name in given.variables):
+        # The value as it runs: each lookup its variable's value, or its fallback.
+        rendered = _rendered(given.node)
+        return [(given.option, rendered)] if rendered is not None else []
     return [(given.option, given.value)]
+
+
+def _rendered(node: ast.AST) -> str | None:
+    """A string written in code with its environment lookups read here: a lookup is the
+    variable's value or its fallback; an f-string or ``+`` joins its parts; None for a
+    part the source does not tell."""
+    from horizontal.audit.env_lookups import env_default, environment_variable
+
+    variable = environment_variable(node)
+    if variable is not None:
+        if variable in os.environ:
+            return os.environ[variable]
+        fallback = env_default(node)
+        return _rendered(fallback) if fallback is not None else None
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.FormattedValue):
+        return _rendered(node.value)
+    parts = (
+        node.values
+        if isinstance(node, ast.JoinedStr)
+        else [node.left, node.right]
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)
+        else None
+    )
+    if parts is None:
+        return None
+    texts = [_rendered(part) for part in parts]
+    return None if None in texts else "".join(t for t in texts if t is not None)

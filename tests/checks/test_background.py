@@ -1034,6 +1034,13 @@ CELERY_APP_LINE = (
 @pytest.mark.parametrize(
     ("line", "environment", "live", "warned"),
     [
+        # A variable that is only the password: the host written beside it still counts.
+        (
+            "app.conf.broker_url = f\"redis://:{os.environ['SHOP_PASSWORD']}@localhost:6379/0\"",
+            {"SHOP_PASSWORD": "s3cret"},
+            {},
+            True,
+        ),
         # The environment's value wins over the fallback written in code.
         ("app.conf.broker_url = os.environ.get('SHOP_BROKER', 'redis://localhost')", {}, {}, True),
         (
@@ -1089,6 +1096,7 @@ CELERY_APP_LINE = (
         ),
     ],
     ids=[
+        "password-set",
         "fallback",
         "fallback-overridden",
         "variable-local",
