@@ -23,7 +23,7 @@ from typing import NamedTuple
 from horizontal.audit.eager_options import EagerOption, Guards
 from horizontal.audit.env_lookups import env_default, environment_variable
 from horizontal.audit.rq_queues import inline_rq_queues
-from horizontal.audit.source import dotted, last_part, run_by_hand
+from horizontal.audit.source import dotted, last_part, run_by_hand, settings_attribute
 from horizontal.audit.tree import iter_files, read_text
 
 __all__ = ["EAGER_OPTIONS", "CeleryAddress", "CeleryConf", "EagerOption", "celery_conf"]
@@ -441,20 +441,8 @@ def _setting_test(test: ast.expr) -> tuple[str, bool] | None:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _setting_test(test.operand)
         return None if inner is None else (inner[0], not inner[1])
-    name = _setting_name(test)
+    name = settings_attribute(test)
     return None if name is None else (name, False)
-
-
-def _setting_name(node: ast.expr) -> str | None:
-    """``settings.NAME`` as NAME."""
-    if (
-        isinstance(node, ast.Attribute)
-        and node.attr.isupper()
-        and isinstance(node.value, ast.Name)
-        and node.value.id == "settings"
-    ):
-        return node.attr
-    return None
 
 
 def _conf_receiver(node: ast.expr) -> bool:
@@ -478,7 +466,7 @@ def _eager_options(
             continue
         value = _resolved(written, names)
         literal = value.value if isinstance(value, ast.Constant) else None
-        setting = _setting_name(value) if django_settings else None
+        setting = settings_attribute(value) if django_settings else None
         # A raw lookup only (``os.environ.get``, ``os.getenv``): Celery tests the text's
         # truth, where a typed reader (``env.bool``) would parse it.
         raw = isinstance(value, ast.Call) and (dotted(value.func) or "").endswith(
@@ -527,7 +515,7 @@ def _address(
     variables = tuple(
         variable for child in ast.walk(node) if (variable := environment_variable(child))
     )
-    setting = _django_setting(node)
+    setting = settings_attribute(node)
     if setting is not None:
         return [CeleryAddress(path, line, option, "", guards, loaded_by, (), setting)]
     value = _string(node) or _string(env_default(node))
@@ -537,18 +525,6 @@ def _address(
         return []
     written = node if variables else None
     return [CeleryAddress(path, line, option, value, guards, loaded_by, variables, None, written)]
-
-
-def _django_setting(node: ast.AST) -> str | None:
-    """``settings.REDIS_URL``: the name of the Django setting a value reads."""
-    if (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.value, ast.Name)
-        and node.value.id == "settings"
-        and node.attr.isupper()
-    ):
-        return node.attr
-    return None
 
 
 def _settings_mappings(path: str, statement: ast.stmt, guards: Guards) -> Iterator[CeleryAddress]:
@@ -564,7 +540,7 @@ def _settings_mappings(path: str, statement: ast.stmt, guards: Guards) -> Iterat
         return
     given = [*call.args, *(k.value for k in call.keywords if k.arg is None)]
     for argument in given:
-        if (setting := _django_setting(argument)) is not None:
+        if (setting := settings_attribute(argument)) is not None:
             yield CeleryAddress(path, call.lineno, "update", "", guards, None, (), setting)
 
 

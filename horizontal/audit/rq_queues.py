@@ -9,7 +9,7 @@ import ast
 from collections.abc import Iterator
 
 from horizontal.audit.eager_options import EagerOption, Guards
-from horizontal.audit.source import dotted, last_part
+from horizontal.audit.source import dotted, last_part, settings_attribute
 
 __all__ = ["HUEY_INLINE", "RQ_INLINE", "inline_rq_queues"]
 
@@ -45,16 +45,9 @@ def inline_rq_queues(path: str, statement: ast.stmt, guards: Guards) -> list[Eag
             if isinstance(value, ast.Constant):
                 inline = value.value is False if option == RQ_INLINE else bool(value.value)
                 found.append(EagerOption(path, node.lineno, option, inline, None, guards, scope))
-            elif (setting := _django_setting(value)) is not None:
+            elif (setting := settings_attribute(value)) is not None:
                 found.append(EagerOption(path, node.lineno, option, None, setting, guards, scope))
     return found
-
-
-def _django_setting(node: ast.AST) -> str | None:
-    """``settings.RQ_ASYNC``: the Django setting a value reads."""
-    if isinstance(node, ast.Attribute) and dotted(node.value) == "settings" and node.attr.isupper():
-        return node.attr
-    return None
 
 
 def _outside_functions(node: ast.AST) -> Iterator[ast.AST]:

@@ -360,6 +360,18 @@ def last_part(name: str | None) -> str:
     return name.rsplit(".", 1)[-1] if name else ""
 
 
+def settings_attribute(node: ast.AST | None) -> str | None:
+    """``settings.REDIS_URL`` as ``REDIS_URL``: the Django setting an expression reads."""
+    if (
+        isinstance(node, ast.Attribute)
+        and node.attr.isupper()
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "settings"
+    ):
+        return node.attr
+    return None
+
+
 def string_value(node: ast.AST | None) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
