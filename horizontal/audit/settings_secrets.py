@@ -226,8 +226,10 @@ def _key_file_written_here(module: PythonModule, statement: ast.AST) -> int | No
     when it imports (``if not os.path.exists(key_file): … write(random_key(64))``): a key
     made on first boot, on each host that boots, whatever generator filled it. The line
     of the write."""
-    handles = _opened_handles(module, statement) if "with" in module.text else {}
-    read = {name for node in ast.walk(statement) if (name := _file_read(node, handles))}
+    read: set[str] = set()
+    for reader in (statement, *_bindings_read(module, statement)):
+        handles = _opened_handles(module, reader) if "with" in module.text else {}
+        read |= {name for node in ast.walk(reader) if (name := _file_read(node, handles))}
     if not read:
         return None
     for node in nodes_outside_scopes(module.tree.body):
@@ -252,10 +254,46 @@ def _reads_random_device(node: ast.Call) -> bool:
     )
 
 
+def _bindings_read(module: PythonModule, statement: ast.AST) -> Iterator[ast.stmt]:
+    """The module-level assignments of the names ``statement`` reads (``_secrets =
+    json.load(handle)`` for ``SECRET_KEY = _secrets["secret_key"]``), one step back."""
+    names = {
+        n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
+    for node in nodes_outside_scopes(module.tree.body):
+        if (
+            node is not statement
+            and isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id in names for t in node.targets)
+        ):
+            yield node
+
+
+# Readers of a structured file that take it open: ``json.load(handle)``.
+STRUCTURED_LOADS = frozenset({"load", "safe_load", "full_load"})
+
+
 def _file_read(node: ast.AST, handles: dict[str, str] | None = None) -> str | None:
     """The name of the file ``open(name).read()`` / ``Path(name).read_text()`` /
     ``name.read_text()`` (a path) reads, or ``handle.read()`` where ``handles`` says which
-    file ``with open(name) as handle`` opened."""
+    file ``with open(name) as handle`` opened; so too ``json.load(handle)`` (or YAML's,
+    TOML's, pickle's) and ``json.load(open(name))``."""
+    if (
+        isinstance(node, ast.Call)
+        and last_part(dotted(node.func)) in STRUCTURED_LOADS
+        and len(node.args) >= 1
+    ):
+        given = node.args[0]
+        if isinstance(given, ast.Name) and handles and given.id in handles:
+            return handles[given.id]
+        if (
+            isinstance(given, ast.Call)
+            and last_part(dotted(given.func)) == "open"
+            and given.args
+            and isinstance(given.args[0], ast.Name)
+        ):
+            return given.args[0].id
+        return None
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
         return None
     if node.func.attr not in {"read", "read_text", "strip"}:

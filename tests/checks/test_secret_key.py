@@ -130,6 +130,10 @@ def test_a_helper_imported_relatively_is_followed() -> None:
         ("schema_key", 24),
         # The kernel's random bytes, read as a file.
         ("urandom_key", 8),
+        # A JSON secrets file written at first import, read by ``json.load(handle)``, or
+        # loaded into a module-level name the key is taken from: the line of the write.
+        ("keyfile_json", 16),
+        ("keyfile_json_name", 15),
     ],
 )
 def test_a_key_made_at_first_import_in_another_form_is_w050(module: str, line: int) -> None:
@@ -140,6 +144,25 @@ def test_a_key_made_at_first_import_in_another_form_is_w050(module: str, line: i
 def test_a_key_read_from_a_mounted_file_beside_another_write_is_fine() -> None:
     # The read's handle is the one its own ``with`` opens, not an earlier one's.
     assert secret_key_sites("tests.checks.settings_modules.mounted_key_beside_a_write") == []
+
+
+def test_a_key_read_from_a_shipped_json_file_is_fine() -> None:
+    # The safe twin of ``keyfile_json_name``: the file is read, never written here.
+    assert secret_key_sites("tests.checks.settings_modules.keyfile_json_shipped") == []
+    path = SETTINGS_MODULES / "keyfile_json_shipped.py"
+    parsed = PythonModule.parse(str(path), path.read_text())
+    assert parsed is not None
+    assert list(find_settings_problems([parsed])) == []
+
+
+@pytest.mark.parametrize(("module", "line"), [("keyfile_json", 16), ("keyfile_json_name", 15)])
+def test_a_json_key_file_written_at_first_import_is_an_audit_finding_too(
+    module: str, line: int
+) -> None:
+    path = SETTINGS_MODULES / f"{module}.py"
+    parsed = PythonModule.parse(str(path), path.read_text())
+    assert parsed is not None
+    assert [f.line for f in find_settings_problems([parsed])] == [line]
 
 
 def test_every_check_is_registered_deploy_only() -> None:
