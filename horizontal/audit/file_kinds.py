@@ -27,6 +27,8 @@ NGINX_DIR = lazy_compile(r"/nginx[\w.-]*/(.+/)?[^/]+$|/(sites-enabled|sites-avai
 DOCUMENTATION = lazy_compile(r"/(docs?|documentation)/")
 # A folder named by a template variable: {{ cookiecutter.project_slug }}/, {{project}}/.
 TEMPLATED = lazy_compile(r"\{\{|\{%")
+# A line a template's block tag opens (``{% if first %}``, ``{%- for … -%}``): no Python.
+TEMPLATE_BLOCK_LINE = lazy_compile(r"^[ \t]*\{%", re.M)
 DEVELOPMENT_CONFIG = lazy_compile(r"(^|[-_.])(dev|development|local)([-_.]|$)")
 RENDERED_SUFFIX = lazy_compile(r"\.(j2|jinja2?|tpl|tmpl|template)$", re.I)
 # mySociety's deploy hooks, run on every server of the site (not once per deploy, as a

@@ -38,7 +38,12 @@ from horizontal.audit.cache_backends import cache_subclasses
 from horizontal.audit.cache_wipes import find_startup_cache_wipes
 from horizontal.audit.code_uses import note_uses
 from horizontal.audit.compressor import is_template
-from horizontal.audit.file_kinds import TEMPLATED, is_compose_file, is_provisioning, text_detector
+from horizontal.audit.file_kinds import (
+    TEMPLATE_BLOCK_LINE,
+    is_compose_file,
+    is_provisioning,
+    text_detector,
+)
 from horizontal.audit.findings import (
     DEFAULT_CATEGORIES,
     SETTINGS_CATEGORIES,
@@ -322,9 +327,10 @@ class Scan:
             return
         module = PythonModule.parse(name, text, lines or ())
         if module is None:
-            # A template with a ``.py`` name (Sphinx's ``conf.tpl.py``, a cookiecutter
-            # file) is rendered before Python reads it: no Python left unaudited.
-            if not TEMPLATED.search(text):
+            # A template with a ``.py`` name (Sphinx's ``conf.tpl.py``) is rendered before
+            # Python reads it: no Python left unaudited. A line that opens with a block
+            # tag (``{% if … %}``) is never Python; ``{{`` can be an f-string's brace.
+            if not TEMPLATE_BLOCK_LINE.search(text):
                 self.result.unparsed.append(name)
             return
         self.texts[name] = module.lines

@@ -160,13 +160,16 @@ def test_a_file_this_python_cannot_parse_is_named_as_not_audited(tmp_path: Path)
 
 def test_a_template_named_py_is_not_named_as_not_audited(tmp_path: Path) -> None:
     # Sphinx's ``conf.tpl.py``: Jinja tags make it no Python until it is rendered.
-    (tmp_path / "conf.tpl.py").write_text(
-        '{% if first %}\ntitle = "{{ site.title }}"\n{% endif %}\n'
-    )
+    template = '{% if first %}\ntitle = "{{ site.title }}"\n{% endif %}\nopen("/data/x", "w")\n'
+    (tmp_path / "conf.tpl.py").write_text(template)
     (tmp_path / "ok.py").write_text("def add(a, b):\n    return a + b\n")
     done = horizontal_audit(".", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "not audited" not in done.stderr
+    # An f-string's doubled brace in a file that does not parse is no template.
+    broken = 'label = f"{{x}}"\ndef export(:\n    open("/data/x", "w")\n'
+    (tmp_path / "conf.tpl.py").write_text(broken)
+    assert "1 file not audited" in horizontal_audit(".", cwd=tmp_path).stderr
 
 
 REGISTRY = "_ACTIVE = {}\ndef remember(key, value):\n    _ACTIVE[key] = value\n"
