@@ -23,7 +23,7 @@ from horizontal.audit.findings import (
 from horizontal.audit.formats import FORMATS, render
 from horizontal.audit.runner import scan_paths
 from horizontal.audit.suppress import new_findings, read_baseline, write_baseline
-from horizontal.audit.tree import repository_paths
+from horizontal.audit.tree import EXAMPLES_NAMED, examples_skipped, repository_paths
 
 __all__ = ["DESCRIPTION", "Failed", "Stream", "add_arguments", "main", "plural", "run"]
 
@@ -138,6 +138,15 @@ def run(options: dict[str, Any], stdout: Stream, stderr: Stream) -> None:
         f"{plural(len(findings), 'finding')} in {plural(result.files, 'file')} "
         f"({result.suppressed} suppressed inline, {known} in the baseline).\n"
     )
+    skipped = examples_skipped(folders)
+    if skipped:
+        shown = ", ".join(skipped[:EXAMPLES_NAMED]) + (
+            ", …" if len(skipped) > EXAMPLES_NAMED else ""
+        )
+        stderr.write(
+            f"Not audited, as examples, demos or a developer's project: {shown}; to read "
+            "one, give its folder as a PATH.\n"
+        )
     for path, line, names in result.unknown_ignores:
         stderr.write(
             f"{path}:{line}: the ignore comment names no category of the audit "

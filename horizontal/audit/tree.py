@@ -15,6 +15,7 @@ from pathlib import Path
 from horizontal.audit.patterns import lazy_compile
 
 __all__ = [
+    "examples_skipped",
     "is_project_root",
     "iter_files",
     "module_file",
@@ -234,6 +235,48 @@ def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
             if name.endswith(".py") and TEST_FILE.match(name):
                 continue
             yield Path(directory, name)
+
+
+# Folders ``iter_files`` skips as a project's examples or demos, named in the summary so
+# that a user who deploys one knows it was not read.
+EXAMPLE_NAMES = frozenset({"demo", "demos", "example", "examples", "sample", "samples"})
+EXAMPLES_NAMED = 3
+
+
+def examples_skipped(paths: Iterable[str | Path]) -> list[str]:
+    """The example and demo folders (``example_project/``, ``demo/``) in the first two
+    levels under each folder of ``paths``, which the walk leaves out, relative to the
+    current folder."""
+    found: list[str] = []
+    for root in map(Path, paths):
+        levels = [root] if root.is_dir() else []
+        for depth in range(2):
+            below: list[Path] = []
+            for folder in levels:
+                try:
+                    children = sorted(p for p in folder.iterdir() if p.is_dir())
+                except OSError:
+                    continue
+                for child in children:
+                    if _is_example(child.name):
+                        found.append(relative(os.path.abspath(child), os.getcwd()) + "/")
+                    elif depth == 0 and not (
+                        child.name in EXCLUDED_DIRS
+                        or child.name in SUPPORT_DIRS
+                        or child.name.startswith(".")
+                        or TEST_DIR.search(child.name)
+                    ):
+                        below.append(child)  # a folder the walk reads
+            levels = below
+    return found
+
+
+def _is_example(name: str) -> bool:
+    return (
+        name in EXAMPLE_NAMES
+        or EXAMPLE_DIR.search(name) is not None
+        or (DEMO_PROJECT_DIR.match(name) is not None and not name.startswith("test"))
+    )
 
 
 def _excluded(exclude: Collection[str]) -> tuple[set[str], list[str]]:

@@ -172,6 +172,21 @@ def test_a_template_named_py_is_not_named_as_not_audited(tmp_path: Path) -> None
     assert "1 file not audited" in horizontal_audit(".", cwd=tmp_path).stderr
 
 
+def test_the_summary_names_the_example_folders_left_out(tmp_path: Path) -> None:
+    # A user who deploys ``example_project/`` learns that it was not read, and how to.
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "views.py").write_text("def add(a, b):\n    return a + b\n")
+    assert "Not audited" not in horizontal_audit(".", cwd=tmp_path).stderr
+    for folder in ("example_project", "shop/demo", "docs/examples", "tests/demo"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "settings.py").write_text("DEBUG = True\n")
+    done = horizontal_audit(".", cwd=tmp_path)
+    assert (
+        "Not audited, as examples, demos or a developer's project: example_project/, "
+        "shop/demo/; to read one, give its folder as a PATH." in done.stderr
+    ), done.stderr
+
+
 REGISTRY = "_ACTIVE = {}\ndef remember(key, value):\n    _ACTIVE[key] = value\n"
 LOG_SETTINGS = (
     "INSTALLED_APPS = []\nMIDDLEWARE = []\n"
