@@ -46,11 +46,10 @@ __all__ = ["EAGER_OPTIONS", "CeleryAddress", "CeleryConf", "EagerOption", "celer
 
 # The option's new name and its pre-4.0 one, and the prefixed form some projects copy over.
 EAGER_OPTIONS = frozenset({"task_always_eager", "CELERY_ALWAYS_EAGER", "CELERY_TASK_ALWAYS_EAGER"})
-# What a file must contain to be parsed at all: what a module that configures a Celery
-# app holds: an eager option, a configuration object loaded, an app built
-# (``Celery("shop", broker=…)``) or configured (``app.conf.broker_url = …``), a
-# configuration object's broker or result store; or an RQ
-# queue told whether to run jobs inline.
+# What a file must contain to be parsed at all. A module that configures a Celery app
+# holds an eager option, a configuration object loaded, an app built (``Celery("shop",
+# broker=…)``) or configured (``app.conf.broker_url = …``), or a configuration object's
+# broker or result store; or an RQ queue is told whether to run jobs inline.
 MARKERS = (
     "_eager",
     "_EAGER",

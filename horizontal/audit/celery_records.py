@@ -1,6 +1,7 @@
 """What the Celery readers record (``celery_conf.py`` reads the apps' code,
 ``celery_objects.py`` the configuration objects they load), and how a written value
-becomes an address; kept apart so that neither reader imports the other.
+becomes an address; kept apart so that ``celery_objects.py`` needs nothing from
+``celery_conf.py``, which imports it (no cycle).
 """
 
 from __future__ import annotations

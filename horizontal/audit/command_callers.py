@@ -75,22 +75,38 @@ def without_what_only_commands_call(
         if text is None:
             continue
         # A finding that groups writes is spared only if every one of them is.
-        lines = [finding.line] + [r.line for r in finding.related if r.path == finding.path]
+        # A module-level constant related (``HASH_FILE = … / "dbhash.json"``) names the
+        # path written: it writes nothing itself.
+        lines = [finding.line] + [
+            r.line
+            for r in finding.related
+            if r.path == finding.path and not _names_a_constant(text, r.line)
+        ]
         names = {_outermost_function(text, line) for line in lines}
         if all(name and len(name) >= SHORTEST_NAME and not name.startswith("__") for name in names):
             functions[index] = {name for name in names if name}
     if not functions:
         return findings
+    signals = _signals_sent_by_hand(python_texts, by_hand)
     only_by_hand = {
         name
         for name in set().union(*functions.values())
-        if _mentioned_only_by_hand(name, python_texts, by_hand)
+        if _mentioned_only_by_hand(name, python_texts, by_hand, signals)
     }
     return [
         finding
         for index, finding in enumerate(findings)
         if index not in functions or not functions[index] <= only_by_hand
     ]
+
+
+# ``HASH_FILE = settings.SITE.site_dir / "dbhash.json"`` at the top of a module.
+MODULE_CONSTANT = lazy_compile(r"[A-Z_][A-Z0-9_]*[ \t]*(?::[^=\n]+)?=[^=]")
+
+
+def _names_a_constant(text: str, line: int) -> bool:
+    lines = text.splitlines()
+    return 0 < line <= len(lines) and MODULE_CONSTANT.match(lines[line - 1]) is not None
 
 
 def _outermost_function(text: str, line: int) -> str | None:
@@ -118,23 +134,69 @@ def _outermost_function(text: str, line: int) -> str | None:
     return found
 
 
+# A signal the project defines (``database_prepared = Signal()``), and one sent
+# (``database_prepared.send(self)``, ``send_robust``, their async forms).
+SIGNAL_DEFINED = lazy_compile(r"^[ \t]*(\w+)[ \t]*=[ \t]*(?:[\w.]*\.)?Signal\(", re.M)
+SIGNAL_SENT = lazy_compile(r"\b(\w+)\.a?send(?:_robust)?\(")
+# ``database_prepared.connect(dbhash.mark_virgin)``, ``@receiver(database_prepared)``.
+SIGNAL_CONNECTED = lazy_compile(r"\b(\w+)\.connect\(|^[ \t]*@(?:[\w.]*\.)?receiver\(\s*(\w+)")
+
+
+def _signals_sent_by_hand(python_texts: list[tuple[str, str]], by_hand: set[str]) -> set[str]:
+    """The project's own signals that only commands and scripts send (lino's
+    ``database_prepared``, sent by its ``prep`` command): their receivers run where an
+    operator runs the command. Django's and libraries' signals are sent elsewhere."""
+    defined = {
+        name
+        for _, text in python_texts
+        if "Signal(" in text
+        for name in SIGNAL_DEFINED.findall(text)
+    }
+    if not defined:
+        return set()
+    sent_in: dict[str, set[bool]] = {}
+    for path, text in python_texts:
+        if "send" in text:
+            for name in SIGNAL_SENT.findall(text):
+                if name in defined:
+                    sent_in.setdefault(name, set()).add(path in by_hand)
+    return {name for name, places in sent_in.items() if places == {True}}
+
+
 def _mentioned_only_by_hand(
-    name: str, python_texts: list[tuple[str, str]], by_hand: set[str]
+    name: str, python_texts: list[tuple[str, str]], by_hand: set[str], signals: set[str]
 ) -> bool:
+    """Every mention of ``name`` outside its ``def`` is in a command or a script, or
+    connects it to a signal only they send (``signals``)."""
     word = re.compile(rf"\b{name}\b")
     by_hand_mentions = 0
     for path, text in python_texts:
         if name not in text:
             continue
-        mentions = sum(
-            1 for line in text.splitlines() if word.search(line) and not _defines(line, name)
-        )
+        lines = text.splitlines()
+        mentions = 0
+        for number, line in enumerate(lines):
+            if _defines(line, name):
+                # Connected by its decorator to a signal only commands send: their run.
+                above = lines[max(0, number - 3) : number]
+                by_hand_mentions += sum(_connects_to(decorator, signals) for decorator in above)
+            elif word.search(line):
+                if _connects_to(line, signals):
+                    by_hand_mentions += 1
+                else:
+                    mentions += 1
         if not mentions:
             continue
         if path not in by_hand:
             return False
         by_hand_mentions += mentions
     return by_hand_mentions > 0
+
+
+def _connects_to(line: str, signals: set[str]) -> bool:
+    return any(
+        (match.group(1) or match.group(2)) in signals for match in SIGNAL_CONNECTED.finditer(line)
+    )
 
 
 def _defines(line: str, name: str) -> bool:

@@ -11,6 +11,7 @@ first line).
 
 from __future__ import annotations
 
+import ast
 import posixpath
 import re
 from collections.abc import Callable, Iterable
@@ -28,7 +29,22 @@ DOCUMENTATION = lazy_compile(r"/(docs?|documentation)/")
 # A folder named by a template variable: {{ cookiecutter.project_slug }}/, {{project}}/.
 TEMPLATED = lazy_compile(r"\{\{|\{%")
 # A line a template's block tag opens (``{% if first %}``, ``{%- for … -%}``): no Python.
-TEMPLATE_BLOCK_LINE = lazy_compile(r"^[ \t]*\{%", re.M)
+TEMPLATE_BLOCK_LINE = lazy_compile(r"^[ \t]*\{%[^\n]*", re.M)
+
+
+def is_python_template(text: str) -> bool:
+    """A ``.py`` file that is a template (Sphinx's ``conf.tpl.py``): it parses once the
+    lines its block tags open are blanked. Broken Python that holds a template in a
+    string (``Template(\"\"\"{% load static %}…\"\"\")``) still does not."""
+    if not TEMPLATE_BLOCK_LINE.search(text):
+        return False
+    try:
+        ast.parse(TEMPLATE_BLOCK_LINE.sub("", text))
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    return True
+
+
 DEVELOPMENT_CONFIG = lazy_compile(r"(^|[-_.])(dev|development|local)([-_.]|$)")
 RENDERED_SUFFIX = lazy_compile(r"\.(j2|jinja2?|tpl|tmpl|template)$", re.I)
 # mySociety's deploy hooks, run on every server of the site (not once per deploy, as a

@@ -25,6 +25,7 @@ from horizontal.audit.own_writes import (
     refreshes_a_remote_copy,
     relative_literal,
     runs_a_profiler,
+    touched_files,
 )
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.rebuilt_files import rebuilt_when_missing
@@ -350,23 +351,6 @@ def _generated_secrets(module: PythonModule) -> Iterator[Finding]:
             )
 
 
-def _touched(module: PythonModule) -> set[int]:
-    """``open(path, "a").close()``: an empty file made and no data written, as
-    ``Path.touch()`` makes one (a log or lock file readied for its writer, which is judged
-    where it writes)."""
-    if ").close()" not in module.text:
-        return set()
-    return {
-        id(call.func.value)
-        for call in module.nodes(ast.Call)
-        if isinstance(call, ast.Call)
-        and isinstance(call.func, ast.Attribute)
-        and call.func.attr == "close"
-        and isinstance(call.func.value, ast.Call)
-        and not call.args
-    }
-
-
 def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Finding]:
     """Writes to the local disk; ``writers`` gets each plain write's function
     (``name@line``, or "" at module level)."""
@@ -375,7 +359,7 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
     temps: dict[int, set[str]] = {}
     owned_temps: dict[int, set[str]] = {}
     scratches: dict[int, Scratch] = {}
-    touched = _touched(module)
+    touched = touched_files(module)
     for call in module.nodes(ast.Call):
         assert isinstance(call, ast.Call)
         if id(call) in touched:

@@ -1,10 +1,10 @@
 """Files a host writes for itself by design: no other instance reads them, none is lost.
 
-Devices and ``/etc``; pid files, logs, a probe's liveness file; a profiler's report and a
-writer named for debugging; a credential or certificate written from configuration (the
-same on every instance); a copy of a remote dataset that a function named for refreshing
-fetches over HTTP (every instance can fetch its own). ``files.py`` asks these before it
-reports a write to the local disk.
+Devices and ``/etc``; an empty file made (a touch); pid files, logs, a probe's liveness
+file; a profiler's report and a writer named for debugging; a credential or certificate
+written from configuration (the same on every instance); a copy of a remote dataset that
+a function named for refreshing fetches over HTTP (every instance can fetch its own).
+``files.py`` asks these before it reports a write to the local disk.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from horizontal.audit.source import (
     PythonModule,
     call_name,
     dotted,
+    keyword,
     last_part,
     string_value,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "refreshes_a_remote_copy",
     "relative_literal",
     "runs_a_profiler",
+    "touched_files",
 ]
 
 # Devices and kernel files; ``/etc/`` is this host's own configuration (a syslog or
@@ -156,3 +158,62 @@ def _literal_bound_to(target: ast.AST, function: FunctionNode | None) -> str | N
 def called_name(module: PythonModule, call: ast.Call) -> str:
     """The last name of what ``call`` calls (``SystemRandom().choice``: ``choice``)."""
     return last_part(call_name(module, call) or getattr(call.func, "attr", ""))
+
+
+# Modes that make a file without emptying it: ``open(path, "a").close()`` is a touch.
+TOUCH_MODES = frozenset({"a", "ab", "a+", "x", "xb"})
+# Tests of whether a path exists: a file made empty and tested so is a flag.
+EXISTENCE_TESTS = frozenset({"exists", "isfile", "lexists", "is_file"})
+
+
+def touched_files(module: PythonModule) -> set[int]:
+    """The ``open()`` calls (by ``id()``) of ``open(path, "a").close()``: an empty file
+    made and no data written, as ``Path.touch()`` makes one (a log or lock file readied for
+    its writer, which is judged where it writes). Not ``"w"``, which empties a file, nor a
+    file whose existence the module tests elsewhere than in the touch's own guard
+    (``if not os.path.exists(log): open(log, "a").close()``): a flag other instances do not
+    see (``os.path.exists(FLAG)`` in another request)."""
+    if ").close()" not in module.text:
+        return set()
+    touched: dict[int, str] = {}
+    # The whole tree: a test of existence sits on lines the prefilter does not index.
+    for call in ast.walk(module.tree):
+        if not (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "close"
+            and not call.args
+        ):
+            continue
+        opened = call.func.value
+        if (
+            isinstance(opened, ast.Call)
+            and dotted(opened.func) in {"open", "io.open"}
+            and (path := opened.args[0] if opened.args else keyword(opened, "file")) is not None
+            and _mode(opened) in TOUCH_MODES
+        ):
+            touched[id(opened)] = ast.dump(path)
+    if not touched:
+        return set()
+    guards: set[int] = set()  # the existence tests of the touches' own ``if``
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.If) and any(
+            id(child) in touched for statement in node.body for child in ast.walk(statement)
+        ):
+            guards.update(id(child) for child in ast.walk(node.test))
+    tested: set[str] = set()
+    for call in ast.walk(module.tree):
+        if (
+            isinstance(call, ast.Call)
+            and id(call) not in guards
+            and last_part(dotted(call.func)) in EXISTENCE_TESTS
+        ):
+            tested.update(ast.dump(node) for node in (*call.args, call.func))
+            if isinstance(call.func, ast.Attribute):  # ``Path(FLAG).exists()``
+                tested.update(ast.dump(n) for n in ast.walk(call.func.value))
+    return {key for key, path in touched.items() if path not in tested}
+
+
+def _mode(call: ast.Call) -> str | None:
+    given = call.args[1] if len(call.args) > 1 else keyword(call, "mode")
+    return string_value(given) if given is not None else "r"

@@ -39,9 +39,9 @@ from horizontal.audit.cache_wipes import find_startup_cache_wipes
 from horizontal.audit.code_uses import note_uses
 from horizontal.audit.compressor import is_template
 from horizontal.audit.file_kinds import (
-    TEMPLATE_BLOCK_LINE,
     is_compose_file,
     is_provisioning,
+    is_python_template,
     text_detector,
 )
 from horizontal.audit.findings import (
@@ -328,9 +328,8 @@ class Scan:
         module = PythonModule.parse(name, text, lines or ())
         if module is None:
             # A template with a ``.py`` name (Sphinx's ``conf.tpl.py``) is rendered before
-            # Python reads it: no Python left unaudited. A line that opens with a block
-            # tag (``{% if … %}``) is never Python; ``{{`` can be an f-string's brace.
-            if not TEMPLATE_BLOCK_LINE.search(text):
+            # Python reads it: no Python left unaudited.
+            if not is_python_template(text):
                 self.result.unparsed.append(name)
             return
         self.texts[name] = module.lines

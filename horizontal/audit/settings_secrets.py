@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.known import SECRET_KEY_FRESH_CALLS
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.settings_branches import off_by_default_statements
 from horizontal.audit.settings_rules import FIXES, _finding
 from horizontal.audit.source import (
     FunctionNode,
@@ -94,7 +95,7 @@ def random_value_line(
         line = _imported_value_line(module, statement, calls, helpers, through)
         if line is not None:
             return line
-    return _key_file_written_here(module, statement) if depth == 0 else None
+    return _key_file_written_here(module, statement, calls) if depth == 0 else None
 
 
 def _factory_parameters(statement: ast.AST, calls: frozenset[str]) -> set[str]:
@@ -221,21 +222,64 @@ def _imported_function(
     return None
 
 
-def _key_file_written_here(module: PythonModule, statement: ast.AST) -> int | None:
+def _key_file_written_here(
+    module: PythonModule, statement: ast.AST, calls: frozenset[str]
+) -> int | None:
     """``SECRET_KEY = open(key_file).read()`` where the module itself writes ``key_file``
     when it imports (``if not os.path.exists(key_file): … write(random_key(64))``): a key
     made on first boot, on each host that boots, whatever generator filled it. The line
-    of the write."""
-    read: set[str] = set()
-    for reader in (statement, *_bindings_read(module, statement)):
-        handles = _opened_handles(module, reader) if "with" in module.text else {}
-        read |= {name for node in ast.walk(reader) if (name := _file_read(node, handles))}
-    if not read:
+    of the write.
+
+    A structured file (``json.load(handle)["SECRET_KEY"]``), also loaded into a name the
+    key is taken from (``_secrets = json.load(…)``), holds other values too: its write
+    counts only where a generator makes what is written."""
+    plain, structured = _files_read(module, statement)
+    for binding in _bindings_read(module, statement):
+        structured |= set().union(*_files_read(module, binding))
+    if not plain and not structured:
         return None
     for node in nodes_outside_scopes(module.tree.body):
-        if isinstance(node, ast.Call) and _file_written(node) in read:
+        if not isinstance(node, ast.Call) or (written := _file_written(node)) is None:
+            continue
+        if written in plain or (written in structured and _generates(module, node, calls)):
             return node.lineno
     return None
+
+
+def _files_read(module: PythonModule, reader: ast.AST) -> tuple[set[str], set[str]]:
+    """The files ``reader`` reads as text, and those it loads as structured data."""
+    handles = _opened_handles(module, reader) if "with" in module.text else {}
+    plain: set[str] = set()
+    structured: set[str] = set()
+    for node in ast.walk(reader):
+        if name := _structured_load(node, handles):
+            structured.add(name)
+        elif name := _file_read(node, handles):
+            plain.add(name)
+    return plain, structured
+
+
+def _generates(module: PythonModule, write: ast.Call, calls: frozenset[str]) -> bool:
+    """A generator makes what ``write`` writes: it is called in the statement that holds
+    the write (``json.dump({"SECRET_KEY": token_urlsafe(50)}, open(path, "w"))``, or the
+    body of ``with open(path, "w") as handle:``), or where a name that statement reads was
+    last bound before it (``key = get_random_secret_key()``). Another value generated
+    beside a rewrite of the file (an instance id added to it) is not the key."""
+    holders = [
+        node
+        for node in nodes_outside_scopes(module.tree.body)
+        if isinstance(node, ast.stmt)
+        and not isinstance(node, ast.If | ast.Try | ast.For | ast.While)
+        and any(child is write for child in ast.walk(node))
+    ]
+    if not holders:
+        return False
+    holder = min(holders, key=lambda node: (node.end_lineno or node.lineno) - node.lineno)
+    return any(
+        isinstance(node, ast.Call) and last_part(call_name(module, node)) in calls
+        for place in (holder, *_bindings_read(module, holder))
+        for node in ast.walk(place)
+    )
 
 
 # ``open("/dev/urandom", "rb").read(32)``: the kernel's random bytes, read as a file.
@@ -255,45 +299,65 @@ def _reads_random_device(node: ast.Call) -> bool:
 
 
 def _bindings_read(module: PythonModule, statement: ast.AST) -> Iterator[ast.stmt]:
-    """The module-level assignments of the names ``statement`` reads (``_secrets =
-    json.load(handle)`` for ``SECRET_KEY = _secrets["secret_key"]``), one step back."""
-    names = {
-        n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-    }
+    """For each name the value of ``statement`` reads, the module-level assignment that
+    binds it last before ``statement`` (``_secrets = json.load(handle)`` for
+    ``SECRET_KEY = _secrets["secret_key"]``), one step back; not one in a branch that
+    production does not take (``if DEBUG:``)."""
+    value = statement.value if isinstance(statement, ast.Assign | ast.AnnAssign) else statement
+    if value is None:
+        return
+    names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    line = getattr(statement, "lineno", 0)
+    off = off_by_default_statements(module.tree) if names else set()
+    last: dict[str, ast.stmt] = {}
     for node in nodes_outside_scopes(module.tree.body):
-        if (
-            node is not statement
-            and isinstance(node, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id in names for t in node.targets)
-        ):
-            yield node
+        if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
+            continue
+        if node.lineno >= line or id(node) in off:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            if (
+                isinstance(target, ast.Name)
+                and target.id in names
+                and (target.id not in last or last[target.id].lineno < node.lineno)
+            ):
+                last[target.id] = node
+    yield from last.values()
 
 
-# Readers of a structured file that take it open: ``json.load(handle)``.
+# Readers of a structured file: ``json.load(handle)``, ``yaml.safe_load(handle)``,
+# ``YAML(typ="safe").load(handle)``, ``toml.load(path)``.
 STRUCTURED_LOADS = frozenset({"load", "safe_load", "full_load"})
+
+
+def _structured_load(node: ast.AST, handles: dict[str, str]) -> str | None:
+    """The file a structured reader loads: through a handle ``with open(name)`` opened,
+    ``open(name)`` given to it, or a path name (``toml.load(SECRETS_FILE)``)."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in STRUCTURED_LOADS
+        and node.args
+    ):
+        return None
+    given = node.args[0]
+    if isinstance(given, ast.Name):
+        return handles.get(given.id, given.id)
+    if (
+        isinstance(given, ast.Call)
+        and last_part(dotted(given.func)) == "open"
+        and given.args
+        and isinstance(given.args[0], ast.Name)
+    ):
+        return given.args[0].id
+    return None
 
 
 def _file_read(node: ast.AST, handles: dict[str, str] | None = None) -> str | None:
     """The name of the file ``open(name).read()`` / ``Path(name).read_text()`` /
     ``name.read_text()`` (a path) reads, or ``handle.read()`` where ``handles`` says which
-    file ``with open(name) as handle`` opened; so too ``json.load(handle)`` (or YAML's,
-    TOML's, pickle's) and ``json.load(open(name))``."""
-    if (
-        isinstance(node, ast.Call)
-        and last_part(dotted(node.func)) in STRUCTURED_LOADS
-        and len(node.args) >= 1
-    ):
-        given = node.args[0]
-        if isinstance(given, ast.Name) and handles and given.id in handles:
-            return handles[given.id]
-        if (
-            isinstance(given, ast.Call)
-            and last_part(dotted(given.func)) == "open"
-            and given.args
-            and isinstance(given.args[0], ast.Name)
-        ):
-            return given.args[0].id
-        return None
+    file ``with open(name) as handle`` opened."""
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
         return None
     if node.func.attr not in {"read", "read_text", "strip"}:

@@ -170,6 +170,10 @@ def test_a_template_named_py_is_not_named_as_not_audited(tmp_path: Path) -> None
     broken = 'label = f"{{x}}"\ndef export(:\n    open("/data/x", "w")\n'
     (tmp_path / "conf.tpl.py").write_text(broken)
     assert "1 file not audited" in horizontal_audit(".", cwd=tmp_path).stderr
+    # Nor is a template held in a string of broken Python.
+    inline = 'T = """\n{% load static %}\n"""\ndef export(:\n    open("/data/x", "w")\n'
+    (tmp_path / "conf.tpl.py").write_text(inline)
+    assert "1 file not audited" in horizontal_audit(".", cwd=tmp_path).stderr
 
 
 def test_the_summary_names_the_example_folders_left_out(tmp_path: Path) -> None:
