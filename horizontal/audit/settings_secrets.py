@@ -233,9 +233,12 @@ def _key_file_written_here(
     A structured file (``json.load(handle)["SECRET_KEY"]``), also loaded into a name the
     key is taken from (``_secrets = json.load(…)``), holds other values too: its write
     counts only where a generator makes what is written."""
+    if "open(" not in module.text and ".write_" not in module.text:
+        return None  # nothing here writes a file (most settings modules): no walk
     plain, structured = _files_read(module, statement)
-    for binding in _bindings_read(module, statement):
-        structured |= set().union(*_files_read(module, binding))
+    if "load(" in module.text:  # a structured read, perhaps into a name the key reads
+        for binding in _bindings_read(module, statement):
+            structured |= set().union(*_files_read(module, binding))
     if not plain and not structured:
         return None
     for node in nodes_outside_scopes(module.tree.body):
@@ -308,22 +311,23 @@ def _bindings_read(module: PythonModule, statement: ast.AST) -> Iterator[ast.stm
         return
     names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
     line = getattr(statement, "lineno", 0)
-    off = off_by_default_statements(module.tree) if names else set()
-    last: dict[str, ast.stmt] = {}
+    bindings: dict[str, list[ast.stmt]] = {}
     for node in nodes_outside_scopes(module.tree.body):
         if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
             continue
-        if node.lineno >= line or id(node) in off:
+        if node.lineno >= line:
             continue
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for target in targets:
-            if (
-                isinstance(target, ast.Name)
-                and target.id in names
-                and (target.id not in last or last[target.id].lineno < node.lineno)
-            ):
-                last[target.id] = node
-    yield from last.values()
+            if isinstance(target, ast.Name) and target.id in names:
+                bindings.setdefault(target.id, []).append(node)
+    if not bindings:
+        return
+    off = off_by_default_statements(module.tree)  # only now: it reads the whole module
+    for found in bindings.values():
+        taken = [node for node in found if id(node) not in off]
+        if taken:
+            yield max(taken, key=lambda node: node.lineno)
 
 
 # Readers of a structured file: ``json.load(handle)``, ``yaml.safe_load(handle)``,
