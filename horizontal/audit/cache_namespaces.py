@@ -9,16 +9,14 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from horizontal.audit.env_lookups import environment_variable
-from horizontal.audit.key_functions import first_call
-from horizontal.audit.known import (
-    PER_INSTANCE_CALLS,
-    PER_INSTANCE_ENVIRONMENT,
-    PER_INSTANCE_FILES,
+from horizontal.audit.per_instance_names import (
+    imported_names_bound_per_instance,
+    names_bound_per_instance,
+    per_instance_expression,
 )
 from horizontal.audit.settings_branches import off_by_default_statements
-from horizontal.audit.settings_imported import imported_module, settings_sources
-from horizontal.audit.source import PythonModule, dotted, string_value
+from horizontal.audit.settings_imported import settings_sources
+from horizontal.audit.source import string_value
 
 __all__ = ["per_instance_cache_options"]
 
@@ -40,8 +38,8 @@ def per_instance_cache_options(module_name: str) -> dict[tuple[str, str], str]:
     for module, _name in settings_sources(module_name, deciding="CACHES"):
         if "KEY_PREFIX" not in module.text and "VERSION" not in module.text:
             continue
-        per_instance_names = _per_instance_names(module)
-        per_instance_names.update(_imported_per_instance_names(module))
+        per_instance_names = names_bound_per_instance(module)
+        per_instance_names.update(imported_names_bound_per_instance(module))
         off = _nodes_within(
             module.tree, off_by_default_statements(module.tree) | _replaced_caches(module.tree)
         )
@@ -51,13 +49,13 @@ def per_instance_cache_options(module_name: str) -> dict[tuple[str, str], str]:
             if id(node) in off:
                 continue
             for place, expression in flow.namespace_values(node):
-                why = _per_instance_expression(expression, per_instance_names)
+                why = per_instance_expression(expression, per_instance_names)
                 if why is not None:
                     found.setdefault(place, why)
                     continue
                 alias, option = place
                 for called_as, argument in parameters.arguments_into(expression):
-                    why = _per_instance_expression(argument, per_instance_names)
+                    why = per_instance_expression(argument, per_instance_names)
                     if why is not None:
                         found.setdefault((called_as if alias == "*" else alias, option), why)
     return found
@@ -433,82 +431,3 @@ def _subscript_keys(target: ast.AST) -> list[str]:
         keys.insert(0, key if key is not None else "?")
         target = target.value
     return keys
-
-
-def _per_instance_names(module: PythonModule) -> dict[str, str]:
-    """Names whose value is this instance's own, in the order the module binds them:
-    ``HOST = socket.gethostname()``, then ``PREFIX = f"shop-{HOST}"`` (through earlier
-    names), ``RUN_ID: str = uuid4().hex``, a class attribute (``Runtime.TOKEN``) and a
-    module-level function that returns one (``_node_tag()``)."""
-    names: dict[str, str] = {}
-
-    def bind(prefix: str, body: list[ast.stmt]) -> None:
-        for node in body:
-            if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
-                why = _per_instance_expression(node.value, names)
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    if why is not None and isinstance(target, ast.Name):
-                        names[prefix + target.id] = why
-            elif isinstance(node, ast.ClassDef) and not prefix:
-                bind(f"{node.name}.", node.body)
-            elif isinstance(node, ast.FunctionDef) and not prefix:
-                returned = [
-                    why
-                    for child in ast.walk(node)
-                    if isinstance(child, ast.Return) and child.value is not None
-                    if (why := _per_instance_expression(child.value, names)) is not None
-                ]
-                if returned:  # what it returns, not what else its body calls
-                    names[f"{node.name}()"] = returned[0]
-
-    bind("", module.tree.body)
-    return names
-
-
-def _imported_per_instance_names(module: PythonModule) -> dict[str, str]:
-    """Per-instance names the settings module imports from the project's own modules
-    (``from .runtime import BOOT_ID``, ``from . import runtime``, ``from .utils import
-    cache_prefix``), as the module uses them: ``BOOT_ID``, ``runtime.BOOT_ID``,
-    ``cache_prefix()``. One level: what the helper module binds itself."""
-    found: dict[str, str] = {}
-    for node in module.tree.body:
-        if not isinstance(node, ast.ImportFrom) or any(a.name == "*" for a in node.names):
-            continue
-        for alias in node.names:
-            local = alias.asname or alias.name
-            full = module.absolute_import(local) if node.level else f"{node.module}.{alias.name}"
-            owner, _, name = full.rpartition(".")
-            # ``from . import runtime``: the module itself; else a name of ``owner``.
-            helper = imported_module(full)
-            if helper is not None:
-                for bound, why in _per_instance_names(helper).items():
-                    found[f"{local}.{bound}"] = why
-                continue
-            source = imported_module(owner) if owner else None
-            if source is None:
-                continue
-            names = _per_instance_names(source)
-            if name in names:
-                found[local] = names[name]
-            if f"{name}()" in names:
-                found[f"{local}()"] = names[f"{name}()"]
-    return found
-
-
-def _per_instance_expression(value: ast.AST, names: dict[str, str]) -> str | None:
-    call = first_call(value, PER_INSTANCE_CALLS)
-    if call is not None:
-        return f"{call}()"
-    for node in ast.walk(value):
-        if isinstance(node, ast.Name | ast.Attribute) and (dotted(node) or "") in names:
-            return names[dotted(node) or ""]
-        if isinstance(node, ast.Call) and f"{dotted(node.func)}()" in names:
-            return names[f"{dotted(node.func)}()"]
-        variable = environment_variable(node)
-        if variable in PER_INSTANCE_ENVIRONMENT:
-            return f"${variable}"
-        # ``open("/etc/machine-id").read()``: this host's own file.
-        if isinstance(node, ast.Constant) and node.value in PER_INSTANCE_FILES:
-            return str(node.value)
-    return None
