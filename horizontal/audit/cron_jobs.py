@@ -18,6 +18,7 @@ from horizontal.audit import deploy
 from horizontal.audit.file_kinds import is_dockerfile, text_detector
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.script_lines import logical_lines
 
 __all__ = ["without_host_housekeeping"]
 
@@ -80,7 +81,7 @@ def _crontabs_named(source: str, texts: dict[str, list[str]]) -> list[str]:
 
 
 def _crontab_jobs(lines: list[str]) -> Iterable[str]:
-    for line in deploy.logical_lines("\n".join(lines)):
+    for line in logical_lines("\n".join(lines)):
         if deploy.CRON_ENTRY.match(line.text + " "):
             yield line.text
 
@@ -92,7 +93,7 @@ def _with_jobs_related(finding: Finding, named: list[str], texts: dict[str, list
         Location(path, line.number)
         for path in named
         if text_detector(path) is not deploy.find_in_crontab
-        for line in deploy.logical_lines("\n".join(texts[path]))
+        for line in logical_lines("\n".join(texts[path]))
         if deploy.CRON_ENTRY.match(line.text + " ")
     ]
     new = [place for place in jobs if place not in finding.related]

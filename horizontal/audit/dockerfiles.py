@@ -15,7 +15,6 @@ from collections.abc import Iterator
 
 from horizontal.audit.deploy import (
     line_finding,
-    logical_lines,
     reset_message,
     resets_shared_state,
     runs_beat,
@@ -26,6 +25,7 @@ from horizontal.audit.deploy import (
 from horizontal.audit.findings import Finding
 from horizontal.audit.image_env import single_box_environment
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.script_lines import logical_lines
 from horizontal.audit.start_messages import BEAT_EVERYWHERE, BOOT_MIGRATE, IMAGE_CRON
 
 __all__ = ["exec_form", "find_in_dockerfile"]

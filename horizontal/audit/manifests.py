@@ -13,9 +13,10 @@ import re
 from collections.abc import Iterator
 
 from horizontal.audit.compose import command_blocks
-from horizontal.audit.deploy import EMBEDDED_BEAT, logical_lines, runs_migrations
+from horizontal.audit.deploy import EMBEDDED_BEAT, runs_migrations
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.script_lines import logical_lines
 from horizontal.audit.start_messages import BOOT_MIGRATE
 
 __all__ = [

@@ -16,7 +16,6 @@ from horizontal.audit.deploy import (
     SERVER,
     find_in_shell,
     line_finding,
-    logical_lines,
     reset_message,
     resets_shared_state,
     runs_beat,
@@ -25,6 +24,7 @@ from horizontal.audit.deploy import (
 )
 from horizontal.audit.findings import Finding
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.script_lines import logical_lines
 from horizontal.audit.start_messages import BEAT_EVERYWHERE, BOOT_MIGRATE, IMAGE_CRON
 
 # Procfile process types a platform runs once per deploy (Heroku's release phase,

@@ -22,6 +22,7 @@ from horizontal.audit.file_kinds import (
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.opt_in_switches import without_opt_in_starts
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.script_lines import logical_lines, shell_lines
 from horizontal.audit.script_names import DEVELOPMENT_SCRIPT
 
 __all__ = [
@@ -135,7 +136,7 @@ def scripts_run_by_start_scripts(texts: dict[str, list[str]]) -> Iterator[Findin
     developers = {
         path
         for path in judged
-        if deploy.serves_with_runserver([line.text for line in deploy.shell_lines(shells[path])])
+        if deploy.serves_with_runserver([line.text for line in shell_lines(shells[path])])
     }
     # (caller, line, script name, whether the caller starts a server beside it)
     callers: list[tuple[str, int, str, bool]] = []
@@ -150,7 +151,7 @@ def scripts_run_by_start_scripts(texts: dict[str, list[str]]) -> Iterator[Findin
                 for number, script in _appspec_hook_scripts(lines)
             ]
         if is_dockerfile(path):
-            for line in deploy.logical_lines("\n".join(lines)):
+            for line in logical_lines("\n".join(lines)):
                 if line.text.split(None, 1)[0].upper() in {"CMD", "ENTRYPOINT"}:
                     serving = deploy.starts_a_server(line.text)
                     callers += [
@@ -244,7 +245,7 @@ def _supervised_services(
     image installs: a scheduler service runs beside the web service in each container."""
     installed = [
         (line.number, posixpath.basename(match.group(1).rstrip("/")))
-        for line in deploy.logical_lines("\n".join(lines))
+        for line in logical_lines("\n".join(lines))
         for part in re.split(r"&&|;", line.text)
         if (match := SERVICE_RUN.search(part.strip().removeprefix("RUN ").strip()))
     ]
@@ -300,7 +301,7 @@ def without_build_steps(findings: list[Finding], texts: dict[str, list[str]]) ->
     for path, lines in texts.items():
         if not is_dockerfile(path):
             continue
-        for line in deploy.logical_lines("\n".join(lines)):
+        for line in logical_lines("\n".join(lines)):
             if line.text.split(None, 1)[0].upper() == "RUN":
                 for script in BUILD_RUN.findall(line.text):
                     # An absolute path is inside the image: its name is what we can match.
@@ -353,7 +354,7 @@ def without_development_starts(
         if not is_dockerfile(path):
             continue
         starts: list[str] = []
-        for step in deploy.logical_lines("\n".join(lines)):
+        for step in logical_lines("\n".join(lines)):
             instruction = step.text.split(None, 1)[0].upper()
             if instruction == "FROM":
                 # A new stage: ``FROM base AS job-server-dev`` starts a development image.

@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from horizontal.audit.deploy import MEDIA_MAP, UWSGI_SERVES_MEDIA, Line, logical_lines
+from horizontal.audit.deploy import MEDIA_MAP, UWSGI_SERVES_MEDIA
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
+from horizontal.audit.script_lines import Line, logical_lines
 
 __all__ = [
     "MEDIA_FROM_DISK",
