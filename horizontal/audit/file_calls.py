@@ -21,7 +21,7 @@ from horizontal.audit.source import (
     string_value,
 )
 
-__all__ = ["read_through_update_mode", "write_mode", "written_path"]
+__all__ = ["mode_given", "read_through_update_mode", "write_mode", "written_path"]
 
 COPIES = frozenset(
     {"shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.move", "os.rename", "os.replace"}
@@ -37,11 +37,17 @@ OUTPUT_KEYWORDS = frozenset(
 OPEN_MODE = lazy_compile(r"^[rwxabtU+]{1,4}$")
 
 
-def write_mode(call: ast.Call, position: int) -> bool:
+def mode_given(call: ast.Call, position: int) -> str | None:
+    """The mode an ``open``-like call is given, by keyword or at ``position``; None when
+    it is given none (or one the source does not tell)."""
     mode = keyword(call, "mode")
     if mode is None and len(call.args) > position:
         mode = call.args[position]
-    text = string_value(mode)
+    return string_value(mode)
+
+
+def write_mode(call: ast.Call, position: int) -> bool:
+    text = mode_given(call, position)
     # A mode, not a path in a mode's place (Image.open("static/mask.png") reads it).
     return text is not None and bool(OPEN_MODE.match(text)) and any(f in text for f in "wax+")
 
@@ -134,7 +140,7 @@ def read_through_update_mode(
     """``with open(path, "r+") as data: json.load(data)``: an update mode ("r+", "rb+")
     whose handle nothing writes through is a read of the file."""
     name = call_name(module, call) or ""
-    mode = string_value(keyword(call, "mode") or (call.args[1] if len(call.args) > 1 else None))
+    mode = mode_given(call, 1)
     if mode is None or not mode.startswith("r") or "+" not in mode or function is None:
         return False
     if last_part(name) not in {"open"}:

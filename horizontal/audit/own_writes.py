@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 
+from horizontal.audit.file_calls import mode_given
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import (
     FunctionNode,
@@ -190,7 +191,7 @@ def touched_files(module: PythonModule) -> set[int]:
             isinstance(opened, ast.Call)
             and dotted(opened.func) in {"open", "io.open"}
             and (path := opened.args[0] if opened.args else keyword(opened, "file")) is not None
-            and _mode(opened) in TOUCH_MODES
+            and (mode_given(opened, 1) or "r") in TOUCH_MODES
         ):
             touched[id(opened)] = ast.dump(path)
     if not touched:
@@ -212,8 +213,3 @@ def touched_files(module: PythonModule) -> set[int]:
             if isinstance(call.func, ast.Attribute):  # ``Path(FLAG).exists()``
                 tested.update(ast.dump(n) for n in ast.walk(call.func.value))
     return {key for key, path in touched.items() if path not in tested}
-
-
-def _mode(call: ast.Call) -> str | None:
-    given = call.args[1] if len(call.args) > 1 else keyword(call, "mode")
-    return string_value(given) if given is not None else "r"

@@ -26,8 +26,11 @@ __all__ = [
     "uses_tasks",
 ]
 
+# Folders ``iter_files`` skips as a project's examples or demos, named in the summary so
+# that a user who deploys one knows it was not read.
+EXAMPLE_NAMES = frozenset({"demo", "demos", "example", "examples", "sample", "samples"})
 # Never ours to audit: dependencies, build output, VCS, caches; migrations run once.
-EXCLUDED_DIRS = frozenset(
+EXCLUDED_DIRS = EXAMPLE_NAMES | frozenset(
     {
         ".git",
         ".hg",
@@ -76,14 +79,8 @@ EXCLUDED_DIRS = frozenset(
         "playwright",
         "loadtests",
         "load_tests",
-        "demo",
-        "demos",
-        "example",
-        "examples",
         "vagrant",
         "provisioning",
-        "sample",
-        "samples",
         "localdev",
     }
 )
@@ -237,9 +234,6 @@ def iter_files(root: Path, exclude: Collection[str] = ()) -> Iterator[Path]:
             yield Path(directory, name)
 
 
-# Folders ``iter_files`` skips as a project's examples or demos, named in the summary so
-# that a user who deploys one knows it was not read.
-EXAMPLE_NAMES = frozenset({"demo", "demos", "example", "examples", "sample", "samples"})
 EXAMPLES_NAMED = 3
 
 
