@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from horizontal.audit.file_calls import read_through_update_mode, written_path
 from horizontal.audit.findings import Finding, Location
-from horizontal.audit.folder_names import where_the_folder_is_named
+from horizontal.audit.folder_names import place_named, where_the_folder_is_named
 from horizontal.audit.in_process_locks import opens_a_lock_file
 from horizontal.audit.local_storage import MEDIA_ROOT_BY_PATH, STORAGE_PATH, find_local_storage
 from horizontal.audit.own_writes import (
@@ -405,6 +405,8 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
             continue  # the profile of this process's request: its own report
         if function is not None and _told_where(module, function, target):
             continue  # the caller chooses the place: judged where the path is built
+        if function is not None and not place_named(module, function, call.lineno, target):
+            continue  # a record or a parameter says where: judged where that is decided
         if read_through_update_mode(module, call, function):
             continue
         if function is not None and rebuilt_when_missing(function, call, target):

@@ -231,6 +231,15 @@ def test_a_file_an_exec_probe_reads_is_this_hosts_own(tmp_path: Path) -> None:
 
 
 def test_a_file_other_requests_read_is_reported(tmp_path: Path) -> None:
-    source = PROBED_RUNNER.format(name="results_file")
+    source = PROBED_RUNNER.format(name="results_path")
     found = scan(tmp_path, {"stator/runner.py": source}, "file-write")
     assert where(found) == [("stator/runner.py", 9)]
+
+
+def test_a_file_whose_place_the_object_is_given_is_judged_where_it_is_given(
+    tmp_path: Path,
+) -> None:
+    # ``self.results``, set from the constructor: the code that makes the runner says
+    # where the file goes; the runner names no place of its own.
+    source = PROBED_RUNNER.format(name="results")
+    assert scan(tmp_path, {"stator/runner.py": source}, "file-write") == []

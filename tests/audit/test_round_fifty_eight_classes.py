@@ -27,7 +27,7 @@ parser.add_argument("files", nargs="+")
 
 def lint(args):
     for fn in args.files:
-        with open(fn, "w") as f:
+        with open(fn + ".linted", "w") as f:
             f.write("linted")
 """
 

@@ -1,0 +1,105 @@
+"""The seventy-fifth round (2026-12-07): a plain write in a function that names no place.
+
+A function that writes where a record or its caller says (``open(document.file_path,
+"wb")``) is not where the folder is decided; the write is reported when the function, a
+helper of its module it calls, a caller in its module, or the written path itself names a
+place: a setting, a constant, a path literal, the object's own folder. Each case has a
+true twin that must be found and a safe one that must stay silent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.audit.test_outside_measurements import scan, where
+
+WRITER = """\
+import os
+
+from django.conf import settings
+
+EXPORT_DIR = "/srv/exports"
+
+
+class Exporter:
+    def __init__(self, folder):
+        self.folder = folder
+
+    def write(self, document, data):
+        {path_line}
+        with open(path, "wb") as handle:
+            handle.write(data)
+"""
+
+
+@pytest.mark.parametrize(
+    "path_line",
+    [
+        "path = document.file_path",
+        "path = self.destination",
+        'content_type = "text/csv"; path = document.file_path',
+    ],
+    ids=["a-record's-path", "a-place-the-object-is-given", "a-media-type-is-no-path"],
+)
+def test_a_write_whose_place_a_record_or_its_maker_gives_is_silent(
+    tmp_path: Path, path_line: str
+) -> None:
+    files = {"app/exporter.py": WRITER.format(path_line=path_line)}
+    assert scan(tmp_path, files, "file-write") == []
+
+
+@pytest.mark.parametrize(
+    "path_line",
+    [
+        "path = os.path.join(settings.MEDIA_EXPORTS, document.name)",
+        "path = os.path.join(EXPORT_DIR, document.name)",
+        'path = os.path.join("/var/lib/app/exports", document.name)',
+        "path = os.path.join(self.export_path, document.name)",
+        "path = os.path.join(self.get_export_dir(), document.name)",
+    ],
+    ids=["setting", "constant", "path-literal", "own-path", "own-folder-method"],
+)
+def test_a_write_whose_function_names_its_place_is_found(tmp_path: Path, path_line: str) -> None:
+    files = {"app/exporter.py": WRITER.format(path_line=path_line)}
+    assert where(scan(tmp_path, files, "file-write")) == [("app/exporter.py", 14)]
+
+
+HELPER = """\
+from django.conf import settings
+
+
+def export_folder():
+    return settings.BASE_DIR / "exports"
+
+
+def save(document, data):
+    path = {path}
+    with open(path, "wb") as handle:
+        handle.write(data)
+"""
+
+
+def test_a_place_a_helper_of_the_module_names_is_named(tmp_path: Path) -> None:
+    files = {"app/store.py": HELPER.format(path="export_folder() / document.name")}
+    assert where(scan(tmp_path, files, "file-write")) == [("app/store.py", 10)]
+    silent = {"app/store.py": HELPER.format(path="document.upload_to")}
+    assert scan(tmp_path / "b", silent, "file-write") == []
+
+
+CALLED = """\
+def _write(target, data):
+    with open(target, "wb") as handle:
+        handle.write(data)
+
+
+def archive(document):
+    _write({argument}, document.data)
+"""
+
+
+def test_a_caller_that_passes_a_literal_names_the_place(tmp_path: Path) -> None:
+    found = scan(tmp_path, {"app/archive.py": CALLED.format(argument='"archive.bin"')})
+    assert where([f for f in found if f.category == "file-write"]) == [("app/archive.py", 2)]
+    silent = {"app/archive.py": CALLED.format(argument="document.archive_path")}
+    assert scan(tmp_path / "b", silent, "file-write") == []
