@@ -80,6 +80,9 @@ class PythonModule:
         # The schema's default nodes judged elsewhere (at the calls that read them) or
         # read by nothing (apply_env_schema): not evidence where they are written.
         self.schema_defaults: set[int] = set()
+        # Every call in a function body, by the called name's last part, with each function
+        # that contains it: built on the first ``calls_to`` (one walk, not one per name).
+        self.calls_by_name: dict[str, list[tuple[FunctionNode, ast.Call]]] | None = None
 
     @classmethod
     def parse(cls, path: str, text: str, hot_lines: Iterable[int] = ()) -> PythonModule | None:
@@ -308,11 +311,15 @@ def calls_to(module: PythonModule, name: str) -> Iterator[tuple[FunctionNode, as
     """Each call of the function ``name`` (``f(…)``, ``self.f(…)``) in the module, with each
     function that contains it. The bodies are walked whole: the prefilter indexed the
     expressions of hot lines only, and a call is rarely on one."""
-    for caller in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
-        assert isinstance(caller, ast.FunctionDef | ast.AsyncFunctionDef)
-        for node in ast.walk(caller):
-            if isinstance(node, ast.Call) and last_part(dotted(node.func)) == name:
-                yield caller, node
+    if module.calls_by_name is None:
+        index: dict[str, list[tuple[FunctionNode, ast.Call]]] = defaultdict(list)
+        for caller in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef):
+            assert isinstance(caller, ast.FunctionDef | ast.AsyncFunctionDef)
+            for node in ast.walk(caller):
+                if isinstance(node, ast.Call):
+                    index[last_part(dotted(node.func))].append((caller, node))
+        module.calls_by_name = index
+    yield from module.calls_by_name.get(name, ())
 
 
 def local_names(function: FunctionNode) -> set[str]:
