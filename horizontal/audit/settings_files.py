@@ -40,9 +40,10 @@ SETTINGS_FILE = lazy_compile(r"(^|/)(settings[^/]*|[^/]*_settings|settings/([^/]
 DEV_FILE = lazy_compile(
     r"(^\.?|[/_])(dev|develop|development|local|test|tests|testing|loadtest|integration(?![a-z])|smoke|ci|debug|demo|example"
     # CI settings named for the CI service that runs the tests (settings/github.py); a
-    # template an operator copies (secret_template.py); the documentation build's (sphinx.py);
-    # an image build step's (compress_production.py, collectstatic.py): no request runs it.
-    r"|sample|github|gitlab|travis|circleci|jenkins|tox|template|sphinx|compress|collectstatic)"
+    # template an operator copies (secret_template.py); the documentation build's (sphinx.py,
+    # docs.py); an image build step's (compress_production.py, collectstatic.py): no request
+    # runs it.
+    r"|sample|github|gitlab|travis|circleci|jenkins|tox|template|sphinx|docs|compress|collectstatic)"
     # ... and the hidden form (.ci.settings.py), or joined by a hyphen (travis-local.py).
     r"([\w-]*|\.settings)\.py$"
 )
@@ -102,7 +103,7 @@ DEPLOYMENT_TWEAKS = (
 
 # A project folder named for development (devproject/settings.py, demo_site/settings.py).
 DEV_PROJECT = lazy_compile(
-    r"(^|/)(dev|development|demo|example|sample|test)[-_]?(project|site|app)?/"
+    r"(^|/)(dev|devel|develop|development|demo|example|sample|test)[-_]?(project|site|app)?/"
 )
 
 

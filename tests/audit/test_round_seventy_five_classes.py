@@ -1,4 +1,5 @@
-"""The seventy-fifth round (2026-12-07): a plain write in a function that names no place.
+"""The seventy-fifth round (2026-12-07): a plain write in a function that names no place;
+settings in a folder named for development (a fourth new user's trial).
 
 A function that writes where a record or its caller says (``open(document.file_path,
 "wb")``) is not where the folder is decided; the write is reported when the function, a
@@ -103,3 +104,30 @@ def test_a_caller_that_passes_a_literal_names_the_place(tmp_path: Path) -> None:
     assert where([f for f in found if f.category == "file-write"]) == [("app/archive.py", 2)]
     silent = {"app/archive.py": CALLED.format(argument="document.archive_path")}
     assert scan(tmp_path / "b", silent, "file-write") == []
+
+
+# -- settings in a folder named for development, and the documentation build's ----------
+
+DEVELOP_SETTINGS = """\
+DEBUG = False
+SECRET_KEY = "x"
+DATABASES = {"default": {"ENGINE": "django.db.backends.postgresql", "NAME": "app",
+                         "HOST": "localhost"}}
+"""
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["project/develop/settings/base.py", "project/devel/settings.py", "project/settings/docs.py"],
+)
+def test_settings_of_a_develop_folder_or_the_docs_build_are_silent(
+    tmp_path: Path, path: str
+) -> None:
+    assert scan(tmp_path, {path: DEVELOP_SETTINGS}, "settings") == []
+
+
+@pytest.mark.parametrize(
+    "path", ["project/developers/settings.py", "project/production/settings/base.py"]
+)
+def test_settings_of_other_folders_are_judged(tmp_path: Path, path: str) -> None:
+    assert where(scan(tmp_path, {path: DEVELOP_SETTINGS}, "settings")) == [(path, 4)]
