@@ -236,10 +236,18 @@ def default_outcome(test: ast.AST, defaults: dict[str, str]) -> bool | None:
 
 
 def _lookup_of_nothing(node: ast.AST) -> bool:
-    """``os.getenv("X")``, ``os.environ.get("X")``: None when the variable is unset."""
+    """``os.getenv("X")``, ``os.environ.get("X")``, ``os.environ.get("X", None)``: None
+    when the variable is unset."""
     return (
         isinstance(node, ast.Call)
-        and len(node.args) == 1
+        and (
+            len(node.args) == 1
+            or (
+                len(node.args) == 2
+                and isinstance(node.args[1], ast.Constant)
+                and node.args[1].value is None
+            )
+        )
         and not node.keywords
         and (dotted(node.func) or "").endswith(("getenv", "environ.get"))
     )

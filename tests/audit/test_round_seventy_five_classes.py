@@ -1,5 +1,6 @@
 """The seventy-fifth round (2026-12-07): a plain write in a function that names no place;
-settings in a folder named for development (a fourth new user's trial).
+settings in a folder named for development and a branch on a variable read with a None
+default (a fourth new user's trial).
 
 A function that writes where a record or its caller says (``open(document.file_path,
 "wb")``) is not where the folder is decided; the write is reported when the function, a
@@ -131,3 +132,26 @@ def test_settings_of_a_develop_folder_or_the_docs_build_are_silent(
 )
 def test_settings_of_other_folders_are_judged(tmp_path: Path, path: str) -> None:
     assert where(scan(tmp_path, {path: DEVELOP_SETTINGS}, "settings")) == [(path, 4)]
+
+
+# -- a branch on a variable read with an explicit None default ---------------------------
+
+SWITCHED = """\
+import os
+
+DEBUG = False
+SECRET_KEY = os.environ["SECRET_KEY"]
+DATABASES = {{"default": {{"ENGINE": "django.db.backends.sqlite3", "NAME": "/data/app.db"}}}}
+if {test} == "postgres":
+    DATABASES["default"] = {{"ENGINE": "django.db.backends.postgresql", "NAME": "app",
+                            "HOST": "localhost"}}
+"""
+
+
+def test_a_branch_on_a_variable_whose_default_is_none_is_off_by_default(tmp_path: Path) -> None:
+    off = SWITCHED.format(test='os.environ.get("TESTDB", None)')
+    found = scan(tmp_path, {"app/settings.py": off}, "settings")
+    assert "localhost" not in " ".join(f.message for f in found)
+    on = SWITCHED.format(test='os.environ.get("DB", "postgres")')
+    found = scan(tmp_path / "b", {"app/settings.py": on}, "settings")
+    assert any("localhost" in f.message and f.line == 8 for f in found)
