@@ -310,7 +310,7 @@ LOCAL_PATH_USES = (UPLOAD_PATH_READ, STORAGE_PATH, SENDFILE_SERVED, MEDIA_ROOT_B
 # stores uploads.
 NOTHING_SET = "MEDIA_ROOT is not set and no STORAGES"
 LOCAL_UPLOADS_SETTINGS = (
-    "STORAGES[",
+    "STORAGES['default']",
     "MEDIA_ROOT with no STORAGES",
     "STORAGES is Django's default",
     NOTHING_SET,

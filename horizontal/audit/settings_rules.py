@@ -24,6 +24,7 @@ from horizontal.audit.known import (
     DUMMY_CACHES,
     IMPORT_EXPORT_APP,
     IMPORT_TEMP_FILES,
+    LOCAL_STORAGES,
     LOCMEM_CACHES,
     MAINTENANCE_APP,
     MAINTENANCE_STATE_FILES,
@@ -124,8 +125,37 @@ def bad_backends(
                 FIXES["thumbnails"],
             )
             continue
+        other = None
+        if match in LOCAL_STORAGES or match is LOCAL_STORAGE_SUBCLASS:
+            paths = paths or value_paths(module)
+            other = _other_storage(paths.get(line))
+        if other is not None:
+            message = (
+                f"{other}: files saved through it go to this host's disk: other instances "
+                "cannot read them"
+            )
+            yield _finding(module, line, message, FIXES["another storage"])
+            continue
         yield _finding(module, line, f"{match.setting}: {match.why}", FIXES.get(match.setting, ""))
     yield from _cache_url_configs_without_default(module, ignored)
+
+
+# The settings that choose the storage of uploads (``DEFAULT_FILE_STORAGE`` is the old
+# name of ``STORAGES['default']``).
+DEFAULT_STORAGE_SETTINGS = frozenset({"STORAGES", "DEFAULT_FILE_STORAGE"})
+
+
+def _other_storage(path: tuple[str, ...] | None) -> str | None:
+    """The name of a local storage chosen for another alias than uploads'
+    (``STORAGES['backups']``) or by another setting (``DBBACKUP_STORAGE``); None for the
+    uploads' storage (``STORAGES['default']``, ``DEFAULT_FILE_STORAGE``, also inside a
+    setting that wraps it: ``MEDIA_STORAGE_BACKEND = {"DEFAULT_FILE_STORAGE": …}``)."""
+    if not path or "DEFAULT_FILE_STORAGE" in path:
+        return None
+    if "STORAGES" in path:
+        alias = path[path.index("STORAGES") + 1 :][:1]
+        return None if alias in ((), ("default",)) else f"STORAGES[{alias[0]!r}]"
+    return path[0]
 
 
 # A library told to use a cache alias of its own (django-axes' documented ``AXES_CACHE =
@@ -427,6 +457,8 @@ FIXES: dict[str, str] = {
     "HORIZONTAL_LOCAL_CACHES (horizontal.W001-W005).",
     "SESSION_ENGINE": "SESSION_ENGINE = 'horizontal.sessions' (Redis, see docs/sessions.md) or "
     "'django.contrib.sessions.backends.db' (horizontal.W010).",
+    "another storage": "Point it at a shared storage, as for uploads: a "
+    "horizontal.storage.S3Storage with a bucket or location of its own.",
     "STORAGES['default']": "STORAGES = horizontal.storage.storages_from_env() with "
     "AWS_STORAGE_BUCKET_NAME set, or STORAGES['default'] = {'BACKEND': "
     "'horizontal.storage.S3Storage'} (horizontal.W060).",

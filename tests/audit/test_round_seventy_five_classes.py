@@ -1,6 +1,7 @@
 """The seventy-fifth round (2026-12-07): a plain write in a function that names no place;
 settings in a folder named for development and a branch on a variable read with a None
-default (a fourth new user's trial).
+default, and a local storage of another alias named as what it is (a fourth new user's
+trial).
 
 A function that writes where a record or its caller says (``open(document.file_path,
 "wb")``) is not where the folder is decided; the write is reported when the function, a
@@ -155,3 +156,50 @@ def test_a_branch_on_a_variable_whose_default_is_none_is_off_by_default(tmp_path
     on = SWITCHED.format(test='os.environ.get("DB", "postgres")')
     found = scan(tmp_path / "b", {"app/settings.py": on}, "settings")
     assert any("localhost" in f.message and f.line == 8 for f in found)
+
+
+# -- a local storage for another alias, or another setting, is named as what it is ------
+
+STORAGE_SETTINGS = """\
+DEBUG = False
+SECRET_KEY = "x"
+STORAGES = {{
+    "default": {{"BACKEND": "{default}"}},
+    "backups": {{"BACKEND": "django.core.files.storage.FileSystemStorage"}},
+}}
+DBBACKUP_STORAGE = "django.core.files.storage.FileSystemStorage"
+"""
+MODELS = """\
+from django.db import models
+
+
+class Document(models.Model):
+    upload = models.FileField()
+"""
+
+
+def test_a_local_storage_of_another_alias_or_setting_is_named_so(tmp_path: Path) -> None:
+    files = {
+        "app/settings.py": STORAGE_SETTINGS.format(default="storages.backends.s3.S3Storage"),
+        "app/models.py": MODELS,
+    }
+    found = scan(tmp_path, files, "settings")
+    assert [(f.line, f.message.split(":")[0]) for f in found] == [
+        (5, "STORAGES['backups']"),
+        (7, "DBBACKUP_STORAGE"),
+    ]
+    assert all("files saved through it" in f.message and not f.related for f in found)
+    assert all("shared storage" in f.fix_text for f in found)
+
+
+def test_the_uploads_local_storage_keeps_its_name_and_its_upload_fields(tmp_path: Path) -> None:
+    files = {
+        "app/settings.py": STORAGE_SETTINGS.format(
+            default="django.core.files.storage.FileSystemStorage"
+        ),
+        "app/models.py": MODELS,
+    }
+    found = scan(tmp_path, files, "settings")
+    default = [f for f in found if f.line == 4]
+    assert default[0].message.startswith("STORAGES['default']: uploads go to this host's disk")
+    assert ("app/models.py", 5) in [(r.path, r.line) for r in default[0].related]
