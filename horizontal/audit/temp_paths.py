@@ -10,6 +10,7 @@ directory. ``files.py`` asks here before it reports a write. Parsed source only.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
@@ -260,8 +261,8 @@ def _path_derived(function: FunctionNode, parameter: str) -> set[str]:
     join(folder, name)`` from ``folder``; not ``path = join(BASE, name)`` from ``name``:
     there the caller names a file in a place the function chose)."""
     names = {parameter}
-    for node in sorted(ast.walk(function), key=lambda n: getattr(n, "lineno", 0)):
-        if isinstance(node, ast.Assign) and path_root(node.value) in names:
+    for node in _assignments_in_order(function):
+        if path_root(node.value) in names:
             for target in node.targets:
                 names |= _bound_names(target)
     return names
@@ -348,13 +349,23 @@ def path_root(path: ast.AST | None) -> str | None:
 def _derived_from(function: FunctionNode, parameter: str) -> set[str]:
     """``parameter`` and the local names built from it, in order of assignment."""
     names = {parameter}
-    for node in sorted(ast.walk(function), key=lambda n: getattr(n, "lineno", 0)):
-        if isinstance(node, ast.Assign) and any(
-            isinstance(child, ast.Name) and child.id in names for child in ast.walk(node.value)
-        ):
+    for node in _assignments_in_order(function):
+        if any(isinstance(child, ast.Name) and child.id in names for child in ast.walk(node.value)):
             for target in node.targets:
                 names |= _bound_names(target)
     return names
+
+
+@functools.lru_cache(maxsize=64)
+def _assignments_in_order(function: FunctionNode) -> tuple[ast.Assign, ...]:
+    """The function's assignments by line: one walk per function, not one per parameter
+    each derivation follows."""
+    return tuple(
+        sorted(
+            (node for node in ast.walk(function) if isinstance(node, ast.Assign)),
+            key=lambda node: node.lineno,
+        )
+    )
 
 
 def cleans_up(module: PythonModule, function: ast.AST) -> bool:
