@@ -327,8 +327,8 @@ def is_project_root(folder: Path) -> bool:
 
 def release_folders(root: Path) -> list[Path] | None:
     """The folders of a folder that holds unpacked releases side by side and nothing else
-    (every folder named for a release, every file an archive or hidden), each a project of
-    its own; None for any other path."""
+    (every folder named for a release, or every one a project's root; every file an
+    archive or hidden), each a project of its own; None for any other path."""
     try:
         entries = list(os.scandir(root)) if root.is_dir() else []
     except OSError:
@@ -348,6 +348,10 @@ def release_folders(root: Path) -> list[Path] | None:
     # Every folder a release: a repository whose root holds folders only (``backend/``,
     # ``deploy/``, ``tools-1.2/``) is one project.
     if folders and all(VENDORED_RELEASE.match(f.name) for f in folders):
+        return folders
+    # Or every folder a project's root (``wafer/``, ``devilry/``, each with its
+    # ``manage.py`` or packaging): checkouts or sdists unpacked side by side.
+    if len(folders) >= 2 and all(is_project_root(f) for f in folders):
         return folders
     return None
 

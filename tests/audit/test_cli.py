@@ -295,6 +295,32 @@ def test_releases_side_by_side_are_judged_one_by_one(tmp_path: Path) -> None:
     assert done.stderr.startswith("0 findings in 3 files"), done.stderr
 
 
+def test_project_folders_side_by_side_are_judged_one_by_one(tmp_path: Path) -> None:
+    # Checkouts unpacked into one folder with no version in their names, each with its
+    # own packaging: billing's cache counter must not decide shop's unset CACHES.
+    for name, settings, code in (
+        ("shop", "INSTALLED_APPS = ['shop']\n", "from django.db import models\n"),
+        (
+            "billing",
+            "INSTALLED_APPS = ['billing']\nCACHES = {'default': {'BACKEND': 'x.Redis'}}\n",
+            "from django.core.cache import cache\n\n\ndef pay(request):\n"
+            "    cache.incr('payments')\n",
+        ),
+    ):
+        package = tmp_path / "src" / name / name
+        package.mkdir(parents=True)
+        (tmp_path / "src" / name / "pyproject.toml").write_text("[project]\n")
+        (package / "settings.py").write_text(settings)
+        (package / "views.py").write_text(code)
+    done = horizontal_audit(".", "--fail-on", "never", cwd=tmp_path / "src")
+    assert "CACHES is not set" not in done.stdout, done.stdout
+    # Its twin: a folder beside them that is no project's root makes the whole one project.
+    (tmp_path / "src" / "deploy").mkdir()
+    (tmp_path / "src" / "deploy" / "Procfile").write_text("web: gunicorn shop.wsgi\n")
+    done = horizontal_audit(".", "--fail-on", "never", cwd=tmp_path / "src")
+    assert "CACHES is not set" in done.stdout, done.stdout
+
+
 def test_projects_given_side_by_side_are_judged_one_by_one(tmp_path: Path) -> None:
     # Two projects named on one command line, each with its own manage.py: billing's
     # cache counter must not decide shop's unset CACHES.
