@@ -37,6 +37,7 @@ from horizontal.audit.settings_library_files import (
     translations_edited_on_this_host,
 )
 from horizontal.audit.settings_rules import (
+    OTHER_STORAGE_WHY,
     bad_backends,
     crontab_jobs,
     django_defaults_copied,
@@ -238,7 +239,25 @@ def _one_upload_storage(found: list[Finding]) -> list[Finding]:
     """A local ``FileSystemStorage`` named in a settings value and ``MEDIA_ROOT`` with no
     ``STORAGES`` are one cause (uploads on this host's disk): the named storage is the
     finding, ``MEDIA_ROOT``'s line related."""
-    return _folded(found, "STORAGES['default']:", "MEDIA_ROOT with no STORAGES")
+    found = _folded(found, "STORAGES['default']:", "MEDIA_ROOT with no STORAGES")
+    return _one_local_storage(found)
+
+
+def _one_local_storage(found: list[Finding]) -> list[Finding]:
+    """A module's local storages of other aliases or settings (``STORAGES['backups']``,
+    ``DBBACKUP_STORAGE``) are one cause with its local upload storage, or with each other
+    where uploads' is not local: one finding, the others' lines related."""
+    others = [f for f in found if OTHER_STORAGE_WHY in f.message]
+    if not others:
+        return found
+    first = min(others, key=lambda f: (f.path, f.line))
+    keeper = next((f for f in found if f.message.startswith("STORAGES['default']:")), first)
+    rest = [f for f in others if f is not keeper]
+    if not rest:
+        return found
+    merged = keeper._replace(related=(*keeper.related, *(Location(f.path, f.line) for f in rest)))
+    dropped = {id(f) for f in rest}
+    return [merged if f is keeper else f for f in found if id(f) not in dropped]
 
 
 def _folded(found: list[Finding], keeper: str, folded: str) -> list[Finding]:

@@ -130,15 +130,16 @@ def bad_backends(
             paths = paths or value_paths(module)
             other = _other_storage(paths.get(line))
         if other is not None:
-            message = (
-                f"{other}: files saved through it go to this host's disk: other instances "
-                "cannot read them"
-            )
+            message = f"{other}: {OTHER_STORAGE_WHY}"
             yield _finding(module, line, message, FIXES["another storage"])
             continue
         yield _finding(module, line, f"{match.setting}: {match.why}", FIXES.get(match.setting, ""))
     yield from _cache_url_configs_without_default(module, ignored)
 
+
+OTHER_STORAGE_WHY = (
+    "files saved through it go to this host's disk: other instances cannot read them"
+)
 
 # The settings that choose the storage of uploads (``DEFAULT_FILE_STORAGE`` is the old
 # name of ``STORAGES['default']``).
