@@ -405,8 +405,6 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
             continue  # the profile of this process's request: its own report
         if function is not None and _told_where(module, function, target):
             continue  # the caller chooses the place: judged where the path is built
-        if function is not None and not place_named(module, function, call.lineno, target):
-            continue  # a record or a parameter says where: judged where that is decided
         if read_through_update_mode(module, call, function):
             continue
         if function is not None and rebuilt_when_missing(function, call, target):
@@ -419,8 +417,10 @@ def _local_writes(module: PythonModule, writers: dict[int, str]) -> Iterator[Fin
         # says where the file goes, in a call spread over several lines.
         by_keyword = any(k.value is target for k in call.keywords)
         line = getattr(target, "lineno", call.lineno) if by_keyword else call.lineno
-        writers.setdefault(line, _function_name(function))
         named = where_the_folder_is_named(module, function, target)
+        if function is not None and not place_named(module, function, call.lineno, target, named):
+            continue  # a record or a parameter says where: judged where that is decided
+        writers.setdefault(line, _function_name(function))
         yield _file_write(module, line, LOCAL_WRITE)._replace(related=named)
 
 

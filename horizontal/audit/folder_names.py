@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from horizontal.audit.findings import Location
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.source import FunctionNode, PythonModule, calls_to, string_value
+from horizontal.audit.temp_paths import passed_for, path_parameters
 
 __all__ = ["names_a_place", "place_named", "where_the_folder_is_named"]
 
@@ -64,46 +65,122 @@ PATH_LITERAL = lazy_compile(
 PLACE_ATTRIBUTE = lazy_compile(r"dir|path|root|folder", re.IGNORECASE)
 
 
-def place_named(module: PythonModule, function: FunctionNode, line: int, target: ast.AST) -> bool:
-    """Where a write at ``line`` of ``function`` goes is decided here: the written path has a
-    literal in it (a file name in the working folder, ``"/srv/a" + name``), or the function
-    (or the one it is nested in, or a caller in this module, two levels up) names a place
-    (``names_a_place``), or a caller passes a literal (``cls._create_key(".key.pem")``).
-    Otherwise a record's or a parameter's path decides, elsewhere."""
-    if any(string_value(node) is not None for node in ast.walk(target)):
+def place_named(
+    module: PythonModule,
+    function: FunctionNode,
+    line: int,
+    target: ast.AST,
+    folder: tuple[Location, ...] = (),
+) -> bool:
+    """Where a write at ``line`` of ``function`` goes is decided here: the module's top
+    level names its folder (``folder``, from ``where_the_folder_is_named``), the written
+    path has a literal in it (a file name in the working folder, ``"/srv/a" + name``), the
+    function (or the one it is nested in, or a caller in this module, two levels up) names
+    a place (``names_a_place``), or a caller passes a literal for the path
+    (``cls._create_key(".key.pem")``, ``_write(f"{doc.pk}.bin")``). Otherwise a record's
+    or a parameter's path decides, elsewhere."""
+    if folder or _has_literal(target):
         return True
     outer = module.scope(function).function
     if outer is not None and names_a_place(module, outer, line):
         return True
-    return _named_here_or_by_callers(module, function, line, 0)
+    return _named_here_or_by_callers(module, function, line, target, 0)
+
+
+def _has_literal(node: ast.AST) -> bool:
+    return any(string_value(child) is not None for child in ast.walk(node))
 
 
 def _named_here_or_by_callers(
-    module: PythonModule, function: FunctionNode, line: int, depth: int
+    module: PythonModule, function: FunctionNode, line: int, target: ast.AST, depth: int
 ) -> bool:
     if names_a_place(module, function, line):
         return True
     if depth >= 2:
         return False
-    return any(
-        caller is not function
-        and (
-            any(string_value(argument) is not None for argument in call.args)
-            or _named_here_or_by_callers(module, caller, call.lineno, depth + 1)
-        )
-        for caller, call in calls_to(module, function.name)
-    )
+    parameters = path_parameters(function, target)
+    for caller, call in calls_to(module, function.name):
+        if caller is function:
+            continue
+        given = [a for a in (passed_for(function, call, name) for name in parameters) if a]
+        if any(_has_literal(argument) for argument in given):
+            return True
+        onward = given[0] if given else call
+        if _named_here_or_by_callers(module, caller, call.lineno, onward, depth + 1):
+            return True
+    return False
 
 
 def names_a_place(module: PythonModule, function: FunctionNode, line: int) -> bool:
     """``function``, up to ``line``, names somewhere files live: a setting
-    (``settings.EXPORT_DIR``), a constant (``CACHE_ROOT``), a path literal, a folder or
-    path of its object (``self.input_path``, ``self.get_cert_dir()``), or calls a function
-    of this module that does (``local_path = get_template_path()``). A write in a
-    function that names none (``open(filename, "w")`` of a parameter, ``open(record.file,
-    "w")``) puts the file where its caller or its data says; the place, if it is one
-    host's disk, is decided and judged elsewhere."""
-    return _names_a_place(module, function, line, helpers=True)
+    (``settings.EXPORT_DIR``), a constant (``CACHE_ROOT``), a path literal, the module's
+    own folder or the process's (``__file__``, ``Path.home()``, ``os.getcwd()``), an
+    environment variable, a folder or path of its object or class (``self.input_path``,
+    ``cls.cache_dir``, ``self.get_cert_dir()``, or an attribute its class binds to such a
+    place: ``self.output = os.path.join(settings.EXPORT_ROOT, "x.csv")``), or calls a
+    function that does (of this module, or imported and named for a folder:
+    ``export_folder()``). A write in a function that names none (``open(filename, "w")``
+    of a parameter, ``open(record.file, "w")``) puts the file where its caller or its data
+    says; the place, if it is one host's disk, is decided and judged elsewhere."""
+    if _names_a_place(module, function, line, helpers=True):
+        return True
+    cls = module.scope(function).cls
+    if cls is None:
+        return False
+    used = {
+        node.attr
+        for node in ast.walk(function)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in {"self", "cls"}
+    }
+    return any(_value_names_a_place(value) for value in _class_bindings(cls, used))
+
+
+def _class_bindings(cls: ast.ClassDef, names: set[str]) -> list[ast.expr]:
+    """What ``cls`` binds ``names`` to: class attributes, and ``self.x = …`` in its methods."""
+    values: list[ast.expr] = []
+    for node in ast.walk(cls):
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            if (isinstance(target, ast.Name) and target.id in names) or (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id in {"self", "cls"}
+                and target.attr in names
+            ):
+                values.append(node.value)
+    return values
+
+
+def _value_names_a_place(value: ast.AST) -> bool:
+    return any(_node_names_a_place(node) for node in ast.walk(value))
+
+
+# Where the process or the module lives, and what the environment says.
+PLACE_NAMES = frozenset({"settings", "__file__", "environ"})
+PLACE_CALLS = frozenset({"getenv", "home", "cwd", "getcwd", "expanduser"})
+
+
+def _node_names_a_place(node: ast.AST) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id in PLACE_NAMES or _constant(node.id)
+    if isinstance(node, ast.Attribute):
+        if _constant(node.attr) or node.attr in PLACE_NAMES or node.attr in PLACE_CALLS:
+            return True
+        return (
+            isinstance(node.value, ast.Name)
+            and node.value.id in {"self", "cls"}
+            and PLACE_ATTRIBUTE.search(node.attr) is not None
+        )
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        return node.func.id in PLACE_CALLS
+    return (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and PATH_LITERAL.match(node.value) is not None
+    )
 
 
 def _names_a_place(module: PythonModule, function: FunctionNode, line: int, helpers: bool) -> bool:
@@ -111,22 +188,7 @@ def _names_a_place(module: PythonModule, function: FunctionNode, line: int, help
     for node in ast.walk(function):
         if getattr(node, "lineno", 0) > line:
             continue
-        if isinstance(node, ast.Name) and (node.id == "settings" or _constant(node.id)):
-            return True
-        if isinstance(node, ast.Attribute) and (
-            _constant(node.attr)
-            or (
-                isinstance(node.value, ast.Name)
-                and node.value.id == "self"
-                and PLACE_ATTRIBUTE.search(node.attr) is not None
-            )
-        ):
-            return True
-        if (
-            isinstance(node, ast.Constant)
-            and isinstance(node.value, str)
-            and PATH_LITERAL.match(node.value)
-        ):
+        if _node_names_a_place(node):
             return True
         if helpers and isinstance(node, ast.Call):
             func = node.func
@@ -140,13 +202,23 @@ def _names_a_place(module: PythonModule, function: FunctionNode, line: int, help
                 called.add(func.attr)
     if not called:
         return False
-    return any(
-        isinstance(helper, ast.FunctionDef | ast.AsyncFunctionDef)
-        and helper.name in called
-        and helper is not function
-        and _names_a_place(module, helper, helper.end_lineno or helper.lineno, helpers=False)
+    defined = {
+        helper.name: helper
         for helper in module.nodes(ast.FunctionDef, ast.AsyncFunctionDef)
-    )
+        if isinstance(helper, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+    for name in called:
+        helper = defined.get(name)
+        if helper is None:
+            # Imported (or a builtin): its name is all there is to read.
+            if name in module.imports and PLACE_ATTRIBUTE.search(name):
+                return True
+            continue
+        if helper is not function and _names_a_place(
+            module, helper, helper.end_lineno or helper.lineno, helpers=False
+        ):
+            return True
+    return False
 
 
 def _constant(name: str) -> bool:

@@ -103,7 +103,10 @@ DEPLOYMENT_TWEAKS = (
 
 # A project folder named for development (devproject/settings.py, demo_site/settings.py).
 DEV_PROJECT = lazy_compile(
-    r"(^|/)(dev|devel|develop|development|demo|example|sample|test)[-_]?(project|site|app)?/"
+    r"(^|/)(dev|development|demo|example|sample|test)[-_]?(project|site|app)?/"
+    # A development folder that holds the settings themselves (``project/develop/settings/``;
+    # not any folder named ``develop/``, which may be a git-flow checkout's own name).
+    r"|(^|/)(develop|devel)/settings(/|\.py$)"
 )
 
 

@@ -223,6 +223,12 @@ def callers_pass_temp(module: PythonModule, function: FunctionNode, target: ast.
     return bool(used) and all(_given_temp(module, function, name, 0) for name in used)
 
 
+def path_parameters(function: FunctionNode, target: ast.AST) -> list[str]:
+    """The parameters the written path ``target`` is, or is built on (``out = join(folder,
+    name)`` from ``folder``)."""
+    return _parameters_under(function, path_root(target), _path_derived)
+
+
 def writes_where_told(module: PythonModule, function: FunctionNode, target: ast.AST) -> bool:
     """``def export(rows, filepath): open(filepath, "w")``: a helper writing where its
     caller says (the path is a parameter, or built from one), and no call in this module
@@ -246,7 +252,7 @@ def _parameters_under(
     ]
 
 
-def _argument(function: FunctionNode, call: ast.Call, parameter: str) -> ast.AST | None:
+def passed_for(function: FunctionNode, call: ast.Call, parameter: str) -> ast.AST | None:
     """What ``call`` passes for ``function``'s ``parameter``: by position (``self`` and
     ``cls`` not counted) or by keyword; a keyword-only parameter only by keyword."""
     arguments = function.args
@@ -276,7 +282,7 @@ def _never_given_a_place(
     for caller, call in calls_to(module, function.name):
         if caller is function:
             return False  # recursion: the path may come from anywhere
-        given = _argument(function, call, parameter)
+        given = passed_for(function, call, parameter)
         if given is None:
             continue  # the parameter's default, or passed as *args/**kwargs
         root = path_root(given)
@@ -310,7 +316,7 @@ def _given_temp(module: PythonModule, function: FunctionNode, parameter: str, de
             return False  # recursion: the path may come from anywhere
         if id(caller) not in names:
             names[id(caller)] = temp_names(module, caller)
-        root = path_root(_argument(function, call, parameter))
+        root = path_root(passed_for(function, call, parameter))
         if root is None:
             return False
         if root not in names[id(caller)] and not (

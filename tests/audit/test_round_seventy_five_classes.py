@@ -205,3 +205,112 @@ def test_the_uploads_local_storage_keeps_its_name_and_its_upload_fields(tmp_path
     related = [(r.path, r.line) for r in found[0].related]
     assert ("app/models.py", 5) in related
     assert {("app/settings.py", 5), ("app/settings.py", 7)} <= set(related)
+
+
+# -- after a review: places the first version of the rule did not see ---------------------
+
+PLACES = {
+    "a-module-level-folder": (
+        "import os\ncache_dir = os.path.join(os.path.dirname(__file__), 'cache')\n\n\n"
+        "def store(key, data):\n"
+        "    with open(os.path.join(cache_dir, key), 'w') as handle:\n"
+        "        handle.write(data)\n",
+        6,
+    ),
+    "the-module's-own-folder": (
+        "from pathlib import Path\n\n\ndef store(name, data):\n"
+        "    with open(Path(__file__).parent / name, 'w') as handle:\n"
+        "        handle.write(data)\n",
+        5,
+    ),
+    "an-environment-variable": (
+        "import os\n\n\ndef store(name, data):\n    base = os.environ['DATA_DIR']\n"
+        "    with open(os.path.join(base, name), 'w') as handle:\n"
+        "        handle.write(data)\n",
+        6,
+    ),
+    "an-imported-folder-helper": (
+        "import os\nfrom app.paths import export_folder\n\n\ndef store(name, data):\n"
+        "    with open(os.path.join(export_folder(), name), 'w') as handle:\n"
+        "        handle.write(data)\n",
+        6,
+    ),
+    "the-constructor-names-it": (
+        "import os\nfrom django.conf import settings\n\n\nclass Report:\n"
+        "    def __init__(self):\n"
+        "        self.output = os.path.join(settings.EXPORT_ROOT, 'x.csv')\n\n"
+        "    def write(self, data):\n"
+        "        with open(self.output, 'w') as handle:\n"
+        "            handle.write(data)\n",
+        10,
+    ),
+    "a-class-attribute-of-cls": (
+        "class Cache:\n    cache_dir = '/var/lib/app/cache/'\n\n    @classmethod\n"
+        "    def put(cls, name, data):\n"
+        "        with open(cls.cache_dir + name, 'w') as handle:\n"
+        "            handle.write(data)\n",
+        6,
+    ),
+    "an-f-string-a-caller-passes": (
+        "def _write(target, data, encoding):\n"
+        "    with open(target, 'w', encoding=encoding) as handle:\n"
+        "        handle.write(data)\n\n\n"
+        "def archive(doc):\n    _write(f'{doc.pk}.bin', doc.data, 'utf-8')\n",
+        2,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(PLACES))
+def test_a_place_named_another_way_is_a_place(tmp_path: Path, case: str) -> None:
+    source, line = PLACES[case]
+    found = scan(tmp_path, {"app/store.py": source}, "file-write")
+    assert where(found) == [("app/store.py", line)]
+
+
+def test_a_literal_a_caller_passes_for_another_parameter_names_no_place(tmp_path: Path) -> None:
+    # The encoding is a literal; the path is the record's: the record decides.
+    source = PLACES["an-f-string-a-caller-passes"][0].replace("f'{doc.pk}.bin'", "doc.path")
+    assert scan(tmp_path, {"app/store.py": source}, "file-write") == []
+
+
+def test_the_uploads_storage_through_a_variable_keeps_its_name(tmp_path: Path) -> None:
+    settings = (
+        "import os\nDEBUG = False\nSECRET_KEY = os.environ['SECRET_KEY']\n"
+        "FILE_STORAGE = os.environ.get('FILE_STORAGE', "
+        "'django.core.files.storage.FileSystemStorage')\n"
+        "STORAGES = {'default': {'BACKEND': FILE_STORAGE}}\n"
+    )
+    found = scan(tmp_path, {"app/settings.py": settings, "app/models.py": MODELS}, "settings")
+    assert [f.message.split(":")[0] for f in found] == ["STORAGES['default']"]
+
+
+def test_a_one_line_storages_names_each_alias(tmp_path: Path) -> None:
+    settings = (
+        "DEBUG = False\nSECRET_KEY = 'x'\nSTORAGES = {'default': {'BACKEND': "
+        "'storages.backends.s3.S3Storage'}, 'backups': {'BACKEND': "
+        "'django.core.files.storage.FileSystemStorage'}}\n"
+    )
+    found = scan(tmp_path, {"app/settings.py": settings, "app/models.py": MODELS}, "settings")
+    assert [f.message.split(":")[0] for f in found] == ["STORAGES['backups']"]
+    assert not found[0].related
+
+
+def test_local_storages_of_two_modules_are_two_findings(tmp_path: Path) -> None:
+    files = {
+        "proj/settings.py": STORAGE_SETTINGS.format(
+            default="storages.backends.s3.S3Storage"
+        ).replace('DBBACKUP_STORAGE = "django.core.files.storage.FileSystemStorage"\n', ""),
+        "proj/settings_worker.py": "from proj.settings import *\n"
+        'DBBACKUP_STORAGE = "django.core.files.storage.FileSystemStorage"\n',
+    }
+    found = scan(tmp_path, files, "settings")
+    assert sorted((f.path, f.line) for f in found) == [
+        ("proj/settings.py", 5),
+        ("proj/settings_worker.py", 2),
+    ]
+
+
+def test_a_git_flow_checkout_named_develop_is_judged(tmp_path: Path) -> None:
+    path = "develop/mysite/settings.py"
+    assert where(scan(tmp_path, {path: DEVELOP_SETTINGS}, "settings")) == [(path, 4)]
