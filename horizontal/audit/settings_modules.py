@@ -37,7 +37,6 @@ from horizontal.audit.settings_library_files import (
     translations_edited_on_this_host,
 )
 from horizontal.audit.settings_rules import (
-    OTHER_STORAGE_WHY,
     bad_backends,
     crontab_jobs,
     django_defaults_copied,
@@ -69,7 +68,7 @@ from horizontal.audit.settings_values import (
     top_level_settings,
 )
 from horizontal.audit.source import PythonModule
-from horizontal.audit.suppress import is_suppressed
+from horizontal.audit.storage_settings import one_local_storage
 
 __all__ = ["find_settings_problems", "project_settings_names", "settings_packages"]
 
@@ -198,8 +197,7 @@ def find_settings_problems(
         if module not in production and not is_dev_module(module, children, served, tested):
             found.extend(setdefaults_on_this_host(module, modules))
     found = [f for f in found if f.message.split(":", 1)[0].split(" ", 1)[0] not in unused]
-    lines = {module.path: module.lines for module in modules}
-    found = _one_crontab(_one_local_storage(_one_upload_storage(found), lines))
+    found = _one_crontab(one_local_storage(_one_upload_storage(found), modules))
     for finding in _one_per_cause(found, children):
         # A file log handler is its own (opt-in) category: split logs, not broken state.
         log_file = finding.message.startswith("LOGGING:")
@@ -242,33 +240,6 @@ def _one_upload_storage(found: list[Finding]) -> list[Finding]:
     ``STORAGES`` are one cause (uploads on this host's disk): the named storage is the
     finding, ``MEDIA_ROOT``'s line related."""
     return _folded(found, "STORAGES['default']:", "MEDIA_ROOT with no STORAGES")
-
-
-def _one_local_storage(found: list[Finding], lines: dict[str, list[str]]) -> list[Finding]:
-    """A module's local storages of other aliases or settings (``STORAGES['backups']``,
-    ``DBBACKUP_STORAGE``) are one cause with its local upload storage, or with each other
-    where uploads' is not local: one finding, the others' lines related. A suppressed
-    finding keeps none of them (they would vanish with it) and is kept none of."""
-    kept = [f for f in found if not is_suppressed(f, lines.get(f.path, []))]
-    merged: dict[int, Finding] = {}
-    dropped: set[int] = set()
-    for path in dict.fromkeys(f.path for f in kept if OTHER_STORAGE_WHY in f.message):
-        others = sorted(
-            (f for f in kept if f.path == path and OTHER_STORAGE_WHY in f.message),
-            key=lambda f: f.line,
-        )
-        keeper = next(
-            (f for f in kept if f.path == path and f.message.startswith("STORAGES['default']:")),
-            others[0],
-        )
-        rest = [f for f in others if f is not keeper]
-        if rest:
-            current = merged.get(id(keeper), keeper)
-            merged[id(keeper)] = current._replace(
-                related=(*current.related, *(Location(f.path, f.line) for f in rest))
-            )
-            dropped.update(id(f) for f in rest)
-    return [merged.get(id(f), f) for f in found if id(f) not in dropped]
 
 
 def _folded(found: list[Finding], keeper: str, folded: str) -> list[Finding]:

@@ -45,6 +45,7 @@ from horizontal.audit.source import (
     last_part,
     string_value,
 )
+from horizontal.audit.storage_settings import OTHER_STORAGE_WHY, other_storage, storage_key_paths
 
 __all__ = [
     "FIXES",
@@ -129,87 +130,14 @@ def bad_backends(
         other = None
         if match in LOCAL_STORAGES or match is LOCAL_STORAGE_SUBCLASS:
             if storage_paths is None:
-                storage_paths = _storage_key_paths(module)
-            other = _other_storage(node, *storage_paths)
+                storage_paths = storage_key_paths(module)
+            other = other_storage(node, *storage_paths)
         if other is not None:
             message = f"{other}: {OTHER_STORAGE_WHY}"
             yield _finding(module, line, message, FIXES["another storage"])
             continue
         yield _finding(module, line, f"{match.setting}: {match.why}", FIXES.get(match.setting, ""))
     yield from _cache_url_configs_without_default(module, ignored)
-
-
-OTHER_STORAGE_WHY = (
-    "files saved through it go to this host's disk: other instances cannot read them"
-)
-
-# The settings that choose the storage of uploads (``DEFAULT_FILE_STORAGE`` is the old
-# name of ``STORAGES['default']``).
-DEFAULT_STORAGE_SETTINGS = frozenset({"STORAGES", "DEFAULT_FILE_STORAGE"})
-
-
-def _other_storage(
-    node: ast.AST, paths: dict[int, tuple[str, ...]], uploads_names: set[str]
-) -> str | None:
-    """The name of a local storage chosen for another alias than uploads'
-    (``STORAGES['backups']``) or by another storage setting (``DBBACKUP_STORAGE``,
-    ``PRIVATE_FILE_STORAGE``); None for the uploads' storage (``STORAGES['default']``,
-    ``DEFAULT_FILE_STORAGE``, also inside a setting that wraps it, or a name either is
-    built from: ``FILE_STORAGE = env(…)`` … ``"BACKEND": FILE_STORAGE``) and for a string
-    in no storage setting."""
-    path = paths.get(id(node))
-    if not path or "DEFAULT_FILE_STORAGE" in path:
-        return None
-    if "STORAGES" in path:
-        alias = path[path.index("STORAGES") + 1 :][:1]
-        return None if alias in ((), ("default",)) else f"STORAGES[{alias[0]!r}]"
-    if path[0].endswith("_STORAGE") and path[0] not in uploads_names:
-        return path[0]
-    return None
-
-
-def _storage_key_paths(module: PythonModule) -> tuple[dict[int, tuple[str, ...]], set[str]]:
-    """For each node of a top-level assignment (``X = …``, ``STORAGES["backups"] = …``),
-    the key path it sits under (``STORAGES``, ``backups``, ``BACKEND``): a string's own,
-    not its line's (a one-line ``STORAGES`` holds several aliases); and the names the
-    uploads' storage is built from."""
-    paths: dict[int, tuple[str, ...]] = {}
-
-    def walk(node: ast.AST, path: tuple[str, ...]) -> None:
-        if isinstance(node, ast.Dict):
-            for key, value in zip(node.keys, node.values, strict=True):
-                name = string_value(key) if key is not None else None
-                walk(value, (*path, name) if name is not None else path)
-            return
-        for child in ast.walk(node):
-            paths.setdefault(id(child), path)
-
-    for statement in module.tree.body:
-        value = getattr(statement, "value", None)
-        targets = getattr(statement, "targets", None) or [getattr(statement, "target", None)]
-        if value is None or not isinstance(statement, ast.Assign | ast.AnnAssign):
-            continue
-        for target in targets:
-            if isinstance(target, ast.Name):
-                walk(value, (target.id,))
-            elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-                key = string_value(target.slice)
-                walk(value, (target.value.id, key) if key is not None else (target.value.id,))
-    uploads_names = {
-        child.id
-        for statement in module.tree.body
-        for child in ast.walk(statement)
-        if isinstance(child, ast.Name) and _for_uploads(paths.get(id(child)))
-    }
-    return paths, uploads_names
-
-
-def _for_uploads(path: tuple[str, ...] | None) -> bool:
-    if not path:
-        return False
-    if "DEFAULT_FILE_STORAGE" in path:
-        return True
-    return "STORAGES" in path and path[path.index("STORAGES") + 1 :][:1] in ((), ("default",))
 
 
 # A library told to use a cache alias of its own (django-axes' documented ``AXES_CACHE =

@@ -295,9 +295,9 @@ def test_releases_side_by_side_are_judged_one_by_one(tmp_path: Path) -> None:
     assert done.stderr.startswith("0 findings in 3 files"), done.stderr
 
 
-def test_project_folders_side_by_side_are_judged_one_by_one(tmp_path: Path) -> None:
-    # Checkouts unpacked into one folder with no version in their names, each with its
-    # own packaging: billing's cache counter must not decide shop's unset CACHES.
+def _shop_and_billing(root: Path, marker: str, marker_text: str) -> None:
+    """Two projects under ``root``, each with ``marker`` at its top: shop leaves CACHES
+    unset, billing sets it and keeps a counter in the cache."""
     for name, settings, code in (
         ("shop", "INSTALLED_APPS = ['shop']\n", "from django.db import models\n"),
         (
@@ -307,11 +307,17 @@ def test_project_folders_side_by_side_are_judged_one_by_one(tmp_path: Path) -> N
             "    cache.incr('payments')\n",
         ),
     ):
-        package = tmp_path / "src" / name / name
+        package = root / name / name
         package.mkdir(parents=True)
-        (tmp_path / "src" / name / "pyproject.toml").write_text("[project]\n")
+        (root / name / marker).write_text(marker_text)
         (package / "settings.py").write_text(settings)
         (package / "views.py").write_text(code)
+
+
+def test_project_folders_side_by_side_are_judged_one_by_one(tmp_path: Path) -> None:
+    # Checkouts unpacked into one folder with no version in their names, each with its
+    # own packaging: billing's cache counter must not decide shop's unset CACHES.
+    _shop_and_billing(tmp_path / "src", "pyproject.toml", "[project]\n")
     done = horizontal_audit(".", "--fail-on", "never", cwd=tmp_path / "src")
     assert "CACHES is not set" not in done.stdout, done.stdout
     # Its twin: a folder beside them that is no project's root makes the whole one project.
@@ -324,20 +330,7 @@ def test_project_folders_side_by_side_are_judged_one_by_one(tmp_path: Path) -> N
 def test_projects_given_side_by_side_are_judged_one_by_one(tmp_path: Path) -> None:
     # Two projects named on one command line, each with its own manage.py: billing's
     # cache counter must not decide shop's unset CACHES.
-    for name, settings, code in (
-        ("shop", "INSTALLED_APPS = ['shop']\n", "from django.db import models\n"),
-        (
-            "billing",
-            "INSTALLED_APPS = ['billing']\nCACHES = {'default': {'BACKEND': 'x.Redis'}}\n",
-            "from django.core.cache import cache\n\n\ndef pay(request):\n"
-            "    cache.incr('payments')\n",
-        ),
-    ):
-        package = tmp_path / name / name
-        package.mkdir(parents=True)
-        (tmp_path / name / "manage.py").write_text("import django\n")
-        (package / "settings.py").write_text(settings)
-        (package / "views.py").write_text(code)
+    _shop_and_billing(tmp_path, "manage.py", "import django\n")
     done = horizontal_audit("shop", "billing", "--fail-on", "never", cwd=tmp_path)
     assert "CACHES is not set" not in done.stdout, done.stdout
     # Its twin: one project's code and its deploy folder, given apart, are one project.
