@@ -328,7 +328,46 @@ def _handed_on(module: PythonModule, function: str) -> bool:
     )
 
 
+# A Celery worker started in Python with beat inside it (``Worker(app=app, beat=True)``,
+# ``app.worker_main(["worker", "-B"])``): every process that runs this code is a scheduler.
+CELERY_WORKER_CLASSES = frozenset({"Worker", "WorkController"})
+CELERY_WORKER_STARTS = frozenset({"worker_main", "start"})
+EMBEDDED_BEAT_FLAGS = frozenset({"-B", "--beat"})
+
+
+def _embeds_beat(call: ast.Call, name: str) -> bool:
+    if last_part(name) in CELERY_WORKER_CLASSES and ("celery" in name or "." in name):
+        beat = keyword(call, "beat")
+        return isinstance(beat, ast.Constant) and beat.value is True
+    if last_part(name) in CELERY_WORKER_STARTS and call.args:
+        argv = call.args[0]
+        if isinstance(argv, ast.List | ast.Tuple):
+            words = [string_value(e) for e in argv.elts]
+            return "worker" in words and any(
+                w is not None and (w in EMBEDDED_BEAT_FLAGS or w.startswith("--beat="))
+                for w in words
+            )
+    return False
+
+
+def find_embedded_beats(module: PythonModule) -> Iterator[Finding]:
+    """A worker that starts beat in its own process, scripts included: workers scale."""
+    for call in module.nodes(ast.Call):
+        assert isinstance(call, ast.Call)
+        name = call_name(module, call) or ""
+        if _embeds_beat(call, name):
+            yield Finding(
+                module.path,
+                call.lineno,
+                "scheduler",
+                "this Celery worker embeds beat: every worker process started this way is "
+                "a scheduler, so with N workers each periodic task is sent N times",
+                module.line(call.lineno),
+            )
+
+
 def find_schedulers(module: PythonModule) -> Iterator[Finding]:
+    yield from find_embedded_beats(module)
     if module.is_script:
         return  # a dedicated scheduler command is one process by construction
     for call in module.nodes(ast.Call):

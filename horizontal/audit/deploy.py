@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from horizontal.audit.celery_purge import purges_celery_queues
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.patterns import lazy_compile
-from horizontal.audit.script_lines import Line, logical_lines, shell_lines
+from horizontal.audit.script_lines import Line, ini_lines, logical_lines, shell_lines
 from horizontal.audit.script_names import named_like_a_start, run_once_or_by_a_developer
 from horizontal.audit.shell_branches import (
     CALLED_BY_THE_SOURCING_SCRIPT,
@@ -100,11 +100,14 @@ def serves_with_runserver(texts: list[str]) -> bool:
 EDITABLE_INSTALL = lazy_compile(
     r"\b(pip3?|python3?\s+-m\s+pip|uv\s+pip)\s+install\b.*\s(-e|--editable)(\s|=|$)"
 )
+# Celery's program, or a variable named for it (supervisor's ``%(ENV_COMMAND_CELERY)s``,
+# a script's ``$CELERY_BIN``).
+CELERY = r"(?:\bcelery\b|[$%][({]?\w*(?i:celery)\w*)"
 # A scheduler that only makes sense as one process, started next to the web server.
-IN_PROCESS_BEAT = lazy_compile(r"\bcelery\b.*\bbeat\b|\brunapscheduler\b")
+IN_PROCESS_BEAT = lazy_compile(CELERY + r".*\bbeat\b|\brunapscheduler\b")
 # celery worker -B embeds beat in every worker: N workers, N beats, wherever they run.
 # ``celery -A app worker -B``; ``celery multi start worker1 --beat`` (multi starts workers).
-EMBEDDED_BEAT = lazy_compile(r"\bcelery\b.*\b(worker|multi)\b.*(\s-B\b|--beat\b)")
+EMBEDDED_BEAT = lazy_compile(CELERY + r".*\b(worker|multi)\b.*(\s-B\b|--beat\b)")
 CONTAINER_SERVICE = lazy_compile(r"(^|/)(s6-overlay|s6-rc\.d|services\.d|service|sv)/")
 CRON_ENTRY = lazy_compile(
     r"^\s*(@\w+|([\d*/,\-]+|[A-Za-z]{3})(\s+([\d*/,\-?LW#]+|[A-Za-z]{3})){4})\s"
@@ -216,7 +219,7 @@ _JUDGED_COMMAND = {
 SIGNING_KEY_VARIABLE = lazy_compile(r"(^|_)SECRET_KEY$")
 
 
-CELERY_WORKER = lazy_compile(r"\bcelery\b.*\bworker\b")
+CELERY_WORKER = lazy_compile(CELERY + r".*\bworker\b")
 
 
 def _beat_beside_a_worker(text: str, texts: list[str]) -> bool:
@@ -413,7 +416,7 @@ def find_in_server_config(path: str, text: str) -> Iterator[Finding]:
     """uWSGI ini and supervisor conf: hooks, attached daemons and programs per replica.
     uWSGI's environment form (``UWSGI_STATIC_MAP=/media=/srv/media`` in a ``uwsgi.env``)
     is read as the option it sets."""
-    for line in logical_lines(text):
+    for line in ini_lines(text):
         key, _, value = (part.strip() for part in line.text.partition("="))
         key = key.lower().removeprefix("export ").strip()
         if key.startswith("uwsgi_"):

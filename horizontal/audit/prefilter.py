@@ -58,6 +58,11 @@ HOT_NEEDLES = (
     "every(",
     "scheduler(",
     "CronTab(",
+    # A Celery worker with beat inside it (concurrency.find_embedded_beats).
+    "beat=True",
+    '"-B"',
+    "'-B'",
+    "--beat",
     "call_command(",
     "MEDIA_ROOT",
     "document_root",

@@ -12,7 +12,7 @@ from typing import NamedTuple
 from horizontal.audit.patterns import lazy_compile
 from horizontal.audit.shell_branches import without_string_bodies
 
-__all__ = ["Line", "logical_lines", "shell_lines"]
+__all__ = ["Line", "ini_lines", "logical_lines", "shell_lines"]
 
 
 class Line(NamedTuple):
@@ -44,6 +44,22 @@ def logical_lines(text: str) -> list[Line]:
             pending = []
     if pending:
         lines.append(Line(start, " ".join(pending), tuple(pending)))
+    return lines
+
+
+def ini_lines(text: str) -> list[Line]:
+    """An ini file's logical lines: a value continued on indented lines (supervisor's
+    ``command = celery\n    -A app beat``, as configparser reads it) joins its key's line."""
+    raws = text.splitlines()
+    lines: list[Line] = []
+    for line in logical_lines(text):
+        raw = raws[line.number - 1]
+        continues = raw[:1] in {" ", "\t"} and lines and "=" in lines[-1].text
+        if continues and "=" not in line.text.partition(" ")[0]:
+            last = lines[-1]
+            lines[-1] = Line(last.number, f"{last.text} {line.text}", (*last.parts, *line.parts))
+        else:
+            lines.append(line)
     return lines
 
 

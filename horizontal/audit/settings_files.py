@@ -265,21 +265,51 @@ def is_dev_module(
         not is_dev_settings(c.path) for c in children.get(module.path, [])
     )
     if not copied_base and (
-        is_dev_settings(module.path) or is_test_runners(module.path, tested, served)
+        _dev_named(module, children) or is_test_runners(module.path, tested, served)
     ):
         return True
     if _extends_a_dev_module(module):
         return True  # ``from app.settings.testing import *``: the tests' settings, amended
     if is_served(module.path, served):
         return False
+    if _literal_debug(module) is not True:
+        return False
+    return not any(not _dev_named(c, children) for c in children.get(module.path, []))
+
+
+# ``local`` names a developer's module (``settings/local.py``) and as often a deployment's
+# own overrides (``local_settings.py`` beside production's base).
+LOCAL_WORD = lazy_compile(r"local(?=[\w-]*\.py$)")
+
+
+def _dev_named(module: PythonModule, children: dict[str, list[PythonModule]]) -> bool:
+    """Named for development, unless ``local`` is its only such word, it turns ``DEBUG``
+    off literally and it is a layer of production's settings: it extends a base
+    (allianceauth's ``settings/local.py``: ``from .base import *``, ``DEBUG = False``) or
+    a production module extends it (``from .local_settings import *`` at the end). A
+    standalone one is a build step's (``DEBUG = False``, ``SECRET_KEY = '1234'``)."""
+    if not is_dev_settings(module.path):
+        return False
+    folder, name = posixpath.split(module.path)
+    unnamed = posixpath.join(folder, LOCAL_WORD.sub("", name, count=1))
+    if is_dev_settings(unnamed) or _literal_debug(module) is not False:
+        return True
+    extends = any(
+        isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
+        for node in module.tree.body
+    )
+    extended = any(not is_dev_settings(c.path) for c in children.get(module.path, []))
+    return not (extends or extended)
+
+
+def _literal_debug(module: PythonModule) -> object:
+    """The value of the module's last top-level ``DEBUG = <literal>``, else None."""
     debug = [
         s
         for s in module.tree.body
         if isinstance(s, ast.Assign)
         and any(isinstance(t, ast.Name) and t.id == "DEBUG" for t in s.targets)
     ]
-    if not debug or not (
-        isinstance(debug[-1].value, ast.Constant) and debug[-1].value.value is True
-    ):
-        return False
-    return not any(not is_dev_settings(child.path) for child in children.get(module.path, []))
+    if not debug or not isinstance(debug[-1].value, ast.Constant):
+        return None
+    return debug[-1].value.value

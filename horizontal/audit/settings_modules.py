@@ -21,15 +21,14 @@ from __future__ import annotations
 import ast
 import posixpath
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from collections.abc import Set as AbstractSet
 
 from horizontal.audit.findings import Finding, Location
 from horizontal.audit.settings_branches import off_by_default_statements
+from horizontal.audit.settings_dynamic import names_set_at_run_time
 from horizontal.audit.settings_engines import sqlite_by_default
 from horizontal.audit.settings_files import (
     KNOWN_SETTINGS,
     is_dev_module,
-    is_dev_settings,
     is_served,
 )
 from horizontal.audit.settings_library_files import (
@@ -54,8 +53,8 @@ from horizontal.audit.settings_setdefaults import apply_env_setdefaults, setdefa
 from horizontal.audit.settings_star_imports import (
     absolute_import_name,
     has_star_import,
+    served_reexport,
     star_imported_below,
-    star_imported_modules,
     star_imported_settings,
     star_importers,
 )
@@ -119,7 +118,7 @@ def find_settings_problems(
     # A module that only re-exports another (``from .base import *`` in the package's
     # ``__init__.py`` that wsgi.py serves) sets nothing, but production runs it: it keeps
     # the base's values, whatever a sibling (``docker.py``) sets.
-    assigned = [(m, a) for m, a in assigned if a or _served_reexport(m, served)]
+    assigned = [(m, a) for m, a in assigned if a or served_reexport(m, served)]
     # A setting assigned only in a branch that is off when nothing is set (``if
     # env("CACHE_URL"):``) is left at Django's default in production.
     conditional = {m.path: a for m, a in assigned}  # before the branches are dropped
@@ -129,8 +128,11 @@ def find_settings_problems(
     children = star_importers(modules)
     production = [m for m, _ in assigned if not is_dev_module(m, children, served, tested)]
     apply_env_setdefaults(modules, children, production)
-    # What production sees: development and test modules do not count as "set".
-    everything: set[str] = set().union(*(a.keys() for m, a in assigned if m in production))
+    # What production sees: development and test modules do not count as "set"; names a
+    # module binds at run time (``setattr(sys.modules[__name__], …)``) do.
+    everything: set[str] = set().union(
+        *(a.keys() | names_set_at_run_time(m) for m, a in assigned if m in production)
+    )
     found: list[Finding] = []
     mutated = mutated_in_place(production)
     for module, settings in assigned:
@@ -202,18 +204,6 @@ def find_settings_problems(
         # A file log handler is its own (opt-in) category: split logs, not broken state.
         log_file = finding.message.startswith("LOGGING:")
         yield finding._replace(category="log-file") if log_file else finding
-
-
-def _served_reexport(module: PythonModule, served: AbstractSet[str]) -> bool:
-    """A module wsgi.py serves that only star-imports production modules (``from .base
-    import *``); one that re-exports a development module (``from .dev import *``) gets
-    that module's values, which are not production's."""
-    imported = star_imported_modules(module)
-    return (
-        bool(imported)
-        and is_served(module.path, served)
-        and not any(is_dev_settings(name.rsplit(".", 1)[-1] + ".py") for name in imported)
-    )
 
 
 # A setting a module assigns only in a branch that is off when nothing is set is decided

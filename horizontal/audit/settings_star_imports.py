@@ -8,13 +8,16 @@ from __future__ import annotations
 import ast
 import posixpath
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 
+from horizontal.audit.settings_files import is_dev_settings, is_served
 from horizontal.audit.settings_values import top_level_settings
 from horizontal.audit.source import PythonModule
 
 __all__ = [
     "absolute_import_name",
     "has_star_import",
+    "served_reexport",
     "star_imported_below",
     "star_imported_modules",
     "star_imported_settings",
@@ -140,3 +143,15 @@ def star_imported_modules(module: PythonModule) -> list[str]:
 
 def has_star_import(module: PythonModule) -> bool:
     return bool(star_imported_modules(module))
+
+
+def served_reexport(module: PythonModule, served: AbstractSet[str]) -> bool:
+    """A module wsgi.py serves that only star-imports production modules (``from .base
+    import *``); one that re-exports a development module (``from .dev import *``) gets
+    that module's values, which are not production's."""
+    imported = star_imported_modules(module)
+    return (
+        bool(imported)
+        and is_served(module.path, served)
+        and not any(is_dev_settings(name.rsplit(".", 1)[-1] + ".py") for name in imported)
+    )

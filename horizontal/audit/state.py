@@ -240,6 +240,8 @@ def _mutated_containers(
         if _self_field_write(target, statement) and not looked_up:
             continue  # ``self.activity["count"] = n``: a record's field, refilled per call
         reported.add(container.name)
+        if _handed_over(module, container):
+            continue  # filled by one hook, popped by the next: nothing stays behind
         outside = reaches_outside(module, function)
         memo = looked_up and _stores_by_key(statement)
         if not outside and (MEMO_NAME.search(container.name) or memo):
@@ -272,6 +274,35 @@ def _container_finding(
         "each instance keeps its own copy and they diverge",
         module.line(container.line),
     )
+
+
+def _handed_over(module: PythonModule, container: Container) -> bool:
+    """A container whose entries are only ever taken out with ``pop`` (openwisp's
+    ``_update_queue[rule_id] = changed`` in ``pre_save``, ``.pop(rule_id)`` in
+    ``post_save``): a hand-over between two steps of one operation in one process, which
+    keeps nothing between operations. Read any other way, it is state."""
+    _, _, short = container.name.rpartition(".")
+    owners = {"self", "cls", container.owner.name} if container.owner else set()
+    loads: list[int] = []
+    popped: set[int] = set()
+    filled: set[int] = set()
+    for node in ast.walk(module.tree):
+        named = isinstance(node, ast.Name) and not owners and node.id == short
+        attribute = (
+            isinstance(node, ast.Attribute)
+            and node.attr == short
+            and isinstance(node.value, ast.Name)
+            and node.value.id in owners
+        )
+        if named or attribute:
+            if isinstance(getattr(node, "ctx", None), ast.Load):
+                loads.append(id(node))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "pop" and node.args:
+                popped.add(id(node.func.value))
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
+            filled.add(id(node.value))
+    return any(u in popped for u in loads) and all(u in popped or u in filled for u in loads)
 
 
 def _self_field_write(target: ast.AST, statement: ast.AST) -> bool:
