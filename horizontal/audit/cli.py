@@ -147,6 +147,14 @@ def run(options: dict[str, Any], stdout: Stream, stderr: Stream) -> None:
             f"Not audited, as examples, demos or a developer's project: {shown}; to read "
             "one, give its folder as a PATH.\n"
         )
+    if result.settings_left_out:
+        left = result.settings_left_out
+        shown = ", ".join(left[:EXAMPLES_NAMED]) + (", …" if len(left) > EXAMPLES_NAMED else "")
+        stderr.write(
+            f"Settings not judged: {shown} read as development or test settings (named so, "
+            "or DEBUG = True that no production module overrides), and no settings module "
+            "beside them as production's; settings kept outside this tree are not audited.\n"
+        )
     for path, line, names in result.unknown_ignores:
         stderr.write(
             f"{path}:{line}: the ignore comment names no category of the audit "

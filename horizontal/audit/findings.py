@@ -253,6 +253,9 @@ class AuditResult:
         # Ignore comments at a finding that name no category (``ignore[files]``): where,
         # and the names, so the summary can say why the finding was not silenced.
         self.unknown_ignores: list[tuple[str, int, list[str]]] = []
+        # Settings modules, when every one was read as development or test settings (so
+        # none was judged): the summary names them.
+        self.settings_left_out: list[str] = []
 
 
 def merged_results(results: list[AuditResult]) -> AuditResult:
@@ -266,6 +269,7 @@ def merged_results(results: list[AuditResult]) -> AuditResult:
         total.files += result.files
         total.unparsed += result.unparsed
         total.unknown_ignores += result.unknown_ignores
+        total.settings_left_out += result.settings_left_out
     return total
 
 

@@ -85,6 +85,7 @@ def find_settings_problems(
     elsewhere: Mapping[str, frozenset[str]] | None = None,
     compresses: bool = True,
     helpers: HelperModules | None = None,
+    verdicts: dict[str, bool] | None = None,
 ) -> Iterator[Finding]:
     """Findings for one settings package (or one settings file) read together, the way
     Python runs it: a value a later statement of the same module replaces, or that every
@@ -108,7 +109,8 @@ def find_settings_problems(
     ``compresses``: whether a template uses django-compressor's ``{% compress %}`` (or
     none could be read): without one, compression on request writes nothing.
     ``helpers``: the parsed source of another project module by its dotted name, for a
-    ``SECRET_KEY`` a helper function makes.
+    ``SECRET_KEY`` a helper function makes. ``verdicts``: filled with each settings
+    module's path and whether it was read as production's.
     """
     elsewhere = elsewhere or {}
     built = {module.path: env_schemas(module) for module in modules}
@@ -127,6 +129,8 @@ def find_settings_problems(
         return  # a file named *settings* that is not a Django settings module
     children = star_importers(modules)
     production = [m for m, _ in assigned if not is_dev_module(m, children, served, tested)]
+    if verdicts is not None:  # for the summary: which modules were read as production's
+        verdicts.update((m.path, m in production) for m, _ in assigned)
     apply_env_setdefaults(modules, children, production)
     # What production sees: development and test modules do not count as "set"; names a
     # module binds at run time (``setattr(sys.modules[__name__], …)``) do.

@@ -44,6 +44,7 @@ def judge_settings(scan: Scan) -> None:
         ),
         **project_settings_names(settings),
     }
+    verdicts: dict[str, bool] = {}
     for group in settings_packages(scan.settings_groups):
         for finding in find_settings_problems(
             group,
@@ -58,10 +59,15 @@ def judge_settings(scan: Scan) -> None:
             elsewhere=elsewhere,
             compresses=compresses,
             helpers=scan.module_named,
+            verdicts=verdicts,
         ):
             if finding.category in scan.wanted:
                 finding = feature_use.with_cache_writes(finding, scan.cache_writes)
                 scan.keep(with_compress_tag(finding, scan.compress_tag))
+    # Every settings module read as a developer's or the tests': "0 findings" alone would
+    # not say the settings were never judged.
+    if verdicts and not any(verdicts.values()):
+        result.settings_left_out = sorted(verdicts)
     if result.read_models:  # the project's code was read: what it reads is known
         result.findings = settings_unread.without_unread_settings(
             result.findings, scan.settings_read, settings

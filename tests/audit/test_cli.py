@@ -191,6 +191,27 @@ def test_the_summary_names_the_example_folders_left_out(tmp_path: Path) -> None:
     ), done.stderr
 
 
+@pytest.mark.parametrize(
+    ("production", "named"),
+    [(None, True), ("from .base import *\nDEBUG = False\n", False)],
+    ids=["every-module-a-developers", "a-production-module-beside"],
+)
+def test_the_summary_says_when_no_settings_module_was_judged(
+    tmp_path: Path, production: str | None, named: bool
+) -> None:
+    """allianceauth's template once gave "0 findings" and no word why: its only settings
+    were read as a developer's. The summary names them; with a production module beside
+    them it says nothing."""
+    settings = tmp_path / "proj" / "settings"
+    settings.mkdir(parents=True)
+    (settings / "base.py").write_text("DEBUG = True\nINSTALLED_APPS = []\nROOT_URLCONF = 'u'\n")
+    if production is not None:
+        (settings / "production.py").write_text(production)
+    done = horizontal_audit(".", cwd=tmp_path)
+    said = "Settings not judged: proj/settings/base.py read as development or test settings"
+    assert (said in done.stderr) is named, done.stderr
+
+
 REGISTRY = "_ACTIVE = {}\ndef remember(key, value):\n    _ACTIVE[key] = value\n"
 LOG_SETTINGS = (
     "INSTALLED_APPS = []\nMIDDLEWARE = []\n"
