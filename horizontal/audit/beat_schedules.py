@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from horizontal.audit.deploy import EMBEDDED_BEAT, IN_PROCESS_BEAT
+from horizontal.audit.deploy import CELERY_PROGRAM, EMBEDDED_BEAT, IN_PROCESS_BEAT
 from horizontal.audit.findings import Finding, line_of
-from horizontal.audit.start_messages import BEAT_EVERYWHERE
+from horizontal.audit.start_messages import BEAT_EVERYWHERE, BEAT_IN_WORKER_CODE
 
 __all__ = ["defines_periodic_tasks", "without_idle_beats"]
 
@@ -53,7 +53,12 @@ def without_idle_beats(
 
 
 def _celery_beat(finding: Finding, texts: Mapping[str, list[str]]) -> bool:
+    if finding.message == BEAT_IN_WORKER_CODE:
+        return True  # a worker built in Python with beat=True: Celery's by construction
     if finding.message != BEAT_EVERYWHERE:
         return False
-    line = line_of(texts, finding.path, finding.line) or finding.source
-    return "celery" in line and bool(EMBEDDED_BEAT.search(line) or IN_PROCESS_BEAT.search(line))
+    # The finding's own text first: a command continued over lines (``command = celery``
+    # then ``    -A proj beat``) is whole there, its first physical line is not.
+    line = finding.source or line_of(texts, finding.path, finding.line) or ""
+    celery = CELERY_PROGRAM.search(line) is not None  # not APScheduler's runapscheduler
+    return celery and bool(EMBEDDED_BEAT.search(line) or IN_PROCESS_BEAT.search(line))

@@ -24,6 +24,7 @@ from horizontal.audit.source import (
     last_part,
     string_value,
 )
+from horizontal.audit.start_messages import BEAT_IN_WORKER_CODE
 
 THREAD_FACTORIES = frozenset(
     {"threading.Thread", "threading.Timer", "multiprocessing.Process", "_thread.start_new_thread"}
@@ -336,11 +337,15 @@ EMBEDDED_BEAT_FLAGS = frozenset({"-B", "--beat"})
 
 
 def _embeds_beat(call: ast.Call, name: str) -> bool:
-    if last_part(name) in CELERY_WORKER_CLASSES and ("celery" in name or "." in name):
+    # Celery's own class, or an attribute of an app imported from a ``celery`` module
+    # (``from proj.celery import app``: ``app.Worker``); another library's ``Worker`` is not.
+    if "celery" not in name.lower():
+        return False
+    if last_part(name) in CELERY_WORKER_CLASSES:
         beat = keyword(call, "beat")
         return isinstance(beat, ast.Constant) and beat.value is True
-    if last_part(name) in CELERY_WORKER_STARTS and call.args:
-        argv = call.args[0]
+    if last_part(name) in CELERY_WORKER_STARTS:
+        argv = call.args[0] if call.args else keyword(call, "argv")
         if isinstance(argv, ast.List | ast.Tuple):
             words = [string_value(e) for e in argv.elts]
             return "worker" in words and any(
@@ -357,12 +362,7 @@ def find_embedded_beats(module: PythonModule) -> Iterator[Finding]:
         name = call_name(module, call) or ""
         if _embeds_beat(call, name):
             yield Finding(
-                module.path,
-                call.lineno,
-                "scheduler",
-                "this Celery worker embeds beat: every worker process started this way is "
-                "a scheduler, so with N workers each periodic task is sent N times",
-                module.line(call.lineno),
+                module.path, call.lineno, "scheduler", BEAT_IN_WORKER_CODE, module.line(call.lineno)
             )
 
 

@@ -103,6 +103,7 @@ EDITABLE_INSTALL = lazy_compile(
 # Celery's program, or a variable named for it (supervisor's ``%(ENV_COMMAND_CELERY)s``,
 # a script's ``$CELERY_BIN``).
 CELERY = r"(?:\bcelery\b|[$%][({]?\w*(?i:celery)\w*)"
+CELERY_PROGRAM = lazy_compile(CELERY)
 # A scheduler that only makes sense as one process, started next to the web server.
 IN_PROCESS_BEAT = lazy_compile(CELERY + r".*\bbeat\b|\brunapscheduler\b")
 # celery worker -B embeds beat in every worker: N workers, N beats, wherever they run.
@@ -415,8 +416,9 @@ PROGRAM_KEYS = frozenset({"command", "attach-daemon", "smart-attach-daemon"})
 def find_in_server_config(path: str, text: str) -> Iterator[Finding]:
     """uWSGI ini and supervisor conf: hooks, attached daemons and programs per replica.
     uWSGI's environment form (``UWSGI_STATIC_MAP=/media=/srv/media`` in a ``uwsgi.env``)
-    is read as the option it sets."""
-    for line in ini_lines(text):
+    is read as the option it sets. Supervisor's values continue on indented lines;
+    uWSGI's never do (it strips each line's indentation)."""
+    for line in logical_lines(text) if "[uwsgi]" in text else ini_lines(text):
         key, _, value = (part.strip() for part in line.text.partition("="))
         key = key.lower().removeprefix("export ").strip()
         if key.startswith("uwsgi_"):

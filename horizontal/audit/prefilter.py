@@ -60,6 +60,8 @@ HOT_NEEDLES = (
     "CronTab(",
     # A Celery worker with beat inside it (concurrency.find_embedded_beats).
     "beat=True",
+    "beat = True",
+    "worker_main(",
     '"-B"',
     "'-B'",
     "--beat",

@@ -48,19 +48,24 @@ def logical_lines(text: str) -> list[Line]:
 
 
 def ini_lines(text: str) -> list[Line]:
-    """An ini file's logical lines: a value continued on indented lines (supervisor's
-    ``command = celery\n    -A app beat``, as configparser reads it) joins its key's line."""
+    """An ini file's logical lines: a value continued on lines indented deeper than its
+    key (supervisor's ``command = celery\n    -A app beat``, as configparser reads it)
+    joins its key's line; keys indented alike stay apart."""
     raws = text.splitlines()
     lines: list[Line] = []
     for line in logical_lines(text):
-        raw = raws[line.number - 1]
-        continues = raw[:1] in {" ", "\t"} and lines and "=" in lines[-1].text
-        if continues and "=" not in line.text.partition(" ")[0]:
-            last = lines[-1]
-            lines[-1] = Line(last.number, f"{last.text} {line.text}", (*last.parts, *line.parts))
+        indent = _indent(raws[line.number - 1])
+        key = lines[-1] if lines else None
+        if key is not None and "=" in key.text and indent > _indent(raws[key.number - 1]):
+            joined = f"{key.text} {line.text}"
+            lines[-1] = Line(key.number, joined, (*key.parts, *line.parts))
         else:
             lines.append(line)
     return lines
+
+
+def _indent(raw: str) -> int:
+    return len(raw) - len(raw.lstrip(" \t"))
 
 
 def shell_lines(text: str) -> list[Line]:

@@ -265,7 +265,7 @@ def is_dev_module(
         not is_dev_settings(c.path) for c in children.get(module.path, [])
     )
     if not copied_base and (
-        _dev_named(module, children) or is_test_runners(module.path, tested, served)
+        _dev_named(module, children, served, tested) or is_test_runners(module.path, tested, served)
     ):
         return True
     if _extends_a_dev_module(module):
@@ -274,7 +274,8 @@ def is_dev_module(
         return False
     if _literal_debug(module) is not True:
         return False
-    return not any(not _dev_named(c, children) for c in children.get(module.path, []))
+    importers = children.get(module.path, [])
+    return not any(not _dev_named(c, children, served, tested) for c in importers)
 
 
 # ``local`` names a developer's module (``settings/local.py``) and as often a deployment's
@@ -282,24 +283,32 @@ def is_dev_module(
 LOCAL_WORD = lazy_compile(r"local(?=[\w-]*\.py$)")
 
 
-def _dev_named(module: PythonModule, children: dict[str, list[PythonModule]]) -> bool:
+def _dev_named(
+    module: PythonModule,
+    children: dict[str, list[PythonModule]],
+    served: AbstractSet[str],
+    tested: AbstractSet[str],
+) -> bool:
     """Named for development, unless ``local`` is its only such word, it turns ``DEBUG``
-    off literally and it is a layer of production's settings: it extends a base
-    (allianceauth's ``settings/local.py``: ``from .base import *``, ``DEBUG = False``) or
-    a production module extends it (``from .local_settings import *`` at the end). A
-    standalone one is a build step's (``DEBUG = False``, ``SECRET_KEY = '1234'``)."""
+    off literally and it is a layer of production's settings: a production module
+    star-imports it (``from .local_settings import *`` at the end), or it is the only
+    module beside development ones that extends its base (allianceauth's
+    ``settings/local.py``: ``from .base import *``, ``DEBUG = False``). One the test runner
+    is pointed at, one beside a ``production.py`` that extends the same base, and a
+    standalone one (a build step's: ``DEBUG = False``, ``SECRET_KEY = '1234'``) are not."""
     if not is_dev_settings(module.path):
         return False
     folder, name = posixpath.split(module.path)
     unnamed = posixpath.join(folder, LOCAL_WORD.sub("", name, count=1))
     if is_dev_settings(unnamed) or _literal_debug(module) is not False:
         return True
-    extends = any(
-        isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
-        for node in module.tree.body
-    )
-    extended = any(not is_dev_settings(c.path) for c in children.get(module.path, []))
-    return not (extends or extended)
+    if is_test_runners(module.path, tested, served):
+        return True
+    if any(not is_dev_settings(c.path) for c in children.get(module.path, [])):
+        return False  # production's module extends it
+    bases = [path for path, importers in children.items() if module in importers]
+    beside = (c for base in bases for c in children[base] if c is not module and c.path != base)
+    return not bases or any(not is_dev_settings(c.path) for c in beside)
 
 
 def _literal_debug(module: PythonModule) -> object:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 __all__ = [
     "BEAT_EVERYWHERE",
+    "BEAT_IN_WORKER_CODE",
     "BOOT_MIGRATE",
     "BOOT_RESET",
     "IMAGE_CRON",
@@ -43,3 +44,7 @@ PURGE_AT_START = (
     "replicas queued on the shared broker are deleted unrun"
 )
 BEAT_EVERYWHERE = "a scheduler starts in every replica or worker: every job runs N times"
+BEAT_IN_WORKER_CODE = (
+    "this Celery worker embeds beat: every worker process started this way is a scheduler, "
+    "so with N workers each periodic task is sent N times"
+)

@@ -10,6 +10,7 @@ is reported as ``cache`` instead.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Iterator
 from typing import NamedTuple
@@ -277,32 +278,41 @@ def _container_finding(
 
 
 def _handed_over(module: PythonModule, container: Container) -> bool:
-    """A container whose entries are only ever taken out with ``pop`` (openwisp's
-    ``_update_queue[rule_id] = changed`` in ``pre_save``, ``.pop(rule_id)`` in
-    ``post_save``): a hand-over between two steps of one operation in one process, which
-    keeps nothing between operations. Read any other way, it is state."""
+    """A class's dict whose entries are only ever taken out with ``pop`` (openwisp's
+    ``self._update_queue[rule_id] = changed`` in a pre-save step, ``.pop(rule_id)`` in the
+    post-save one): a hand-over between two steps of one operation in one process, which
+    keeps nothing between operations. A module-level dict is not (one request's view
+    fills it, the next one's pops it), nor one read any other way: ``.get``, ``+=``,
+    ``len``, through any object (``instance._update_queue``)."""
+    if container.owner is None:
+        return False
     _, _, short = container.name.rpartition(".")
-    owners = {"self", "cls", container.owner.name} if container.owner else set()
-    loads: list[int] = []
+    loads, popped, filled = _attribute_uses(module).get(short, (0, 0, 0))
+    return popped > 0 and loads == popped + filled
+
+
+@functools.lru_cache(maxsize=64)
+def _attribute_uses(module: PythonModule) -> dict[str, tuple[int, int, int]]:
+    """Per attribute name, however reached: (loads, loads that ``pop`` a key, loads that
+    are a subscript's target in a plain assignment or a ``del``). Once per module."""
     popped: set[int] = set()
     filled: set[int] = set()
+    attributes: list[ast.Attribute] = []
     for node in ast.walk(module.tree):
-        named = isinstance(node, ast.Name) and not owners and node.id == short
-        attribute = (
-            isinstance(node, ast.Attribute)
-            and node.attr == short
-            and isinstance(node.value, ast.Name)
-            and node.value.id in owners
-        )
-        if named or attribute:
-            if isinstance(getattr(node, "ctx", None), ast.Load):
-                loads.append(id(node))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr == "pop" and node.args:
-                popped.add(id(node.func.value))
-        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
-            filled.add(id(node.value))
-    return any(u in popped for u in loads) and all(u in popped or u in filled for u in loads)
+        if isinstance(node, ast.Attribute):
+            attributes.append(node)
+            if node.attr == "pop" and isinstance(node.ctx, ast.Load):
+                popped.add(id(node.value))
+        elif isinstance(node, ast.Assign | ast.Delete):
+            targets = node.targets
+            filled.update(id(t.value) for t in targets if isinstance(t, ast.Subscript))
+    uses: dict[str, tuple[int, int, int]] = {}
+    for node in attributes:
+        if not isinstance(node.ctx, ast.Load):
+            continue
+        loads, pops, fills = uses.get(node.attr, (0, 0, 0))
+        uses[node.attr] = (loads + 1, pops + (id(node) in popped), fills + (id(node) in filled))
+    return uses
 
 
 def _self_field_write(target: ast.AST, statement: ast.AST) -> bool:

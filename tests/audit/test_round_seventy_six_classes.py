@@ -239,3 +239,122 @@ def test_a_dict_filled_by_one_hook_and_popped_by_the_next_is_no_memo(
     them: one save's hand-over in one process. Read with ``get`` (kept), it is a memo."""
     files = {"app/models.py": HAND_OVER.format(read=read)}
     assert where(scan(tmp_path, files, "cache")) == found
+
+
+# -- after a review of the round's diff ----------------------------------------------------
+
+
+def test_a_module_level_dict_one_view_fills_and_another_pops_is_still_state(
+    tmp_path: Path,
+) -> None:
+    """A token handed from one request to the next: another instance has no entry."""
+    views = (
+        "import uuid\nfrom .models import Upload\n\n_PENDING = {}\n\n\n"
+        "def start(request):\n    token = uuid.uuid4().hex\n"
+        "    _PENDING[token] = Upload.objects.get(pk=request.POST['id']).pk\n    return token\n\n\n"
+        "def finish(request, token):\n    return _PENDING.pop(token, None)\n"
+    )
+    assert where(scan(tmp_path, {"app/views.py": views}, "cache")) == [("app/views.py", 4)]
+
+
+def test_a_class_dict_read_through_another_object_is_still_state(tmp_path: Path) -> None:
+    read = "changed = self._update_queue.pop(str(self.id))\n\n\ndef receiver(instance):\n"
+    read += "    return instance._update_queue.get(str(instance.id))"
+    files = {"app/models.py": HAND_OVER.format(read=read)}
+    assert where(scan(tmp_path, files, "cache")) == [("app/models.py", 5)]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "found"),
+    [
+        (
+            "uwsgi.ini",
+            "[uwsgi]\n    module = proj.wsgi\n    static-map = /media=/srv/app/media\n"
+            "    attach-daemon = celery -A proj worker -B\n",
+            [("uwsgi.ini", 3), ("uwsgi.ini", 4)],
+        ),
+        (
+            "supervisord.conf",
+            "[program:beat]\n    directory = /srv/app\n    command = celery -A proj beat\n",
+            [("supervisord.conf", 3)],
+        ),
+    ],
+    ids=["uwsgi-keys-indented-alike", "supervisor-keys-indented-alike"],
+)
+def test_keys_indented_alike_are_not_one_continued_value(
+    tmp_path: Path, name: str, text: str, found: list[tuple[str, int]]
+) -> None:
+    """Only a line indented deeper than its key continues it (configparser); uWSGI has no
+    continuation lines at all."""
+    assert where(scan(tmp_path, {name: text})) == found
+
+
+LOCAL_SQLITE = (
+    "from .base import *\nDEBUG = False\n"
+    "DATABASES = {'default': {'ENGINE': 'django.db.backends.sqlite3', 'NAME': 'db.sqlite3'}}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("extra", "found"),
+    [
+        ({}, [("proj/settings/base.py", 4), ("proj/settings/local.py", 3)]),
+        ({"pytest.ini": "[pytest]\nDJANGO_SETTINGS_MODULE = proj.settings.local\n"}, []),
+        (
+            {"proj/settings/production.py": "from .base import *\nDEBUG = False\n"},
+            [("proj/settings/base.py", 4)],
+        ),
+    ],
+    ids=["local-alone-beside-the-base", "local-is-the-tests", "production-beside-local"],
+)
+def test_a_local_layer_is_production_only_where_nothing_else_is(
+    tmp_path: Path, extra: dict[str, str], found: list[tuple[str, int]]
+) -> None:
+    """A ``local.py`` the test runner is pointed at is the tests'; one beside a
+    ``production.py`` that extends the same base is a developer's: its SQLite is not
+    production's (the base's broker is, through production.py)."""
+    files = {
+        "proj/settings/__init__.py": "",
+        "proj/settings/base.py": BASE,
+        "proj/settings/local.py": LOCAL_SQLITE,
+        **extra,
+    }
+    assert sorted(where(scan(tmp_path, files, "settings"))) == found
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ('from proj.celery import app\napp.worker_main(argv=["worker", "-B"])\n', True),
+        ("from proj.celery import app\nw = app.Worker(beat = True)\n", True),
+        ("from app.heartbeat import Worker\nw = Worker('http://x', beat=True)\n", False),
+    ],
+    ids=["argv-keyword", "spaced-keyword", "another-librarys-worker"],
+)
+def test_which_workers_embed_celery_beat(tmp_path: Path, source: str, found: bool) -> None:
+    findings = scan(tmp_path, {"run_worker.py": source}, "scheduler")
+    assert bool(findings) is found
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "command = %(ENV_AA_COMMAND_CELERY)s -A proj beat\n",
+        "command = celery\n    -A proj beat\n",
+    ],
+    ids=["celery-a-variable", "continued-command"],
+)
+def test_beat_with_nothing_to_schedule_is_idle_whatever_its_command(
+    tmp_path: Path, program: str
+) -> None:
+    """A project that defines no periodic task gives beat nothing to send: the finding is
+    dropped, as for a plain ``command = celery -A proj beat``; so is a worker built in
+    Python with beat inside it."""
+    files = {
+        "supervisor.conf": "[program:beat]\n" + program,
+        "proj/settings.py": 'INSTALLED_APPS = ["proj"]\nROOT_URLCONF = "proj.urls"\n'
+        'CELERY_BROKER_URL = "redis://redis:6379/0"\n',
+        "proj/celery.py": 'from celery import Celery\napp = Celery("proj")\n',
+        "app/management/commands/worker.py": WORKER_COMMAND.format(beat="beat=True,"),
+    }
+    assert scan(tmp_path, files, "scheduler") == []
