@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from horizontal import __version__
 from horizontal.audit.findings import CATEGORIES, Finding, Rebase
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -39,9 +40,12 @@ def render_text(findings: Sequence[Finding]) -> str:
 
 
 def render_tsv(findings: Sequence[Finding]) -> str:
-    rows = ["category\tpath\tline\tmessage\tfix"]
+    """One row per finding; ``related`` is its other places, ``path:line`` joined by
+    ``;`` (a finding is true where any of its places is)."""
+    rows = ["category\tpath\tline\tmessage\tfix\trelated"]
     for f in findings:
-        rows.append("\t".join([f.category, f.path, str(f.line), f.message, f.fix]))
+        related = ";".join(f"{r.path}:{r.line}" for r in f.related)
+        rows.append("\t".join([f.category, f.path, str(f.line), f.message, f.fix, related]))
     return "\n".join(rows) + "\n"
 
 
@@ -67,6 +71,7 @@ def render_sarif(findings: Sequence[Finding], rebase: Rebase | None = None) -> d
                 "tool": {
                     "driver": {
                         "name": "horizontal-audit",
+                        "version": __version__,
                         "rules": rules,
                     }
                 },
@@ -85,6 +90,10 @@ def _location(path: str, line: int) -> dict[str, object]:
     }
 
 
+def _related_text(source: str) -> str:
+    return f"Another place of this finding: {source}" if source else "Another place of this finding"
+
+
 def _same(path: str) -> str:
     return path
 
@@ -99,8 +108,13 @@ def _sarif_result(f: Finding, index: dict[str, int], rebase: Rebase) -> dict[str
         "partialFingerprints": {"horizontalAudit/v1": f.fingerprint(rebase)},
     }
     if f.related:
+        # Code-scanning UIs list related places by their message.
         result["relatedLocations"] = [
-            {"id": number, **_location(rebase(r.path), r.line)}
+            {
+                "id": number,
+                **_location(rebase(r.path), r.line),
+                "message": {"text": _related_text(r.source)},
+            }
             for number, r in enumerate(f.related)
         ]
     return result

@@ -6,7 +6,9 @@ import json
 
 import pytest
 
+from horizontal import __version__
 from horizontal.audit import CATEGORIES, Finding
+from horizontal.audit.findings import Location
 from horizontal.audit.formats import render
 
 FINDINGS = [
@@ -24,9 +26,35 @@ def test_text_has_location_category_message_and_fix():
 
 def test_tsv_has_a_header_and_one_row_per_finding():
     rows = [row.split("\t") for row in render(FINDINGS, "tsv").splitlines()]
-    assert rows[0] == ["category", "path", "line", "message", "fix"]
+    assert rows[0] == ["category", "path", "line", "message", "fix", "related"]
     assert rows[1][:4] == ["module-state", "shop/state.py", "10", "dict _HITS is mutated"]
     assert len(rows) == 3
+
+
+def test_tsv_and_sarif_carry_the_related_places():
+    """A finding is true where any of its places is: both formats carry them (the TSV's
+    last column, SARIF's relatedLocations with a message code-scanning UIs list)."""
+    found = Finding(
+        "app/settings.py",
+        4,
+        "settings",
+        "CACHES: LocMemCache is per process",
+        "CACHES = {}",
+        related=(Location("app/views.py", 9, "cache.incr(key)"), Location("app/urls.py", 2)),
+    )
+    row = render([found], "tsv").splitlines()[1].split("\t")
+    assert row[-1] == "app/views.py:9;app/urls.py:2"
+    result = json.loads(render([found], "sarif"))["runs"][0]["results"][0]
+    messages = [r["message"]["text"] for r in result["relatedLocations"]]
+    assert messages == [
+        "Another place of this finding: cache.incr(key)",
+        "Another place of this finding",
+    ]
+
+
+def test_sarif_names_the_tools_version():
+    driver = json.loads(render(FINDINGS, "sarif"))["runs"][0]["tool"]["driver"]
+    assert driver["version"] == __version__
 
 
 def test_json_round_trips_every_field():
