@@ -37,7 +37,7 @@ def star_importers(modules: list[PythonModule]) -> dict[str, list[PythonModule]]
         by_folder.setdefault(posixpath.basename(posixpath.dirname(m.path)), []).append(m)
     direct: dict[str, list[PythonModule]] = {}
     for module in modules:
-        for node in module.tree.body:
+        for node in _top_level_and_tried(module.tree.body):
             if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
                 name = _imported_name(module.path, node)
                 base = by_name.get(name)
@@ -56,6 +56,15 @@ def star_importers(modules: list[PythonModule]) -> dict[str, list[PythonModule]]
                 pending += direct.get(child.path, [])
         importers[path] = found
     return importers
+
+
+def _top_level_and_tried(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A module's top-level statements, with those of a top-level ``try:`` body (``try:
+    from .local_settings import *`` / ``except ImportError: pass``: in the tree, it runs)."""
+    found: list[ast.stmt] = []
+    for node in body:
+        found.extend(node.body if isinstance(node, ast.Try) else [node])
+    return found
 
 
 def star_imported_below(

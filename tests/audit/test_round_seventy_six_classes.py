@@ -63,6 +63,26 @@ def test_a_local_module_alone_is_a_build_steps_and_one_production_extends_is_its
     assert ("proj/local_settings.py", 2) in where(found)
 
 
+@pytest.mark.parametrize(
+    "imported",
+    [
+        "from .local_settings import *\n",
+        "try:\n    from .local_settings import *\nexcept ImportError:\n    pass\n",
+    ],
+    ids=["at-top-level", "in-a-try"],
+)
+def test_local_settings_production_star_imports_are_its_layer(
+    tmp_path: Path, imported: str
+) -> None:
+    """``try: from .local_settings import *`` is how most projects load it: in the tree,
+    it runs, as the bare import does."""
+    files = {
+        "proj/settings.py": 'INSTALLED_APPS = []\nROOT_URLCONF = "proj.urls"\n' + imported,
+        "proj/local_settings.py": 'DEBUG = False\nBROKER_URL = "redis://localhost:6379/0"\n',
+    }
+    assert where(scan(tmp_path, files, "settings")) == [("proj/local_settings.py", 2)]
+
+
 def test_a_test_module_that_turns_debug_off_is_still_the_tests(tmp_path: Path) -> None:
     """Only ``local`` is read both ways: ``test_settings.py`` with ``DEBUG = False`` is
     the test runner's still."""
