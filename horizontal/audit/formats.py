@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from importlib import metadata
 
-from horizontal import __version__
 from horizontal.audit.findings import CATEGORIES, Finding, Rebase
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -68,13 +68,7 @@ def render_sarif(findings: Sequence[Finding], rebase: Rebase | None = None) -> d
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {
-                    "driver": {
-                        "name": "horizontal-audit",
-                        "version": __version__,
-                        "rules": rules,
-                    }
-                },
+                "tool": {"driver": {"name": "horizontal-audit", **_version(), "rules": rules}},
                 "results": results,
             }
         ],
@@ -88,6 +82,15 @@ def _location(path: str, line: int) -> dict[str, object]:
             "region": {"startLine": line},
         }
     }
+
+
+def _version() -> dict[str, str]:
+    """The installed distribution's version (the audit's room imports nothing above it, so
+    not ``horizontal.__version__``); none from a bare checkout."""
+    try:
+        return {"version": metadata.version("django-horizontal")}
+    except metadata.PackageNotFoundError:
+        return {}
 
 
 def _related_text(source: str) -> str:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
+from importlib import metadata
 
 import pytest
 
-from horizontal import __version__
 from horizontal.audit import CATEGORIES, Finding
 from horizontal.audit.findings import Location
 from horizontal.audit.formats import render
@@ -54,7 +54,7 @@ def test_tsv_and_sarif_carry_the_related_places():
 
 def test_sarif_names_the_tools_version():
     driver = json.loads(render(FINDINGS, "sarif"))["runs"][0]["tool"]["driver"]
-    assert driver["version"] == __version__
+    assert driver["version"] == metadata.version("django-horizontal")
 
 
 def test_json_round_trips_every_field():
