@@ -79,6 +79,11 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
+def first_few(names: Sequence[str], limit: int) -> str:
+    """``a, b, c, …``: the first ``limit`` names, and an ellipsis when there are more."""
+    return ", ".join(names[:limit]) + (", …" if len(names) > limit else "")
+
+
 class Stream(Protocol):
     """Where output goes: a text file, or a management command's ``OutputWrapper``."""
 
@@ -140,16 +145,13 @@ def run(options: dict[str, Any], stdout: Stream, stderr: Stream) -> None:
     )
     skipped = examples_skipped(folders)
     if skipped:
-        shown = ", ".join(skipped[:EXAMPLES_NAMED]) + (
-            ", …" if len(skipped) > EXAMPLES_NAMED else ""
-        )
         stderr.write(
-            f"Not audited, as examples, demos or a developer's project: {shown}; to read "
+            "Not audited, as examples, demos or a developer's project: "
+            f"{first_few(skipped, EXAMPLES_NAMED)}; to read "
             "one, give its folder as a PATH.\n"
         )
     if result.settings_left_out:
-        left = result.settings_left_out
-        shown = ", ".join(left[:EXAMPLES_NAMED]) + (", …" if len(left) > EXAMPLES_NAMED else "")
+        shown = first_few(result.settings_left_out, EXAMPLES_NAMED)
         stderr.write(
             f"Settings not judged: {shown} read as development or test settings (named so, "
             "or DEBUG = True that no production module overrides), and no settings module "
@@ -162,7 +164,7 @@ def run(options: dict[str, Any], stdout: Stream, stderr: Stream) -> None:
             f"{', '.join(CATEGORIES)}.\n"
         )
     if result.unparsed:
-        shown = ", ".join(result.unparsed[:3]) + (", …" if len(result.unparsed) > 3 else "")
+        shown = first_few(result.unparsed, 3)
         version = ".".join(map(str, sys.version_info[:2]))
         them = "them" if len(result.unparsed) > 1 else "it"
         stderr.write(
